@@ -1,0 +1,94 @@
+/* Child processes: fork a function (POSIX only), spawn an executable with
+ * chosen inherited handles, wait with a timeout, kill, and name how a child
+ * ended. Children do not outlive their parent: on Linux a child asks for
+ * PR_SET_PDEATHSIG, on Win32 every child is put into a job object that
+ * kills its members when the parent's handle to it closes. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "handle.h"
+
+#ifdef _WIN32
+typedef unsigned long ls_pid; /* DWORD */
+#else
+typedef int ls_pid;           /* pid_t */
+#endif
+
+typedef struct ls_process ls_process;
+
+typedef enum {
+  LS_EXIT_RUNNING = 0, /* not ended yet */
+  LS_EXIT_CODE,        /* returned or called exit(code) */
+  LS_EXIT_SIGNAL,      /* POSIX: killed by a signal */
+  LS_EXIT_EXCEPTION,   /* Win32: ended by an exception such as 0xC0000005 */
+} ls_exit_kind;
+
+typedef struct ls_exit_status {
+  ls_exit_kind kind;
+  int code;   /* exit code (LS_EXIT_CODE) */
+  int signal; /* signal number (LS_EXIT_SIGNAL) */
+  uint32_t exception; /* NTSTATUS (LS_EXIT_EXCEPTION) */
+} ls_exit_status;
+
+typedef struct ls_spawn_options {
+  const char *path;          /* executable to run */
+  const char *const *argv;   /* argv[0] first, NULL-terminated */
+  const ls_handle *inherit;  /* handles the child keeps, with the same values */
+  size_t n_inherit;
+  /* Optional "NAME=value" strings added to the parent's environment, NULL-terminated. */
+  const char *const *env_add;
+} ls_spawn_options;
+
+/* Starts an executable. A missing or non-executable path, or any other exec
+ * failure, is returned as LS_ERR_EXEC naming the path and the reason; it
+ * never shows up as a child that exits 127. */
+int ls_process_spawn (const ls_spawn_options *options, ls_process **out, ls_error *err);
+
+#ifndef _WIN32
+/* Forks a child that runs fn(arg) and exits with its return value. The child
+ * dies with its parent (PR_SET_PDEATHSIG where available). POSIX only. */
+int ls_process_fork (int (*fn) (void *arg), void *arg, ls_process **out, ls_error *err);
+#endif
+
+/* Waits up to timeout_ms (-1 = forever, 0 = poll). Returns LS_OK with *status
+ * filled when the child ended, LS_ERR_TIMEOUT when it is still running. The
+ * child is reaped once; later calls return the same status. */
+int ls_process_wait (ls_process *proc, int64_t timeout_ms, ls_exit_status *status, ls_error *err);
+
+/* Ends the child at once (SIGKILL / TerminateProcess). Not an error if it
+ * already ended. */
+int ls_process_kill (ls_process *proc, ls_error *err);
+
+ls_pid ls_process_pid (const ls_process *proc);
+
+/* Frees the handle. A child still running is killed and reaped first, so
+ * nothing is left behind. */
+void ls_process_free (ls_process *proc);
+
+ls_pid ls_process_self_pid (void);
+
+/* For a spawned child: exit when the parent dies. On Linux this asks for
+ * PR_SET_PDEATHSIG(SIGKILL) and exits at once if the parent is already gone
+ * (expected_parent is the parent's pid as the parent saw it, 0 to skip the
+ * check). On Win32 the job object does this and the call does nothing. */
+int ls_process_die_with_parent (ls_pid expected_parent, ls_error *err);
+
+/* "exited with code 3", "killed by signal 9 (SIGKILL)",
+ * "crashed with exception 0xC0000005 (access violation)", "still running". */
+void ls_exit_status_describe (const ls_exit_status *status, char *buf, size_t len);
+
+/* "SIGKILL", "SIGSEGV", ... or "SIG?" for an unknown number. */
+const char *ls_signal_name (int signal);
+
+/* Quotes argv into one Win32 command line so that CommandLineToArgvW and
+ * the C runtime split it back into the same strings. Portable, so it is
+ * tested everywhere. Returns the length written, or -1 if buf is too small. */
+int ls_win32_command_line (const char *const *argv, char *buf, size_t len);
+
+/* The process's arguments as UTF-8. On Win32 main()'s argv is in the ANSI
+ * code page, so this rebuilds it from GetCommandLineW(); on POSIX it returns
+ * argv as given. The result lives until the process exits. */
+char **ls_process_utf8_argv (int argc, char **argv);

@@ -1,0 +1,34 @@
+/* Shared memory arenas between a parent and its children.
+ *
+ * Linux: a memfd, so nothing ever appears in /dev/shm and the memory goes away
+ * with the last process that maps it, whatever way the processes end. Other
+ * POSIX: shm_open and shm_unlink at once, for the same reason. Win32: a
+ * page-file backed section, freed by the kernel with its last handle.
+ *
+ * A child gets the arena by an inherited handle (spawn: pass
+ * ls_shm_handle() in ls_spawn_options.inherit; fork: it is inherited) or by
+ * name (ls_shm_name(), valid while the creator lives). */
+#pragma once
+
+#include <stddef.h>
+
+#include "error.h"
+#include "handle.h"
+
+typedef struct ls_shm ls_shm;
+
+int ls_shm_create (size_t size, ls_shm **out, ls_error *err);
+
+/* Maps an arena created by another process. size must match. */
+int ls_shm_open_name (const char *name, size_t size, ls_shm **out, ls_error *err);
+int ls_shm_open_handle (ls_handle handle, size_t size, ls_shm **out, ls_error *err);
+
+void *ls_shm_data (const ls_shm *shm);
+size_t ls_shm_size (const ls_shm *shm);
+const char *ls_shm_name (const ls_shm *shm);
+
+/* The handle a spawned child should inherit (made inheritable by spawn). */
+ls_handle ls_shm_handle (const ls_shm *shm);
+
+/* Unmaps and closes. The memory is freed when the last process closes it. */
+void ls_shm_close (ls_shm *shm);

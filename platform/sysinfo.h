@@ -1,0 +1,20 @@
+/* What machine this is: recorded with every run so histories from several
+ * machines can be compared. */
+#pragma once
+
+#include <stdint.h>
+
+#include "error.h"
+
+typedef struct ls_sysinfo {
+  int logical_cores;         /* online logical processors */
+  int affinity_cores;        /* processors this process may run on */
+  uint64_t total_ram_bytes;
+  char os_name[128];         /* "Debian GNU/Linux 12 (bookworm)", "Windows 10.0 build 19045" */
+  char kernel[128];          /* "Linux 6.1.0-18-amd64", "NT 10.0.19045" */
+  char arch[32];             /* "x86_64" */
+  char cpu_model[128];       /* "Intel(R) Xeon(R) ..." or "unknown" */
+  char hostname[128];
+} ls_sysinfo;
+
+int ls_sysinfo_read (ls_sysinfo *out, ls_error *err);

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs every Debian package Loadscope needs to build, test and show its
+# window. Idempotent: when everything is present it only asks dpkg and exits.
+set -euo pipefail
+
+packages=(
+  # build
+  gcc ninja-build meson pkg-config
+  libglib2.0-dev libglib2.0-dev-bin libjson-glib-dev libsqlite3-dev
+  libturbojpeg0-dev libjpeg62-turbo-dev libhdf5-dev
+  libcairo2-dev libpango1.0-dev
+  libgtk-4-dev libadwaita-1-dev
+  # data/ validation and GUI tests
+  desktop-file-utils appstream xvfb xauth dbus imagemagick
+  # Windows cross build and its self-test
+  gcc-mingw-w64-x86-64 wine wine64
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [ "$status" = "install ok installed" ] || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#packages[@]} Debian packages present"
+  exit 0
+fi
+
+echo "setup: installing ${#missing[@]} missing Debian packages: ${missing[*]}"
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -q
+"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+echo "setup: done"
