@@ -21,6 +21,7 @@ int ls_shm_create (size_t size, ls_shm **out, ls_error *err);
 
 /* Maps an arena created by another process. size must match. */
 int ls_shm_open_name (const char *name, size_t size, ls_shm **out, ls_error *err);
+/* Takes ownership of an inherited handle: ls_shm_close closes it. */
 int ls_shm_open_handle (ls_handle handle, size_t size, ls_shm **out, ls_error *err);
 
 void *ls_shm_data (const ls_shm *shm);

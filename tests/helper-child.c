@@ -15,6 +15,7 @@
  *   helper-child check-args ARGS...   exit 0 if ARGS are tests/tricky-args.h
  *   helper-child env NAME VALUE       exit 0 if NAME is set to VALUE
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,16 @@ fail (const char *what, const ls_error *err)
 {
   fprintf (stderr, "helper-child: %s: %s\n", what, err ? err->message : "bad arguments");
   return 100;
+}
+
+/* A real invalid write. The default action is restored first, so that a
+ * sanitizer's handler cannot turn the crash into a plain exit code. */
+static void
+crash (void)
+{
+  volatile int *volatile p = NULL;
+  signal (SIGSEGV, SIG_DFL);
+  *p = 42;
 }
 
 static void
@@ -132,8 +143,7 @@ main (int argc, char **argv)
     return atoi (argv[2]);
   if (strcmp (cmd, "crash") == 0)
     {
-      volatile int *volatile p = NULL;
-      *p = 42;
+      crash ();
       return 0;
     }
   if (strcmp (cmd, "hang") == 0)
@@ -160,8 +170,7 @@ main (int argc, char **argv)
       if (open_arena (argv[2], (size_t) strtoull (argv[3], NULL, 10), &shm, &err) != LS_OK)
         return fail ("shm-crash", &err);
       ((volatile char *) ls_shm_data (shm))[0] = 1;
-      volatile int *volatile p = NULL;
-      *p = 42;
+      crash ();
       return 0;
     }
   if (strcmp (cmd, "has-handle") == 0 && argc == 3)

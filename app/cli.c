@@ -1,0 +1,62 @@
+#include "app/cli.h"
+
+#include <glib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app/cli-machine.h"
+
+typedef struct {
+  const char *name;
+  const char *synopsis;
+  const char *summary;
+  int (*run) (int argc, char **argv); /* NULL: described here, built by a later part */
+} ls_command;
+
+static const ls_command commands[] = {
+  { "machine", "machine", "describe this machine (cores, memory, OS, CPU) as runs will record it", ls_cli_machine },
+};
+
+static void
+print_usage (FILE *to)
+{
+  fprintf (to,
+           "Usage: loadscope COMMAND [OPTIONS]\n"
+           "\n"
+           "Loadscope runs a multi-process data loader with PyTorch DataLoader's knobs over\n"
+           "real data into a GPU consumer, sweeps the knobs, records every run and plots\n"
+           "GPU utilization, batch latency and memory against them.\n"
+           "\n"
+           "Commands:\n");
+  for (size_t i = 0; i < G_N_ELEMENTS (commands); i++)
+    fprintf (to, "  %-14s %s\n", commands[i].synopsis, commands[i].summary);
+  fprintf (to,
+           "\n"
+           "Options:\n"
+           "  -h, --help     show this help\n"
+           "  --version      show the version\n"
+           "\n"
+           "`loadscope COMMAND --help` describes each command's options.\n");
+}
+
+int
+ls_cli_main (int argc, char **argv)
+{
+  if (argc < 2 || strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0 || strcmp (argv[1], "help") == 0)
+    {
+      print_usage (stdout);
+      return argc < 2 ? 2 : 0;
+    }
+  if (strcmp (argv[1], "--version") == 0)
+    {
+      printf ("loadscope %s\n", LS_VERSION);
+      return 0;
+    }
+  for (size_t i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (strcmp (argv[1], commands[i].name) == 0)
+      return commands[i].run (argc - 1, argv + 1);
+
+  fprintf (stderr, "loadscope: unknown command '%s'\n\n", argv[1]);
+  print_usage (stderr);
+  return 2;
+}

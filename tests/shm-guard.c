@@ -1,0 +1,77 @@
+/* Leak checks around a whole test program: a test that leaves a Loadscope
+ * segment in /dev/shm, or an open descriptor, fails. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test-util.h"
+
+const char *
+ls_test_helper_path (void)
+{
+  const char *p = g_getenv ("LS_HELPER_CHILD");
+  if (!p)
+    g_error ("LS_HELPER_CHILD is not set: run the tests with `meson test`");
+  return p;
+}
+
+static GPtrArray *
+shm_entries (void)
+{
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  DIR *d = opendir ("/dev/shm");
+  struct dirent *e;
+
+  if (!d)
+    return names;
+  while ((e = readdir (d)) != NULL)
+    if (strstr (e->d_name, "loadscope"))
+      g_ptr_array_add (names, g_strdup (e->d_name));
+  closedir (d);
+  return names;
+}
+
+static int
+count_fds (void)
+{
+  int n = 0;
+  DIR *d = opendir ("/proc/self/fd");
+  struct dirent *e;
+
+  if (!d)
+    return -1;
+  while ((e = readdir (d)) != NULL)
+    if (e->d_name[0] != '.')
+      n++;
+  closedir (d);
+  return n - 1; /* the directory's own descriptor */
+}
+
+int
+ls_test_run_checked (void)
+{
+  g_autoptr (GPtrArray) before = shm_entries ();
+  int fds_before = count_fds ();
+  int rc = g_test_run ();
+  g_autoptr (GPtrArray) after = shm_entries ();
+  int fds_after = count_fds ();
+
+  for (guint i = 0; i < after->len; i++)
+    {
+      gboolean known = FALSE;
+      for (guint k = 0; k < before->len && !known; k++)
+        known = strcmp (after->pdata[i], before->pdata[k]) == 0;
+      if (!known)
+        {
+          printf ("# LEAK: /dev/shm/%s was left behind\n", (char *) after->pdata[i]);
+          rc = 1;
+        }
+    }
+  if (fds_after > fds_before)
+    {
+      printf ("# LEAK: %d file descriptors open at the end, %d at the start\n", fds_after, fds_before);
+      rc = 1;
+    }
+  return rc;
+}

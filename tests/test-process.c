@@ -1,0 +1,467 @@
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "platform/clock.h"
+#include "platform/process.h"
+#include "test-util.h"
+#include "tricky-args.h"
+
+/* Spawns helper-child with the given arguments (after argv[0]). */
+static ls_process *
+spawn_helper (const char *const *args, const ls_handle *inherit, size_t n_inherit, const char *const *env_add)
+{
+  const char *argv[32] = { ls_test_helper_path () };
+  size_t n = 1;
+  ls_error err = { 0 };
+  ls_process *proc = NULL;
+
+  for (; args[n - 1]; n++)
+    argv[n] = args[n - 1];
+  argv[n] = NULL;
+  ls_spawn_options opts = { .path = argv[0], .argv = argv, .inherit = inherit, .n_inherit = n_inherit, .env_add = env_add };
+  if (ls_process_spawn (&opts, &proc, &err) != LS_OK)
+    g_error ("spawn failed: %s", err.message);
+  return proc;
+}
+
+static ls_exit_status
+wait_ended (ls_process *proc)
+{
+  ls_exit_status st = { 0 };
+  ls_error err = { 0 };
+  g_assert_cmpint (ls_process_wait (proc, 10000, &st, &err), ==, LS_OK);
+  return st;
+}
+
+static void
+test_exit_code (void)
+{
+  ls_process *proc = spawn_helper ((const char *[]){ "exit", "7", NULL }, NULL, 0, NULL);
+  ls_exit_status st = wait_ended (proc);
+  char text[128];
+
+  g_assert_cmpint (st.kind, ==, LS_EXIT_CODE);
+  g_assert_cmpint (st.code, ==, 7);
+  ls_exit_status_describe (&st, text, sizeof text);
+  g_assert_cmpstr (text, ==, "exited with code 7");
+  /* A second wait gives the same answer instead of failing on a reaped pid. */
+  st = wait_ended (proc);
+  g_assert_cmpint (st.code, ==, 7);
+  ls_process_free (proc);
+}
+
+static void
+test_crash_is_a_named_signal (void)
+{
+  ls_process *proc = spawn_helper ((const char *[]){ "crash", NULL }, NULL, 0, NULL);
+  ls_exit_status st = wait_ended (proc);
+  char text[128];
+
+  g_assert_cmpint (st.kind, ==, LS_EXIT_SIGNAL);
+  g_assert_cmpint (st.signal, ==, SIGSEGV);
+  ls_exit_status_describe (&st, text, sizeof text);
+  g_assert_cmpstr (text, ==, "killed by signal 11 (SIGSEGV)");
+  ls_process_free (proc);
+}
+
+static void
+test_hang_times_out_then_kill (void)
+{
+  ls_process *proc = spawn_helper ((const char *[]){ "hang", NULL }, NULL, 0, NULL);
+  ls_exit_status st = { 0 };
+  ls_error err = { 0 };
+  uint64_t t0 = ls_clock_ns ();
+  char text[128];
+
+  g_assert_cmpint (ls_process_wait (proc, 150, &st, &err), ==, LS_ERR_TIMEOUT);
+  uint64_t waited_ms = (ls_clock_ns () - t0) / 1000000u;
+  g_assert_cmpuint (waited_ms, >=, 150);
+  g_assert_cmpuint (waited_ms, <, 2000);
+  g_assert_nonnull (strstr (err.message, "still running"));
+  g_assert_cmpint (ls_process_wait (proc, 0, &st, &err), ==, LS_ERR_TIMEOUT);
+
+  g_assert_cmpint (ls_process_kill (proc, &err), ==, LS_OK);
+  st = wait_ended (proc);
+  ls_exit_status_describe (&st, text, sizeof text);
+  g_assert_cmpstr (text, ==, "killed by signal 9 (SIGKILL)");
+  /* Killing an ended child is not an error. */
+  g_assert_cmpint (ls_process_kill (proc, &err), ==, LS_OK);
+  ls_process_free (proc);
+}
+
+static void
+test_missing_executable_is_an_error (void)
+{
+  const char *argv[] = { "/nonexistent/loadscope-worker", NULL };
+  ls_spawn_options opts = { .path = argv[0], .argv = argv };
+  ls_process *proc = NULL;
+  ls_error err = { 0 };
+
+  g_assert_cmpint (ls_process_spawn (&opts, &proc, &err), ==, LS_ERR_EXEC);
+  g_assert_null (proc);
+  g_assert_nonnull (strstr (err.message, "/nonexistent/loadscope-worker"));
+  g_assert_nonnull (strstr (err.message, "No such file"));
+}
+
+static void
+test_not_executable_is_an_error (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("ls-proc-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "plain.txt", NULL);
+  const char *argv[] = { path, NULL };
+  ls_spawn_options opts = { .path = path, .argv = argv };
+  ls_process *proc = NULL;
+  ls_error err = { 0 };
+
+  g_assert_true (g_file_set_contents (path, "not a program", -1, NULL));
+  chmod (path, 0644);
+  g_assert_cmpint (ls_process_spawn (&opts, &proc, &err), ==, LS_ERR_EXEC);
+  g_assert_nonnull (strstr (err.message, path));
+  g_assert_nonnull (strstr (err.message, "Permission denied"));
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+static void
+test_arguments_arrive_intact (void)
+{
+  const char *args[32] = { "check-args" };
+  size_t n = 1;
+  for (size_t i = 0; ls_tricky_args[i]; i++)
+    args[n++] = ls_tricky_args[i];
+  args[n] = NULL;
+  ls_process *proc = spawn_helper (args, NULL, 0, NULL);
+  ls_exit_status st = wait_ended (proc);
+  g_assert_cmpint (st.kind, ==, LS_EXIT_CODE);
+  g_assert_cmpint (st.code, ==, 0);
+  ls_process_free (proc);
+}
+
+static void
+test_environment_is_added (void)
+{
+  const char *env[] = { "LS_TEST_VALUE=hello world", "HOME=/overridden", NULL };
+  ls_process *proc = spawn_helper ((const char *[]){ "env", "LS_TEST_VALUE", "hello world", NULL }, NULL, 0, env);
+  g_assert_cmpint (wait_ended (proc).code, ==, 0);
+  ls_process_free (proc);
+  proc = spawn_helper ((const char *[]){ "env", "HOME", "/overridden", NULL }, NULL, 0, env);
+  g_assert_cmpint (wait_ended (proc).code, ==, 0);
+  ls_process_free (proc);
+}
+
+static void
+test_only_listed_handles_are_inherited (void)
+{
+  int fds[2];
+  char text[32];
+
+  g_assert_cmpint (pipe2 (fds, O_CLOEXEC), ==, 0);
+  snprintf (text, sizeof text, "%d", fds[0]);
+
+  ls_handle keep = fds[0];
+  ls_process *proc = spawn_helper ((const char *[]){ "has-handle", text, NULL }, &keep, 1, NULL);
+  g_assert_cmpint (wait_ended (proc).code, ==, 0);
+  ls_process_free (proc);
+
+  proc = spawn_helper ((const char *[]){ "has-handle", text, NULL }, NULL, 0, NULL);
+  g_assert_cmpint (wait_ended (proc).code, ==, 3);
+  ls_process_free (proc);
+
+  /* The parent's copy stays close-on-exec. */
+  g_assert_cmpint (fcntl (fds[0], F_GETFD) & FD_CLOEXEC, ==, FD_CLOEXEC);
+  close (fds[0]);
+  close (fds[1]);
+}
+
+static int
+child_returns_5 (void *arg)
+{
+  g_assert_cmpint (GPOINTER_TO_INT (arg), ==, 42);
+  return 5;
+}
+
+static int
+child_kills_itself (void *arg)
+{
+  (void) arg;
+  raise (SIGKILL);
+  return 0;
+}
+
+static void
+test_fork_runs_function (void)
+{
+  ls_process *proc = NULL;
+  ls_error err = { 0 };
+
+  g_assert_cmpint (ls_process_fork (child_returns_5, GINT_TO_POINTER (42), &proc, &err), ==, LS_OK);
+  g_assert_cmpint (ls_process_pid (proc), !=, getpid ());
+  ls_exit_status st = wait_ended (proc);
+  g_assert_cmpint (st.kind, ==, LS_EXIT_CODE);
+  g_assert_cmpint (st.code, ==, 5);
+  ls_process_free (proc);
+
+  g_assert_cmpint (ls_process_fork (child_kills_itself, NULL, &proc, &err), ==, LS_OK);
+  st = wait_ended (proc);
+  g_assert_cmpint (st.kind, ==, LS_EXIT_SIGNAL);
+  g_assert_cmpint (st.signal, ==, SIGKILL);
+  ls_process_free (proc);
+}
+
+static void
+test_free_kills_and_reaps (void)
+{
+  ls_process *proc = spawn_helper ((const char *[]){ "hang", NULL }, NULL, 0, NULL);
+  pid_t pid = ls_process_pid (proc);
+
+  ls_process_free (proc);
+  /* Neither running nor a zombie: the pid is gone. */
+  g_assert_cmpint (kill (pid, 0), ==, -1);
+  g_assert_cmpint (errno, ==, ESRCH);
+}
+
+/* Parent-death: an intermediate process starts a grandchild, then dies.
+ * The test process is a subreaper, so the orphan is reparented to it and
+ * its end can be observed exactly. */
+
+typedef struct {
+  const char *pid_file;
+  gboolean by_fork;
+} intermediate_args;
+
+static int
+grandchild_hangs (void *arg)
+{
+  (void) arg;
+  for (;;)
+    pause ();
+  return 0;
+}
+
+static int
+intermediate_main (void *data)
+{
+  intermediate_args *a = data;
+  ls_process *grandchild = NULL;
+  ls_error err = { 0 };
+  char self[32], ready_file[4096];
+
+  if (a->by_fork)
+    {
+      if (ls_process_fork (grandchild_hangs, NULL, &grandchild, &err) != LS_OK)
+        return 10;
+    }
+  else
+    {
+      snprintf (self, sizeof self, "%d", (int) getpid ());
+      snprintf (ready_file, sizeof ready_file, "%s.ready", a->pid_file);
+      const char *argv[] = { ls_test_helper_path (), "die-with-parent", self, ready_file, NULL };
+      ls_spawn_options opts = { .path = argv[0], .argv = argv };
+      if (ls_process_spawn (&opts, &grandchild, &err) != LS_OK)
+        return 11;
+      /* Only report once the grandchild has asked to die with us. */
+      while (!g_file_test (ready_file, G_FILE_TEST_EXISTS))
+        ls_sleep_ms (2);
+    }
+  char text[32];
+  snprintf (text, sizeof text, "%d", (int) ls_process_pid (grandchild));
+  if (!g_file_set_contents (a->pid_file, text, -1, NULL))
+    return 12;
+  for (;;)
+    pause ();
+  return 0;
+}
+
+static void
+check_child_dies_with_parent (gboolean by_fork)
+{
+  g_autofree char *dir = g_dir_make_tmp ("ls-pdeath-XXXXXX", NULL);
+  g_autofree char *pid_file = g_build_filename (dir, "grandchild.pid", NULL);
+  g_autofree char *ready_file = g_strconcat (pid_file, ".ready", NULL);
+  intermediate_args args = { pid_file, by_fork };
+  ls_process *intermediate = NULL;
+  ls_error err = { 0 };
+  g_autofree char *text = NULL;
+  int wstatus = 0;
+  pid_t grandchild, r = 0;
+
+  g_assert_cmpint (prctl (PR_SET_CHILD_SUBREAPER, 1), ==, 0);
+  g_assert_cmpint (ls_process_fork (intermediate_main, &args, &intermediate, &err), ==, LS_OK);
+  for (int i = 0; i < 5000 && !g_file_get_contents (pid_file, &text, NULL, NULL); i++)
+    ls_sleep_ms (2);
+  g_assert_nonnull (text);
+  grandchild = (pid_t) atoi (text);
+  g_assert_cmpint (grandchild, >, 0);
+
+  ls_process_kill (intermediate, &err);
+  g_assert_cmpint (wait_ended (intermediate).signal, ==, SIGKILL);
+  ls_process_free (intermediate);
+
+  uint64_t t0 = ls_clock_ns ();
+  while (ls_clock_ns () - t0 < 2000000000u && (r = waitpid (grandchild, &wstatus, WNOHANG)) == 0)
+    ls_sleep_ms (5);
+  g_assert_cmpint (r, ==, grandchild);
+  g_assert_true (WIFSIGNALED (wstatus));
+  g_assert_cmpint (WTERMSIG (wstatus), ==, SIGKILL);
+  prctl (PR_SET_CHILD_SUBREAPER, 0);
+
+  g_unlink (pid_file);
+  g_unlink (ready_file);
+  g_rmdir (dir);
+}
+
+static void
+test_spawned_child_dies_with_parent (void)
+{
+  check_child_dies_with_parent (FALSE);
+}
+
+static void
+test_forked_child_dies_with_parent (void)
+{
+  check_child_dies_with_parent (TRUE);
+}
+
+static void
+test_signal_names (void)
+{
+  g_assert_cmpstr (ls_signal_name (SIGKILL), ==, "SIGKILL");
+  g_assert_cmpstr (ls_signal_name (SIGSEGV), ==, "SIGSEGV");
+  g_assert_cmpstr (ls_signal_name (SIGTERM), ==, "SIGTERM");
+  g_assert_cmpstr (ls_signal_name (SIGABRT), ==, "SIGABRT");
+  g_assert_cmpstr (ls_signal_name (SIGBUS), ==, "SIGBUS");
+  g_assert_cmpstr (ls_signal_name (0), ==, "SIG?");
+  g_assert_cmpstr (ls_signal_name (99), ==, "SIG?");
+  g_assert_cmpstr (ls_signal_name (-1), ==, "SIG?");
+
+  char text[128];
+  ls_exit_status ex = { .kind = LS_EXIT_EXCEPTION, .exception = 0xC0000005u };
+  ls_exit_status_describe (&ex, text, sizeof text);
+  g_assert_cmpstr (text, ==, "crashed with exception 0xC0000005 (access violation)");
+  ls_exit_status running = { .kind = LS_EXIT_RUNNING };
+  ls_exit_status_describe (&running, text, sizeof text);
+  g_assert_cmpstr (text, ==, "still running");
+}
+
+/* Splits a command line the way CommandLineToArgvW does (arguments after
+ * the first), to check ls_win32_command_line round-trips. */
+static GPtrArray *
+split_win32_command_line (const char *line)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  const char *p = line;
+
+  for (;;)
+    {
+      while (*p == ' ' || *p == '\t')
+        p++;
+      if (!*p)
+        break;
+      GString *arg = g_string_new (NULL);
+      gboolean quoted = FALSE;
+      while (*p && (quoted || (*p != ' ' && *p != '\t')))
+        {
+          size_t backslashes = 0;
+          while (*p == '\\')
+            {
+              backslashes++;
+              p++;
+            }
+          if (*p == '"')
+            {
+              for (size_t k = 0; k < backslashes / 2; k++)
+                g_string_append_c (arg, '\\');
+              if (backslashes % 2)
+                g_string_append_c (arg, '"');
+              else if (quoted && p[1] == '"')
+                {
+                  g_string_append_c (arg, '"');
+                  p++;
+                }
+              else
+                quoted = !quoted;
+              p++;
+            }
+          else
+            {
+              for (size_t k = 0; k < backslashes; k++)
+                g_string_append_c (arg, '\\');
+              if (*p && (quoted || (*p != ' ' && *p != '\t')))
+                g_string_append_c (arg, *p++);
+            }
+        }
+      g_ptr_array_add (out, g_string_free (arg, FALSE));
+    }
+  return out;
+}
+
+static void
+test_win32_command_line_quoting (void)
+{
+  static const struct {
+    const char *argv[4];
+    const char *line;
+  } cases[] = {
+    { { "a", "b", "c" }, "a b c" },
+    { { "prog", "with space" }, "prog \"with space\"" },
+    { { "prog", "" }, "prog \"\"" },
+    { { "prog", "quote\"inside" }, "prog \"quote\\\"inside\"" },
+    { { "prog", "end slash\\" }, "prog \"end slash\\\\\"" },
+    { { "prog", "a\\\\b" }, "prog a\\\\b" },
+    { { "prog", "a\\\"b" }, "prog \"a\\\\\\\"b\"" },
+    { { "C:\\Program Files\\x.exe", "--flag" }, "\"C:\\Program Files\\x.exe\" --flag" },
+  };
+  char buf[512];
+
+  for (size_t i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_assert_cmpint (ls_win32_command_line (cases[i].argv, buf, sizeof buf), ==, (int) strlen (cases[i].line));
+      g_assert_cmpstr (buf, ==, cases[i].line);
+    }
+
+  /* Every tricky argument survives a round trip. */
+  const char *argv[32] = { "prog" };
+  size_t n = 1;
+  for (size_t i = 0; ls_tricky_args[i]; i++)
+    argv[n++] = ls_tricky_args[i];
+  argv[n] = NULL;
+  g_assert_cmpint (ls_win32_command_line (argv, buf, sizeof buf), >, 0);
+  g_autoptr (GPtrArray) back = split_win32_command_line (buf);
+  g_assert_cmpuint (back->len, ==, n);
+  for (size_t i = 0; i < n; i++)
+    g_assert_cmpstr (back->pdata[i], ==, argv[i]);
+
+  /* Too small a buffer is refused, not overrun. */
+  g_assert_cmpint (ls_win32_command_line (argv, buf, 8), ==, -1);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/platform/process/exit-code", test_exit_code);
+  g_test_add_func ("/platform/process/crash-is-a-named-signal", test_crash_is_a_named_signal);
+  g_test_add_func ("/platform/process/hang-times-out-then-kill", test_hang_times_out_then_kill);
+  g_test_add_func ("/platform/process/missing-executable-is-an-error", test_missing_executable_is_an_error);
+  g_test_add_func ("/platform/process/not-executable-is-an-error", test_not_executable_is_an_error);
+  g_test_add_func ("/platform/process/arguments-arrive-intact", test_arguments_arrive_intact);
+  g_test_add_func ("/platform/process/environment-is-added", test_environment_is_added);
+  g_test_add_func ("/platform/process/only-listed-handles-are-inherited", test_only_listed_handles_are_inherited);
+  g_test_add_func ("/platform/process/fork-runs-function", test_fork_runs_function);
+  g_test_add_func ("/platform/process/free-kills-and-reaps", test_free_kills_and_reaps);
+  g_test_add_func ("/platform/process/spawned-child-dies-with-parent", test_spawned_child_dies_with_parent);
+  g_test_add_func ("/platform/process/forked-child-dies-with-parent", test_forked_child_dies_with_parent);
+  g_test_add_func ("/platform/process/signal-names", test_signal_names);
+  g_test_add_func ("/platform/process/win32-command-line-quoting", test_win32_command_line_quoting);
+  return ls_test_run_checked ();
+}

@@ -1,0 +1,11 @@
+/* Shared by the GLib test programs. */
+#pragma once
+
+#include <glib.h>
+
+/* Path of tests/helper-child (from LS_HELPER_CHILD, set by meson). */
+const char *ls_test_helper_path (void);
+
+/* Runs g_test_run() and fails the program if it left a Loadscope shared
+ * memory segment in /dev/shm or leaked file descriptors. */
+int ls_test_run_checked (void);
