@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# README command (a): install what is missing, build, and run Loadscope's
+# main job on its built-in default.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/setup.sh
+bash scripts/build.sh build
+
+echo
+echo "Loadscope is built: build/app/loadscope"
+echo
+exec build/app/loadscope --help
