@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "app/cli-machine.h"
+#include "app/cli-run.h"
 
 typedef struct {
   const char *name;
@@ -14,6 +15,7 @@ typedef struct {
 } ls_command;
 
 static const ls_command commands[] = {
+  { "run", "run --dataset synthetic [knobs]", "one measured run of the loader (see run --help)", ls_cli_run },
   { "machine", "machine", "describe this machine (cores, memory, OS, CPU) as runs will record it", ls_cli_machine },
 };
 
@@ -29,7 +31,7 @@ print_usage (FILE *to)
            "\n"
            "Commands:\n");
   for (size_t i = 0; i < G_N_ELEMENTS (commands); i++)
-    fprintf (to, "  %-14s %s\n", commands[i].synopsis, commands[i].summary);
+    fprintf (to, "  %-36s %s\n", commands[i].synopsis, commands[i].summary);
   fprintf (to,
            "\n"
            "Options:\n"

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 /* Reads a small /proc file whole. Returns bytes read, or -1 with errno. */
@@ -109,6 +110,16 @@ ls_proccpu_read (ls_pid pid, uint64_t *user_ns, uint64_t *system_ns, ls_error *e
   unsigned long long utime = 0, stime = 0;
   long ticks = sysconf (_SC_CLK_TCK);
 
+  /* For ourselves getrusage has microseconds; /proc counts clock ticks. */
+  if (pid == getpid ())
+    {
+      struct rusage ru;
+      if (getrusage (RUSAGE_SELF, &ru) != 0)
+        return ls_error_set_os (err, "getrusage");
+      *user_ns = (uint64_t) ru.ru_utime.tv_sec * 1000000000u + (uint64_t) ru.ru_utime.tv_usec * 1000u;
+      *system_ns = (uint64_t) ru.ru_stime.tv_sec * 1000000000u + (uint64_t) ru.ru_stime.tv_usec * 1000u;
+      return LS_OK;
+    }
   snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
   if (read_proc_file (path, text, sizeof text) < 0)
     return not_found_or_os (err, pid, path);

@@ -1,0 +1,4 @@
+#pragma once
+
+/* `loadscope run`: one measured run. */
+int ls_cli_run (int argc, char **argv);

@@ -1,0 +1,5 @@
+#pragma once
+
+/* Where the loadscope-worker executable is: $LOADSCOPE_WORKER, else beside
+ * this executable, else (in a build tree) ../loader/. Newly allocated. */
+char *ls_worker_path (void);

@@ -1,0 +1,126 @@
+#include "loader/arena.h"
+
+#include <string.h>
+
+#define PAGE 4096u
+
+typedef struct {
+  uint64_t magic;
+  uint32_t slot_count;
+  uint32_t batch_size;
+  uint64_t sample_bytes;
+} arena_header;
+
+static size_t
+round_page (size_t n)
+{
+  return (n + PAGE - 1) / PAGE * PAGE;
+}
+
+static size_t
+meta_bytes_for (uint32_t batch_size)
+{
+  return round_page (sizeof (ls_slot_meta) + (size_t) batch_size * (sizeof (uint64_t) + sizeof (int32_t)));
+}
+
+static size_t
+stride_for (uint32_t batch_size, size_t sample_bytes)
+{
+  return meta_bytes_for (batch_size) + round_page ((size_t) batch_size * sample_bytes);
+}
+
+size_t
+ls_arena_bytes_for (uint32_t slot_count, uint32_t batch_size, size_t sample_bytes)
+{
+  /* The first page holds the arena header. */
+  return PAGE + (size_t) slot_count * stride_for (batch_size, sample_bytes);
+}
+
+static void
+set_layout (ls_arena *arena, uint32_t slot_count, uint32_t batch_size, size_t sample_bytes)
+{
+  arena->base = ls_shm_data (arena->shm);
+  arena->slot_count = slot_count;
+  arena->batch_size = batch_size;
+  arena->sample_bytes = sample_bytes;
+  arena->meta_bytes = meta_bytes_for (batch_size);
+  arena->slot_stride = stride_for (batch_size, sample_bytes);
+}
+
+int
+ls_arena_create (ls_arena *arena, uint32_t slot_count, uint32_t batch_size, size_t sample_bytes, ls_error *err)
+{
+  memset (arena, 0, sizeof *arena);
+  if (slot_count == 0 || batch_size == 0 || sample_bytes == 0)
+    return ls_error_set (err, LS_ERR_INVALID, "arena: %u slots of %u samples of %zu bytes is empty", slot_count,
+                         batch_size, sample_bytes);
+  /* Refuse sizes whose product overflows before asking the OS. */
+  if (sample_bytes > SIZE_MAX / batch_size / slot_count / 2)
+    return ls_error_set (err, LS_ERR_INVALID, "arena: %u slots x %u samples x %zu bytes is too large", slot_count,
+                         batch_size, sample_bytes);
+  size_t bytes = ls_arena_bytes_for (slot_count, batch_size, sample_bytes);
+  if (ls_shm_create (bytes, &arena->shm, err) != LS_OK)
+    {
+      ls_error_prefix (err, "arena of %zu MiB (%u batch slots)", bytes >> 20, slot_count);
+      return err ? err->code : LS_ERR_OS;
+    }
+  set_layout (arena, slot_count, batch_size, sample_bytes);
+  arena_header *h = (arena_header *) arena->base;
+  h->magic = LS_ARENA_MAGIC;
+  h->slot_count = slot_count;
+  h->batch_size = batch_size;
+  h->sample_bytes = sample_bytes;
+  return LS_OK;
+}
+
+int
+ls_arena_attach (ls_arena *arena, ls_shm *shm, ls_error *err)
+{
+  const arena_header *h = ls_shm_data (shm);
+
+  memset (arena, 0, sizeof *arena);
+  if (ls_shm_size (shm) < PAGE || h->magic != LS_ARENA_MAGIC)
+    {
+      ls_shm_close (shm);
+      return ls_error_set (err, LS_ERR_INVALID, "arena: the shared memory holds no Loadscope arena");
+    }
+  if (ls_arena_bytes_for (h->slot_count, h->batch_size, h->sample_bytes) > ls_shm_size (shm))
+    {
+      ls_shm_close (shm);
+      return ls_error_set (err, LS_ERR_INVALID, "arena: its header describes more than its %zu bytes", ls_shm_size (shm));
+    }
+  arena->shm = shm;
+  set_layout (arena, h->slot_count, h->batch_size, h->sample_bytes);
+  return LS_OK;
+}
+
+ls_slot_meta *
+ls_arena_meta (const ls_arena *arena, uint32_t slot)
+{
+  return (ls_slot_meta *) (arena->base + PAGE + (size_t) slot * arena->slot_stride);
+}
+
+uint64_t *
+ls_arena_indices (const ls_arena *arena, uint32_t slot)
+{
+  return (uint64_t *) (ls_arena_meta (arena, slot) + 1);
+}
+
+int32_t *
+ls_arena_labels (const ls_arena *arena, uint32_t slot)
+{
+  return (int32_t *) (ls_arena_indices (arena, slot) + arena->batch_size);
+}
+
+uint8_t *
+ls_arena_data (const ls_arena *arena, uint32_t slot)
+{
+  return (uint8_t *) ls_arena_meta (arena, slot) + arena->meta_bytes;
+}
+
+void
+ls_arena_close (ls_arena *arena)
+{
+  ls_shm_close (arena->shm);
+  memset (arena, 0, sizeof *arena);
+}

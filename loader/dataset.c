@@ -1,0 +1,124 @@
+#include "loader/dataset.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int
+ls_dataset_open (const ls_dataset_spec *spec, ls_dataset **out, ls_error *err)
+{
+  *out = NULL;
+  if (strcmp (spec->kind, "synthetic") == 0)
+    return ls_synthetic_open (spec, out, err);
+  return ls_error_set (err, LS_ERR_INVALID, "dataset kind '%s' is not known (expected synthetic)", spec->kind);
+}
+
+void
+ls_dataset_close (ls_dataset *ds)
+{
+  if (ds)
+    ds->ops->close (ds);
+}
+
+int
+ls_dataset_spec_format (const ls_dataset_spec *spec, char *buf, size_t len)
+{
+  /* The path goes last: it may hold any character, ';' included. */
+  int n = snprintf (buf, len, "kind=%s;count=%llu;w=%u;h=%u;cost=%u;work=%.17g;seed=%llu;output=%d;"
+                    "fail=%llu;crash=%llu;hang=%llu;path=%s",
+                    spec->kind, (unsigned long long) spec->count, spec->width, spec->height, spec->sample_cost_us,
+                    spec->work_per_us, (unsigned long long) spec->seed, (int) spec->output,
+                    (unsigned long long) spec->fail_every, (unsigned long long) spec->crash_at,
+                    (unsigned long long) spec->hang_at, spec->path);
+  return n < 0 || (size_t) n >= len ? -1 : n;
+}
+
+static int
+parse_u64 (const char *key, const char *value, size_t vlen, uint64_t *out, ls_error *err)
+{
+  char tmp[32];
+  char *end;
+
+  if (vlen == 0 || vlen >= sizeof tmp)
+    return ls_error_set (err, LS_ERR_INVALID, "dataset spec: %s has no valid value", key);
+  memcpy (tmp, value, vlen);
+  tmp[vlen] = '\0';
+  errno = 0;
+  *out = strtoull (tmp, &end, 10);
+  if (errno || *end || tmp[0] == '-')
+    return ls_error_set (err, LS_ERR_INVALID, "dataset spec: %s=%s is not a number", key, tmp);
+  return LS_OK;
+}
+
+int
+ls_dataset_spec_parse (const char *text, ls_dataset_spec *spec, ls_error *err)
+{
+  const char *p = text;
+
+  memset (spec, 0, sizeof *spec);
+  while (*p)
+    {
+      const char *eq = strchr (p, '=');
+      if (!eq)
+        return ls_error_set (err, LS_ERR_INVALID, "dataset spec: '%s' has no '='", p);
+      size_t klen = (size_t) (eq - p);
+      const char *v = eq + 1;
+      if (klen == 4 && strncmp (p, "path", 4) == 0)
+        {
+          if (strlen (v) >= sizeof spec->path)
+            return ls_error_set (err, LS_ERR_INVALID, "dataset spec: path is too long");
+          strcpy (spec->path, v);
+          return LS_OK;
+        }
+      const char *semi = strchr (v, ';');
+      size_t vlen = semi ? (size_t) (semi - v) : strlen (v);
+      uint64_t n = 0;
+      char key[16];
+      snprintf (key, sizeof key, "%.*s", (int) klen, p);
+
+      if (strcmp (key, "kind") == 0)
+        {
+          if (vlen == 0 || vlen >= sizeof spec->kind)
+            return ls_error_set (err, LS_ERR_INVALID, "dataset spec: bad kind");
+          memcpy (spec->kind, v, vlen);
+          spec->kind[vlen] = '\0';
+        }
+      else if (strcmp (key, "work") == 0)
+        {
+          char tmp[40];
+          char *end;
+          snprintf (tmp, sizeof tmp, "%.*s", (int) vlen, v);
+          spec->work_per_us = strtod (tmp, &end);
+          if (*end || vlen == 0)
+            return ls_error_set (err, LS_ERR_INVALID, "dataset spec: work=%s is not a number", tmp);
+        }
+      else
+        {
+          if (parse_u64 (key, v, vlen, &n, err) != LS_OK)
+            return err ? err->code : LS_ERR_INVALID;
+          if (strcmp (key, "count") == 0)
+            spec->count = n;
+          else if (strcmp (key, "w") == 0)
+            spec->width = (uint32_t) n;
+          else if (strcmp (key, "h") == 0)
+            spec->height = (uint32_t) n;
+          else if (strcmp (key, "cost") == 0)
+            spec->sample_cost_us = (uint32_t) n;
+          else if (strcmp (key, "seed") == 0)
+            spec->seed = n;
+          else if (strcmp (key, "output") == 0)
+            spec->output = (ls_output_format) n;
+          else if (strcmp (key, "fail") == 0)
+            spec->fail_every = n;
+          else if (strcmp (key, "crash") == 0)
+            spec->crash_at = n;
+          else if (strcmp (key, "hang") == 0)
+            spec->hang_at = n;
+          else
+            return ls_error_set (err, LS_ERR_INVALID, "dataset spec: unknown key '%s'", key);
+        }
+      p = semi ? semi + 1 : v + vlen;
+    }
+  return ls_error_set (err, LS_ERR_INVALID, "dataset spec: no path");
+}

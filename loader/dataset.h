@@ -1,0 +1,90 @@
+/* The dataset interface: a length, and "read sample i into this buffer".
+ * A dataset is described by an ls_dataset_spec, which travels to spawned
+ * workers as one command-line argument so they can reopen it. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "platform/error.h"
+
+typedef enum {
+  LS_OUTPUT_F32_CHW = 0, /* float32, channels first, normalized (torchvision's to_tensor + normalize) */
+  LS_OUTPUT_U8_HWC = 1,  /* uint8, channels last, as decoded */
+} ls_output_format;
+
+#define LS_DATASET_PATH_MAX 1024
+
+typedef struct ls_dataset_spec {
+  char kind[16];                 /* "synthetic" */
+  char path[LS_DATASET_PATH_MAX];
+  uint64_t count;                /* synthetic: number of samples */
+  uint32_t width, height;        /* synthetic: sample size; images: output crop size */
+  uint32_t sample_cost_us;       /* synthetic: CPU work per sample */
+  double work_per_us;            /* synthetic: calibrated work units per microsecond */
+  uint64_t seed;
+  ls_output_format output;
+  /* Fault injection (synthetic only), for tests and demonstrations; 0 = off.
+   * fail_every = k: samples k-1, 2k-1, ... fail to read. crash_at / hang_at
+   * = i + 1: the worker that reads sample i crashes / hangs. */
+  uint64_t fail_every;
+  uint64_t crash_at;
+  uint64_t hang_at;
+} ls_dataset_spec;
+
+typedef struct ls_dataset ls_dataset;
+
+typedef struct ls_dataset_ops {
+  void (*close) (ls_dataset *ds);
+  /* Writes sample `index` (transformed with epoch's randomness) into out,
+   * exactly ls_dataset_sample_bytes() bytes. An error says why, naming the
+   * file where there is one; the caller adds the sample index. */
+  int (*read) (ls_dataset *ds, uint64_t index, uint32_t epoch, void *out, int32_t *label, ls_error *err);
+} ls_dataset_ops;
+
+struct ls_dataset {
+  const ls_dataset_ops *ops;
+  ls_dataset_spec spec;
+  uint64_t length;
+  size_t sample_bytes;
+};
+
+/* Opens the dataset a spec describes. Bad specs are LS_ERR_INVALID with a
+ * message naming the field and the reason. */
+int ls_dataset_open (const ls_dataset_spec *spec, ls_dataset **out, ls_error *err);
+
+static inline uint64_t
+ls_dataset_length (const ls_dataset *ds)
+{
+  return ds->length;
+}
+
+static inline size_t
+ls_dataset_sample_bytes (const ls_dataset *ds)
+{
+  return ds->sample_bytes;
+}
+
+static inline int
+ls_dataset_read (ls_dataset *ds, uint64_t index, uint32_t epoch, void *out, int32_t *label, ls_error *err)
+{
+  return ds->ops->read (ds, index, epoch, out, label, err);
+}
+
+void ls_dataset_close (ls_dataset *ds);
+
+/* One-line text form of a spec for a spawned worker's command line, and
+ * back. ls_dataset_spec_format returns -1 if buf is too small. */
+int ls_dataset_spec_format (const ls_dataset_spec *spec, char *buf, size_t len);
+int ls_dataset_spec_parse (const char *text, ls_dataset_spec *spec, ls_error *err);
+
+/* --- synthetic (dataset-synthetic.c) --- */
+
+int ls_synthetic_open (const ls_dataset_spec *spec, ls_dataset **out, ls_error *err);
+
+/* Measures how many units of the synthetic CPU work fit in a microsecond on
+ * this machine, so a spawned worker does the same work as a forked one. */
+double ls_synthetic_calibrate (void);
+
+/* The work itself, exposed for the benchmarks: `units` rounds of mixing. */
+uint64_t ls_synthetic_work (uint64_t seed, uint64_t units);

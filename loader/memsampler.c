@@ -1,0 +1,140 @@
+#include "loader/memsampler.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "platform/channel.h"
+#include "platform/clock.h"
+#include "platform/thread.h"
+
+struct ls_memsampler {
+  ls_pool *pool;
+  uint32_t interval_ms;
+  ls_thread *thread;
+  ls_mutex *lock;
+  bool stop;
+  ls_memory_summary sum;  /* mean holds running sums until stop */
+};
+
+static void
+add_field (uint64_t *peak, uint64_t *total, uint64_t value)
+{
+  if (value > *peak)
+    *peak = value;
+  *total += value;
+}
+
+static void
+take_sample (ls_memsampler *s)
+{
+  ls_pid pids[LS_CHANNEL_WAIT_MAX + 1];
+  size_t n = 1;
+  ls_procmem tree = { 0 };
+
+  pids[0] = ls_process_self_pid ();
+  if (s->pool)
+    n += ls_pool_live_pids (s->pool, pids + 1, LS_CHANNEL_WAIT_MAX);
+  tree.valid = ~0u;
+  for (size_t i = 0; i < n; i++)
+    {
+      ls_procmem m;
+      if (ls_procmem_read (pids[i], &m, NULL) != LS_OK)
+        continue; /* a worker that just ended */
+      tree.valid &= m.valid;
+      tree.rss_bytes += m.rss_bytes;
+      tree.pss_bytes += m.pss_bytes;
+      tree.uss_bytes += m.uss_bytes;
+      tree.working_set_bytes += m.working_set_bytes;
+      tree.private_bytes += m.private_bytes;
+    }
+  if (tree.valid == ~0u)
+    return;
+
+  ls_mutex_lock (s->lock);
+  ls_memory_summary *sum = &s->sum;
+  sum->valid |= tree.valid;
+  sum->samples++;
+  add_field (&sum->peak.rss_bytes, &sum->mean.rss_bytes, tree.rss_bytes);
+  add_field (&sum->peak.pss_bytes, &sum->mean.pss_bytes, tree.pss_bytes);
+  add_field (&sum->peak.uss_bytes, &sum->mean.uss_bytes, tree.uss_bytes);
+  add_field (&sum->peak.working_set_bytes, &sum->mean.working_set_bytes, tree.working_set_bytes);
+  add_field (&sum->peak.private_bytes, &sum->mean.private_bytes, tree.private_bytes);
+  ls_mutex_unlock (s->lock);
+}
+
+static void
+sampler_main (void *data)
+{
+  ls_memsampler *s = data;
+  for (;;)
+    {
+      ls_mutex_lock (s->lock);
+      bool stop = s->stop;
+      ls_mutex_unlock (s->lock);
+      if (stop)
+        return;
+      take_sample (s);
+      /* Sleep in short steps so stopping is quick. */
+      for (uint32_t slept = 0; slept < s->interval_ms; slept += 10)
+        {
+          ls_sleep_ms (10);
+          ls_mutex_lock (s->lock);
+          stop = s->stop;
+          ls_mutex_unlock (s->lock);
+          if (stop)
+            return;
+        }
+    }
+}
+
+int
+ls_memsampler_start (ls_pool *pool, uint32_t interval_ms, ls_memsampler **out, ls_error *err)
+{
+  ls_memsampler *s = calloc (1, sizeof *s);
+
+  *out = NULL;
+  if (!s || !(s->lock = ls_mutex_new ()))
+    {
+      free (s);
+      return ls_error_set (err, LS_ERR_NOMEM, "memory sampler: out of memory");
+    }
+  s->pool = pool;
+  s->interval_ms = interval_ms ? interval_ms : 100;
+  if (ls_thread_start (&s->thread, sampler_main, s, err) != LS_OK)
+    {
+      ls_mutex_free (s->lock);
+      free (s);
+      return err ? err->code : LS_ERR_OS;
+    }
+  *out = s;
+  return LS_OK;
+}
+
+void
+ls_memsampler_stop (ls_memsampler *s, ls_memory_summary *summary)
+{
+  if (!s)
+    {
+      memset (summary, 0, sizeof *summary);
+      return;
+    }
+  ls_mutex_lock (s->lock);
+  s->stop = true;
+  ls_mutex_unlock (s->lock);
+  ls_thread_join (s->thread);
+  take_sample (s);
+
+  *summary = s->sum;
+  if (summary->samples)
+    {
+      summary->mean.rss_bytes /= summary->samples;
+      summary->mean.pss_bytes /= summary->samples;
+      summary->mean.uss_bytes /= summary->samples;
+      summary->mean.working_set_bytes /= summary->samples;
+      summary->mean.private_bytes /= summary->samples;
+    }
+  summary->peak.valid = summary->mean.valid = summary->valid;
+  ls_mutex_free (s->lock);
+  free (s);
+}

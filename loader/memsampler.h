@@ -1,0 +1,24 @@
+/* Samples the memory of the runner and its live workers about every 100 ms
+ * in a background thread: the sum over the process tree of RSS, PSS and USS
+ * (Windows: working set and private bytes), its peak and its mean. */
+#pragma once
+
+#include <stdint.h>
+
+#include "loader/pool.h"
+#include "platform/procmem.h"
+
+typedef struct ls_memsampler ls_memsampler;
+
+typedef struct ls_memory_summary {
+  unsigned valid;            /* LS_PROCMEM_* bits with at least one reading */
+  uint64_t samples;
+  ls_procmem peak;           /* per field, the largest tree-wide sum seen */
+  ls_procmem mean;           /* per field, the mean of the tree-wide sums */
+} ls_memory_summary;
+
+/* pool may be NULL (only the runner is sampled). */
+int ls_memsampler_start (ls_pool *pool, uint32_t interval_ms, ls_memsampler **out, ls_error *err);
+
+/* Takes one last sample, stops the thread and fills *summary. */
+void ls_memsampler_stop (ls_memsampler *s, ls_memory_summary *summary);

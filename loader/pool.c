@@ -1,0 +1,714 @@
+#include "loader/pool.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loader/protocol.h"
+#include "loader/sampler.h"
+#include "loader/worker.h"
+#include "platform/channel.h"
+#include "platform/clock.h"
+#include "platform/thread.h"
+
+/* How long a stopping worker gets to say goodbye before it is killed. */
+#define STOP_GRACE_MS 2000
+/* Longest single wait, so deaths and timeouts are noticed promptly. */
+#define WAIT_SLICE_MS 100
+
+typedef enum { SLOT_FREE, SLOT_BUSY, SLOT_READY, SLOT_HELD } slot_state;
+
+typedef struct {
+  slot_state state;
+  int worker;   /* building it (SLOT_BUSY) */
+  uint64_t seq; /* epoch * batches_per_epoch + batch */
+} slot_info;
+
+typedef struct {
+  ls_process *proc;
+  ls_channel *ch;
+  ls_pid pid;
+  uint32_t outstanding; /* tasks sent, not yet answered */
+  size_t info;          /* index into pool->infos */
+} worker_rt;
+
+struct ls_pool {
+  ls_pool_config config;
+  char worker_path[1024];
+  ls_dataset *dataset;
+  ls_sampler sampler;
+  ls_arena arena;
+  uint64_t bpe;   /* batches per epoch */
+  uint64_t total; /* batches over all epochs (UINT64_MAX: unbounded) */
+
+  slot_info *slots;
+  uint32_t n_slots;
+
+  worker_rt *workers;   /* config.num_workers entries while running */
+  bool running;
+  uint32_t worker_epoch; /* epoch the running set was started for */
+  uint64_t set_started_ns;
+  uint32_t rr;          /* next worker to try, round robin like DataLoader */
+
+  uint64_t dispatched;  /* batches handed to workers (by seq) */
+  uint32_t max_in_flight;
+  uint64_t delivered;   /* batches given to the consumer */
+  uint32_t deliver_epoch;
+  uint64_t delivered_in_epoch;
+
+  ls_worker inproc;     /* num_workers == 0 */
+
+  ls_mutex *lock;       /* guards workers[].pid and infos for other threads */
+  ls_worker_info *infos;
+  size_t n_infos, cap_infos;
+};
+
+void
+ls_pool_config_init (ls_pool_config *c)
+{
+  memset (c, 0, sizeof *c);
+  c->batch_size = 64;
+  c->prefetch_factor = 2;
+  c->persistent_workers = false;
+  c->shuffle = true;
+  c->in_order = true;
+  c->start = LS_START_FORK;
+  c->epochs = 1;
+  c->consumer_slots = 2;
+}
+
+static uint32_t
+epoch_of (const ls_pool *p, uint64_t seq)
+{
+  return (uint32_t) (seq / p->bpe);
+}
+
+/* ------------------------------------------------------------ workers */
+
+typedef struct {
+  ls_pool *pool;
+  uint32_t index;
+  ls_channel *child_end;
+  ls_channel *parent_end;
+} fork_ctx;
+
+static int
+forked_worker_main (void *data)
+{
+  fork_ctx *c = data;
+  ls_pool *p = c->pool;
+
+  /* Drop the copies of the pool's ends: the pool's death must read as EOF. */
+  for (uint32_t i = 0; i < c->index; i++)
+    ls_channel_close (p->workers[i].ch);
+  ls_channel_close (c->parent_end);
+
+  ls_worker w = { .index = c->index, .dataset = p->dataset, .arena = &p->arena, .channel = c->child_end,
+                  .skip_bad_samples = p->config.skip_bad_samples };
+  return ls_worker_serve (&w);
+}
+
+static int
+spawn_worker (ls_pool *p, uint32_t index, ls_channel *child_end, ls_process **proc, ls_error *err)
+{
+  char idx[16], ch[32], arena[32], bytes[32], parent[32], spec[2048];
+  ls_handle inherit[2] = { ls_channel_handle (child_end), ls_shm_handle (p->arena.shm) };
+
+  snprintf (idx, sizeof idx, "%" PRIu32, index);
+  snprintf (ch, sizeof ch, "%" PRIdPTR, inherit[0]);
+  snprintf (arena, sizeof arena, "%" PRIdPTR, inherit[1]);
+  snprintf (bytes, sizeof bytes, "%zu", ls_arena_bytes (&p->arena));
+  snprintf (parent, sizeof parent, "%lu", (unsigned long) ls_process_self_pid ());
+  if (ls_dataset_spec_format (&p->dataset->spec, spec, sizeof spec) < 0)
+    return ls_error_set (err, LS_ERR_INVALID, "dataset description too long for a worker's command line");
+  const char *argv[] = { p->worker_path, "--index", idx, "--channel", ch, "--arena", arena, "--arena-bytes", bytes,
+                         "--parent", parent, "--on-error", p->config.skip_bad_samples ? "skip" : "fail",
+                         "--dataset", spec, NULL };
+  ls_spawn_options opts = { .path = p->worker_path, .argv = argv, .inherit = inherit, .n_inherit = 2 };
+  return ls_process_spawn (&opts, proc, err);
+}
+
+static int
+add_info (ls_pool *p, uint32_t index, ls_pid pid, size_t *at)
+{
+  if (p->n_infos == p->cap_infos)
+    {
+      size_t cap = p->cap_infos ? p->cap_infos * 2 : 16;
+      ls_worker_info *grown = realloc (p->infos, cap * sizeof *grown);
+      if (!grown)
+        return LS_ERR_NOMEM;
+      p->infos = grown;
+      p->cap_infos = cap;
+    }
+  p->infos[p->n_infos] = (ls_worker_info){ .index = index, .epoch = p->worker_epoch, .pid = pid, .startup_ms = -1 };
+  *at = p->n_infos++;
+  return LS_OK;
+}
+
+static void kill_workers (ls_pool *p);
+
+static int
+start_workers (ls_pool *p, uint32_t epoch, ls_error *err)
+{
+  uint32_t n = p->config.num_workers;
+
+  p->worker_epoch = epoch;
+  p->set_started_ns = ls_clock_ns ();
+  p->rr = 0;
+  memset (p->workers, 0, n * sizeof *p->workers);
+  for (uint32_t i = 0; i < n; i++)
+    {
+      ls_channel *parent_end = NULL, *child_end = NULL;
+      ls_process *proc = NULL;
+      int rc = ls_channel_pair (&parent_end, &child_end, err);
+      if (rc == LS_OK)
+        {
+          if (p->config.start == LS_START_FORK)
+            {
+#ifdef _WIN32
+              rc = ls_error_set (err, LS_ERR_UNSUPPORTED, "start method fork is not available on Windows; use spawn");
+#else
+              fork_ctx ctx = { p, i, child_end, parent_end };
+              rc = ls_process_fork (forked_worker_main, &ctx, &proc, err);
+#endif
+            }
+          else
+            rc = spawn_worker (p, i, child_end, &proc, err);
+          ls_channel_close (child_end);
+        }
+      if (rc != LS_OK)
+        {
+          ls_error_prefix (err, "starting worker %u", i);
+          ls_channel_close (parent_end);
+          p->running = true;
+          kill_workers (p);
+          return rc;
+        }
+      ls_mutex_lock (p->lock);
+      p->workers[i].proc = proc;
+      p->workers[i].ch = parent_end;
+      p->workers[i].pid = ls_process_pid (proc);
+      rc = add_info (p, i, p->workers[i].pid, &p->workers[i].info);
+      ls_mutex_unlock (p->lock);
+      if (rc != LS_OK)
+        {
+          p->running = true;
+          kill_workers (p);
+          return ls_error_set (err, LS_ERR_NOMEM, "out of memory");
+        }
+    }
+  p->running = true;
+  return LS_OK;
+}
+
+static void
+finish_worker (ls_pool *p, worker_rt *w, bool force)
+{
+  ls_exit_status st = { 0 };
+
+  if (!w->proc)
+    return;
+  if (force)
+    ls_process_kill (w->proc, NULL);
+  if (ls_process_wait (w->proc, force ? -1 : 1000, &st, NULL) != LS_OK)
+    {
+      ls_process_kill (w->proc, NULL);
+      ls_process_wait (w->proc, -1, &st, NULL);
+    }
+  ls_mutex_lock (p->lock);
+  p->infos[w->info].exit = st;
+  ls_process_free (w->proc);
+  ls_channel_close (w->ch);
+  w->proc = NULL;
+  w->ch = NULL;
+  w->pid = 0;
+  w->outstanding = 0;
+  ls_mutex_unlock (p->lock);
+}
+
+/* After an error: no goodbyes. */
+static void
+kill_workers (ls_pool *p)
+{
+  if (!p->running)
+    return;
+  for (uint32_t i = 0; i < p->config.num_workers; i++)
+    if (p->workers[i].proc)
+      ls_process_kill (p->workers[i].proc, NULL);
+  for (uint32_t i = 0; i < p->config.num_workers; i++)
+    finish_worker (p, &p->workers[i], true);
+  p->running = false;
+  for (uint32_t s = 0; s < p->n_slots; s++)
+    if (p->slots[s].state == SLOT_BUSY)
+      p->slots[s].state = SLOT_FREE;
+}
+
+/* STOP to every worker, wait for each one's goodbye (it finishes the task
+ * in hand first), then reap. Stragglers are killed. */
+static void
+stop_workers (ls_pool *p)
+{
+  uint32_t n = p->config.num_workers;
+  ls_msg stop = { .type = LS_MSG_STOP };
+
+  if (!p->running)
+    return;
+  for (uint32_t i = 0; i < n; i++)
+    if (p->workers[i].ch)
+      ls_channel_send (p->workers[i].ch, &stop, ls_msg_size (&stop), NULL);
+  uint64_t deadline = ls_clock_ns () + (uint64_t) STOP_GRACE_MS * 1000000u;
+  for (uint32_t i = 0; i < n; i++)
+    {
+      worker_rt *w = &p->workers[i];
+      while (w->ch)
+        {
+          uint64_t now = ls_clock_ns ();
+          int64_t left = now >= deadline ? 0 : (int64_t) ((deadline - now) / 1000000u);
+          ls_msg m;
+          int r = ls_channel_recv (w->ch, &m, sizeof m, left, NULL);
+          if (r > 0 && m.type == LS_MSG_BYE)
+            {
+              p->infos[w->info].cpu_ns = m.cpu_ns;
+              break;
+            }
+          if (r > 0)
+            continue; /* a late DONE for a batch nobody will take */
+          break;      /* closed or out of time */
+        }
+      finish_worker (p, w, false);
+    }
+  p->running = false;
+  for (uint32_t s = 0; s < p->n_slots; s++)
+    if (p->slots[s].state == SLOT_BUSY || p->slots[s].state == SLOT_READY)
+      p->slots[s].state = SLOT_FREE;
+}
+
+/* ------------------------------------------------------------ dispatch */
+
+static int
+free_slot (const ls_pool *p)
+{
+  for (uint32_t s = 0; s < p->n_slots; s++)
+    if (p->slots[s].state == SLOT_FREE)
+      return (int) s;
+  return -1;
+}
+
+/* Writes batch `seq`'s sample indices into a slot's header. */
+static void
+prepare_slot (ls_pool *p, uint32_t slot, uint64_t seq)
+{
+  ls_slot_meta *meta = ls_arena_meta (&p->arena, slot);
+  meta->epoch = epoch_of (p, seq);
+  meta->batch = seq % p->bpe;
+  meta->count = ls_sampler_batch (&p->sampler, meta->epoch, meta->batch, ls_arena_indices (&p->arena, slot));
+  meta->skipped = 0;
+  p->slots[slot].seq = seq;
+}
+
+static uint32_t
+in_flight (const ls_pool *p)
+{
+  uint32_t n = 0;
+  for (uint32_t s = 0; s < p->n_slots; s++)
+    n += p->slots[s].state == SLOT_BUSY || p->slots[s].state == SLOT_READY;
+  return n;
+}
+
+/* Keeps prefetch_factor batches in flight per worker, as far as free slots
+ * allow. Persistent workers get the next epoch's batches before this one
+ * ends; new-each-epoch workers only this epoch's. */
+static int
+dispatch_more (ls_pool *p, ls_error *err)
+{
+  uint32_t n = p->config.num_workers;
+  uint32_t cap = n * p->config.prefetch_factor;
+
+  while (p->running && p->dispatched < p->total && in_flight (p) < cap)
+    {
+      if (!p->config.persistent_workers && epoch_of (p, p->dispatched) != p->worker_epoch)
+        break;
+      int slot = free_slot (p);
+      if (slot < 0)
+        break;
+      int chosen = -1;
+      for (uint32_t k = 0; k < n && chosen < 0; k++)
+        {
+          uint32_t i = (p->rr + k) % n;
+          if (p->workers[i].outstanding < p->config.prefetch_factor)
+            chosen = (int) i;
+        }
+      if (chosen < 0)
+        break;
+      worker_rt *w = &p->workers[chosen];
+      prepare_slot (p, (uint32_t) slot, p->dispatched);
+      ls_msg task = { .type = LS_MSG_TASK, .slot = (uint32_t) slot };
+      if (ls_channel_send (w->ch, &task, ls_msg_size (&task), err) != LS_OK)
+        {
+          /* Its death shows up on the next wait with the real reason. */
+          ls_error_clear (err);
+          break;
+        }
+      w->outstanding++;
+      p->slots[slot].state = SLOT_BUSY;
+      p->slots[slot].worker = chosen;
+      p->dispatched++;
+      p->rr = ((uint32_t) chosen + 1) % n;
+      uint32_t now_in_flight = in_flight (p);
+      if (now_in_flight > p->max_in_flight)
+        p->max_in_flight = now_in_flight;
+    }
+  return LS_OK;
+}
+
+/* ------------------------------------------------------------ delivery */
+
+static int
+deliverable_slot (const ls_pool *p)
+{
+  uint64_t next_seq = (uint64_t) p->deliver_epoch * p->bpe + p->delivered_in_epoch;
+  int best = -1;
+
+  for (uint32_t s = 0; s < p->n_slots; s++)
+    {
+      if (p->slots[s].state != SLOT_READY)
+        continue;
+      uint64_t seq = p->slots[s].seq;
+      if (p->config.in_order ? seq == next_seq
+                             : (epoch_of (p, seq) == p->deliver_epoch && (best < 0 || seq < p->slots[best].seq)))
+        {
+          best = (int) s;
+          if (p->config.in_order)
+            break;
+        }
+    }
+  return best;
+}
+
+static void
+hand_out (ls_pool *p, uint32_t slot, ls_batch *b)
+{
+  const ls_slot_meta *meta = ls_arena_meta (&p->arena, slot);
+
+  p->slots[slot].state = SLOT_HELD;
+  b->slot = slot;
+  b->epoch = meta->epoch;
+  b->batch = meta->batch;
+  b->count = meta->count;
+  b->skipped = meta->skipped;
+  b->data = ls_arena_data (&p->arena, slot);
+  b->bytes = (size_t) meta->count * p->arena.sample_bytes;
+  b->labels = ls_arena_labels (&p->arena, slot);
+  b->indices = ls_arena_indices (&p->arena, slot);
+  p->delivered++;
+  if (++p->delivered_in_epoch == p->bpe)
+    {
+      p->deliver_epoch++;
+      p->delivered_in_epoch = 0;
+    }
+}
+
+static int
+worker_died (ls_pool *p, uint32_t i, ls_error *err)
+{
+  worker_rt *w = &p->workers[i];
+  ls_exit_status st = { 0 };
+  char how[128];
+  char building[96] = "";
+
+  /* The channel closes as the process ends; give the kernel a moment to
+   * make the exit status available. */
+  if (ls_process_wait (w->proc, 1000, &st, NULL) != LS_OK)
+    snprintf (how, sizeof how, "closed its channel but is still running");
+  else
+    ls_exit_status_describe (&st, how, sizeof how);
+  /* A worker takes its tasks in order: it was building its oldest one. */
+  int oldest = -1;
+  for (uint32_t s = 0; s < p->n_slots; s++)
+    if (p->slots[s].state == SLOT_BUSY && p->slots[s].worker == (int) i
+        && (oldest < 0 || p->slots[s].seq < p->slots[oldest].seq))
+      oldest = (int) s;
+  if (oldest >= 0)
+    snprintf (building, sizeof building, " while building batch %" PRIu64 " of epoch %" PRIu32,
+              p->slots[oldest].seq % p->bpe, epoch_of (p, p->slots[oldest].seq));
+  return ls_error_set (err, LS_ERR_CLOSED, "worker %" PRIu32 " (pid %lu) %s%s", i, (unsigned long) w->pid, how,
+                       building);
+}
+
+/* Reads every message waiting on worker i's channel. */
+static int
+drain_worker (ls_pool *p, uint32_t i, bool *progress, ls_error *err)
+{
+  worker_rt *w = &p->workers[i];
+  ls_msg m;
+
+  for (;;)
+    {
+      int r = ls_channel_recv (w->ch, &m, sizeof m, 0, NULL);
+      if (r == LS_ERR_TIMEOUT)
+        return LS_OK;
+      if (r == LS_ERR_CLOSED)
+        return worker_died (p, i, err);
+      if (r < 0)
+        return ls_error_set (err, LS_ERR_OS, "reading from worker %" PRIu32 ": channel error", i);
+      switch (m.type)
+        {
+        case LS_MSG_READY:
+          p->infos[w->info].startup_ms = (double) (ls_clock_ns () - p->set_started_ns) / 1e6;
+          break;
+        case LS_MSG_DONE:
+          if (m.slot >= p->n_slots || p->slots[m.slot].state != SLOT_BUSY)
+            return ls_error_set (err, LS_ERR_INVALID, "worker %" PRIu32 " reported slot %" PRIu32 " it was not given", i,
+                                 m.slot);
+          p->slots[m.slot].state = SLOT_READY;
+          w->outstanding--;
+          *progress = true;
+          break;
+        case LS_MSG_FAILED:
+          m.text[sizeof m.text - 1] = '\0';
+          if (m.slot == UINT32_MAX)
+            return ls_error_set (err, LS_ERR_INVALID, "worker %" PRIu32 " (pid %lu) could not start: %s", i,
+                                 (unsigned long) w->pid, m.text);
+          return ls_error_set (err, LS_ERR_INVALID, "%s", m.text);
+        default:
+          break;
+        }
+    }
+}
+
+static int
+timeout_error (ls_pool *p, ls_error *err)
+{
+  uint64_t want = (uint64_t) p->deliver_epoch * p->bpe + p->delivered_in_epoch;
+
+  for (uint32_t s = 0; s < p->n_slots; s++)
+    if (p->slots[s].state == SLOT_BUSY && (!p->config.in_order || p->slots[s].seq == want))
+      {
+        const worker_rt *w = &p->workers[p->slots[s].worker];
+        return ls_error_set (err, LS_ERR_TIMEOUT,
+                             "timed out after %.1f s waiting for batch %" PRIu64 " of epoch %" PRIu32
+                             ", which worker %d (pid %lu) was building",
+                             p->config.timeout_s, p->slots[s].seq % p->bpe, epoch_of (p, p->slots[s].seq),
+                             p->slots[s].worker, (unsigned long) w->pid);
+      }
+  return ls_error_set (err, LS_ERR_TIMEOUT, "timed out after %.1f s waiting for batch %" PRIu64 " of epoch %" PRIu32,
+                       p->config.timeout_s, want % p->bpe, p->deliver_epoch);
+}
+
+static int
+next_from_workers (ls_pool *p, ls_batch *b, ls_error *err)
+{
+  uint32_t n = p->config.num_workers;
+  uint64_t t0 = ls_clock_ns ();
+  uint64_t limit_ns = (uint64_t) (p->config.timeout_s * 1e9);
+  ls_channel *chs[LS_CHANNEL_WAIT_MAX];
+  unsigned char ready[LS_CHANNEL_WAIT_MAX];
+
+  if (!p->config.persistent_workers && p->running && p->worker_epoch != p->deliver_epoch)
+    stop_workers (p);
+  if (!p->running && start_workers (p, p->deliver_epoch, err) != LS_OK)
+    return err ? err->code : LS_ERR_EXEC;
+  if (dispatch_more (p, err) != LS_OK)
+    return err->code;
+
+  for (;;)
+    {
+      int slot = deliverable_slot (p);
+      if (slot >= 0)
+        {
+          hand_out (p, (uint32_t) slot, b);
+          return LS_OK;
+        }
+      if (in_flight (p) == 0)
+        return ls_error_set (err, LS_ERR_INVALID,
+                             "no batch can be prepared: the consumer holds every free slot (release batches)");
+
+      int64_t slice = WAIT_SLICE_MS;
+      if (limit_ns)
+        {
+          uint64_t waited = ls_clock_ns () - t0;
+          if (waited >= limit_ns)
+            return timeout_error (p, err);
+          if ((int64_t) ((limit_ns - waited) / 1000000u) + 1 < slice)
+            slice = (int64_t) ((limit_ns - waited) / 1000000u) + 1;
+        }
+      for (uint32_t i = 0; i < n; i++)
+        chs[i] = p->workers[i].ch;
+      int r = ls_channel_wait (chs, n, slice, ready, err);
+      if (r < 0)
+        return r;
+      bool progress = false;
+      for (uint32_t i = 0; i < n; i++)
+        if (ready[i] && drain_worker (p, i, &progress, err) != LS_OK)
+          return err ? err->code : LS_ERR_INVALID;
+      if (progress)
+        dispatch_more (p, err);
+    }
+}
+
+static int
+next_in_process (ls_pool *p, ls_batch *b, ls_error *err)
+{
+  int slot = free_slot (p);
+  uint64_t failed = 0;
+
+  if (slot < 0)
+    return ls_error_set (err, LS_ERR_INVALID, "the consumer holds every slot (release batches)");
+  prepare_slot (p, (uint32_t) slot, p->delivered);
+  if (ls_worker_fill_slot (&p->inproc, (uint32_t) slot, &failed, err) != LS_OK)
+    return err ? err->code : LS_ERR_INVALID;
+  hand_out (p, (uint32_t) slot, b);
+  return LS_OK;
+}
+
+int
+ls_pool_next (ls_pool *p, ls_batch *b, ls_error *err)
+{
+  int rc;
+
+  if (p->delivered >= p->total)
+    {
+      stop_workers (p);
+      return LS_POOL_END;
+    }
+  rc = p->config.num_workers == 0 ? next_in_process (p, b, err) : next_from_workers (p, b, err);
+  if (rc != LS_OK)
+    kill_workers (p);
+  return rc;
+}
+
+void
+ls_pool_release (ls_pool *p, const ls_batch *b)
+{
+  if (b->slot < p->n_slots && p->slots[b->slot].state == SLOT_HELD)
+    {
+      p->slots[b->slot].state = SLOT_FREE;
+      if (p->running)
+        dispatch_more (p, NULL);
+    }
+}
+
+/* ------------------------------------------------------------ life */
+
+void
+ls_pool_stop (ls_pool *p)
+{
+  stop_workers (p);
+}
+
+int
+ls_pool_create (const ls_pool_config *config, ls_pool **out, ls_error *err)
+{
+  ls_pool *p;
+  int rc;
+
+  *out = NULL;
+  if (config->num_workers > LS_CHANNEL_WAIT_MAX)
+    return ls_error_set (err, LS_ERR_INVALID, "--workers %u is more than the %d this build supports",
+                         config->num_workers, LS_CHANNEL_WAIT_MAX);
+  if (config->prefetch_factor == 0)
+    return ls_error_set (err, LS_ERR_INVALID, "--prefetch must be at least 1");
+  if (config->timeout_s < 0)
+    return ls_error_set (err, LS_ERR_INVALID, "--timeout must not be negative");
+  if (config->num_workers > 0 && config->start == LS_START_SPAWN && !config->worker_path)
+    return ls_error_set (err, LS_ERR_INVALID, "start method spawn needs the loadscope-worker executable's path");
+
+  p = calloc (1, sizeof *p);
+  if (!p)
+    return ls_error_set (err, LS_ERR_NOMEM, "out of memory");
+  p->config = *config;
+  if (p->config.consumer_slots == 0)
+    p->config.consumer_slots = 2;
+  if (config->worker_path)
+    snprintf (p->worker_path, sizeof p->worker_path, "%s", config->worker_path);
+  p->config.worker_path = p->worker_path;
+  p->lock = ls_mutex_new ();
+
+  rc = ls_dataset_open (&config->dataset, &p->dataset, err);
+  if (rc == LS_OK)
+    rc = ls_sampler_init (&p->sampler, ls_dataset_length (p->dataset), config->batch_size, config->shuffle,
+                          config->drop_last, config->seed, err);
+  if (rc == LS_OK)
+    {
+      p->bpe = ls_sampler_batches_per_epoch (&p->sampler);
+      p->total = config->epochs ? p->bpe * config->epochs : UINT64_MAX;
+      p->n_slots = (config->num_workers ? config->num_workers * config->prefetch_factor : 0) + p->config.consumer_slots;
+      p->slots = calloc (p->n_slots, sizeof *p->slots);
+      p->workers = calloc (config->num_workers ? config->num_workers : 1, sizeof *p->workers);
+      if (!p->slots || !p->workers || !p->lock)
+        rc = ls_error_set (err, LS_ERR_NOMEM, "out of memory");
+    }
+  if (rc == LS_OK)
+    rc = ls_arena_create (&p->arena, p->n_slots, config->batch_size, ls_dataset_sample_bytes (p->dataset), err);
+  if (rc != LS_OK)
+    {
+      ls_pool_free (p);
+      return rc;
+    }
+  p->inproc = (ls_worker){ .dataset = p->dataset, .arena = &p->arena, .skip_bad_samples = config->skip_bad_samples };
+  *out = p;
+  return LS_OK;
+}
+
+void
+ls_pool_free (ls_pool *p)
+{
+  if (!p)
+    return;
+  if (p->workers)
+    stop_workers (p);
+  if (p->arena.shm)
+    ls_arena_close (&p->arena);
+  ls_sampler_clear (&p->sampler);
+  ls_dataset_close (p->dataset);
+  ls_mutex_free (p->lock);
+  free (p->slots);
+  free (p->workers);
+  free (p->infos);
+  free (p);
+}
+
+const ls_arena *
+ls_pool_arena (const ls_pool *p)
+{
+  return &p->arena;
+}
+
+const ls_dataset *
+ls_pool_dataset (const ls_pool *p)
+{
+  return p->dataset;
+}
+
+uint64_t
+ls_pool_batches_per_epoch (const ls_pool *p)
+{
+  return p->bpe;
+}
+
+const ls_worker_info *
+ls_pool_workers (const ls_pool *p, size_t *count)
+{
+  *count = p->n_infos;
+  return p->infos;
+}
+
+ls_pool_counters
+ls_pool_get_counters (const ls_pool *p)
+{
+  ls_pool_counters c = { p->config.num_workers ? p->dispatched : p->delivered, p->delivered, p->max_in_flight };
+  return c;
+}
+
+size_t
+ls_pool_live_pids (ls_pool *p, ls_pid *pids, size_t cap)
+{
+  size_t n = 0;
+  ls_mutex_lock (p->lock);
+  for (uint32_t i = 0; i < p->config.num_workers && n < cap; i++)
+    if (p->workers[i].pid)
+      pids[n++] = p->workers[i].pid;
+  ls_mutex_unlock (p->lock);
+  return n;
+}

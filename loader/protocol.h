@@ -1,0 +1,34 @@
+/* Messages between the pool (in the runner) and its workers. Batches never
+ * travel here: only slot numbers, status and, on failure, the reason. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "platform/error.h"
+
+typedef enum {
+  LS_MSG_TASK = 1, /* pool → worker: fill `slot` (its header says which samples) */
+  LS_MSG_STOP,     /* pool → worker: finish and exit */
+  LS_MSG_READY,    /* worker → pool: started, dataset open, arena mapped */
+  LS_MSG_DONE,     /* worker → pool: `slot` is filled */
+  LS_MSG_FAILED,   /* worker → pool: `slot` failed; text says which sample and why */
+  LS_MSG_BYE,      /* worker → pool: exiting after STOP; cpu_ns is its CPU time */
+} ls_msg_type;
+
+typedef struct ls_msg {
+  uint32_t type;
+  uint32_t slot;
+  uint32_t skipped;   /* DONE: samples replaced under --on-error skip */
+  uint32_t reserved;
+  uint64_t value;     /* READY: pid; FAILED: failing sample index */
+  uint64_t cpu_ns;    /* BYE: user + system CPU time of the worker */
+  char text[LS_ERROR_MESSAGE_MAX];
+} ls_msg;
+
+/* Bytes to send: the text only when there is one. */
+static inline size_t
+ls_msg_size (const ls_msg *m)
+{
+  return m->type == LS_MSG_FAILED ? sizeof *m : offsetof (ls_msg, text);
+}

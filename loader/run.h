@@ -1,0 +1,75 @@
+/* One measured run: a pool feeding a consumer for some epochs or batches,
+ * with every figure of the run summary (see DESIGN.md, "What is measured"). */
+#pragma once
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "loader/memsampler.h"
+#include "loader/pool.h"
+#include "loader/stats.h"
+
+typedef enum {
+  LS_SINK_NONE = 0, /* the consumer takes each batch and gives it back */
+} ls_sink_kind;
+
+typedef struct ls_run_config {
+  ls_pool_config pool;
+  uint64_t max_batches;  /* stop after this many batches (0: run pool.epochs to the end) */
+  uint32_t warmup;       /* batches left out of throughput and waits */
+  ls_sink_kind sink;
+  bool checksum;         /* hash every delivered batch (tests, determinism checks) */
+  uint32_t sample_interval_ms;              /* memory sampling, default 100 */
+  volatile sig_atomic_t *interrupt;         /* set to stop the run as interrupted */
+} ls_run_config;
+
+typedef enum {
+  LS_RUN_DONE = 0,
+  LS_RUN_FAILED = 1,
+  LS_RUN_INTERRUPTED = 2,
+} ls_run_status;
+
+typedef struct ls_batch_record {
+  uint32_t epoch;
+  uint64_t batch;
+  uint32_t samples;
+  double ready_ms; /* since the iteration started */
+  double wait_ms;  /* time blocked in next() */
+} ls_batch_record;
+
+typedef struct ls_run_result {
+  ls_run_status status;
+  char error[LS_ERROR_MESSAGE_MAX];
+
+  uint64_t batches;          /* delivered, warm-up included */
+  uint64_t samples;          /* delivered, warm-up included */
+  uint64_t measured_samples; /* in the measured window */
+  uint32_t warmup_used;
+  double measured_s;
+  double throughput_sps;     /* valid when measured_s > 0 */
+  ls_dist wait_ms;           /* over the measured batches */
+  double time_to_first_batch_ms; /* < 0: no batch arrived */
+  double epoch_boundary_ms;  /* mean wait for the first batch of epochs after the first; < 0: none */
+  double wall_s;             /* iteration start to workers stopped */
+  double cpu_percent;        /* runner + workers CPU time / wall, per cent of one core */
+  uint64_t skipped_samples;
+  uint64_t arena_bytes;
+  ls_memory_summary memory;
+  uint64_t checksum;         /* order-independent; 0 unless asked for */
+
+  ls_worker_info *workers;   /* every worker started */
+  size_t n_workers;
+  ls_batch_record *timeline; /* every delivered batch */
+  size_t n_timeline;
+} ls_run_result;
+
+/* Runs to the end or to the first failure. Returns LS_OK when the run could
+ * be set up (result->status then says how it went), or an error for a bad
+ * configuration (nothing ran). */
+int ls_run (const ls_run_config *config, ls_run_result *result, ls_error *err);
+
+void ls_run_result_clear (ls_run_result *result);
+
+/* The hash ls_run combines per batch; exposed for tests. */
+uint64_t ls_batch_hash (const ls_batch *batch);

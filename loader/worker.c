@@ -1,0 +1,95 @@
+#include "loader/worker.h"
+
+#include <string.h>
+
+#include "loader/protocol.h"
+#include "platform/procmem.h"
+#include "platform/process.h"
+
+/* How many following samples to try in place of one that fails. */
+#define SKIP_ATTEMPTS 16
+
+int
+ls_worker_fill_slot (const ls_worker *w, uint32_t slot, uint64_t *failed_index, ls_error *err)
+{
+  const ls_arena *a = w->arena;
+  ls_slot_meta *meta = ls_arena_meta (a, slot);
+  const uint64_t *indices = ls_arena_indices (a, slot);
+  int32_t *labels = ls_arena_labels (a, slot);
+  uint8_t *data = ls_arena_data (a, slot);
+  uint64_t length = ls_dataset_length (w->dataset);
+
+  meta->skipped = 0;
+  for (uint32_t i = 0; i < meta->count; i++)
+    {
+      uint8_t *out = data + (size_t) i * a->sample_bytes;
+      uint64_t index = indices[i];
+      if (ls_dataset_read (w->dataset, index, meta->epoch, out, &labels[i], err) == LS_OK)
+        continue;
+      if (!w->skip_bad_samples)
+        {
+          *failed_index = index;
+          ls_error_prefix (err, "sample %llu", (unsigned long long) index);
+          return err ? err->code : LS_ERR_INVALID;
+        }
+      /* Replace it with the next sample that reads, deterministically, so
+       * the batch is the same whichever worker builds it. */
+      int replaced = 0;
+      for (uint64_t k = 1; k <= SKIP_ATTEMPTS && !replaced; k++)
+        replaced = ls_dataset_read (w->dataset, (index + k) % length, meta->epoch, out, &labels[i], NULL) == LS_OK;
+      if (!replaced)
+        {
+          *failed_index = index;
+          ls_error_prefix (err, "sample %llu, and the %d after it", (unsigned long long) index, SKIP_ATTEMPTS);
+          return err ? err->code : LS_ERR_INVALID;
+        }
+      meta->skipped++;
+    }
+  return LS_OK;
+}
+
+static int
+send_msg (ls_worker *w, const ls_msg *m)
+{
+  return ls_channel_send (w->channel, m, ls_msg_size (m), NULL);
+}
+
+int
+ls_worker_serve (ls_worker *w)
+{
+  ls_msg m = { .type = LS_MSG_READY, .value = (uint64_t) ls_process_self_pid () };
+
+  if (send_msg (w, &m) != LS_OK)
+    return 0; /* the pool is gone already */
+  for (;;)
+    {
+      ls_msg in;
+      int n = ls_channel_recv (w->channel, &in, sizeof in, -1, NULL);
+      if (n < 0)
+        return 0; /* closed: the pool went away */
+      if (in.type == LS_MSG_STOP)
+        {
+          uint64_t user = 0, sys = 0;
+          ls_proccpu_read (ls_process_self_pid (), &user, &sys, NULL);
+          ls_msg bye = { .type = LS_MSG_BYE, .cpu_ns = user + sys };
+          send_msg (w, &bye);
+          return 0;
+        }
+      if (in.type != LS_MSG_TASK || in.slot >= w->arena->slot_count)
+        return 3; /* a protocol error: nothing sensible to do but stop */
+
+      ls_error err = { 0 };
+      uint64_t failed = 0;
+      ls_msg out = { .type = LS_MSG_DONE, .slot = in.slot };
+      if (ls_worker_fill_slot (w, in.slot, &failed, &err) != LS_OK)
+        {
+          out.type = LS_MSG_FAILED;
+          out.value = failed;
+          memcpy (out.text, err.message, sizeof out.text);
+        }
+      else
+        out.skipped = ls_arena_meta (w->arena, in.slot)->skipped;
+      if (send_msg (w, &out) != LS_OK)
+        return 0;
+    }
+}

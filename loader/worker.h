@@ -1,0 +1,27 @@
+/* A worker's loop, shared by forked workers, the loadscope-worker
+ * executable (spawn) and the in-process case (num_workers = 0). */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "loader/arena.h"
+#include "loader/dataset.h"
+#include "platform/channel.h"
+
+typedef struct ls_worker {
+  uint32_t index;
+  ls_dataset *dataset;
+  const ls_arena *arena;
+  ls_channel *channel; /* NULL in-process */
+  bool skip_bad_samples;
+} ls_worker;
+
+/* Fills one slot: reads every sample its header names into its data, with
+ * labels. With skip_bad_samples a sample that fails is replaced by the next
+ * readable one (counted in the slot's `skipped`); otherwise the first
+ * failure is returned, naming the sample. */
+int ls_worker_fill_slot (const ls_worker *w, uint32_t slot, uint64_t *failed_index, ls_error *err);
+
+/* Serves tasks until STOP or until the pool goes away. Returns the exit code. */
+int ls_worker_serve (ls_worker *w);

@@ -1,0 +1,18 @@
+/* Threads and mutexes, for the few background jobs of a runner (sampling
+ * memory and CPU while batches flow). */
+#pragma once
+
+#include "error.h"
+
+typedef struct ls_thread ls_thread;
+typedef struct ls_mutex ls_mutex;
+
+int ls_thread_start (ls_thread **out, void (*fn) (void *arg), void *arg, ls_error *err);
+
+/* Waits for the thread to return, then frees it. */
+void ls_thread_join (ls_thread *thread);
+
+ls_mutex *ls_mutex_new (void);
+void ls_mutex_lock (ls_mutex *mutex);
+void ls_mutex_unlock (ls_mutex *mutex);
+void ls_mutex_free (ls_mutex *mutex);
