@@ -86,6 +86,7 @@ epoch_of (const ls_pool *p, uint64_t seq)
 
 /* ------------------------------------------------------------ workers */
 
+#ifndef _WIN32
 typedef struct {
   ls_pool *pool;
   uint32_t index;
@@ -108,6 +109,7 @@ forked_worker_main (void *data)
                   .skip_bad_samples = p->config.skip_bad_samples };
   return ls_worker_serve (&w);
 }
+#endif
 
 static int
 spawn_worker (ls_pool *p, uint32_t index, ls_channel *child_end, ls_process **proc, ls_error *err)

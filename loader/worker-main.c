@@ -19,6 +19,10 @@
 #include "platform/process.h"
 #include "platform/shm.h"
 
+#ifdef _WIN32
+#include <windows.h>
+#endif
+
 static const char *
 arg_value (int argc, char **argv, const char *name)
 {
@@ -54,6 +58,11 @@ main (int argc, char **argv)
   ls_dataset_spec spec;
   ls_dataset *dataset = NULL;
 
+#ifdef _WIN32
+  /* A crashing worker must end, not wait on an error dialog: the pool
+   * reports the crash. */
+  SetErrorMode (SEM_FAILCRITICALERRORS | SEM_NOGPFAULTERRORBOX | SEM_NOOPENFILEERRORBOX);
+#endif
   argv = ls_process_utf8_argv (argc, argv);
   const char *index = arg_value (argc, argv, "--index");
   const char *channel = arg_value (argc, argv, "--channel");

@@ -18,6 +18,16 @@ enum {
 
 #define LS_ERROR_MESSAGE_MAX 320
 
+/* printf-style checking. mingw builds with __USE_MINGW_ANSI_STDIO, whose
+ * printf is the C99 one (%zu, %llu), so check against that. */
+#if defined(__MINGW32__)
+#define LS_PRINTF(fmt, args) __attribute__ ((format (gnu_printf, fmt, args)))
+#elif defined(__GNUC__)
+#define LS_PRINTF(fmt, args) __attribute__ ((format (printf, fmt, args)))
+#else
+#define LS_PRINTF(fmt, args)
+#endif
+
 typedef struct ls_error {
   int code;    /* one of the LS_ERR_* values, LS_OK when nothing failed */
   int os_code; /* errno on POSIX, GetLastError() on Win32, 0 if none */
@@ -27,32 +37,20 @@ typedef struct ls_error {
 /* All setters accept err == NULL and return the code they stored, so a
  * function can end with `return ls_error_set (err, ...)`. */
 int ls_error_set (ls_error *err, int code, const char *fmt, ...)
-#if defined(__GNUC__)
-  __attribute__ ((format (printf, 3, 4)))
-#endif
-  ;
+  LS_PRINTF (3, 4);
 
 /* Records the last OS error (errno, or GetLastError() on Win32) as
  * "<call>: <OS reason>". Read the OS error before anything can change it. */
 int ls_error_set_os (ls_error *err, const char *call_fmt, ...)
-#if defined(__GNUC__)
-  __attribute__ ((format (printf, 2, 3)))
-#endif
-  ;
+  LS_PRINTF (2, 3);
 
 /* Same, with an explicit OS error number (errno value or Win32 error code). */
 int ls_error_set_os_code (ls_error *err, int os_code, const char *call_fmt, ...)
-#if defined(__GNUC__)
-  __attribute__ ((format (printf, 3, 4)))
-#endif
-  ;
+  LS_PRINTF (3, 4);
 
 /* Adds context in front of an existing message: "opening x: <old message>". */
 void ls_error_prefix (ls_error *err, const char *fmt, ...)
-#if defined(__GNUC__)
-  __attribute__ ((format (printf, 2, 3)))
-#endif
-  ;
+  LS_PRINTF (2, 3);
 
 void ls_error_clear (ls_error *err);
 
