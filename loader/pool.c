@@ -484,8 +484,13 @@ timeout_error (ls_pool *p, ls_error *err)
 {
   uint64_t want = (uint64_t) p->deliver_epoch * p->bpe + p->delivered_in_epoch;
 
+  /* In order, the batch waited for; as completed, the oldest one in work. */
+  int oldest = -1;
   for (uint32_t s = 0; s < p->n_slots; s++)
-    if (p->slots[s].state == SLOT_BUSY && (!p->config.in_order || p->slots[s].seq == want))
+    if (p->slots[s].state == SLOT_BUSY && (oldest < 0 || p->slots[s].seq < p->slots[oldest].seq))
+      oldest = (int) s;
+  for (int s = oldest; s >= 0; s = -1)
+    if (!p->config.in_order || p->slots[s].seq == want)
       {
         const worker_rt *w = &p->workers[p->slots[s].worker];
         return ls_error_set (err, LS_ERR_TIMEOUT,

@@ -1,0 +1,197 @@
+/* The command line as scripts use it: exit codes, the JSON summary, and a
+ * clear message for every bad input. */
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+#include "test-util.h"
+
+typedef struct {
+  int status;
+  char *out;
+  char *err;
+} cli_result;
+
+static void
+cli_result_clear (cli_result *r)
+{
+  g_free (r->out);
+  g_free (r->err);
+}
+
+static cli_result
+run_cli (const char *first, ...)
+{
+  const char *exe = g_getenv ("LOADSCOPE");
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  cli_result r = { 0 };
+  va_list ap;
+
+  g_assert_nonnull (exe);
+  g_ptr_array_add (argv, (char *) exe);
+  va_start (ap, first);
+  for (const char *a = first; a; a = va_arg (ap, const char *))
+    g_ptr_array_add (argv, (char *) a);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+
+  g_autoptr (GSubprocess) proc = g_subprocess_newv ((const char *const *) argv->pdata,
+                                                    G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
+                                                    &error);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8 (proc, NULL, NULL, &r.out, &r.err, &error);
+  g_assert_no_error (error);
+  r.status = g_subprocess_get_if_exited (proc) ? g_subprocess_get_exit_status (proc) : -1;
+  return r;
+}
+
+static JsonObject *
+parse_object (const char *text, JsonParser *parser)
+{
+  g_autoptr (GError) error = NULL;
+  g_assert_true (json_parser_load_from_data (parser, text, -1, &error));
+  g_assert_no_error (error);
+  JsonNode *root = json_parser_get_root (parser);
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (root));
+  return json_node_get_object (root);
+}
+
+static void
+test_run_prints_the_contract_summary (void)
+{
+  cli_result r = run_cli ("run", "--dataset", "synthetic", "--count", "500", "--size", "32x32", "--sample-cost-us",
+                          "100", "--workers", "2", "--epochs", "2", "--sink", "none", "--json", NULL);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+
+  g_assert_cmpint (r.status, ==, 0);
+  JsonObject *o = parse_object (r.out, parser);
+  g_assert_cmpstr (json_object_get_string_member (o, "status"), ==, "done");
+  g_assert_true (json_object_get_null_member (o, "error"));
+  g_assert_cmpstr (json_object_get_string_member (o, "sink"), ==, "none");
+  g_assert_false (json_object_get_boolean_member (o, "simulated"));
+  g_assert_cmpint (json_object_get_int_member (o, "workers"), ==, 2);
+  g_assert_cmpstr (json_object_get_string_member (o, "start"), ==, "fork");
+  g_assert_cmpint (json_object_get_int_member (o, "prefetch"), ==, 2);
+  g_assert_false (json_object_get_boolean_member (o, "persistent"));
+  g_assert_cmpint (json_object_get_int_member (o, "batch_size"), ==, 64);
+  g_assert_cmpint (json_object_get_int_member (o, "samples"), ==, 1000);
+  g_assert_cmpfloat (json_object_get_double_member (o, "throughput_sps"), >, 0);
+  JsonObject *wait = json_object_get_object_member (o, "batch_wait_ms");
+  g_assert_cmpfloat (json_object_get_double_member (wait, "p50"), <=, json_object_get_double_member (wait, "p95"));
+  g_assert_cmpfloat (json_object_get_double_member (wait, "p95"), <=, json_object_get_double_member (wait, "p99"));
+  g_assert_cmpfloat (json_object_get_double_member (wait, "p99"), <=, json_object_get_double_member (wait, "max"));
+  g_assert_true (json_object_get_null_member (o, "gpu_util_exact"));
+  g_assert_true (json_object_get_null_member (o, "gpu_util_nvml"));
+  JsonObject *mem = json_object_get_object_member (o, "memory");
+  g_assert_cmpint (json_object_get_int_member (mem, "pss_peak_bytes"), >, 0);
+  g_assert_cmpint (json_object_get_int_member (mem, "rss_peak_bytes"), >=,
+                   json_object_get_int_member (mem, "pss_peak_bytes"));
+  g_assert_cmpint (json_object_get_int_member (mem, "arena_bytes"), >, 0);
+  /* Two epochs of new workers: four start-up times. */
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (o, "worker_startup_ms")), ==, 4);
+  g_assert_cmpfloat (json_object_get_double_member (o, "time_to_first_batch_ms"), >, 0);
+  g_assert_cmpfloat (json_object_get_double_member (o, "epoch_boundary_ms"), >, 0);
+  g_assert_cmpfloat (json_object_get_double_member (o, "cpu_percent"), >, 0);
+  g_assert_cmpint (json_object_get_int_member (o, "skipped_samples"), ==, 0);
+  cli_result_clear (&r);
+}
+
+static void
+test_failed_run_exits_1_with_reason (void)
+{
+  cli_result r = run_cli ("run", "--dataset", "synthetic", "--count", "300", "--size", "8x8", "--workers", "2",
+                          "--crash-at", "100", "--json", NULL);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+
+  g_assert_cmpint (r.status, ==, 1);
+  JsonObject *o = parse_object (r.out, parser);
+  g_assert_cmpstr (json_object_get_string_member (o, "status"), ==, "failed");
+  const char *error = json_object_get_string_member (o, "error");
+  g_assert_nonnull (strstr (error, "killed by signal 11 (SIGSEGV)"));
+  g_assert_nonnull (strstr (r.err, error));
+  cli_result_clear (&r);
+
+  r = run_cli ("run", "--dataset", "synthetic", "--count", "300", "--size", "8x8", "--workers", "1",
+               "--fail-every", "50", NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "injected failure"));
+  cli_result_clear (&r);
+
+  r = run_cli ("run", "--dataset", "synthetic", "--count", "300", "--size", "8x8", "--workers", "1",
+               "--fail-every", "50", "--on-error", "skip", "--json", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) parser2 = json_parser_new ();
+  o = parse_object (r.out, parser2);
+  g_assert_cmpint (json_object_get_int_member (o, "skipped_samples"), ==, 6);
+  cli_result_clear (&r);
+}
+
+typedef struct {
+  const char *args[8];
+  const char *message;
+} bad_input;
+
+static void
+test_bad_usage_exits_2_naming_the_problem (void)
+{
+  static const bad_input cases[] = {
+    { { "run", NULL }, "--dataset is missing" },
+    { { "run", "--dataset", "synthetic", "--workers", "-1", NULL }, "--workers -1" },
+    { { "run", "--dataset", "synthetic", "--size", "224", NULL }, "--size 224: expected WIDTHxHEIGHT" },
+    { { "run", "--dataset", "synthetic", "--start", "thread", NULL }, "--start thread: expected fork or spawn" },
+    { { "run", "--dataset", "synthetic", "--persistent", "maybe", NULL }, "--persistent maybe: expected on or off" },
+    { { "run", "--dataset", "synthetic", "--prefetch", "0", NULL }, "--prefetch 0" },
+    { { "run", "--dataset", "synthetic", "--count", "0", NULL }, "--count 0" },
+    { { "run", "--dataset", "synthetic", "--on-error", "ignore", NULL }, "--on-error ignore: expected fail or skip" },
+    { { "run", "--dataset", "synthetic", "--workers", "two", NULL }, "--workers" },
+    { { "run", "--dataset", "synthetic", "--bogus", NULL }, "--bogus" },
+    { { "run", "--dataset", "synthetic", "extra", NULL }, "unexpected argument 'extra'" },
+    { { "frobnicate", NULL }, "unknown command 'frobnicate'" },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      const char *const *a = cases[i].args;
+      cli_result r = run_cli (a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
+      g_test_message ("case %zu: %s", i, r.err);
+      g_assert_cmpint (r.status, ==, 2);
+      g_assert_nonnull (strstr (r.err, cases[i].message));
+      cli_result_clear (&r);
+    }
+}
+
+static void
+test_help_and_version (void)
+{
+  cli_result r = run_cli ("--help", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "Usage: loadscope COMMAND"));
+  g_assert_nonnull (strstr (r.out, "run --dataset"));
+  cli_result_clear (&r);
+
+  r = run_cli ("run", "--help-all", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "--sample-cost-us"));
+  g_assert_nonnull (strstr (r.out, "--crash-at"));
+  cli_result_clear (&r);
+
+  r = run_cli ("--version", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "loadscope "));
+  cli_result_clear (&r);
+
+  r = run_cli ("machine", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "cores:"));
+  cli_result_clear (&r);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/app/cli/run-prints-the-contract-summary", test_run_prints_the_contract_summary);
+  g_test_add_func ("/app/cli/failed-run-exits-1-with-reason", test_failed_run_exits_1_with_reason);
+  g_test_add_func ("/app/cli/bad-usage-exits-2-naming-the-problem", test_bad_usage_exits_2_naming_the_problem);
+  g_test_add_func ("/app/cli/help-and-version", test_help_and_version);
+  return ls_test_run_checked_shm_only ();
+}
