@@ -1,9 +1,12 @@
 #include "loader/dataset.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "platform/fs.h"
 
 int
 ls_dataset_open (const ls_dataset_spec *spec, ls_dataset **out, ls_error *err)
@@ -11,7 +14,60 @@ ls_dataset_open (const ls_dataset_spec *spec, ls_dataset **out, ls_error *err)
   *out = NULL;
   if (strcmp (spec->kind, "synthetic") == 0)
     return ls_synthetic_open (spec, out, err);
-  return ls_error_set (err, LS_ERR_INVALID, "dataset kind '%s' is not known (expected synthetic)", spec->kind);
+  if (strcmp (spec->kind, "jpeg-dir") == 0)
+    {
+#ifdef LS_HAVE_JPEG
+      return ls_jpegdir_open (spec, out, err);
+#else
+      return ls_error_set (err, LS_ERR_UNSUPPORTED, "%s: this build has no JPEG support (libjpeg-turbo)", spec->path);
+#endif
+    }
+  if (strcmp (spec->kind, "hdf5") == 0)
+    {
+#ifdef LS_HAVE_HDF5
+      return ls_hdf5_open (spec, out, err);
+#else
+      return ls_error_set (err, LS_ERR_UNSUPPORTED, "%s: this build has no HDF5 support", spec->path);
+#endif
+    }
+  return ls_error_set (err, LS_ERR_INVALID, "dataset kind '%s' is not known (expected synthetic, jpeg-dir or hdf5)",
+                       spec->kind);
+}
+
+static int
+ends_with_ci (const char *s, const char *suffix)
+{
+  size_t a = strlen (s), b = strlen (suffix);
+  if (b > a)
+    return 0;
+  for (size_t i = 0; i < b; i++)
+    if (tolower ((unsigned char) s[a - b + i]) != suffix[i])
+      return 0;
+  return 1;
+}
+
+const char *
+ls_dataset_detect_kind (const char *path, ls_error *err)
+{
+  switch (ls_fs_kind_of (path, NULL))
+    {
+    case LS_FS_MISSING:
+      ls_error_set (err, LS_ERR_NOT_FOUND, "%s: no such file or folder", path);
+      return NULL;
+    case LS_FS_DIR:
+      return "jpeg-dir";
+    case LS_FS_FILE:
+      if (ends_with_ci (path, ".h5") || ends_with_ci (path, ".hdf5") || ends_with_ci (path, ".hdf"))
+        return "hdf5";
+      ls_error_set (err, LS_ERR_INVALID,
+                    "%s: cannot tell its format; expected a folder of class folders (jpeg-dir) or an HDF5 file "
+                    "(.h5, .hdf5); or give --format",
+                    path);
+      return NULL;
+    default:
+      ls_error_set (err, LS_ERR_INVALID, "%s: neither a file nor a folder", path);
+      return NULL;
+    }
 }
 
 void
@@ -26,11 +82,11 @@ ls_dataset_spec_format (const ls_dataset_spec *spec, char *buf, size_t len)
 {
   /* The path goes last: it may hold any character, ';' included. */
   int n = snprintf (buf, len, "kind=%s;count=%llu;w=%u;h=%u;cost=%u;work=%.17g;seed=%llu;output=%d;"
-                    "fail=%llu;crash=%llu;hang=%llu;path=%s",
+                    "fail=%llu;crash=%llu;hang=%llu;plimit=%llu;path=%s",
                     spec->kind, (unsigned long long) spec->count, spec->width, spec->height, spec->sample_cost_us,
                     spec->work_per_us, (unsigned long long) spec->seed, (int) spec->output,
                     (unsigned long long) spec->fail_every, (unsigned long long) spec->crash_at,
-                    (unsigned long long) spec->hang_at, spec->path);
+                    (unsigned long long) spec->hang_at, (unsigned long long) spec->pixel_limit, spec->path);
   return n < 0 || (size_t) n >= len ? -1 : n;
 }
 
@@ -115,6 +171,8 @@ ls_dataset_spec_parse (const char *text, ls_dataset_spec *spec, ls_error *err)
             spec->crash_at = n;
           else if (strcmp (key, "hang") == 0)
             spec->hang_at = n;
+          else if (strcmp (key, "plimit") == 0)
+            spec->pixel_limit = n;
           else
             return ls_error_set (err, LS_ERR_INVALID, "dataset spec: unknown key '%s'", key);
         }

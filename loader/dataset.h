@@ -16,10 +16,11 @@ typedef enum {
 #define LS_DATASET_PATH_MAX 1024
 
 typedef struct ls_dataset_spec {
-  char kind[16];                 /* "synthetic" */
+  char kind[16];                 /* "synthetic", "jpeg-dir" or "hdf5" */
   char path[LS_DATASET_PATH_MAX];
   uint64_t count;                /* synthetic: number of samples */
-  uint32_t width, height;        /* synthetic: sample size; images: output crop size */
+  uint32_t width, height;        /* synthetic: sample size; images: the crop's side (width == height) */
+  uint64_t pixel_limit;          /* images: larger ones are refused before decoding (0: 64 MP) */
   uint32_t sample_cost_us;       /* synthetic: CPU work per sample */
   double work_per_us;            /* synthetic: calibrated work units per microsecond */
   uint64_t seed;
@@ -77,6 +78,15 @@ void ls_dataset_close (ls_dataset *ds);
  * back. ls_dataset_spec_format returns -1 if buf is too small. */
 int ls_dataset_spec_format (const ls_dataset_spec *spec, char *buf, size_t len);
 int ls_dataset_spec_parse (const char *text, ls_dataset_spec *spec, ls_error *err);
+
+/* The kind a path holds for --format auto: a folder is "jpeg-dir", a file
+ * ending in .h5, .hdf5 or .hdf is "hdf5". NULL (with err) otherwise. */
+const char *ls_dataset_detect_kind (const char *path, ls_error *err);
+
+/* --- images (dataset-jpegdir.c, dataset-hdf5.c) --- */
+
+int ls_jpegdir_open (const ls_dataset_spec *spec, ls_dataset **out, ls_error *err);
+int ls_hdf5_open (const ls_dataset_spec *spec, ls_dataset **out, ls_error *err);
 
 /* --- synthetic (dataset-synthetic.c) --- */
 

@@ -239,10 +239,12 @@ typedef struct {
   gboolean by_fork;
 } intermediate_args;
 
+/* Forked grandchild: by the time ls_process_fork's child runs fn it has
+ * asked to die with its parent; say so, then wait to be killed. */
 static int
 grandchild_hangs (void *arg)
 {
-  (void) arg;
+  g_file_set_contents (arg, "ready", -1, NULL);
   for (;;)
     pause ();
   return 0;
@@ -256,15 +258,17 @@ intermediate_main (void *data)
   ls_error err = { 0 };
   char self[32], ready_file[4096];
 
+  snprintf (ready_file, sizeof ready_file, "%s.ready", a->pid_file);
   if (a->by_fork)
     {
-      if (ls_process_fork (grandchild_hangs, NULL, &grandchild, &err) != LS_OK)
+      if (ls_process_fork (grandchild_hangs, ready_file, &grandchild, &err) != LS_OK)
         return 10;
+      while (!g_file_test (ready_file, G_FILE_TEST_EXISTS))
+        ls_sleep_ms (2);
     }
   else
     {
       snprintf (self, sizeof self, "%d", (int) getpid ());
-      snprintf (ready_file, sizeof ready_file, "%s.ready", a->pid_file);
       const char *argv[] = { ls_test_helper_path (), "die-with-parent", self, ready_file, NULL };
       ls_spawn_options opts = { .path = argv[0], .argv = argv };
       if (ls_process_spawn (&opts, &grandchild, &err) != LS_OK)

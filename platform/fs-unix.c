@@ -1,0 +1,126 @@
+#define _GNU_SOURCE
+#include "fs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void ls_fs_sort_entries (ls_dir_entry *entries, size_t count);
+
+static ls_fs_kind
+kind_of_mode (mode_t mode)
+{
+  return S_ISREG (mode) ? LS_FS_FILE : S_ISDIR (mode) ? LS_FS_DIR : LS_FS_OTHER;
+}
+
+ls_fs_kind
+ls_fs_kind_of (const char *path, uint64_t *size)
+{
+  struct stat st;
+  if (stat (path, &st) != 0)
+    return LS_FS_MISSING;
+  if (size)
+    *size = (uint64_t) st.st_size;
+  return kind_of_mode (st.st_mode);
+}
+
+int
+ls_fs_list_dir (const char *path, ls_dir_entry **entries, size_t *count, ls_error *err)
+{
+  DIR *d = opendir (path);
+  struct dirent *e;
+  ls_dir_entry *list = NULL;
+  size_t n = 0, cap = 0;
+
+  *entries = NULL;
+  *count = 0;
+  if (!d)
+    return ls_error_set_os (err, "%s", path);
+  while ((errno = 0, e = readdir (d)) != NULL)
+    {
+      if (strcmp (e->d_name, ".") == 0 || strcmp (e->d_name, "..") == 0)
+        continue;
+      if (n == cap)
+        {
+          cap = cap ? cap * 2 : 64;
+          ls_dir_entry *grown = realloc (list, cap * sizeof *list);
+          if (!grown)
+            goto nomem;
+          list = grown;
+        }
+      list[n].name = strdup (e->d_name);
+      if (!list[n].name)
+        goto nomem;
+      struct stat st;
+      /* fstatat follows symbolic links, as Python's os.path.isdir does. */
+      list[n].kind = fstatat (dirfd (d), e->d_name, &st, 0) == 0 ? kind_of_mode (st.st_mode) : LS_FS_MISSING;
+      n++;
+    }
+  closedir (d);
+  ls_fs_sort_entries (list, n);
+  *entries = list;
+  *count = n;
+  return LS_OK;
+
+nomem:
+  closedir (d);
+  ls_fs_entries_free (list, n);
+  return ls_error_set (err, LS_ERR_NOMEM, "%s: out of memory listing the folder", path);
+}
+
+int
+ls_fs_read_file (const char *path, uint8_t **buf, size_t *cap, size_t *len, ls_error *err)
+{
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  size_t used = 0;
+
+  *len = 0;
+  if (fd < 0)
+    return ls_error_set_os (err, "%s", path);
+  if (fstat (fd, &st) == 0 && (size_t) st.st_size + 1 > *cap)
+    {
+      uint8_t *grown = realloc (*buf, (size_t) st.st_size + 1);
+      if (!grown)
+        {
+          close (fd);
+          return ls_error_set (err, LS_ERR_NOMEM, "%s: no memory for %lld bytes", path, (long long) st.st_size);
+        }
+      *buf = grown;
+      *cap = (size_t) st.st_size + 1;
+    }
+  for (;;)
+    {
+      if (used == *cap)
+        {
+          size_t ncap = *cap ? *cap * 2 : 65536;
+          uint8_t *grown = realloc (*buf, ncap);
+          if (!grown)
+            {
+              close (fd);
+              return ls_error_set (err, LS_ERR_NOMEM, "%s: out of memory", path);
+            }
+          *buf = grown;
+          *cap = ncap;
+        }
+      ssize_t r = read (fd, *buf + used, *cap - used);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r < 0)
+        {
+          ls_error_set_os (err, "reading %s", path);
+          close (fd);
+          return LS_ERR_OS;
+        }
+      if (r == 0)
+        break;
+      used += (size_t) r;
+    }
+  close (fd);
+  *len = used;
+  return LS_OK;
+}

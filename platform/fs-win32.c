@@ -1,0 +1,132 @@
+#include "fs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <windows.h>
+
+void ls_fs_sort_entries (ls_dir_entry *entries, size_t count);
+
+static wchar_t *
+widen (const char *s)
+{
+  int n = MultiByteToWideChar (CP_UTF8, 0, s, -1, NULL, 0);
+  wchar_t *w = n > 0 ? malloc ((size_t) n * sizeof *w) : NULL;
+  if (w)
+    MultiByteToWideChar (CP_UTF8, 0, s, -1, w, n);
+  return w;
+}
+
+static char *
+narrow (const wchar_t *w)
+{
+  int n = WideCharToMultiByte (CP_UTF8, 0, w, -1, NULL, 0, NULL, NULL);
+  char *s = n > 0 ? malloc ((size_t) n) : NULL;
+  if (s)
+    WideCharToMultiByte (CP_UTF8, 0, w, -1, s, n, NULL, NULL);
+  return s;
+}
+
+ls_fs_kind
+ls_fs_kind_of (const char *path, uint64_t *size)
+{
+  WIN32_FILE_ATTRIBUTE_DATA a;
+  wchar_t *w = widen (path);
+  BOOL ok = w && GetFileAttributesExW (w, GetFileExInfoStandard, &a);
+  free (w);
+  if (!ok)
+    return LS_FS_MISSING;
+  if (size)
+    *size = ((uint64_t) a.nFileSizeHigh << 32) | a.nFileSizeLow;
+  return (a.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) ? LS_FS_DIR : LS_FS_FILE;
+}
+
+int
+ls_fs_list_dir (const char *path, ls_dir_entry **entries, size_t *count, ls_error *err)
+{
+  char *pattern = ls_fs_join (path, "*");
+  wchar_t *wpattern = pattern ? widen (pattern) : NULL;
+  WIN32_FIND_DATAW fd;
+  HANDLE h;
+  ls_dir_entry *list = NULL;
+  size_t n = 0, cap = 0;
+
+  *entries = NULL;
+  *count = 0;
+  free (pattern);
+  if (!wpattern)
+    return ls_error_set (err, LS_ERR_NOMEM, "%s: out of memory", path);
+  h = FindFirstFileW (wpattern, &fd);
+  free (wpattern);
+  if (h == INVALID_HANDLE_VALUE)
+    {
+      if (GetLastError () == ERROR_FILE_NOT_FOUND)
+        return LS_OK; /* an empty folder */
+      return ls_error_set_os (err, "%s", path);
+    }
+  do
+    {
+      if (wcscmp (fd.cFileName, L".") == 0 || wcscmp (fd.cFileName, L"..") == 0)
+        continue;
+      if (n == cap)
+        {
+          cap = cap ? cap * 2 : 64;
+          ls_dir_entry *grown = realloc (list, cap * sizeof *list);
+          if (!grown)
+            break;
+          list = grown;
+        }
+      list[n].name = narrow (fd.cFileName);
+      if (!list[n].name)
+        break;
+      list[n].kind = (fd.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) ? LS_FS_DIR : LS_FS_FILE;
+      n++;
+    }
+  while (FindNextFileW (h, &fd));
+  FindClose (h);
+  ls_fs_sort_entries (list, n);
+  *entries = list;
+  *count = n;
+  return LS_OK;
+}
+
+int
+ls_fs_read_file (const char *path, uint8_t **buf, size_t *cap, size_t *len, ls_error *err)
+{
+  wchar_t *w = widen (path);
+  HANDLE h = w ? CreateFileW (w, GENERIC_READ, FILE_SHARE_READ, NULL, OPEN_EXISTING, FILE_FLAG_SEQUENTIAL_SCAN, NULL)
+               : INVALID_HANDLE_VALUE;
+  LARGE_INTEGER size;
+  DWORD got = 0;
+
+  free (w);
+  *len = 0;
+  if (h == INVALID_HANDLE_VALUE)
+    return ls_error_set_os (err, "%s", path);
+  if (!GetFileSizeEx (h, &size) || size.QuadPart > (LONGLONG) 0x7fffffff)
+    {
+      CloseHandle (h);
+      return ls_error_set (err, LS_ERR_INVALID, "%s: cannot read its size, or it is over 2 GB", path);
+    }
+  if ((size_t) size.QuadPart + 1 > *cap)
+    {
+      uint8_t *grown = realloc (*buf, (size_t) size.QuadPart + 1);
+      if (!grown)
+        {
+          CloseHandle (h);
+          return ls_error_set (err, LS_ERR_NOMEM, "%s: out of memory", path);
+        }
+      *buf = grown;
+      *cap = (size_t) size.QuadPart + 1;
+    }
+  if (!ReadFile (h, *buf, (DWORD) size.QuadPart, &got, NULL))
+    {
+      ls_error_set_os (err, "reading %s", path);
+      CloseHandle (h);
+      return LS_ERR_OS;
+    }
+  CloseHandle (h);
+  *len = got;
+  return LS_OK;
+}

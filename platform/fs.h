@@ -1,0 +1,35 @@
+/* The little file-system access the datasets need: list a folder, tell a
+ * folder from a file, read a whole file. Paths are UTF-8 on every system. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+typedef enum {
+  LS_FS_MISSING = 0,
+  LS_FS_FILE,
+  LS_FS_DIR,
+  LS_FS_OTHER,
+} ls_fs_kind;
+
+/* What is at path (symbolic links followed). LS_FS_MISSING when nothing. */
+ls_fs_kind ls_fs_kind_of (const char *path, uint64_t *size);
+
+typedef struct ls_dir_entry {
+  char *name;     /* file name only */
+  ls_fs_kind kind;
+} ls_dir_entry;
+
+/* The entries of a folder except "." and "..", sorted by name (byte order,
+ * as Python's sorted() on str). Free with ls_fs_entries_free. */
+int ls_fs_list_dir (const char *path, ls_dir_entry **entries, size_t *count, ls_error *err);
+void ls_fs_entries_free (ls_dir_entry *entries, size_t count);
+
+/* Reads a whole file into *buf (grown with realloc as needed; *cap is its
+ * size) and returns its length in *len. */
+int ls_fs_read_file (const char *path, uint8_t **buf, size_t *cap, size_t *len, ls_error *err);
+
+/* Joins a folder and a name with the system's separator. malloc'ed. */
+char *ls_fs_join (const char *dir, const char *name);
