@@ -61,7 +61,7 @@ ls_cli_run (int argc, char **argv)
     {
       fprintf (stderr, "loadscope run: %s\n", err.message);
       ls_run_options_clear (&opts);
-      return err.code == LS_ERR_INVALID || err.code == LS_ERR_NOT_FOUND ? 2 : 1;
+      return err.code == LS_ERR_INVALID || err.code == LS_ERR_NOT_FOUND || err.code == LS_ERR_UNSUPPORTED ? 2 : 1;
     }
 
   if (opts.json)

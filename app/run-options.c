@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "app/worker-path.h"
+#include "loader/transform.h"
 #include "platform/channel.h"
 
 #define LS_ERROR_DOMAIN g_quark_from_static_string ("loadscope-usage")
@@ -15,6 +16,8 @@ ls_run_options_init (ls_run_options *o)
 {
   memset (o, 0, sizeof *o);
   o->count = 2000;
+  o->crop = LS_DEFAULT_CROP;
+  o->pixel_limit_mp = LS_DEFAULT_PIXEL_LIMIT / 1e6;
   o->workers = 0;
   o->batch_size = 64;
   o->prefetch = 2;
@@ -47,8 +50,13 @@ void
 ls_run_options_add_to (ls_run_options *o, GOptionContext *context)
 {
   GOptionEntry knobs[] = {
-    { "dataset", 0, 0, G_OPTION_ARG_STRING, &o->dataset, "What to load: 'synthetic'", "PATH|synthetic" },
-    { "format", 0, 0, G_OPTION_ARG_STRING, &o->format, "Dataset format (default auto)", "auto" },
+    { "dataset", 0, 0, G_OPTION_ARG_STRING, &o->dataset,
+      "What to load: a folder of class folders of JPEGs, an HDF5 file, or 'synthetic'", "PATH|synthetic" },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &o->format, "Dataset format (default auto: by the path)",
+      "auto|jpeg-dir|hdf5" },
+    { "crop", 0, 0, G_OPTION_ARG_INT, &o->crop, "Side of the random resized crop of images (default 224)", "N" },
+    { "pixel-limit", 0, 0, G_OPTION_ARG_DOUBLE, &o->pixel_limit_mp,
+      "Refuse images larger than this many megapixels (default 64)", "MP" },
     { "workers", 0, 0, G_OPTION_ARG_INT, &o->workers, "Worker processes; 0 loads in this process (default 0)", "N" },
     { "batch-size", 0, 0, G_OPTION_ARG_INT, &o->batch_size, "Samples per batch (default 64)", "B" },
     { "prefetch", 0, 0, G_OPTION_ARG_INT, &o->prefetch, "Batches in flight per worker (default 2)", "P" },
@@ -164,23 +172,51 @@ ls_run_options_resolve (const ls_run_options *o, ls_run_config *config, GError *
   ls_pool_config_init (pool);
 
   if (!o->dataset)
-    return fail (error, "--dataset is missing: give 'synthetic' (image folders and HDF5 files come later)");
-  if (strcmp (o->dataset, "synthetic") != 0)
-    return fail (error, "--dataset %s: this build loads only 'synthetic' data", o->dataset);
-  if (o->format && strcmp (o->format, "auto") != 0)
-    return fail (error, "--format %s: this build knows only 'auto'", o->format);
-  g_strlcpy (spec->kind, "synthetic", sizeof spec->kind);
-  if (o->count <= 0)
-    return fail (error, "--count %" G_GINT64_FORMAT ": must be at least 1", o->count);
-  spec->count = (uint64_t) o->count;
-  spec->width = spec->height = 224;
-  if (o->size && !parse_size (o->size, &spec->width, &spec->height, error))
-    return FALSE;
-  if (o->sample_cost_us < 0 || o->sample_cost_us > 10000000)
-    return fail (error, "--sample-cost-us %d: must be between 0 and 10000000", o->sample_cost_us);
-  spec->sample_cost_us = (uint32_t) o->sample_cost_us;
-  if (spec->sample_cost_us)
-    spec->work_per_us = ls_synthetic_calibrate ();
+    return fail (error, "--dataset is missing: give a folder of class folders of JPEGs, an HDF5 file, or 'synthetic'");
+  if (o->crop < 1 || o->crop > 4096)
+    return fail (error, "--crop %d: must be between 1 and 4096", o->crop);
+  if (!(o->pixel_limit_mp > 0))
+    return fail (error, "--pixel-limit %g: must be more than 0", o->pixel_limit_mp);
+  if (strcmp (o->dataset, "synthetic") == 0)
+    {
+      if (o->format && strcmp (o->format, "auto") != 0)
+        return fail (error, "--format %s: the synthetic dataset has no format to choose", o->format);
+      g_strlcpy (spec->kind, "synthetic", sizeof spec->kind);
+      if (o->count <= 0)
+        return fail (error, "--count %" G_GINT64_FORMAT ": must be at least 1", o->count);
+      spec->count = (uint64_t) o->count;
+      spec->width = spec->height = 224;
+      if (o->size && !parse_size (o->size, &spec->width, &spec->height, error))
+        return FALSE;
+      if (o->sample_cost_us < 0 || o->sample_cost_us > 10000000)
+        return fail (error, "--sample-cost-us %d: must be between 0 and 10000000", o->sample_cost_us);
+      spec->sample_cost_us = (uint32_t) o->sample_cost_us;
+      if (spec->sample_cost_us)
+        spec->work_per_us = ls_synthetic_calibrate ();
+    }
+  else
+    {
+      ls_error err = { 0 };
+      const char *kind = NULL;
+      if (!o->format || strcmp (o->format, "auto") == 0)
+        {
+          kind = ls_dataset_detect_kind (o->dataset, &err);
+          if (!kind)
+            return fail (error, "--dataset %s", err.message);
+        }
+      else if (strcmp (o->format, "jpeg-dir") == 0 || strcmp (o->format, "hdf5") == 0)
+        kind = o->format;
+      else
+        return fail (error, "--format %s: expected auto, jpeg-dir or hdf5", o->format);
+      if (strlen (o->dataset) >= sizeof spec->path)
+        return fail (error, "--dataset: the path is longer than %zu bytes", sizeof spec->path - 1);
+      g_strlcpy (spec->kind, kind, sizeof spec->kind);
+      g_strlcpy (spec->path, o->dataset, sizeof spec->path);
+      spec->width = spec->height = (uint32_t) o->crop;
+      spec->pixel_limit = (uint64_t) (o->pixel_limit_mp * 1e6);
+      if (o->size || o->sample_cost_us || o->fail_every > 0 || o->crash_at >= 0 || o->hang_at >= 0)
+        return fail (error, "--size, --sample-cost-us and the fault-injection options are for --dataset synthetic");
+    }
   if (o->seed < 0)
     return fail (error, "--seed %" G_GINT64_FORMAT ": must not be negative", o->seed);
   spec->seed = (uint64_t) o->seed;

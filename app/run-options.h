@@ -19,6 +19,8 @@ typedef struct ls_run_options {
   char *shuffle;
   char *in_order;
   gint64 count;
+  int crop;
+  double pixel_limit_mp;
   int sample_cost_us;
   int workers;
   int batch_size;

@@ -2,6 +2,8 @@
 
 #include "app/run-options.h"
 
+#include <string.h>
+
 const char *
 ls_run_status_name (ls_run_status status)
 {
@@ -79,7 +81,15 @@ ls_run_summary_json (const ls_run_config *config, const ls_run_result *r)
   json_builder_set_member_name (b, "simulated");
   json_builder_add_boolean_value (b, FALSE);
   json_builder_set_member_name (b, "dataset");
+  json_builder_add_string_value (b, pool->dataset.kind[0] && strcmp (pool->dataset.kind, "synthetic") != 0
+                                        ? pool->dataset.path
+                                        : "synthetic");
+  json_builder_set_member_name (b, "format");
   json_builder_add_string_value (b, pool->dataset.kind);
+  json_builder_set_member_name (b, "dataset_samples");
+  json_builder_add_int_value (b, (gint64) r->dataset_samples);
+  json_builder_set_member_name (b, "sample_bytes");
+  json_builder_add_int_value (b, (gint64) r->sample_bytes);
   json_builder_set_member_name (b, "workers");
   json_builder_add_int_value (b, pool->num_workers);
   json_builder_set_member_name (b, "start");

@@ -61,6 +61,8 @@ ls_run (const ls_run_config *config, ls_run_result *r, ls_error *err)
   if (ls_pool_create (&config->pool, &pool, err) != LS_OK)
     return err ? err->code : LS_ERR_INVALID;
   r->arena_bytes = ls_arena_bytes (ls_pool_arena (pool));
+  r->dataset_samples = ls_dataset_length (ls_pool_dataset (pool));
+  r->sample_bytes = ls_dataset_sample_bytes (ls_pool_dataset (pool));
 
   uint64_t planned = config->pool.epochs ? ls_pool_batches_per_epoch (pool) * config->pool.epochs : UINT64_MAX;
   if (config->max_batches && config->max_batches < planned)

@@ -55,6 +55,8 @@ typedef struct ls_run_result {
   double cpu_percent;        /* runner + workers CPU time / wall, per cent of one core */
   uint64_t skipped_samples;
   uint64_t arena_bytes;
+  uint64_t dataset_samples;  /* length of the dataset */
+  uint64_t sample_bytes;     /* one transformed sample */
   ls_memory_summary memory;
   uint64_t checksum;         /* order-independent; 0 unless asked for */
 
