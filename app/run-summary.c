@@ -152,6 +152,8 @@ ls_run_summary_json (const ls_run_config *config, const ls_run_result *r)
   add_ms_or_null (b, "epoch_boundary_ms", r->epoch_boundary_ms);
   json_builder_set_member_name (b, "cpu_percent");
   json_builder_add_double_value (b, r->cpu_percent);
+  json_builder_set_member_name (b, "cpu_ms_per_sample");
+  json_builder_add_double_value (b, r->cpu_ms_per_sample);
   json_builder_set_member_name (b, "skipped_samples");
   json_builder_add_int_value (b, (gint64) r->skipped_samples);
   json_builder_set_member_name (b, "wall_s");
@@ -193,7 +195,7 @@ ls_run_summary_print (FILE *to, const ls_run_config *config, const ls_run_result
   if (r->memory.valid & LS_PROCMEM_PSS)
     fprintf (to, "  peak memory:       PSS %.1f MB, RSS %.1f MB (arena %.1f MB)\n", r->memory.peak.pss_bytes / 1e6,
              r->memory.peak.rss_bytes / 1e6, r->arena_bytes / 1e6);
-  fprintf (to, "  CPU:               %.0f %% of one core\n", r->cpu_percent);
+  fprintf (to, "  CPU:               %.0f %% of one core, %.2f ms per sample\n", r->cpu_percent, r->cpu_ms_per_sample);
   if (r->skipped_samples)
     fprintf (to, "  skipped samples:   %" G_GUINT64_FORMAT "\n", r->skipped_samples);
 }

@@ -183,6 +183,8 @@ ls_run (const ls_run_config *config, ls_run_result *r, ls_error *err)
     cpu_workers += r->workers[i].cpu_ns;
   if (r->wall_s > 0)
     r->cpu_percent = (double) (cpu_self + cpu_workers) / 1e9 / r->wall_s * 100.0;
+  if (r->samples)
+    r->cpu_ms_per_sample = (double) (cpu_self + cpu_workers) / 1e6 / (double) r->samples;
   return LS_OK;
 }
 

@@ -53,6 +53,7 @@ typedef struct ls_run_result {
   double epoch_boundary_ms;  /* mean wait for the first batch of epochs after the first; < 0: none */
   double wall_s;             /* iteration start to workers stopped */
   double cpu_percent;        /* runner + workers CPU time / wall, per cent of one core */
+  double cpu_ms_per_sample;  /* runner + workers CPU time / samples delivered */
   uint64_t skipped_samples;
   uint64_t arena_bytes;
   uint64_t dataset_samples;  /* length of the dataset */

@@ -1,0 +1,386 @@
+/* The hdf5 dataset: one HDF5 file holding either
+ *   images  uint8 [N][H][W][C], C = 1 or 3, and labels integer [N], or
+ *   jpeg    variable-length uint8 [N] (encoded JPEG files) and labels [N].
+ * Chunked and gzip-compressed datasets read like any other.
+ *
+ * HDF5 handles must not cross fork(): the runner checks the file and reads
+ * the labels, then closes it; every process (runner or worker) opens its
+ * own handle on its first read. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hdf5.h>
+
+#include "loader/dataset.h"
+#include "loader/image-sample.h"
+#include "platform/process.h"
+
+typedef enum { HDF5_RAW, HDF5_JPEG } hdf5_layout;
+
+typedef struct {
+  ls_dataset base;
+  hdf5_layout layout;
+  hsize_t dims[4];        /* raw: N, H, W, C */
+  int32_t *labels;
+  ls_pid opened_by;       /* process whose handles these are */
+  hid_t file, data;       /* H5I_INVALID_HID until this process opens them */
+  uint8_t *scratch;       /* one raw image */
+  ls_image_pipeline pipeline;
+} hdf5ds;
+
+static const char *
+class_name (H5T_class_t c)
+{
+  switch (c)
+    {
+    case H5T_INTEGER: return "integer";
+    case H5T_FLOAT: return "float";
+    case H5T_STRING: return "string";
+    case H5T_VLEN: return "variable-length";
+    case H5T_COMPOUND: return "compound";
+    case H5T_OPAQUE: return "opaque";
+    case H5T_ARRAY: return "array";
+    default: return "other";
+    }
+}
+
+/* "100x32x32x3" */
+static void
+shape_text (const hsize_t *dims, int rank, char *buf, size_t len)
+{
+  size_t o = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < rank && o < len; i++)
+    o += (size_t) snprintf (buf + o, len - o, "%s%llu", i ? "x" : "", (unsigned long long) dims[i]);
+  if (rank == 0)
+    snprintf (buf, len, "a scalar");
+}
+
+static int
+names_in_file (hid_t file, char *buf, size_t len)
+{
+  H5G_info_t info;
+  size_t o = 0;
+  buf[0] = '\0';
+  if (H5Gget_info (file, &info) < 0)
+    return 0;
+  for (hsize_t i = 0; i < info.nlinks && o + 1 < len; i++)
+    {
+      char name[128];
+      if (H5Lget_name_by_idx (file, ".", H5_INDEX_NAME, H5_ITER_INC, i, name, sizeof name, H5P_DEFAULT) < 0)
+        continue;
+      o += (size_t) snprintf (buf + o, len - o, "%s'%s'", o ? ", " : "", name);
+    }
+  return (int) info.nlinks;
+}
+
+static int
+exists (hid_t file, const char *name)
+{
+  return H5Lexists (file, name, H5P_DEFAULT) > 0;
+}
+
+static int
+check_raw (hdf5ds *h, hid_t file, const char *path, ls_error *err)
+{
+  hid_t d = H5Dopen2 (file, "images", H5P_DEFAULT);
+  hid_t space = d >= 0 ? H5Dget_space (d) : H5I_INVALID_HID;
+  hid_t type = d >= 0 ? H5Dget_type (d) : H5I_INVALID_HID;
+  int rank = space >= 0 ? H5Sget_simple_extent_ndims (space) : -1;
+  hsize_t dims[8] = { 0 };
+  char shape[96];
+  int rc = LS_OK;
+
+  if (rank < 0 || type < 0)
+    rc = ls_error_set (err, LS_ERR_INVALID, "%s: cannot read dataset 'images'", path);
+  else
+    {
+      if (rank <= 8)
+        H5Sget_simple_extent_dims (space, dims, NULL);
+      shape_text (dims, rank > 8 ? 8 : rank, shape, sizeof shape);
+      if (H5Tget_class (type) != H5T_INTEGER || H5Tget_size (type) != 1 || H5Tget_sign (type) != H5T_SGN_NONE)
+        rc = ls_error_set (err, LS_ERR_INVALID,
+                           "%s: dataset 'images' holds %zu-byte %s values; expected uint8 N x H x W x C", path,
+                           H5Tget_size (type), class_name (H5Tget_class (type)));
+      else if (rank != 4 || (dims[3] != 1 && dims[3] != 3))
+        rc = ls_error_set (err, LS_ERR_INVALID,
+                           "%s: dataset 'images' has shape %s (rank %d); expected N x H x W x C with C = 1 or 3",
+                           path, shape, rank);
+      else if (dims[0] == 0 || dims[1] == 0 || dims[2] == 0)
+        rc = ls_error_set (err, LS_ERR_INVALID, "%s: dataset 'images' is empty (shape %s)", path, shape);
+      else
+        memcpy (h->dims, dims, sizeof h->dims);
+    }
+  if (type >= 0)
+    H5Tclose (type);
+  if (space >= 0)
+    H5Sclose (space);
+  if (d >= 0)
+    H5Dclose (d);
+  return rc;
+}
+
+static int
+check_jpeg (hdf5ds *h, hid_t file, const char *path, ls_error *err)
+{
+  hid_t d = H5Dopen2 (file, "jpeg", H5P_DEFAULT);
+  hid_t space = d >= 0 ? H5Dget_space (d) : H5I_INVALID_HID;
+  hid_t type = d >= 0 ? H5Dget_type (d) : H5I_INVALID_HID;
+  int rank = space >= 0 ? H5Sget_simple_extent_ndims (space) : -1;
+  hsize_t dims[8] = { 0 };
+  char shape[96];
+  int rc = LS_OK;
+
+  if (rank < 0 || type < 0)
+    rc = ls_error_set (err, LS_ERR_INVALID, "%s: cannot read dataset 'jpeg'", path);
+  else
+    {
+      if (rank <= 8)
+        H5Sget_simple_extent_dims (space, dims, NULL);
+      shape_text (dims, rank > 8 ? 8 : rank, shape, sizeof shape);
+      hid_t base = H5Tget_class (type) == H5T_VLEN ? H5Tget_super (type) : H5I_INVALID_HID;
+      if (base < 0 || H5Tget_class (base) != H5T_INTEGER || H5Tget_size (base) != 1)
+        rc = ls_error_set (err, LS_ERR_INVALID,
+                           "%s: dataset 'jpeg' holds %s values; expected variable-length uint8 (one encoded JPEG "
+                           "per row)",
+                           path, class_name (H5Tget_class (type)));
+      else if (rank != 1 || dims[0] == 0)
+        rc = ls_error_set (err, LS_ERR_INVALID, "%s: dataset 'jpeg' has shape %s; expected N rows (rank 1, N > 0)",
+                           path, shape);
+      else
+        h->dims[0] = dims[0];
+      if (base >= 0)
+        H5Tclose (base);
+    }
+  if (type >= 0)
+    H5Tclose (type);
+  if (space >= 0)
+    H5Sclose (space);
+  if (d >= 0)
+    H5Dclose (d);
+  return rc;
+}
+
+static int
+read_labels (hdf5ds *h, hid_t file, const char *path, ls_error *err)
+{
+  const char *data_name = h->layout == HDF5_RAW ? "images" : "jpeg";
+  hid_t d = H5Dopen2 (file, "labels", H5P_DEFAULT);
+  hid_t space = d >= 0 ? H5Dget_space (d) : H5I_INVALID_HID;
+  hid_t type = d >= 0 ? H5Dget_type (d) : H5I_INVALID_HID;
+  int rank = space >= 0 ? H5Sget_simple_extent_ndims (space) : -1;
+  hsize_t dims[8] = { 0 };
+  char shape[96];
+  int rc = LS_OK;
+
+  if (rank < 0 || type < 0)
+    rc = ls_error_set (err, LS_ERR_INVALID, "%s: cannot read dataset 'labels'", path);
+  else
+    {
+      if (rank <= 8)
+        H5Sget_simple_extent_dims (space, dims, NULL);
+      shape_text (dims, rank > 8 ? 8 : rank, shape, sizeof shape);
+      if (H5Tget_class (type) != H5T_INTEGER)
+        rc = ls_error_set (err, LS_ERR_INVALID, "%s: dataset 'labels' holds %s values; expected integers", path,
+                           class_name (H5Tget_class (type)));
+      else if (rank != 1)
+        rc = ls_error_set (err, LS_ERR_INVALID, "%s: dataset 'labels' has shape %s; expected %llu integers (rank 1)",
+                           path, shape, (unsigned long long) h->dims[0]);
+      else if (dims[0] != h->dims[0])
+        rc = ls_error_set (err, LS_ERR_INVALID, "%s: dataset 'labels' has %llu entries but '%s' has %llu", path,
+                           (unsigned long long) dims[0], data_name, (unsigned long long) h->dims[0]);
+      else if (!(h->labels = malloc (dims[0] * sizeof *h->labels)))
+        rc = ls_error_set (err, LS_ERR_NOMEM, "%s: no memory for %llu labels", path, (unsigned long long) dims[0]);
+      else if (H5Dread (d, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, h->labels) < 0)
+        rc = ls_error_set (err, LS_ERR_INVALID, "%s: reading dataset 'labels' failed", path);
+    }
+  if (type >= 0)
+    H5Tclose (type);
+  if (space >= 0)
+    H5Sclose (space);
+  if (d >= 0)
+    H5Dclose (d);
+  return rc;
+}
+
+static void
+close_handles (hdf5ds *h)
+{
+  if (h->opened_by == ls_process_self_pid ())
+    {
+      if (h->data >= 0)
+        H5Dclose (h->data);
+      if (h->file >= 0)
+        H5Fclose (h->file);
+    }
+  /* Inherited over fork: never touch the parent's handles. */
+  h->data = h->file = H5I_INVALID_HID;
+  h->opened_by = 0;
+}
+
+static int
+ensure_open (hdf5ds *h, ls_error *err)
+{
+  if (h->file >= 0 && h->opened_by == ls_process_self_pid ())
+    return LS_OK;
+  h->data = h->file = H5I_INVALID_HID;
+  h->file = H5Fopen (h->base.spec.path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (h->file < 0)
+    return ls_error_set (err, LS_ERR_INVALID, "%s: cannot open as HDF5", h->base.spec.path);
+  h->data = H5Dopen2 (h->file, h->layout == HDF5_RAW ? "images" : "jpeg", H5P_DEFAULT);
+  h->opened_by = ls_process_self_pid ();
+  if (h->data < 0)
+    return ls_error_set (err, LS_ERR_INVALID, "%s: cannot open its image dataset", h->base.spec.path);
+  return LS_OK;
+}
+
+static int
+read_raw (hdf5ds *h, uint64_t index, uint32_t epoch, void *out, ls_error *err)
+{
+  hsize_t start[4] = { index, 0, 0, 0 };
+  hsize_t count[4] = { 1, h->dims[1], h->dims[2], h->dims[3] };
+  hid_t file_space = H5Dget_space (h->data);
+  hid_t mem_space = H5Screate_simple (4, count, NULL);
+  int rc = LS_OK;
+
+  if (H5Sselect_hyperslab (file_space, H5S_SELECT_SET, start, NULL, count, NULL) < 0
+      || H5Dread (h->data, H5T_NATIVE_UINT8, mem_space, file_space, H5P_DEFAULT, h->scratch) < 0)
+    rc = ls_error_set (err, LS_ERR_INVALID, "reading row %llu of 'images' failed", (unsigned long long) index);
+  H5Sclose (mem_space);
+  H5Sclose (file_space);
+  if (rc == LS_OK)
+    rc = ls_image_sample_pixels (&h->pipeline, h->scratch, (int) h->dims[2], (int) h->dims[1], (int) h->dims[3],
+                                 (size_t) (h->dims[2] * h->dims[3]), epoch, index, out, err);
+  return rc;
+}
+
+static int
+read_jpeg (hdf5ds *h, uint64_t index, uint32_t epoch, void *out, ls_error *err)
+{
+  hsize_t start[1] = { index }, count[1] = { 1 };
+  hid_t file_space = H5Dget_space (h->data);
+  hid_t mem_space = H5Screate_simple (1, count, NULL);
+  hid_t vtype = H5Tvlen_create (H5T_NATIVE_UINT8);
+  hvl_t row = { 0, NULL };
+  int rc = LS_OK;
+
+  if (H5Sselect_hyperslab (file_space, H5S_SELECT_SET, start, NULL, count, NULL) < 0
+      || H5Dread (h->data, vtype, mem_space, file_space, H5P_DEFAULT, &row) < 0)
+    rc = ls_error_set (err, LS_ERR_INVALID, "reading row %llu of 'jpeg' failed", (unsigned long long) index);
+  else if (row.len == 0)
+    rc = ls_error_set (err, LS_ERR_INVALID, "row %llu of 'jpeg' is empty", (unsigned long long) index);
+  else
+    rc = ls_image_sample_jpeg (&h->pipeline, row.p, row.len, epoch, index, out, err);
+  if (row.p)
+    H5Dvlen_reclaim (vtype, mem_space, H5P_DEFAULT, &row);
+  H5Tclose (vtype);
+  H5Sclose (mem_space);
+  H5Sclose (file_space);
+  return rc;
+}
+
+static int
+hdf5_read (ls_dataset *ds, uint64_t index, uint32_t epoch, void *out, int32_t *label, ls_error *err)
+{
+  hdf5ds *h = (hdf5ds *) ds;
+  int rc = ensure_open (h, err);
+
+  if (rc == LS_OK)
+    rc = h->layout == HDF5_RAW ? read_raw (h, index, epoch, out, err) : read_jpeg (h, index, epoch, out, err);
+  if (rc != LS_OK)
+    {
+      ls_error_prefix (err, "%s", ds->spec.path);
+      return rc;
+    }
+  *label = h->labels[index];
+  return LS_OK;
+}
+
+static void
+hdf5_close (ls_dataset *ds)
+{
+  hdf5ds *h = (hdf5ds *) ds;
+  close_handles (h);
+  free (h->labels);
+  free (h->scratch);
+  ls_image_pipeline_clear (&h->pipeline);
+  free (h);
+}
+
+static const ls_dataset_ops hdf5_ops = { hdf5_close, hdf5_read };
+
+int
+ls_hdf5_open (const ls_dataset_spec *spec, ls_dataset **out, ls_error *err)
+{
+  hdf5ds *h;
+  hid_t file;
+  int rc;
+  char found[256];
+
+  *out = NULL;
+  /* Errors are reported here, in words; HDF5's own stack traces are noise. */
+  H5Eset_auto2 (H5E_DEFAULT, NULL, NULL);
+  if (H5Fis_hdf5 (spec->path) <= 0)
+    return ls_error_set (err, LS_ERR_INVALID, "%s: not an HDF5 file", spec->path);
+  file = H5Fopen (spec->path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (file < 0)
+    return ls_error_set (err, LS_ERR_INVALID, "%s: cannot open as HDF5", spec->path);
+
+  h = calloc (1, sizeof *h);
+  if (!h)
+    {
+      H5Fclose (file);
+      return ls_error_set (err, LS_ERR_NOMEM, "out of memory");
+    }
+  h->base.ops = &hdf5_ops;
+  h->base.spec = *spec;
+  h->file = h->data = H5I_INVALID_HID;
+
+  if (exists (file, "images"))
+    {
+      h->layout = HDF5_RAW;
+      rc = check_raw (h, file, spec->path, err);
+    }
+  else if (exists (file, "jpeg"))
+    {
+      h->layout = HDF5_JPEG;
+      rc = check_jpeg (h, file, spec->path, err);
+    }
+  else
+    {
+      int n = names_in_file (file, found, sizeof found);
+      rc = ls_error_set (err, LS_ERR_INVALID,
+                         "%s: no dataset 'images' (uint8 N x H x W x C) or 'jpeg' (encoded rows); the file holds %s%s",
+                         spec->path, n ? found : "nothing", n ? "" : " at its root");
+    }
+  if (rc == LS_OK && !exists (file, "labels"))
+    rc = ls_error_set (err, LS_ERR_INVALID, "%s: no dataset 'labels' (N integers) beside '%s'", spec->path,
+                       h->layout == HDF5_RAW ? "images" : "jpeg");
+  if (rc == LS_OK)
+    rc = read_labels (h, file, spec->path, err);
+  H5Fclose (file);
+
+  if (rc == LS_OK && h->layout == HDF5_RAW)
+    {
+      uint64_t pixels = (uint64_t) h->dims[1] * h->dims[2];
+      uint64_t limit = spec->pixel_limit ? spec->pixel_limit : LS_DEFAULT_PIXEL_LIMIT;
+      if (pixels > limit)
+        rc = ls_error_set (err, LS_ERR_INVALID, "%s: images of %llux%llu are over the %.1f MP pixel limit", spec->path,
+                           (unsigned long long) h->dims[2], (unsigned long long) h->dims[1], limit / 1e6);
+      else if (!(h->scratch = malloc (pixels * h->dims[3])))
+        rc = ls_error_set (err, LS_ERR_NOMEM, "out of memory");
+    }
+  if (rc == LS_OK)
+    rc = ls_image_pipeline_init (&h->pipeline, spec->seed, (int) spec->width, spec->output,
+                                 spec->pixel_limit ? spec->pixel_limit : LS_DEFAULT_PIXEL_LIMIT, err);
+  if (rc != LS_OK)
+    {
+      hdf5_close (&h->base);
+      return rc;
+    }
+  h->base.length = h->dims[0];
+  h->base.sample_bytes = ls_transformed_bytes ((int) spec->width, spec->output);
+  *out = &h->base;
+  return LS_OK;
+}
