@@ -23,18 +23,19 @@ typedef struct {
 } jpegdir;
 
 static int
+equal_ci (const char *a, const char *lower)
+{
+  for (; *a && *lower; a++, lower++)
+    if (tolower ((unsigned char) *a) != *lower)
+      return 0;
+  return *a == *lower;
+}
+
+static int
 has_jpeg_extension (const char *name)
 {
   const char *dot = strrchr (name, '.');
-  if (!dot || dot == name)
-    return 0;
-  char ext[8];
-  size_t n = strlen (dot + 1);
-  if (n == 0 || n >= sizeof ext)
-    return 0;
-  for (size_t i = 0; i <= n; i++)
-    ext[i] = (char) tolower ((unsigned char) dot[1 + i]);
-  return strcmp (ext, "jpg") == 0 || strcmp (ext, "jpeg") == 0;
+  return dot && dot != name && (equal_ci (dot + 1, "jpg") || equal_ci (dot + 1, "jpeg"));
 }
 
 static void

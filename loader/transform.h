@@ -49,5 +49,9 @@ void ls_resampler_free (ls_resampler *r);
 int ls_resize_crop_rgb (ls_resampler *r, const uint8_t *pixels, int crop_width, int crop_height, size_t stride,
                         bool flip, int out_size, ls_output_format format, void *out, ls_error *err);
 
+/* Allows (default) or forbids the x86 SIMD versions of the resize loops;
+ * both give the same bytes, which the tests check. */
+void ls_transform_use_simd (bool allowed);
+
 /* Bytes one transformed sample takes. */
 size_t ls_transformed_bytes (int out_size, ls_output_format format);

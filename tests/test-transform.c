@@ -31,7 +31,7 @@ read_fixture (const char *name, gsize *len)
 }
 
 static void
-test_torchvision_parity (void)
+check_torchvision_parity (void)
 {
   gsize index_len, ref_len, norm_len;
   g_autofree char *index = (char *) read_fixture ("cases.txt", &index_len);
@@ -97,6 +97,21 @@ test_torchvision_parity (void)
   g_assert_cmpint (cases, ==, 8);
   ls_jpeg_decoder_free (dec);
   ls_resampler_free (rs);
+}
+
+static void
+test_torchvision_parity (void)
+{
+  ls_transform_use_simd (true);
+  check_torchvision_parity ();
+}
+
+static void
+test_torchvision_parity_portable_code (void)
+{
+  ls_transform_use_simd (false);
+  check_torchvision_parity ();
+  ls_transform_use_simd (true);
 }
 
 static gboolean
@@ -203,6 +218,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/loader/transform/torchvision-parity", test_torchvision_parity);
+  g_test_add_func ("/loader/transform/torchvision-parity-portable-code", test_torchvision_parity_portable_code);
   g_test_add_func ("/loader/transform/random-resized-crop-parameters", test_random_resized_crop_parameters);
   g_test_add_func ("/loader/transform/fallback-is-central-crop", test_fallback_is_central_crop);
   g_test_add_func ("/loader/transform/tiny-and-gray-images", test_tiny_and_gray_images);
