@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "app/cli-machine.h"
+#include "app/cli-make-dataset.h"
 #include "app/cli-run.h"
 
 typedef struct {
@@ -16,6 +17,8 @@ typedef struct {
 
 static const ls_command commands[] = {
   { "run", "run --dataset synthetic [knobs]", "one measured run of the loader (see run --help)", ls_cli_run },
+  { "make-dataset", "make-dataset --format F --count N OUT",
+    "write a sample dataset: jpeg-dir, hdf5 or hdf5-jpeg (see make-dataset --help)", ls_cli_make_dataset },
   { "machine", "machine", "describe this machine (cores, memory, OS, CPU) as runs will record it", ls_cli_machine },
 };
 
