@@ -132,6 +132,8 @@ ls_run_summary_json (const ls_run_config *config, const ls_run_result *r)
   json_builder_add_int_value (b, (gint64) r->arena_bytes);
   json_builder_set_member_name (b, "samples_taken");
   json_builder_add_int_value (b, (gint64) mem->samples);
+  json_builder_set_member_name (b, "sampler_cpu_ms");
+  json_builder_add_double_value (b, (double) mem->sampler_cpu_ns / 1e6);
   json_builder_end_object (b);
 
   json_builder_set_member_name (b, "worker_startup_ms");

@@ -14,6 +14,7 @@ struct ls_memsampler {
   ls_thread *thread;
   ls_mutex *lock;
   bool stop;
+  uint64_t thread_cpu_ns;
   ls_memory_summary sum;  /* mean holds running sums until stop */
 };
 
@@ -64,9 +65,8 @@ take_sample (ls_memsampler *s)
 }
 
 static void
-sampler_main (void *data)
+sampler_loop (ls_memsampler *s)
 {
-  ls_memsampler *s = data;
   for (;;)
     {
       ls_mutex_lock (s->lock);
@@ -86,6 +86,14 @@ sampler_main (void *data)
             return;
         }
     }
+}
+
+static void
+sampler_main (void *data)
+{
+  ls_memsampler *s = data;
+  sampler_loop (s);
+  s->thread_cpu_ns = ls_thread_cpu_ns ();
 }
 
 int
@@ -123,7 +131,9 @@ ls_memsampler_stop (ls_memsampler *s, ls_memory_summary *summary)
   s->stop = true;
   ls_mutex_unlock (s->lock);
   ls_thread_join (s->thread);
+  uint64_t before = ls_thread_cpu_ns ();
   take_sample (s);
+  s->sum.sampler_cpu_ns = s->thread_cpu_ns + (ls_thread_cpu_ns () - before);
 
   *summary = s->sum;
   if (summary->samples)

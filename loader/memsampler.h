@@ -15,6 +15,7 @@ typedef struct ls_memory_summary {
   uint64_t samples;
   ls_procmem peak;           /* per field, the largest tree-wide sum seen */
   ls_procmem mean;           /* per field, the mean of the tree-wide sums */
+  uint64_t sampler_cpu_ns;   /* CPU the sampling itself took (reading /proc is not free) */
 } ls_memory_summary;
 
 /* pool may be NULL (only the runner is sampled). */

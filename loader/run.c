@@ -154,7 +154,10 @@ ls_run (const ls_run_config *config, ls_run_result *r, ls_error *err)
     }
 
   ls_memsampler_stop (sampler, &r->memory);
+  /* The loader's CPU, not the measuring's: the sampler's reads of /proc
+   * (kernel time walking page tables) are reported on their own. */
   uint64_t cpu_self = self_cpu_ns () - cpu0;
+  cpu_self = cpu_self > r->memory.sampler_cpu_ns ? cpu_self - r->memory.sampler_cpu_ns : 0;
   ls_pool_stop (pool); /* the workers report their CPU time as they stop */
   uint64_t t_end = ls_clock_ns ();
   size_t n_workers = 0;

@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
 struct ls_thread {
   pthread_t id;
@@ -50,6 +51,15 @@ ls_thread_join (ls_thread *thread)
     return;
   pthread_join (thread->id, NULL);
   free (thread);
+}
+
+uint64_t
+ls_thread_cpu_ns (void)
+{
+  struct timespec ts;
+  if (clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+    return 0;
+  return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
 }
 
 ls_mutex *

@@ -53,6 +53,17 @@ ls_thread_join (ls_thread *thread)
   free (thread);
 }
 
+uint64_t
+ls_thread_cpu_ns (void)
+{
+  FILETIME created, ended, kernel, user;
+  if (!GetThreadTimes (GetCurrentThread (), &created, &ended, &kernel, &user))
+    return 0;
+  uint64_t k = ((uint64_t) kernel.dwHighDateTime << 32) | kernel.dwLowDateTime;
+  uint64_t u = ((uint64_t) user.dwHighDateTime << 32) | user.dwLowDateTime;
+  return (k + u) * 100u; /* 100 ns units */
+}
+
 ls_mutex *
 ls_mutex_new (void)
 {

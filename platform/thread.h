@@ -2,6 +2,8 @@
  * memory and CPU while batches flow). */
 #pragma once
 
+#include <stdint.h>
+
 #include "error.h"
 
 typedef struct ls_thread ls_thread;
@@ -11,6 +13,9 @@ int ls_thread_start (ls_thread **out, void (*fn) (void *arg), void *arg, ls_erro
 
 /* Waits for the thread to return, then frees it. */
 void ls_thread_join (ls_thread *thread);
+
+/* CPU time (user + system) the calling thread has used, in ns. */
+uint64_t ls_thread_cpu_ns (void);
 
 ls_mutex *ls_mutex_new (void);
 void ls_mutex_lock (ls_mutex *mutex);
