@@ -15,7 +15,8 @@ void ls_fs_sort_entries (ls_dir_entry *entries, size_t count);
 void
 ls_fs_sort_entries (ls_dir_entry *entries, size_t count)
 {
-  qsort (entries, count, sizeof *entries, cmp_entries);
+  if (count > 1)
+    qsort (entries, count, sizeof *entries, cmp_entries);
 }
 
 void
