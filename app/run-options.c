@@ -29,6 +29,7 @@ ls_run_options_init (ls_run_options *o)
   o->fail_every = 0;
   o->crash_at = -1;
   o->hang_at = -1;
+  o->model_ms = 10;
 }
 
 void
@@ -44,6 +45,8 @@ ls_run_options_clear (ls_run_options *o)
   g_free (o->output);
   g_free (o->shuffle);
   g_free (o->in_order);
+  g_free (o->pin);
+  g_free (o->non_blocking);
 }
 
 void
@@ -68,7 +71,22 @@ ls_run_options_add_to (ls_run_options *o, GOptionContext *context)
     { "epochs", 0, 0, G_OPTION_ARG_INT, &o->epochs, "Epochs to run (default 1; with --batches, as many as needed)", "E" },
     { "batches", 0, 0, G_OPTION_ARG_INT64, &o->batches, "Stop after K batches", "K" },
     { "warmup", 0, 0, G_OPTION_ARG_INT, &o->warmup, "Batches left out of the figures (default: workers, at least 1)", "W" },
-    { "sink", 0, 0, G_OPTION_ARG_STRING, &o->sink, "Consumer of the batches (this build: none)", "none" },
+    { "sink", 0, 0, G_OPTION_ARG_STRING, &o->sink,
+      "Consumer of the batches: a CUDA GPU, a simulated one, or none (default auto: cuda if a GPU answers, else sim)",
+      "auto|cuda|sim|none" },
+    { "pin", 0, 0, G_OPTION_ARG_STRING, &o->pin,
+      "Host memory the copy reads: pageable, a pinned staging copy (PyTorch's pin_memory), or the pinned arena itself "
+      "(default off)",
+      "off|staging|arena" },
+    { "non-blocking", 0, 0, G_OPTION_ARG_STRING, &o->non_blocking,
+      "Copy asynchronously on a copy stream, overlapped with the model step (default off)", "on|off" },
+    { "model-ms", 0, 0, G_OPTION_ARG_DOUBLE, &o->model_ms, "Device busy time of the model step per batch (default 10)",
+      "X" },
+    { "device", 0, 0, G_OPTION_ARG_INT, &o->device, "CUDA device index (default 0)", "N" },
+    { "sim-bandwidth-pageable", 0, 0, G_OPTION_ARG_DOUBLE, &o->sim_bw_pageable,
+      "Sim sink: host-to-device GB/s from pageable memory (default 6)", "GBPS" },
+    { "sim-bandwidth-pinned", 0, 0, G_OPTION_ARG_DOUBLE, &o->sim_bw_pinned,
+      "Sim sink: host-to-device GB/s from pinned memory (default 24)", "GBPS" },
     { "seed", 0, 0, G_OPTION_ARG_INT64, &o->seed, "Seed of shuffling and random transforms (default 0)", "S" },
     { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &o->timeout, "Seconds to wait for a batch before failing; 0 waits forever (default 60)", "SEC" },
     { "on-error", 0, 0, G_OPTION_ARG_STRING, &o->on_error, "A sample that fails stops the run, or is replaced and counted (default fail)", "fail|skip" },
@@ -284,9 +302,41 @@ ls_run_options_resolve (const ls_run_options *o, ls_run_config *config, GError *
     return fail (error, "--warmup %d: must not be negative", o->warmup);
   config->warmup = o->warmup >= 0 ? (uint32_t) o->warmup : (pool->num_workers ? pool->num_workers : 1);
 
-  if (o->sink && strcmp (o->sink, "none") != 0)
-    return fail (error, "--sink %s: this build has only the 'none' sink (the sim and cuda sinks come later)", o->sink);
-  config->sink = LS_SINK_NONE;
+  ls_sink_config *sink = &config->sink;
+  ls_sink_config_init (sink);
+  if (!o->sink || strcmp (o->sink, "auto") == 0)
+    sink->kind = LS_SINK_AUTO;
+  else if (strcmp (o->sink, "cuda") == 0)
+    sink->kind = LS_SINK_CUDA;
+  else if (strcmp (o->sink, "sim") == 0)
+    sink->kind = LS_SINK_SIM;
+  else if (strcmp (o->sink, "none") == 0)
+    sink->kind = LS_SINK_NONE;
+  else
+    return fail (error, "--sink %s: expected auto, cuda, sim or none", o->sink);
+  if (!o->pin || strcmp (o->pin, "off") == 0)
+    sink->pin = LS_PIN_OFF;
+  else if (strcmp (o->pin, "staging") == 0)
+    sink->pin = LS_PIN_STAGING;
+  else if (strcmp (o->pin, "arena") == 0)
+    sink->pin = LS_PIN_ARENA;
+  else
+    return fail (error, "--pin %s: expected off, staging or arena", o->pin);
+  gboolean non_blocking;
+  if (!parse_on_off ("non-blocking", o->non_blocking, FALSE, &non_blocking, error))
+    return FALSE;
+  sink->non_blocking = non_blocking;
+  if (o->model_ms < 0 || o->model_ms > 60000)
+    return fail (error, "--model-ms %g: must be between 0 and 60000", o->model_ms);
+  sink->model_ms = o->model_ms;
+  if (o->device < 0)
+    return fail (error, "--device %d: must not be negative", o->device);
+  sink->device = o->device;
+  if (o->sim_bw_pageable < 0 || o->sim_bw_pinned < 0)
+    return fail (error, "--sim-bandwidth-*: must be more than 0 GB/s");
+  sink->sim_bandwidth_gbps[LS_PIN_OFF] = o->sim_bw_pageable;
+  sink->sim_bandwidth_gbps[LS_PIN_STAGING] = o->sim_bw_pinned;
+  sink->sim_bandwidth_gbps[LS_PIN_ARENA] = o->sim_bw_pinned;
   config->checksum = o->checksum;
   config->sample_interval_ms = 100;
   return TRUE;

@@ -18,6 +18,12 @@ typedef struct ls_run_options {
   char *output;
   char *shuffle;
   char *in_order;
+  char *pin;
+  char *non_blocking;
+  double model_ms;
+  double sim_bw_pageable;
+  double sim_bw_pinned;
+  int device;
   gint64 count;
   int crop;
   double pixel_limit_mp;

@@ -77,9 +77,16 @@ ls_run_summary_json (const ls_run_config *config, const ls_run_result *r)
   else
     json_builder_add_string_value (b, r->error);
   json_builder_set_member_name (b, "sink");
-  json_builder_add_string_value (b, "none");
+  json_builder_add_string_value (b, r->sink_name);
   json_builder_set_member_name (b, "simulated");
-  json_builder_add_boolean_value (b, FALSE);
+  json_builder_add_boolean_value (b, r->simulated);
+  json_builder_set_member_name (b, "sink_note");
+  if (r->sink_note[0])
+    json_builder_add_string_value (b, r->sink_note);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "device");
+  json_builder_add_string_value (b, r->device_name);
   json_builder_set_member_name (b, "dataset");
   json_builder_add_string_value (b, pool->dataset.kind[0] && strcmp (pool->dataset.kind, "synthetic") != 0
                                         ? pool->dataset.path
@@ -94,8 +101,22 @@ ls_run_summary_json (const ls_run_config *config, const ls_run_result *r)
   json_builder_add_int_value (b, pool->num_workers);
   json_builder_set_member_name (b, "start");
   json_builder_add_string_value (b, ls_start_method_name (pool->start));
+  gboolean has_device = strcmp (r->sink_name, "none") != 0;
   json_builder_set_member_name (b, "pin");
-  json_builder_add_null_value (b); /* no device copy with the none sink */
+  if (has_device)
+    json_builder_add_string_value (b, ls_pin_mode_name (config->sink.pin));
+  else
+    json_builder_add_null_value (b); /* no device copy with the none sink */
+  json_builder_set_member_name (b, "non_blocking");
+  if (has_device)
+    json_builder_add_boolean_value (b, config->sink.non_blocking);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "model_ms");
+  if (has_device)
+    json_builder_add_double_value (b, config->sink.model_ms);
+  else
+    json_builder_add_null_value (b);
   json_builder_set_member_name (b, "prefetch");
   json_builder_add_int_value (b, pool->prefetch_factor);
   json_builder_set_member_name (b, "persistent");
@@ -114,8 +135,17 @@ ls_run_summary_json (const ls_run_config *config, const ls_run_result *r)
   else
     json_builder_add_null_value (b);
   add_dist (b, "batch_wait_ms", &r->wait_ms);
+  add_dist (b, "copy_ms", &r->copy_ms);
+  add_dist (b, "compute_ms", &r->compute_ms);
+  json_builder_set_member_name (b, "batch_bytes");
+  json_builder_add_int_value (b, (gint64) r->batch_bytes);
+  json_builder_set_member_name (b, "host_bytes_copied");
+  json_builder_add_int_value (b, (gint64) r->host_bytes_copied);
   json_builder_set_member_name (b, "gpu_util_exact");
-  json_builder_add_null_value (b);
+  if (r->gpu_util_exact >= 0)
+    json_builder_add_double_value (b, r->gpu_util_exact);
+  else
+    json_builder_add_null_value (b);
   json_builder_set_member_name (b, "gpu_util_nvml");
   json_builder_add_null_value (b);
 
@@ -176,9 +206,12 @@ ls_run_summary_print (FILE *to, const ls_run_config *config, const ls_run_result
 {
   const ls_pool_config *pool = &config->pool;
 
-  fprintf (to, "run %s: %s, %u workers (%s), batch %u, prefetch %u, persistent %s\n",
+  fprintf (to, "run %s: %s, %u workers (%s), batch %u, prefetch %u, persistent %s, sink %s%s\n",
            ls_run_status_name (r->status), pool->dataset.kind, pool->num_workers, ls_start_method_name (pool->start),
-           pool->batch_size, pool->prefetch_factor, pool->persistent_workers ? "on" : "off");
+           pool->batch_size, pool->prefetch_factor, pool->persistent_workers ? "on" : "off", r->sink_name,
+           r->simulated ? " (SIMULATED GPU)" : "");
+  if (r->sink_note[0])
+    fprintf (to, "  note:              %s\n", r->sink_note);
   if (r->status != LS_RUN_DONE)
     fprintf (to, "  error:             %s\n", r->error);
   fprintf (to, "  batches:           %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " samples, first %u not measured)\n",
@@ -190,6 +223,12 @@ ls_run_summary_print (FILE *to, const ls_run_config *config, const ls_run_result
   if (r->wait_ms.valid)
     fprintf (to, "  batch wait:        p50 %.3f  p95 %.3f  p99 %.3f  max %.3f ms\n", r->wait_ms.p50, r->wait_ms.p95,
              r->wait_ms.p99, r->wait_ms.max);
+  if (r->copy_ms.valid)
+    fprintf (to, "  copy / compute:    p50 %.3f / %.3f ms per batch (pin %s, non-blocking %s)%s\n", r->copy_ms.p50,
+             r->compute_ms.p50, ls_pin_mode_name (config->sink.pin), config->sink.non_blocking ? "on" : "off",
+             r->simulated ? ", simulated" : "");
+  if (r->gpu_util_exact >= 0)
+    fprintf (to, "  GPU utilization:   %.1f %%%s\n", r->gpu_util_exact * 100, r->simulated ? " (simulated)" : "");
   if (r->time_to_first_batch_ms >= 0)
     fprintf (to, "  first batch after: %.1f ms\n", r->time_to_first_batch_ms);
   if (r->epoch_boundary_ms >= 0)

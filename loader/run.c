@@ -42,27 +42,67 @@ ms_between (uint64_t a, uint64_t b)
   return (double) (b - a) / 1e6;
 }
 
+/* Gives back the slots a sink is done with. */
+static void
+release_slots (ls_pool *pool, const uint32_t *slots, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      ls_batch b = { .slot = slots[i] };
+      ls_pool_release (pool, &b);
+    }
+}
+
+/* Files the sink's finished timings under their batches. */
+static void
+collect_timings (ls_sink *sink, ls_run_result *r)
+{
+  ls_sink_timing t[16];
+  size_t n;
+  while ((n = ls_sink_take_timings (sink, t, 16)) > 0)
+    for (size_t i = 0; i < n; i++)
+      if (t[i].seq < r->n_timeline)
+        {
+          r->timeline[t[i].seq].copy_ms = t[i].copy_ms;
+          r->timeline[t[i].seq].compute_ms = t[i].compute_ms;
+          r->timeline[t[i].seq].stage_ms = t[i].stage_ms;
+        }
+}
+
 int
 ls_run (const ls_run_config *config, ls_run_result *r, ls_error *err)
 {
   ls_pool *pool = NULL;
+  ls_sink *sink = NULL;
+  uint32_t release[LS_SINK_MAX_HELD + 2];
+  size_t n_release = 0;
   ls_memsampler *sampler = NULL;
   ls_error run_err = { 0 };
   size_t cap = 0;
   double boundary_sum = 0;
   uint32_t boundaries = 0;
   uint32_t prev_epoch = 0;
-  uint64_t window_start = 0, last_ready = 0;
+  uint64_t window_start = 0, last_consumed = 0;
 
   memset (r, 0, sizeof *r);
   r->time_to_first_batch_ms = -1;
   r->epoch_boundary_ms = -1;
 
+  r->gpu_util_exact = -1;
   if (ls_pool_create (&config->pool, &pool, err) != LS_OK)
     return err ? err->code : LS_ERR_INVALID;
   r->arena_bytes = ls_arena_bytes (ls_pool_arena (pool));
   r->dataset_samples = ls_dataset_length (ls_pool_dataset (pool));
   r->sample_bytes = ls_dataset_sample_bytes (ls_pool_dataset (pool));
+  r->batch_bytes = r->sample_bytes * config->pool.batch_size;
+  if (ls_sink_open (&config->sink, ls_pool_arena (pool), &sink, r->sink_note, sizeof r->sink_note, err) != LS_OK)
+    {
+      ls_pool_free (pool);
+      return err ? err->code : LS_ERR_UNSUPPORTED;
+    }
+  snprintf (r->sink_name, sizeof r->sink_name, "%s", ls_sink_name (sink));
+  r->simulated = ls_sink_simulated (sink);
+  snprintf (r->device_name, sizeof r->device_name, "%s", ls_sink_device_name (sink));
 
   uint64_t planned = config->pool.epochs ? ls_pool_batches_per_epoch (pool) * config->pool.epochs : UINT64_MAX;
   if (config->max_batches && config->max_batches < planned)
@@ -72,6 +112,7 @@ ls_run (const ls_run_config *config, ls_run_result *r, ls_error *err)
 
   if (ls_memsampler_start (pool, config->sample_interval_ms, &sampler, err) != LS_OK)
     {
+      ls_sink_close (sink);
       ls_pool_free (pool);
       return err ? err->code : LS_ERR_OS;
     }
@@ -124,7 +165,8 @@ ls_run (const ls_run_config *config, ls_run_result *r, ls_error *err)
           waits = w;
         }
       double wait = ms_between (t0, t1);
-      r->timeline[r->n_timeline++] = (ls_batch_record){ b.epoch, b.batch, b.count, ms_between (t_iter, t1), wait };
+      r->timeline[r->n_timeline++]
+          = (ls_batch_record){ b.epoch, b.batch, b.count, ms_between (t_iter, t1), wait, -1, -1, 0 };
 
       if (r->batches == 0)
         r->time_to_first_batch_ms = ms_between (t_iter, t1);
@@ -140,18 +182,35 @@ ls_run (const ls_run_config *config, ls_run_result *r, ls_error *err)
           waits[r->batches - r->warmup_used] = wait;
           r->measured_samples += b.count;
         }
-      if (r->warmup_used && r->batches + 1 == r->warmup_used)
-        window_start = t1;
       r->batches++;
       r->samples += b.count;
       r->skipped_samples += b.skipped;
-      last_ready = t1;
       if (config->checksum)
         r->checksum += ls_batch_hash (&b);
 
-      /* LS_SINK_NONE: the consumer hands the batch straight back. */
-      ls_pool_release (pool, &b);
+      if (ls_sink_submit (sink, &b, release, &n_release, &run_err) != LS_OK)
+        {
+          r->status = LS_RUN_FAILED;
+          memcpy (r->error, run_err.message, sizeof r->error);
+          break;
+        }
+      release_slots (pool, release, n_release);
+      collect_timings (sink, r);
+      last_consumed = ls_clock_ns ();
+      /* The measured window opens once the warm-up batches are consumed. */
+      if (r->warmup_used && r->batches == r->warmup_used)
+        window_start = last_consumed;
     }
+
+  if (ls_sink_drain (sink, release, &n_release, &run_err) != LS_OK && r->status == LS_RUN_DONE)
+    {
+      r->status = LS_RUN_FAILED;
+      memcpy (r->error, run_err.message, sizeof r->error);
+    }
+  uint64_t t_drained = ls_clock_ns ();
+  release_slots (pool, release, n_release);
+  collect_timings (sink, r);
+  r->host_bytes_copied = ls_sink_host_bytes_copied (sink);
 
   ls_memsampler_stop (sampler, &r->memory);
   /* The loader's CPU, not the measuring's: the sampler's reads of /proc
@@ -171,10 +230,32 @@ ls_run (const ls_run_config *config, ls_run_result *r, ls_error *err)
 
   size_t measured = r->batches > r->warmup_used ? (size_t) (r->batches - r->warmup_used) : 0;
   r->wait_ms = ls_dist_of (waits, measured);
-  free (waits);
-  if (last_ready > window_start)
+  if (ls_sink_kind_of (sink) != LS_SINK_NONE && measured)
     {
-      r->measured_s = (double) (last_ready - window_start) / 1e9;
+      /* Copy and compute of the measured batches; busy time over the
+       * window from the end of the warm-up until the device finished. */
+      double busy = 0;
+      size_t n = 0;
+      for (size_t i = r->warmup_used; i < r->n_timeline; i++)
+        if (r->timeline[i].compute_ms >= 0)
+          waits[n++] = r->timeline[i].copy_ms;
+      r->copy_ms = ls_dist_of (waits, n);
+      n = 0;
+      for (size_t i = r->warmup_used; i < r->n_timeline; i++)
+        if (r->timeline[i].compute_ms >= 0)
+          {
+            waits[n++] = r->timeline[i].compute_ms;
+            busy += r->timeline[i].compute_ms;
+          }
+      r->compute_ms = ls_dist_of (waits, n);
+      if (t_drained > window_start)
+        r->gpu_util_exact = busy / ms_between (window_start, t_drained);
+    }
+  free (waits);
+  ls_sink_close (sink);
+  if (last_consumed > window_start)
+    {
+      r->measured_s = (double) (last_consumed - window_start) / 1e9;
       r->throughput_sps = (double) r->measured_samples / r->measured_s;
     }
   if (boundaries)

@@ -8,17 +8,14 @@
 
 #include "loader/memsampler.h"
 #include "loader/pool.h"
+#include "loader/sink.h"
 #include "loader/stats.h"
-
-typedef enum {
-  LS_SINK_NONE = 0, /* the consumer takes each batch and gives it back */
-} ls_sink_kind;
 
 typedef struct ls_run_config {
   ls_pool_config pool;
   uint64_t max_batches;  /* stop after this many batches (0: run pool.epochs to the end) */
   uint32_t warmup;       /* batches left out of throughput and waits */
-  ls_sink_kind sink;
+  ls_sink_config sink;
   bool checksum;         /* hash every delivered batch (tests, determinism checks) */
   uint32_t sample_interval_ms;              /* memory sampling, default 100 */
   volatile sig_atomic_t *interrupt;         /* set to stop the run as interrupted */
@@ -34,8 +31,11 @@ typedef struct ls_batch_record {
   uint32_t epoch;
   uint64_t batch;
   uint32_t samples;
-  double ready_ms; /* since the iteration started */
-  double wait_ms;  /* time blocked in next() */
+  double ready_ms;   /* since the iteration started */
+  double wait_ms;    /* time blocked in next(): the data stall */
+  double copy_ms;    /* host to device (< 0: none, or not known) */
+  double compute_ms; /* model step (< 0: none) */
+  double stage_ms;   /* host copy into pinned staging memory */
 } ls_batch_record;
 
 typedef struct ls_run_result {
@@ -49,6 +49,15 @@ typedef struct ls_run_result {
   double measured_s;
   double throughput_sps;     /* valid when measured_s > 0 */
   ls_dist wait_ms;           /* over the measured batches */
+  ls_dist copy_ms;           /* host-to-device copy per batch (invalid for the none sink) */
+  ls_dist compute_ms;        /* model step per batch */
+  double gpu_util_exact;     /* model-step busy time / wall time of the measured window; < 0: none */
+  char sink_name[8];         /* "none", "sim" or "cuda" */
+  bool simulated;
+  char sink_note[LS_ERROR_MESSAGE_MAX]; /* why auto fell back to sim, or empty */
+  char device_name[128];
+  uint64_t batch_bytes;      /* a full batch: batch size x sample bytes */
+  uint64_t host_bytes_copied;
   double time_to_first_batch_ms; /* < 0: no batch arrived */
   double epoch_boundary_ms;  /* mean wait for the first batch of epochs after the first; < 0: none */
   double wall_s;             /* iteration start to workers stopped */
