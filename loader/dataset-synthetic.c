@@ -8,6 +8,7 @@
 #include "loader/dataset.h"
 #include "loader/prng.h"
 #include "platform/clock.h"
+#include "platform/process.h"
 
 /* Largest sample the synthetic dataset makes: 8192 x 8192 x 3 bytes. */
 #define SYNTHETIC_MAX_SIDE 8192u
@@ -68,12 +69,31 @@ ls_synthetic_calibrate (void)
 typedef struct {
   ls_dataset base;
   uint64_t work_units; /* per sample */
+  ls_pid ballast_owner; /* process that allocated the ballast */
+  uint8_t *ballast;
 } synthetic;
 
 static void
 synthetic_close (ls_dataset *ds)
 {
+  synthetic *s = (synthetic *) ds;
+  free (s->ballast);
   free (ds);
+}
+
+/* --alloc fault: memory a process holds while it loads, to check the
+ * memory sampler sees every worker. Touched page by page, so it counts. */
+static void
+allocate_ballast (synthetic *s)
+{
+  if (!s->base.spec.alloc_mb || s->ballast_owner == ls_process_self_pid ())
+    return;
+  size_t bytes = (size_t) s->base.spec.alloc_mb << 20;
+  s->ballast = malloc (bytes); /* a forked copy of the runner's is left alone */
+  s->ballast_owner = ls_process_self_pid ();
+  if (s->ballast)
+    for (size_t i = 0; i < bytes; i += 4096)
+      s->ballast[i] = (uint8_t) i;
 }
 
 static int
@@ -98,6 +118,7 @@ synthetic_read (ls_dataset *ds, uint64_t index, uint32_t epoch, void *out, int32
     return ls_error_set (err, LS_ERR_INVALID, "injected failure (--fail-every %llu)",
                          (unsigned long long) spec->fail_every);
 
+  allocate_ballast (s);
   if (s->work_units)
     work_sink += ls_synthetic_work (index, s->work_units);
 

@@ -82,11 +82,12 @@ ls_dataset_spec_format (const ls_dataset_spec *spec, char *buf, size_t len)
 {
   /* The path goes last: it may hold any character, ';' included. */
   int n = snprintf (buf, len, "kind=%s;count=%llu;w=%u;h=%u;cost=%u;work=%.17g;seed=%llu;output=%d;"
-                    "fail=%llu;crash=%llu;hang=%llu;plimit=%llu;path=%s",
+                    "fail=%llu;crash=%llu;hang=%llu;plimit=%llu;alloc=%llu;path=%s",
                     spec->kind, (unsigned long long) spec->count, spec->width, spec->height, spec->sample_cost_us,
                     spec->work_per_us, (unsigned long long) spec->seed, (int) spec->output,
                     (unsigned long long) spec->fail_every, (unsigned long long) spec->crash_at,
-                    (unsigned long long) spec->hang_at, (unsigned long long) spec->pixel_limit, spec->path);
+                    (unsigned long long) spec->hang_at, (unsigned long long) spec->pixel_limit,
+                    (unsigned long long) spec->alloc_mb, spec->path);
   return n < 0 || (size_t) n >= len ? -1 : n;
 }
 
@@ -173,6 +174,8 @@ ls_dataset_spec_parse (const char *text, ls_dataset_spec *spec, ls_error *err)
             spec->hang_at = n;
           else if (strcmp (key, "plimit") == 0)
             spec->pixel_limit = n;
+          else if (strcmp (key, "alloc") == 0)
+            spec->alloc_mb = n;
           else
             return ls_error_set (err, LS_ERR_INVALID, "dataset spec: unknown key '%s'", key);
         }

@@ -31,6 +31,7 @@ typedef struct ls_dataset_spec {
   uint64_t fail_every;
   uint64_t crash_at;
   uint64_t hang_at;
+  uint64_t alloc_mb;  /* each process that reads a sample allocates and touches this much, once */
 } ls_dataset_spec;
 
 typedef struct ls_dataset ls_dataset;

@@ -15,6 +15,8 @@ struct ls_memsampler {
   ls_mutex *lock;
   bool stop;
   uint64_t thread_cpu_ns;
+  uint64_t t0_ns;
+  size_t cap_series;
   ls_memory_summary sum;  /* mean holds running sums until stop */
 };
 
@@ -36,12 +38,19 @@ take_sample (ls_memsampler *s)
   pids[0] = ls_process_self_pid ();
   if (s->pool)
     n += ls_pool_live_pids (s->pool, pids + 1, LS_CHANNEL_WAIT_MAX);
+  ls_memory_point point = { .t_ms = (double) (ls_clock_ns () - s->t0_ns) / 1e6 };
   tree.valid = ~0u;
   for (size_t i = 0; i < n; i++)
     {
       ls_procmem m;
+      uint64_t user = 0, sys = 0;
       if (ls_procmem_read (pids[i], &m, NULL) != LS_OK)
         continue; /* a worker that just ended */
+      if (ls_proccpu_read (pids[i], &user, &sys, NULL) == LS_OK)
+        point.cpu_ns += user + sys;
+      if (i == 0)
+        point.runner_pss_bytes = (m.valid & LS_PROCMEM_PSS) ? m.pss_bytes : m.private_bytes;
+      point.processes++;
       tree.valid &= m.valid;
       tree.rss_bytes += m.rss_bytes;
       tree.pss_bytes += m.pss_bytes;
@@ -52,8 +61,26 @@ take_sample (ls_memsampler *s)
   if (tree.valid == ~0u)
     return;
 
+  point.rss_bytes = tree.rss_bytes;
+  point.pss_bytes = tree.pss_bytes;
+  point.uss_bytes = tree.uss_bytes;
+  point.working_set_bytes = tree.working_set_bytes;
+  point.private_bytes = tree.private_bytes;
+
   ls_mutex_lock (s->lock);
   ls_memory_summary *sum = &s->sum;
+  if (sum->n_series == s->cap_series)
+    {
+      size_t cap = s->cap_series ? s->cap_series * 2 : 256;
+      ls_memory_point *grown = realloc (sum->series, cap * sizeof *grown);
+      if (grown)
+        {
+          sum->series = grown;
+          s->cap_series = cap;
+        }
+    }
+  if (sum->n_series < s->cap_series)
+    sum->series[sum->n_series++] = point;
   sum->valid |= tree.valid;
   sum->samples++;
   add_field (&sum->peak.rss_bytes, &sum->mean.rss_bytes, tree.rss_bytes);
@@ -109,6 +136,7 @@ ls_memsampler_start (ls_pool *pool, uint32_t interval_ms, ls_memsampler **out, l
     }
   s->pool = pool;
   s->interval_ms = interval_ms ? interval_ms : 100;
+  s->t0_ns = ls_clock_ns ();
   if (ls_thread_start (&s->thread, sampler_main, s, err) != LS_OK)
     {
       ls_mutex_free (s->lock);
@@ -117,6 +145,14 @@ ls_memsampler_start (ls_pool *pool, uint32_t interval_ms, ls_memsampler **out, l
     }
   *out = s;
   return LS_OK;
+}
+
+void
+ls_memory_summary_clear (ls_memory_summary *summary)
+{
+  free (summary->series);
+  summary->series = NULL;
+  summary->n_series = 0;
 }
 
 void

@@ -277,5 +277,6 @@ ls_run_result_clear (ls_run_result *r)
 {
   free (r->workers);
   free (r->timeline);
+  ls_memory_summary_clear (&r->memory);
   memset (r, 0, sizeof *r);
 }

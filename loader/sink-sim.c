@@ -28,6 +28,8 @@ typedef struct {
   size_t staging_bytes;
 } sim_sink;
 
+/* Sleeps until t_ns, spinning only the last 100 us: a spinning consumer
+ * would take a core from the workers it is waiting for. */
 static void
 wait_until (uint64_t t_ns)
 {
@@ -36,10 +38,9 @@ wait_until (uint64_t t_ns)
       uint64_t now = ls_clock_ns ();
       if (now >= t_ns)
         return;
-      uint64_t left_ms = (t_ns - now) / 1000000u;
-      if (left_ms >= 2)
-        ls_sleep_ms ((uint32_t) (left_ms - 1));
-      /* the last stretch is spun: sleep overshoots by up to a millisecond */
+      uint64_t left_us = (t_ns - now) / 1000u;
+      if (left_us > 150)
+        ls_sleep_us ((uint32_t) (left_us - 100));
     }
 }
 

@@ -19,3 +19,11 @@ ls_sleep_ms (uint32_t ms)
   while (nanosleep (&ts, &ts) != 0 && errno == EINTR)
     ;
 }
+
+void
+ls_sleep_us (uint32_t us)
+{
+  struct timespec ts = { .tv_sec = us / 1000000, .tv_nsec = (long) (us % 1000000) * 1000L };
+  while (nanosleep (&ts, &ts) != 0 && errno == EINTR)
+    ;
+}

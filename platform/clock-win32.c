@@ -23,3 +23,9 @@ ls_sleep_ms (uint32_t ms)
 {
   Sleep ((DWORD) ms);
 }
+
+void
+ls_sleep_us (uint32_t us)
+{
+  Sleep ((us + 999) / 1000);
+}
