@@ -1,6 +1,7 @@
 /* The command line as scripts use it: exit codes, the JSON summary, and a
  * clear message for every bad input. */
 #include <json-glib/json-glib.h>
+#include <math.h>
 #include <string.h>
 
 #include "test-util.h"
@@ -69,6 +70,11 @@ test_run_prints_the_contract_summary (void)
   g_assert_true (json_object_get_null_member (o, "error"));
   g_assert_cmpstr (json_object_get_string_member (o, "sink"), ==, "none");
   g_assert_false (json_object_get_boolean_member (o, "simulated"));
+  g_assert_true (json_object_get_null_member (o, "sink_note"));
+  /* No device: no pin mode, no copy, no utilization. */
+  g_assert_true (json_object_get_null_member (o, "pin"));
+  g_assert_true (json_object_get_null_member (o, "copy_ms"));
+  g_assert_true (json_object_get_null_member (o, "compute_ms"));
   g_assert_cmpint (json_object_get_int_member (o, "workers"), ==, 2);
   g_assert_cmpstr (json_object_get_string_member (o, "start"), ==, "fork");
   g_assert_cmpint (json_object_get_int_member (o, "prefetch"), ==, 2);
@@ -93,6 +99,43 @@ test_run_prints_the_contract_summary (void)
   g_assert_cmpfloat (json_object_get_double_member (o, "epoch_boundary_ms"), >, 0);
   g_assert_cmpfloat (json_object_get_double_member (o, "cpu_percent"), >, 0);
   g_assert_cmpint (json_object_get_int_member (o, "skipped_samples"), ==, 0);
+  cli_result_clear (&r);
+}
+
+static void
+test_sim_sink_summary_is_labelled (void)
+{
+  cli_result r = run_cli ("run", "--dataset", "synthetic", "--count", "640", "--size", "16x16", "--workers", "2",
+                          "--batch-size", "32", "--pin", "staging", "--model-ms", "5", "--sink", "sim", "--json", NULL);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+
+  g_assert_cmpint (r.status, ==, 0);
+  JsonObject *o = parse_object (r.out, parser);
+  g_assert_cmpstr (json_object_get_string_member (o, "sink"), ==, "sim");
+  g_assert_true (json_object_get_boolean_member (o, "simulated"));
+  g_assert_cmpstr (json_object_get_string_member (o, "device"), ==, "simulated");
+  g_assert_cmpstr (json_object_get_string_member (o, "pin"), ==, "staging");
+  g_assert_false (json_object_get_boolean_member (o, "non_blocking"));
+  g_assert_cmpfloat (json_object_get_double_member (o, "model_ms"), ==, 5);
+  double util = json_object_get_double_member (o, "gpu_util_exact");
+  g_assert_cmpfloat (util, >, 0);
+  g_assert_cmpfloat (util, <=, 1);
+  g_assert_true (json_object_get_null_member (o, "gpu_util_nvml"));
+  JsonObject *compute = json_object_get_object_member (o, "compute_ms");
+  g_assert_cmpfloat (fabs (json_object_get_double_member (compute, "p50") - 5), <, 1e-6);
+  JsonObject *copy = json_object_get_object_member (o, "copy_ms");
+  g_assert_cmpfloat (json_object_get_double_member (copy, "p50"), >, 0);
+  gint64 batch_bytes = json_object_get_int_member (o, "batch_bytes");
+  g_assert_cmpint (batch_bytes, ==, 32 * 16 * 16 * 3 * 4);
+  /* Staging copies each of the 20 batches once on the host. */
+  g_assert_cmpint (json_object_get_int_member (o, "host_bytes_copied"), ==, 20 * batch_bytes);
+  cli_result_clear (&r);
+
+  /* Without --json, the words say it too. */
+  r = run_cli ("run", "--dataset", "synthetic", "--count", "64", "--size", "8x8", "--model-ms", "1", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "SIMULATED GPU"));
+  g_assert_nonnull (strstr (r.out, "using the simulated GPU sink"));
   cli_result_clear (&r);
 }
 
@@ -147,6 +190,10 @@ test_bad_usage_exits_2_naming_the_problem (void)
     { { "run", "--dataset", "synthetic", "--bogus", NULL }, "--bogus" },
     { { "run", "--dataset", "synthetic", "extra", NULL }, "unexpected argument 'extra'" },
     { { "frobnicate", NULL }, "unknown command 'frobnicate'" },
+    { { "run", "--dataset", "synthetic", "--sink", "tpu", NULL }, "--sink tpu: expected auto, cuda, sim or none" },
+    { { "run", "--dataset", "synthetic", "--pin", "yes", NULL }, "--pin yes: expected off, staging or arena" },
+    { { "run", "--dataset", "synthetic", "--model-ms", "-1", NULL }, "--model-ms -1" },
+    { { "run", "--dataset", "synthetic", "--non-blocking", "sometimes", NULL }, "--non-blocking sometimes" },
   };
   for (size_t i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -190,6 +237,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/app/cli/run-prints-the-contract-summary", test_run_prints_the_contract_summary);
+  g_test_add_func ("/app/cli/sim-sink-summary-is-labelled", test_sim_sink_summary_is_labelled);
   g_test_add_func ("/app/cli/failed-run-exits-1-with-reason", test_failed_run_exits_1_with_reason);
   g_test_add_func ("/app/cli/bad-usage-exits-2-naming-the-problem", test_bad_usage_exits_2_naming_the_problem);
   g_test_add_func ("/app/cli/help-and-version", test_help_and_version);
