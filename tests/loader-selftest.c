@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "loader/dataset.h"
+#include "loader/gpumon.h"
 #include "loader/pool.h"
 #include "loader/run.h"
 #include "platform/clock.h"
@@ -432,6 +433,30 @@ test_missing_worker (void)
   ls_run_result_clear (&r);
 }
 
+/* Where NVML is absent (Wine has no nvml.dll) the GPU monitor says so and
+ * nothing else happens; where it is present, it samples. */
+static void
+test_gpumon (void)
+{
+  const char *name = "GPU monitor: NVML absent is unsupported, present samples";
+  ls_error err = { 0 };
+  ls_gpumon *m = NULL;
+
+  int rc = ls_gpumon_start (0, 20, &m, &err);
+  if (rc == LS_OK)
+    {
+      ls_gpumon_summary s;
+      ls_sleep_ms (50);
+      ls_gpumon_stop (m, &s);
+      check (s.samples >= 2 && s.valid != 0, name, "%" PRIu64 " samples, valid %u", s.samples, s.valid);
+      ls_gpumon_summary_clear (&s);
+      return;
+    }
+  check (rc == LS_ERR_UNSUPPORTED && !m && starts_with (err.message, "NVML unavailable: "), name,
+         "rc %d, message [%s]", rc, err.message);
+  printf ("# %s\n", err.message);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -461,6 +486,7 @@ main (int argc, char **argv)
   test_crash ();
   test_hang_timeout ();
   test_missing_worker ();
+  test_gpumon ();
 
   printf ("# took %.1f s\n", ms_since (t0) / 1000.0);
   printf ("%d passed, %d failed\n", n_passed, n_failed);
