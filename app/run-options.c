@@ -47,6 +47,8 @@ ls_run_options_clear (ls_run_options *o)
   g_free (o->in_order);
   g_free (o->pin);
   g_free (o->non_blocking);
+  g_free (o->db);
+  g_free (o->events);
 }
 
 void
@@ -92,6 +94,12 @@ ls_run_options_add_to (ls_run_options *o, GOptionContext *context)
     { "on-error", 0, 0, G_OPTION_ARG_STRING, &o->on_error, "A sample that fails stops the run, or is replaced and counted (default fail)", "fail|skip" },
     { "output", 0, 0, G_OPTION_ARG_STRING, &o->output, "Sample layout (default f32-chw)", "f32-chw|u8-hwc" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, "Print the run summary as one JSON object", NULL },
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &o->db, "The run store (default: $XDG_DATA_HOME/loadscope/history.sqlite)",
+      "PATH" },
+    { "no-db", 0, 0, G_OPTION_ARG_NONE, &o->no_db, "Do not record the run", NULL },
+    { "events", 0, 0, G_OPTION_ARG_FILENAME, &o->events, "Stream the run as JSON lines to FILE (- for stdout)",
+      "FILE|-" },
+    { "sweep-id", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT64, &o->sweep_id, "The sweep this run belongs to", "ID" },
     { "checksum", 0, 0, G_OPTION_ARG_NONE, &o->checksum, "Hash every batch (shows the batches are identical across knobs)", NULL },
     { NULL },
   };

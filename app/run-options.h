@@ -38,6 +38,10 @@ typedef struct ls_run_options {
   double timeout;
   gboolean drop_last;
   gboolean json;
+  char *db;
+  gboolean no_db;
+  char *events;
+  gint64 sweep_id;
   gboolean checksum;
   gint64 fail_every;
   gint64 crash_at;

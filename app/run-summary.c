@@ -68,7 +68,7 @@ ls_run_summary_json (const ls_run_config *config, const ls_run_result *r)
 
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "run_id");
-  json_builder_add_null_value (b); /* runs are not stored yet */
+  json_builder_add_null_value (b); /* set by the caller once the run is recorded */
   json_builder_set_member_name (b, "status");
   json_builder_add_string_value (b, ls_run_status_name (r->status));
   json_builder_set_member_name (b, "error");
@@ -147,7 +147,26 @@ ls_run_summary_json (const ls_run_config *config, const ls_run_result *r)
   else
     json_builder_add_null_value (b);
   json_builder_set_member_name (b, "gpu_util_nvml");
-  json_builder_add_null_value (b);
+  if (r->gpu_util_nvml >= 0)
+    json_builder_add_double_value (b, r->gpu_util_nvml);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "nvml");
+  if (r->gpu.valid)
+    {
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "device");
+      json_builder_add_string_value (b, r->gpu.device_name);
+      json_builder_set_member_name (b, "driver");
+      json_builder_add_string_value (b, r->gpu.driver_version);
+      json_builder_set_member_name (b, "samples");
+      json_builder_add_int_value (b, (gint64) r->gpu.samples);
+      json_builder_set_member_name (b, "peak_mem_used_bytes");
+      json_builder_add_int_value (b, (gint64) r->gpu.peak_mem_used_bytes);
+      json_builder_end_object (b);
+    }
+  else
+    json_builder_add_null_value (b);
 
   json_builder_set_member_name (b, "memory");
   json_builder_begin_object (b);

@@ -147,6 +147,17 @@ ls_memsampler_start (ls_pool *pool, uint32_t interval_ms, ls_memsampler **out, l
   return LS_OK;
 }
 
+size_t
+ls_memsampler_points_since (ls_memsampler *s, size_t from, ls_memory_point *out, size_t cap)
+{
+  size_t n = 0;
+  ls_mutex_lock (s->lock);
+  for (size_t i = from; i < s->sum.n_series && n < cap; i++)
+    out[n++] = s->sum.series[i];
+  ls_mutex_unlock (s->lock);
+  return n;
+}
+
 void
 ls_memory_summary_clear (ls_memory_summary *summary)
 {

@@ -35,5 +35,9 @@ void ls_memory_summary_clear (ls_memory_summary *summary);
 /* pool may be NULL (only the runner is sampled). */
 int ls_memsampler_start (ls_pool *pool, uint32_t interval_ms, ls_memsampler **out, ls_error *err);
 
+/* Copies the points recorded since point `from` (at most cap); for live
+ * views in the thread that owns the run. */
+size_t ls_memsampler_points_since (ls_memsampler *s, size_t from, ls_memory_point *out, size_t cap);
+
 /* Takes one last sample, stops the thread and fills *summary. */
 void ls_memsampler_stop (ls_memsampler *s, ls_memory_summary *summary);

@@ -69,9 +69,60 @@ collect_timings (ls_sink *sink, ls_run_result *r)
         }
 }
 
+/* Hands finished records to on_batch: with a device sink, once its copy
+ * and compute are known; up to `upto` (exclusive). */
+static void
+emit_batches (const ls_run_config *config, const ls_run_result *r, size_t *emitted, size_t upto)
+{
+  if (!config->on_batch)
+    {
+      *emitted = upto;
+      return;
+    }
+  for (; *emitted < upto; (*emitted)++)
+    config->on_batch (config->user, *emitted, &r->timeline[*emitted]);
+}
+
+static size_t
+complete_upto (const ls_run_result *r, bool device)
+{
+  if (!device)
+    return r->n_timeline;
+  size_t n = 0;
+  while (n < r->n_timeline && r->timeline[n].compute_ms >= 0)
+    n++;
+  return n;
+}
+
+static void
+emit_memory (const ls_run_config *config, ls_memsampler *sampler, size_t *seen)
+{
+  ls_memory_point pts[8];
+  size_t n;
+  if (!config->on_memory)
+    return;
+  while ((n = ls_memsampler_points_since (sampler, *seen, pts, 8)) > 0)
+    {
+      for (size_t i = 0; i < n; i++)
+        config->on_memory (config->user, &pts[i]);
+      *seen += n;
+    }
+}
+
+static void
+emit_workers (const ls_run_config *config, ls_pool *pool, size_t *known)
+{
+  size_t n;
+  const ls_worker_info *w = ls_pool_workers (pool, &n);
+  if (n > *known && config->on_workers)
+    config->on_workers (config->user, w + *known, n - *known);
+  *known = n;
+}
+
 int
 ls_run (const ls_run_config *config, ls_run_result *r, ls_error *err)
 {
+  size_t emitted = 0, memory_seen = 0, workers_known = 0;
   ls_pool *pool = NULL;
   ls_sink *sink = NULL;
   uint32_t release[LS_SINK_MAX_HELD + 2];
@@ -89,6 +140,7 @@ ls_run (const ls_run_config *config, ls_run_result *r, ls_error *err)
   r->epoch_boundary_ms = -1;
 
   r->gpu_util_exact = -1;
+  r->gpu_util_nvml = -1;
   if (ls_pool_create (&config->pool, &pool, err) != LS_OK)
     return err ? err->code : LS_ERR_INVALID;
   r->arena_bytes = ls_arena_bytes (ls_pool_arena (pool));
@@ -116,6 +168,19 @@ ls_run (const ls_run_config *config, ls_run_result *r, ls_error *err)
       ls_pool_free (pool);
       return err ? err->code : LS_ERR_OS;
     }
+
+  /* The GPU's own view, where there is a GPU. */
+  ls_gpumon *gpumon = NULL;
+  if (ls_sink_kind_of (sink) == LS_SINK_CUDA)
+    {
+      ls_error gerr = { 0 };
+      if (ls_gpumon_start ((unsigned) config->sink.device, 100, &gpumon, &gerr) != LS_OK)
+        snprintf (r->gpu_note, sizeof r->gpu_note, "%s", gerr.message);
+    }
+
+  if (config->on_started)
+    config->on_started (config->user, r);
+  bool device = ls_sink_kind_of (sink) != LS_SINK_NONE;
 
   double *waits = NULL;
   uint64_t cpu0 = self_cpu_ns ();
@@ -197,6 +262,9 @@ ls_run (const ls_run_config *config, ls_run_result *r, ls_error *err)
       release_slots (pool, release, n_release);
       collect_timings (sink, r);
       last_consumed = ls_clock_ns ();
+      emit_workers (config, pool, &workers_known);
+      emit_batches (config, r, &emitted, complete_upto (r, device));
+      emit_memory (config, sampler, &memory_seen);
       /* The measured window opens once the warm-up batches are consumed. */
       if (r->warmup_used && r->batches == r->warmup_used)
         window_start = last_consumed;
@@ -211,8 +279,19 @@ ls_run (const ls_run_config *config, ls_run_result *r, ls_error *err)
   release_slots (pool, release, n_release);
   collect_timings (sink, r);
   r->host_bytes_copied = ls_sink_host_bytes_copied (sink);
+  emit_batches (config, r, &emitted, r->n_timeline);
 
+  emit_memory (config, sampler, &memory_seen);
   ls_memsampler_stop (sampler, &r->memory);
+  if (gpumon)
+    {
+      ls_gpumon_stop (gpumon, &r->gpu);
+      double from = ((double) window_start - (double) r->gpu.start_ns) / 1e6;
+      double to = ((double) t_drained - (double) r->gpu.start_ns) / 1e6;
+      r->gpu_util_nvml = ls_gpumon_mean_util (&r->gpu, from, to);
+      if (r->gpu_util_nvml < 0)
+        r->gpu_util_nvml = -1;
+    }
   /* The loader's CPU, not the measuring's: the sampler's reads of /proc
    * (kernel time walking page tables) are reported on their own. */
   uint64_t cpu_self = self_cpu_ns () - cpu0;
@@ -278,5 +357,6 @@ ls_run_result_clear (ls_run_result *r)
   free (r->workers);
   free (r->timeline);
   ls_memory_summary_clear (&r->memory);
+  ls_gpumon_summary_clear (&r->gpu);
   memset (r, 0, sizeof *r);
 }

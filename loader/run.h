@@ -6,10 +6,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "loader/gpumon.h"
 #include "loader/memsampler.h"
 #include "loader/pool.h"
 #include "loader/sink.h"
 #include "loader/stats.h"
+
+struct ls_run_result;
+struct ls_batch_record;
 
 typedef struct ls_run_config {
   ls_pool_config pool;
@@ -19,6 +23,14 @@ typedef struct ls_run_config {
   bool checksum;         /* hash every delivered batch (tests, determinism checks) */
   uint32_t sample_interval_ms;              /* memory sampling, default 100 */
   volatile sig_atomic_t *interrupt;         /* set to stop the run as interrupted */
+
+  /* Optional observers, called in the thread that runs ls_run, for
+   * recording and live views. `so_far` is the result being filled. */
+  void *user;
+  void (*on_started) (void *user, const struct ls_run_result *so_far);      /* pool and sink ready */
+  void (*on_workers) (void *user, const ls_worker_info *workers, size_t n); /* a new set has started */
+  void (*on_batch) (void *user, uint64_t seq, const struct ls_batch_record *batch); /* its figures are complete */
+  void (*on_memory) (void *user, const ls_memory_point *point);
 } ls_run_config;
 
 typedef enum {
@@ -52,6 +64,9 @@ typedef struct ls_run_result {
   ls_dist copy_ms;           /* host-to-device copy per batch (invalid for the none sink) */
   ls_dist compute_ms;        /* model step per batch */
   double gpu_util_exact;     /* model-step busy time / wall time of the measured window; < 0: none */
+  double gpu_util_nvml;      /* NVML's mean over the measured window, 0..1; < 0: no NVML series */
+  ls_gpumon_summary gpu;     /* the NVML series (cuda sink only); gpu.valid 0 when absent */
+  char gpu_note[LS_ERROR_MESSAGE_MAX]; /* why there is no NVML series, or empty */
   char sink_name[8];         /* "none", "sim" or "cuda" */
   bool simulated;
   char sink_note[LS_ERROR_MESSAGE_MAX]; /* why auto fell back to sim, or empty */
