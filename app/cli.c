@@ -4,9 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/cli-demo.h"
 #include "app/cli-machine.h"
 #include "app/cli-make-dataset.h"
 #include "app/cli-run.h"
+#include "app/cli-sweep.h"
 
 typedef struct {
   const char *name;
@@ -16,9 +18,12 @@ typedef struct {
 } ls_command;
 
 static const ls_command commands[] = {
-  { "run", "run --dataset synthetic [knobs]", "one measured run of the loader (see run --help)", ls_cli_run },
+  { "run", "run --dataset PATH [knobs]", "one measured run of the loader (see run --help)", ls_cli_run },
+  { "sweep", "sweep --dataset PATH --workers 0,1,2 ...", "every combination of knobs given as lists, recorded",
+    ls_cli_sweep },
   { "make-dataset", "make-dataset --format F --count N OUT",
     "write a sample dataset: jpeg-dir, hdf5 or hdf5-jpeg (see make-dataset --help)", ls_cli_make_dataset },
+  { "demo", "demo", "the headless default: a sample dataset, a sweep and a recommendation", ls_cli_demo },
   { "machine", "machine", "describe this machine (cores, memory, OS, CPU) as runs will record it", ls_cli_machine },
 };
 

@@ -5,6 +5,7 @@
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -156,8 +157,8 @@ runner_alive (gint64 pid)
 }
 
 /* Runs of this machine left 'running' by a runner that is gone. */
-static gboolean
-mark_dead_runs (ls_store *store, GError **error)
+gboolean
+ls_store_mark_dead_runs (ls_store *store, GError **error)
 {
   sqlite3_stmt *st = NULL;
   g_autoptr (GArray) dead = g_array_new (FALSE, FALSE, sizeof (gint64));
@@ -224,7 +225,7 @@ open_common (const char *path, int flags, GError **error)
       return NULL;
     }
   /* Wait for another writer for a while rather than fail at once. */
-  sqlite3_busy_timeout (store->db, 5000);
+  sqlite3_busy_timeout (store->db, g_getenv ("LOADSCOPE_STORE_BUSY_MS") ? atoi (g_getenv ("LOADSCOPE_STORE_BUSY_MS")) : 5000);
   sqlite3_extended_result_codes (store->db, 0);
   return store;
 }
@@ -274,7 +275,7 @@ ls_store_open (const char *path, GError **error)
     }
   if (!ls_store_exec (store, "PRAGMA foreign_keys = ON; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;",
                       error)
-      || !ls_store_migrate_to (store, LS_STORE_SCHEMA_VERSION, error) || !mark_dead_runs (store, error))
+      || !ls_store_migrate_to (store, LS_STORE_SCHEMA_VERSION, error) || !ls_store_mark_dead_runs (store, error))
     {
       ls_store_close (store);
       return NULL;

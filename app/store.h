@@ -35,6 +35,10 @@ char *ls_store_default_path (void);
  * default. Also marks runs of dead runners interrupted. */
 ls_store *ls_store_open (const char *path, GError **error);
 
+/* Marks runs of this machine whose runner has died as interrupted (done
+ * on open; a sweep calls it again after a runner crashed). */
+gboolean ls_store_mark_dead_runs (ls_store *store, GError **error);
+
 /* Opens an existing file without creating or migrating it (import, tests). */
 ls_store *ls_store_open_existing (const char *path, int flags, GError **error);
 

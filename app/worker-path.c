@@ -25,3 +25,10 @@ ls_worker_path (void)
   g_free (build_tree);
   return g_build_filename (dir, "loadscope-worker", NULL);
 }
+
+char *
+ls_self_exe_path (void)
+{
+  char *self = g_file_read_link ("/proc/self/exe", NULL);
+  return self ? self : g_strdup ("loadscope");
+}

@@ -1,6 +1,7 @@
 #include "loader/pool.h"
 
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +106,9 @@ forked_worker_main (void *data)
     ls_channel_close (p->workers[i].ch);
   ls_channel_close (c->parent_end);
 
+  /* Ctrl-C reaches the whole process group: the runner decides, and stops
+   * its workers itself. */
+  signal (SIGINT, SIG_IGN);
   ls_worker w = { .index = c->index, .dataset = p->dataset, .arena = &p->arena, .channel = c->child_end,
                   .skip_bad_samples = p->config.skip_bad_samples };
   return ls_worker_serve (&w);

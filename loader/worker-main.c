@@ -7,6 +7,7 @@
  *
  * It is started by the pool, not by people; its arguments are an internal
  * protocol between the two. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,8 @@ main (int argc, char **argv)
   SetErrorMode (SEM_FAILCRITICALERRORS | SEM_NOGPFAULTERRORBOX | SEM_NOOPENFILEERRORBOX);
 #endif
   argv = ls_process_utf8_argv (argc, argv);
+  /* Ctrl-C reaches the whole process group: the runner decides. */
+  signal (SIGINT, SIG_IGN);
   const char *index = arg_value (argc, argv, "--index");
   const char *channel = arg_value (argc, argv, "--channel");
   const char *arena_text = arg_value (argc, argv, "--arena");

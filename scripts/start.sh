@@ -10,4 +10,6 @@ bash scripts/build.sh build
 echo
 echo "Loadscope is built: build/app/loadscope"
 echo
-exec build/app/loadscope --help
+# The headless default: a sample dataset and a sweep, recorded. (The GTK
+# workbench, opened where a display exists, is not in this build yet.)
+exec build/app/loadscope demo

@@ -1,0 +1,112 @@
+/* The headless default: generate a sample JPEG dataset once (in the cache
+ * folder), sweep workers 0,1,2,4 x pin off,staging over it into the store,
+ * and print the comparison, the recommendation and where the history is. */
+#include "app/cli-demo.h"
+
+#include <stdio.h>
+#include <unistd.h>
+
+#include "app/dataset-maker.h"
+#include "app/recommend.h"
+#include "app/store.h"
+#include "app/sweep.h"
+
+#define DEMO_IMAGES 800
+
+static void
+show_generation (uint64_t done, uint64_t total, uint64_t bytes, void *user)
+{
+  static gint64 last;
+  gint64 now = g_get_monotonic_time ();
+  (void) user;
+  if (done != total && now - last < 200000)
+    return;
+  last = now;
+  fprintf (stderr, "\r  %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " images, %.1f MB", done, total, bytes / 1e6);
+  if (done == total)
+    fprintf (stderr, "\n");
+}
+
+static char *
+sample_dataset (GError **error)
+{
+  char *path = g_build_filename (g_get_user_cache_dir (), "loadscope", "sample-jpeg-dir-800", NULL);
+  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+    return path;
+  g_autofree char *parent = g_path_get_dirname (path);
+  if (g_mkdir_with_parents (parent, 0755) != 0)
+    {
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "%s: %s", parent, g_strerror (errno));
+      g_free (path);
+      return NULL;
+    }
+  fprintf (stderr, "Generating the sample dataset (%d JPEG images like ImageNet's, once) in %s\n", DEMO_IMAGES, path);
+  ls_make_options o;
+  ls_make_result r;
+  ls_make_options_init (&o);
+  o.format = LS_MAKE_JPEG_DIR;
+  o.count = DEMO_IMAGES;
+  if (isatty (STDERR_FILENO))
+    o.progress = show_generation;
+  if (!ls_make_dataset (&o, path, &r, error))
+    {
+      g_free (path);
+      return NULL;
+    }
+  return path;
+}
+
+int
+ls_cli_demo (int argc, char **argv)
+{
+  g_autoptr (GOptionContext) context = g_option_context_new ("- the headless default: a sample dataset and a sweep");
+  g_autoptr (GError) error = NULL;
+  g_autofree char *db = NULL;
+  g_autofree char *dataset = NULL;
+  GOptionEntry entries[] = {
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "The run store", "PATH" },
+    { "dataset", 0, 0, G_OPTION_ARG_FILENAME, &dataset, "Use this dataset instead of the sample one", "PATH" },
+    { NULL },
+  };
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_summary (context,
+                                "Generates a sample dataset of JPEG images (once), runs workers 0,1,2,4 x pin\n"
+                                "off,staging over it into the run store, and prints the comparison and a\n"
+                                "recommendation. Without a GPU the consumer is the simulated one, and says so.");
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      fprintf (stderr, "loadscope demo: %s\n", error->message);
+      return 2;
+    }
+  if (!dataset && !(dataset = sample_dataset (&error)))
+    {
+      fprintf (stderr, "loadscope demo: %s\n", error->message);
+      return 1;
+    }
+
+  g_autofree char *store_path = db ? g_strdup (db) : ls_store_default_path ();
+  const char *sweep_argv[] = {
+    "sweep", "--dataset", dataset, "--workers", "0,1,2,4", "--pin", "off,staging", "--batch-size", "32",
+    "--batches", "24", "--warmup", "2", "--persistent", "on", "--model-ms", "15", "--sink", "auto",
+    "--db", store_path, "--quiet", NULL,
+  };
+  int sweep_argc = (int) G_N_ELEMENTS (sweep_argv) - 1;
+  ls_sweep_result result;
+  printf ("Loadscope demo: %s, workers 0,1,2,4 x pin off,staging, batch 32, 24 batches each\n\n", dataset);
+  fflush (stdout);
+  int rc = ls_sweep_main (sweep_argc, (char **) sweep_argv, &result);
+  if (rc == 2 || !result.summaries)
+    {
+      ls_sweep_result_clear (&result);
+      return rc ? rc : 1;
+    }
+  ls_sweep_print_table (stdout, result.summaries);
+  ls_recommendation rec = ls_recommend (result.summaries);
+  printf ("\n%s\n", rec.reason);
+  printf ("\nThe runs are recorded in %s (sweep %" G_GINT64_FORMAT ").\n", result.store_path ? result.store_path : store_path,
+          result.sweep_id);
+  printf ("See them with `loadscope history`, one run with `loadscope show RUN`.\n");
+  ls_recommendation_clear (&rec);
+  ls_sweep_result_clear (&result);
+  return rc;
+}

@@ -1,0 +1,28 @@
+/* Sweeps: the product grid of run knobs given as comma lists, each
+ * configuration run by its own runner process (`loadscope run`), so a
+ * crash loses one run, not the sweep. Shared by `loadscope sweep` and
+ * `loadscope demo`. */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+#include <stdio.h>
+
+typedef struct ls_sweep_result {
+  gint64 sweep_id;       /* in the store, 0 when not recorded */
+  char *store_path;
+  JsonArray *summaries;  /* one per run that finished (done or failed) */
+  guint runs_done, runs_failed, runs_lost; /* lost: the runner died or the sweep was interrupted */
+  gboolean interrupted;
+} ls_sweep_result;
+
+void ls_sweep_result_clear (ls_sweep_result *r);
+
+/* Runs `loadscope sweep ARGS` (argv[0] is "sweep"). Prints progress to
+ * stderr and, unless quiet, the table or (json) the summaries to stdout.
+ * Returns the exit status: 0 all done, 1 a run failed or was lost, 2 bad
+ * usage. */
+int ls_sweep_main (int argc, char **argv, ls_sweep_result *result);
+
+/* Prints the comparison table of a sweep's summaries. */
+void ls_sweep_print_table (FILE *to, JsonArray *summaries);
