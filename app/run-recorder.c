@@ -24,20 +24,14 @@ step_done (ls_store *store, sqlite3_stmt *st, const char *what, GError **error)
   int rc = sqlite3_step (st);
   if (rc == SQLITE_DONE || rc == SQLITE_ROW)
     return TRUE;
-  g_set_error (error, LS_STORE_ERROR, rc == SQLITE_BUSY ? LS_STORE_ERROR_BUSY : LS_STORE_ERROR_SQL, "%s: %s: %s",
-               ls_store_path (store), what, sqlite3_errmsg (ls_store_db (store)));
-  return FALSE;
+  return ls_store_set_error (store, rc, what, error);
 }
 
 static gboolean
 prepare (ls_store *store, const char *sql, sqlite3_stmt **st, const char *what, GError **error)
 {
   int rc = sqlite3_prepare_v2 (ls_store_db (store), sql, -1, st, NULL);
-  if (rc == SQLITE_OK)
-    return TRUE;
-  g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_SQL, "%s: %s: %s", ls_store_path (store), what,
-               sqlite3_errmsg (ls_store_db (store)));
-  return FALSE;
+  return rc == SQLITE_OK ? TRUE : ls_store_set_error (store, rc, what, error);
 }
 
 static const char *

@@ -52,8 +52,8 @@ store_error_code (int rc)
     }
 }
 
-static gboolean
-fail_sql (ls_store *store, int rc, const char *what, GError **error)
+gboolean
+ls_store_set_error (ls_store *store, int rc, const char *what, GError **error)
 {
   const char *why = store->db ? sqlite3_errmsg (store->db) : sqlite3_errstr (rc);
   int code = store_error_code (rc);
@@ -100,7 +100,7 @@ ls_store_migrate_to (ls_store *store, int version, GError **error)
   /* Referencing the resource keeps its object (and the schema) linked in. */
   (void) ls_app_resources_get_resource ();
   if (current < 0)
-    return fail_sql (store, sqlite3_errcode (store->db), "reading the schema version", error);
+    return ls_store_set_error (store, sqlite3_errcode (store->db), "reading the schema version", error);
   if (current > LS_STORE_SCHEMA_VERSION)
     {
       g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_VERSION,
@@ -168,7 +168,7 @@ ls_store_mark_dead_runs (ls_store *store, GError **error)
                                "WHERE run.status = 'running' AND machine.hostname = ?",
                                -1, &st, NULL);
   if (rc != SQLITE_OK)
-    return fail_sql (store, rc, "looking for interrupted runs", error);
+    return ls_store_set_error (store, rc, "looking for interrupted runs", error);
   sqlite3_bind_text (st, 1, g_get_host_name (), -1, SQLITE_TRANSIENT);
   while (sqlite3_step (st) == SQLITE_ROW)
     {
@@ -189,7 +189,7 @@ ls_store_mark_dead_runs (ls_store *store, GError **error)
                            "error = ? WHERE id = ? AND status = 'running'",
                            -1, &st, NULL);
   if (rc != SQLITE_OK)
-    return fail_sql (store, rc, "marking interrupted runs", error);
+    return ls_store_set_error (store, rc, "marking interrupted runs", error);
   for (guint i = 0; i < dead->len; i++)
     {
       g_autofree char *why = g_strdup_printf ("its runner (pid %" G_GINT64_FORMAT ") stopped before the run finished",
@@ -202,7 +202,7 @@ ls_store_mark_dead_runs (ls_store *store, GError **error)
       if (rc != SQLITE_DONE)
         {
           sqlite3_finalize (st);
-          return fail_sql (store, rc, "marking interrupted runs", error);
+          return ls_store_set_error (store, rc, "marking interrupted runs", error);
         }
     }
   sqlite3_finalize (st);
@@ -220,7 +220,7 @@ open_common (const char *path, int flags, GError **error)
       if (!(flags & SQLITE_OPEN_CREATE) && !g_file_test (path, G_FILE_TEST_EXISTS))
         g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_OPEN, "%s: no such file", path);
       else
-        fail_sql (store, rc, "opening", error);
+        ls_store_set_error (store, rc, "opening", error);
       ls_store_close (store);
       return NULL;
     }
@@ -326,7 +326,7 @@ ls_store_this_machine (ls_store *store, const char *gpu, const char *driver, GEr
                                -1, &st, NULL);
   if (rc != SQLITE_OK)
     {
-      fail_sql (store, rc, "recording this machine", error);
+      ls_store_set_error (store, rc, "recording this machine", error);
       return -1;
     }
   sqlite3_bind_text (st, 1, fp, -1, SQLITE_TRANSIENT);
@@ -345,7 +345,7 @@ ls_store_this_machine (ls_store *store, const char *gpu, const char *driver, GEr
   if (rc == SQLITE_ROW)
     id = sqlite3_column_int64 (st, 0);
   else
-    fail_sql (store, rc, "recording this machine", error);
+    ls_store_set_error (store, rc, "recording this machine", error);
   sqlite3_finalize (st);
   return id;
 }
@@ -362,7 +362,7 @@ ls_store_sweep_begin (ls_store *store, gint64 machine_id, const char *grid_json,
                                "VALUES (?, ?, ?, 'running', ?, ?, ?)",
                                -1, &st, NULL);
   if (rc != SQLITE_OK)
-    return fail_sql (store, rc, "recording the sweep", error), -1;
+    return ls_store_set_error (store, rc, "recording the sweep", error), -1;
   sqlite3_bind_text (st, 1, uuid, -1, SQLITE_TRANSIENT);
   sqlite3_bind_int64 (st, 2, machine_id);
   sqlite3_bind_text (st, 3, now, -1, SQLITE_TRANSIENT);
@@ -372,7 +372,7 @@ ls_store_sweep_begin (ls_store *store, gint64 machine_id, const char *grid_json,
   rc = sqlite3_step (st);
   sqlite3_finalize (st);
   if (rc != SQLITE_DONE)
-    return fail_sql (store, rc, "recording the sweep", error), -1;
+    return ls_store_set_error (store, rc, "recording the sweep", error), -1;
   return sqlite3_last_insert_rowid (store->db);
 }
 
@@ -383,11 +383,11 @@ ls_store_sweep_end (ls_store *store, gint64 sweep_id, const char *status, GError
   g_autofree char *now = ls_store_now ();
   int rc = sqlite3_prepare_v2 (store->db, "UPDATE sweep SET status = ?, finished_at = ? WHERE id = ?", -1, &st, NULL);
   if (rc != SQLITE_OK)
-    return fail_sql (store, rc, "finishing the sweep", error);
+    return ls_store_set_error (store, rc, "finishing the sweep", error);
   sqlite3_bind_text (st, 1, status, -1, SQLITE_TRANSIENT);
   sqlite3_bind_text (st, 2, now, -1, SQLITE_TRANSIENT);
   sqlite3_bind_int64 (st, 3, sweep_id);
   rc = sqlite3_step (st);
   sqlite3_finalize (st);
-  return rc == SQLITE_DONE ? TRUE : fail_sql (store, rc, "finishing the sweep", error);
+  return rc == SQLITE_DONE ? TRUE : ls_store_set_error (store, rc, "finishing the sweep", error);
 }

@@ -52,6 +52,10 @@ int ls_store_schema_version (ls_store *store);
 /* Applies the schema up to `version` (tests make old stores with it). */
 gboolean ls_store_migrate_to (ls_store *store, int version, GError **error);
 
+/* Sets *error for an SQLite result code: the store's path, what was being
+ * done, and the reason in words (locked, read-only, ...). Returns FALSE. */
+gboolean ls_store_set_error (ls_store *store, int rc, const char *what, GError **error);
+
 /* Runs SQL with no results; errors name the statement's purpose. */
 gboolean ls_store_exec (ls_store *store, const char *sql, GError **error);
 

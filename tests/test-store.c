@@ -1,0 +1,306 @@
+/* The run store and sweeps: migrations, bad files, a runner killed in the
+ * middle of a run, a sweep that goes on, and what a sweep records. */
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <string.h>
+
+#include "app/store.h"
+#include "test-util.h"
+
+static char *tmp_dir;
+
+static char *
+tmp_path (const char *name)
+{
+  return g_build_filename (tmp_dir, name, NULL);
+}
+
+static gint64
+count_rows (const char *db_path, const char *sql)
+{
+  sqlite3 *db = NULL;
+  sqlite3_stmt *st = NULL;
+  gint64 n = -1;
+  if (sqlite3_open_v2 (db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK
+      && sqlite3_prepare_v2 (db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step (st) == SQLITE_ROW)
+    n = sqlite3_column_int64 (st, 0);
+  sqlite3_finalize (st);
+  sqlite3_close (db);
+  return n;
+}
+
+static char *
+query_text (const char *db_path, const char *sql)
+{
+  sqlite3 *db = NULL;
+  sqlite3_stmt *st = NULL;
+  char *out = NULL;
+  if (sqlite3_open_v2 (db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK
+      && sqlite3_prepare_v2 (db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step (st) == SQLITE_ROW)
+    out = g_strdup ((const char *) sqlite3_column_text (st, 0));
+  sqlite3_finalize (st);
+  sqlite3_close (db);
+  return out;
+}
+
+static GSubprocess *
+start_cli (GError **error, const char *first, ...)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  va_list ap;
+  g_ptr_array_add (argv, (char *) g_getenv ("LOADSCOPE"));
+  va_start (ap, first);
+  for (const char *a = first; a; a = va_arg (ap, const char *))
+    g_ptr_array_add (argv, (char *) a);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+  return g_subprocess_newv ((const char *const *) argv->pdata,
+                            G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, error);
+}
+
+static void
+test_old_store_is_migrated (void)
+{
+  g_autofree char *path = tmp_path ("v1.sqlite");
+  g_autoptr (GError) error = NULL;
+  ls_store *store = ls_store_open_existing (path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (ls_store_migrate_to (store, 1, &error));
+  g_assert_cmpint (ls_store_schema_version (store), ==, 1);
+  /* A run as version 1 wrote it: its figures only in the summary. */
+  g_assert_true (ls_store_exec (
+      store,
+      "INSERT INTO machine (fingerprint, hostname, os, kernel, arch, cpu_model, logical_cores, ram_bytes) "
+      "VALUES ('f', 'h', 'os', 'k', 'x86_64', 'cpu', 2, 1);"
+      "INSERT INTO run (uuid, machine_id, started_at, status, dataset, format, workers, start_method, batch_size, "
+      "prefetch, persistent, shuffle, drop_last, in_order, seed, timeout_s, on_error, output, epochs, max_batches, "
+      "warmup, sink, simulated, summary) VALUES ('u1', 1, '2026-11-01T00:00:00Z', 'done', 'd', 'jpeg-dir', 2, 'fork', "
+      "64, 2, 0, 1, 0, 1, 0, 60, 'fail', 'f32-chw', 1, 0, 2, 'none', 0, "
+      "'{\"throughput_sps\": 1234.5, \"batch_wait_ms\": {\"p50\": 1.5}, \"memory\": {\"pss_peak_bytes\": 99}}');"
+      "INSERT INTO batch (run_id, seq, epoch, batch, samples, ready_ms, wait_ms) VALUES (1, 0, 0, 0, 64, 1, 1);",
+      &error));
+  g_assert_no_error (error);
+  ls_store_close (store);
+
+  store = ls_store_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (ls_store_schema_version (store), ==, LS_STORE_SCHEMA_VERSION);
+  ls_store_close (store);
+  g_autofree char *t = query_text (path, "SELECT throughput_sps || '/' || wait_p50_ms || '/' || pss_peak_bytes FROM run");
+  g_assert_cmpstr (t, ==, "1234.5/1.5/99");
+  /* The old batch row gained the device columns, empty. */
+  g_assert_cmpint (count_rows (path, "SELECT count(*) FROM batch WHERE copy_ms IS NULL"), ==, 1);
+}
+
+static void
+test_bad_files_are_refused (void)
+{
+  g_autofree char *future = tmp_path ("future.sqlite");
+  g_autofree char *junk = tmp_path ("junk.sqlite");
+  g_autoptr (GError) error = NULL;
+  ls_store *store = ls_store_open (future, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (ls_store_exec (store, "PRAGMA user_version = 99", &error));
+  ls_store_close (store);
+  store = ls_store_open (future, &error);
+  g_assert_null (store);
+  g_assert_error (error, LS_STORE_ERROR, LS_STORE_ERROR_VERSION);
+  g_assert_nonnull (strstr (error->message, "newer Loadscope"));
+  g_clear_error (&error);
+
+  g_assert_true (g_file_set_contents (junk, "these are not the bytes of an SQLite database, not at all", -1, NULL));
+  store = ls_store_open (junk, &error);
+  g_assert_null (store);
+  g_assert_nonnull (strstr (error->message, "not a Loadscope store"));
+  g_assert_nonnull (strstr (error->message, junk));
+}
+
+static void
+test_read_only_store_is_a_clear_error (void)
+{
+  g_autofree char *path = tmp_path ("ro.sqlite");
+  g_autoptr (GError) error = NULL;
+  ls_store *store = ls_store_open (path, &error);
+  g_assert_no_error (error);
+  gint64 machine = ls_store_this_machine (store, NULL, NULL, &error);
+  ls_store_close (store);
+
+  store = ls_store_open_existing (path, SQLITE_OPEN_READONLY, &error);
+  g_assert_no_error (error);
+  ls_run_config config;
+  ls_run_result so_far;
+  memset (&config, 0, sizeof config);
+  memset (&so_far, 0, sizeof so_far);
+  ls_pool_config_init (&config.pool);
+  g_strlcpy (config.pool.dataset.kind, "synthetic", sizeof config.pool.dataset.kind);
+  g_assert_null (ls_run_recorder_begin (store, machine, 0, &config, &so_far, &error));
+  g_assert_error (error, LS_STORE_ERROR, LS_STORE_ERROR_READONLY);
+  g_assert_nonnull (strstr (error->message, "cannot be written"));
+  ls_store_close (store);
+}
+
+static void
+test_killed_runner_leaves_an_interrupted_run (void)
+{
+  g_autofree char *db = tmp_path ("killed.sqlite");
+  g_autoptr (GError) error = NULL;
+  /* About 3 ms per batch, far longer than the test waits. */
+  g_autoptr (GSubprocess) runner
+      = start_cli (&error, "run", "--dataset", "synthetic", "--count", "200000", "--size", "8x8", "--sample-cost-us",
+                   "200", "--batch-size", "16", "--workers", "1", "--sink", "none", "--db", db, NULL);
+  g_assert_no_error (error);
+
+  gint64 seen = 0;
+  for (int i = 0; i < 400 && seen < 20; i++)
+    {
+      g_usleep (25000);
+      seen = count_rows (db, "SELECT count(*) FROM batch");
+    }
+  g_assert_cmpint (seen, >=, 20);
+  g_subprocess_send_signal (runner, SIGKILL);
+  g_subprocess_wait (runner, NULL, NULL);
+  g_assert_cmpint (count_rows (db, "SELECT count(*) FROM run WHERE status = 'running'"), ==, 1);
+
+  /* The next open finds the dead runner's run. */
+  ls_store *store = ls_store_open (db, &error);
+  g_assert_no_error (error);
+  ls_store_close (store);
+  g_assert_cmpint (count_rows (db, "SELECT count(*) FROM run WHERE status = 'interrupted'"), ==, 1);
+  g_autofree char *why = query_text (db, "SELECT error FROM run");
+  g_assert_nonnull (strstr (why, "stopped before the run finished"));
+  /* Everything committed before the kill is there, and the file is sound. */
+  g_assert_cmpint (count_rows (db, "SELECT count(*) FROM batch"), >=, seen);
+  g_autofree char *check = query_text (db, "PRAGMA integrity_check");
+  g_assert_cmpstr (check, ==, "ok");
+}
+
+static void
+test_sweep_records_every_configuration (void)
+{
+  g_autofree char *db = tmp_path ("sweep.sqlite");
+  g_autoptr (GError) error = NULL;
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr (GSubprocess) sweep
+      = start_cli (&error, "sweep", "--dataset", "synthetic", "--count", "640", "--size", "16x16", "--workers", "0,1,2",
+                   "--pin", "off,staging", "--batches", "10", "--model-ms", "1", "--db", db, "--json", NULL);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8 (sweep, NULL, NULL, &out, &err, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (g_subprocess_get_exit_status (sweep), ==, 0);
+
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (parser, out, -1, NULL));
+  JsonArray *runs = json_node_get_array (json_parser_get_root (parser));
+  g_assert_cmpuint (json_array_get_length (runs), ==, 6);
+  for (guint i = 0; i < 6; i++)
+    {
+      JsonObject *o = json_array_get_object_element (runs, i);
+      g_assert_cmpstr (json_object_get_string_member (o, "status"), ==, "done");
+      g_assert_cmpint (json_object_get_int_member (o, "workers"), ==, i / 2);
+      g_assert_cmpstr (json_object_get_string_member (o, "pin"), ==, i % 2 ? "staging" : "off");
+      g_assert_cmpint (json_object_get_int_member (o, "run_id"), >, 0);
+    }
+  g_assert_cmpint (count_rows (db, "SELECT count(*) FROM run WHERE sweep_id = 1 AND status = 'done'"), ==, 6);
+  g_assert_cmpint (count_rows (db, "SELECT count(*) FROM batch"), ==, 60);
+  g_assert_cmpint (count_rows (db, "SELECT configurations FROM sweep WHERE status = 'done'"), ==, 6);
+}
+
+static void
+test_sweep_goes_on_after_a_runner_dies (void)
+{
+  g_autofree char *db = tmp_path ("sweep-kill.sqlite");
+  g_autoptr (GError) error = NULL;
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr (GSubprocess) sweep
+      = start_cli (&error, "sweep", "--dataset", "synthetic", "--count", "4000", "--size", "8x8", "--sample-cost-us",
+                   "300", "--batch-size", "16", "--workers", "1,2", "--sink", "none", "--batches", "150", "--db", db,
+                   NULL);
+  g_assert_no_error (error);
+
+  /* Kill the first configuration's runner once it has recorded batches. */
+  gint64 pid = 0;
+  for (int i = 0; i < 400 && pid <= 0; i++)
+    {
+      g_usleep (25000);
+      if (count_rows (db, "SELECT count(*) FROM batch") >= 10)
+        pid = count_rows (db, "SELECT runner_pid FROM run WHERE status = 'running'");
+    }
+  g_assert_cmpint (pid, >, 0);
+  g_assert_cmpint (kill ((pid_t) pid, SIGKILL), ==, 0);
+  g_subprocess_communicate_utf8 (sweep, NULL, NULL, &out, &err, &error);
+  g_assert_no_error (error);
+  g_test_message ("%s", err);
+  /* One run lost: the sweep says so in its status, and finished the rest. */
+  g_assert_cmpint (g_subprocess_get_exit_status (sweep), ==, 1);
+  g_assert_nonnull (strstr (err, "ended without a summary"));
+  g_assert_cmpint (count_rows (db, "SELECT count(*) FROM run WHERE status = 'interrupted'"), ==, 1);
+  g_assert_cmpint (count_rows (db, "SELECT count(*) FROM run WHERE status = 'done' AND workers = 2"), ==, 1);
+}
+
+static void
+test_sweep_refuses_bad_values_before_running (void)
+{
+  g_autofree char *db = tmp_path ("sweep-bad.sqlite");
+  struct {
+    const char *knob, *value, *message;
+  } cases[] = {
+    { "--workers", "0,-1", "--workers -1" },
+    { "--pin", "off,maybe", "--pin maybe" },
+    { "--epochs", "1,2", "--epochs 1,2: this knob takes one value" },
+    { "--workers", "1,,2", "an empty value" },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree char *out = NULL, *err = NULL;
+      g_autoptr (GSubprocess) sweep = start_cli (&error, "sweep", "--dataset", "synthetic", cases[i].knob,
+                                                 cases[i].value, "--db", db, NULL);
+      g_subprocess_communicate_utf8 (sweep, NULL, NULL, &out, &err, &error);
+      g_test_message ("%s", err);
+      g_assert_cmpint (g_subprocess_get_exit_status (sweep), ==, 2);
+      g_assert_nonnull (strstr (err, cases[i].message));
+    }
+  /* Nothing ran. */
+  g_assert_false (g_file_test (db, G_FILE_TEST_EXISTS) && count_rows (db, "SELECT count(*) FROM run") > 0);
+}
+
+static void
+remove_tree (const char *path)
+{
+  GDir *d = g_dir_open (path, 0, NULL);
+  if (!d)
+    {
+      g_unlink (path);
+      return;
+    }
+  for (const char *n; (n = g_dir_read_name (d));)
+    {
+      g_autofree char *child = g_build_filename (path, n, NULL);
+      remove_tree (child);
+    }
+  g_dir_close (d);
+  g_rmdir (path);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  tmp_dir = g_dir_make_tmp ("ls-store-XXXXXX", NULL);
+  g_test_add_func ("/app/store/old-store-is-migrated", test_old_store_is_migrated);
+  g_test_add_func ("/app/store/bad-files-are-refused", test_bad_files_are_refused);
+  g_test_add_func ("/app/store/read-only-store-is-a-clear-error", test_read_only_store_is_a_clear_error);
+  g_test_add_func ("/app/store/killed-runner-leaves-an-interrupted-run", test_killed_runner_leaves_an_interrupted_run);
+  g_test_add_func ("/app/sweep/records-every-configuration", test_sweep_records_every_configuration);
+  g_test_add_func ("/app/sweep/goes-on-after-a-runner-dies", test_sweep_goes_on_after_a_runner_dies);
+  g_test_add_func ("/app/sweep/refuses-bad-values-before-running", test_sweep_refuses_bad_values_before_running);
+  int rc = ls_test_run_checked_shm_only ();
+  remove_tree (tmp_dir);
+  g_free (tmp_dir);
+  return rc;
+}
