@@ -100,6 +100,8 @@ size_t
 ls_sink_take_timings (ls_sink *s, ls_sink_timing *out, size_t cap)
 {
   size_t n = s->n_timings < cap ? s->n_timings : cap;
+  if (n == 0)
+    return 0;
   memcpy (out, s->timings, n * sizeof *out);
   memmove (s->timings, s->timings + n, (s->n_timings - n) * sizeof *out);
   s->n_timings -= n;
