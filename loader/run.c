@@ -280,6 +280,9 @@ ls_run (const ls_run_config *config, ls_run_result *r, ls_error *err)
   collect_timings (sink, r);
   r->host_bytes_copied = ls_sink_host_bytes_copied (sink);
   emit_batches (config, r, &emitted, r->n_timeline);
+  /* Before the pool: a pinned arena is unregistered while still mapped. */
+  ls_sink_close (sink);
+  sink = NULL;
 
   emit_memory (config, sampler, &memory_seen);
   ls_memsampler_stop (sampler, &r->memory);
@@ -309,7 +312,7 @@ ls_run (const ls_run_config *config, ls_run_result *r, ls_error *err)
 
   size_t measured = r->batches > r->warmup_used ? (size_t) (r->batches - r->warmup_used) : 0;
   r->wait_ms = ls_dist_of (waits, measured);
-  if (ls_sink_kind_of (sink) != LS_SINK_NONE && measured)
+  if (device && measured)
     {
       /* Copy and compute of the measured batches; busy time over the
        * window from the end of the warm-up until the device finished. */
@@ -331,7 +334,6 @@ ls_run (const ls_run_config *config, ls_run_result *r, ls_error *err)
         r->gpu_util_exact = busy / ms_between (window_start, t_drained);
     }
   free (waits);
-  ls_sink_close (sink);
   if (last_consumed > window_start)
     {
       r->measured_s = (double) (last_consumed - window_start) / 1e9;
