@@ -186,7 +186,8 @@ test_sampler_sees_a_worker_allocate (void)
       ls_run_result_clear (&r);
     }
   g_test_message ("peak USS %.1f MB without, %.1f MB with 100 MB in the worker", peak[0] / 1e6, peak[1] / 1e6);
-  g_assert_cmpuint (peak[1], >=, peak[0] + 95u * 1024 * 1024);
+  /* 100 MiB, less what the allocator (or a sanitizer's) does not make resident */
+  g_assert_cmpuint (peak[1], >=, peak[0] + 85u * 1024 * 1024);
 }
 
 int
