@@ -6,48 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "app/run-options.h"
 #include "app/store.h"
+#include "app/sweep-grid.h"
 #include "app/worker-path.h"
-
-/* The run options a sweep passes on. Sweepable ones may be comma lists. */
-typedef struct {
-  const char *name;
-  gboolean sweepable;
-  const char *help;
-} knob_spec;
-
-static const knob_spec knob_specs[] = {
-  { "workers", TRUE, "Worker processes" },
-  { "batch-size", TRUE, "Samples per batch" },
-  { "prefetch", TRUE, "Batches in flight per worker" },
-  { "persistent", TRUE, "on|off" },
-  { "start", TRUE, "fork|spawn" },
-  { "shuffle", TRUE, "on|off" },
-  { "in-order", TRUE, "on|off" },
-  { "pin", TRUE, "off|staging|arena" },
-  { "non-blocking", TRUE, "on|off" },
-  { "model-ms", TRUE, "Device busy time per batch" },
-  { "output", TRUE, "f32-chw|u8-hwc" },
-  { "sink", TRUE, "auto|cuda|sim|none" },
-  { "seed", TRUE, "Seed" },
-  { "crop", TRUE, "Crop side" },
-  { "dataset", FALSE, "PATH or synthetic" },
-  { "format", FALSE, "auto|jpeg-dir|hdf5" },
-  { "count", FALSE, "Synthetic samples" },
-  { "size", FALSE, "Synthetic sample size WxH" },
-  { "sample-cost-us", FALSE, "Synthetic CPU work per sample" },
-  { "epochs", FALSE, "Epochs per run" },
-  { "batches", FALSE, "Batches per run" },
-  { "warmup", FALSE, "Batches left out of the figures" },
-  { "timeout", FALSE, "Seconds to wait for a batch" },
-  { "on-error", FALSE, "fail|skip" },
-  { "pixel-limit", FALSE, "Megapixels" },
-  { "device", FALSE, "CUDA device" },
-  { "sim-bandwidth-pageable", FALSE, "GB/s" },
-  { "sim-bandwidth-pinned", FALSE, "GB/s" },
-};
-#define N_KNOBS G_N_ELEMENTS (knob_specs)
 
 static volatile sig_atomic_t interrupted;
 static volatile pid_t current_runner;
@@ -67,77 +28,6 @@ ls_sweep_result_clear (ls_sweep_result *r)
 {
   g_clear_pointer (&r->summaries, json_array_unref);
   g_clear_pointer (&r->store_path, g_free);
-}
-
-/* The knobs of one configuration, for the progress line and the table. */
-static char *
-describe (char **values, char ***lists)
-{
-  GString *s = g_string_new (NULL);
-  for (guint k = 0; k < N_KNOBS; k++)
-    if (lists[k] && g_strv_length (lists[k]) > 1)
-      g_string_append_printf (s, "%s%s=%s", s->len ? " " : "", knob_specs[k].name, values[k]);
-  if (s->len == 0)
-    g_string_append (s, "(one configuration)");
-  return g_string_free (s, FALSE);
-}
-
-/* argv of `loadscope run` for one configuration. */
-static GPtrArray *
-runner_argv (const char *self, char **values, const char *db, gint64 sweep_id, gboolean drop_last)
-{
-  GPtrArray *a = g_ptr_array_new_with_free_func (g_free);
-  g_ptr_array_add (a, g_strdup (self));
-  g_ptr_array_add (a, g_strdup ("run"));
-  for (guint k = 0; k < N_KNOBS; k++)
-    if (values[k])
-      {
-        g_ptr_array_add (a, g_strdup_printf ("--%s", knob_specs[k].name));
-        g_ptr_array_add (a, g_strdup (values[k]));
-      }
-  if (drop_last)
-    g_ptr_array_add (a, g_strdup ("--drop-last"));
-  if (db)
-    {
-      g_ptr_array_add (a, g_strdup ("--db"));
-      g_ptr_array_add (a, g_strdup (db));
-    }
-  else
-    g_ptr_array_add (a, g_strdup ("--no-db"));
-  if (sweep_id > 0)
-    {
-      g_ptr_array_add (a, g_strdup ("--sweep-id"));
-      g_ptr_array_add (a, g_strdup_printf ("%" G_GINT64_FORMAT, sweep_id));
-    }
-  g_ptr_array_add (a, g_strdup ("--events"));
-  g_ptr_array_add (a, g_strdup ("-"));
-  g_ptr_array_add (a, NULL);
-  return a;
-}
-
-/* Parses and checks one configuration as the runner will, so a bad value
- * stops the sweep before anything runs. */
-static gboolean
-check_configuration (GPtrArray *argv, GError **error)
-{
-  g_autoptr (GOptionContext) ctx = g_option_context_new (NULL);
-  ls_run_options opts;
-  ls_run_config config;
-  int argc = (int) argv->len - 2; /* without the program and the NULL */
-  g_auto (GStrv) copy = g_new0 (char *, argv->len);
-  for (guint i = 1; i + 1 < argv->len; i++)
-    copy[i - 1] = g_strdup (argv->pdata[i]);
-  char **args = g_memdup2 (copy, sizeof (char *) * argv->len);
-  gboolean ok;
-
-  ls_run_options_init (&opts);
-  ls_run_options_add_to (&opts, ctx);
-  g_option_context_set_help_enabled (ctx, FALSE);
-  ok = g_option_context_parse (ctx, &argc, &args, error) && ls_run_options_resolve (&opts, &config, error);
-  g_free ((char *) config.pool.worker_path);
-  ls_run_options_clear (&opts);
-  g_free (args);
-  return ok;
 }
 
 typedef struct {
@@ -274,29 +164,28 @@ ls_sweep_main (int argc, char **argv, ls_sweep_result *result)
 {
   g_autoptr (GOptionContext) context = g_option_context_new ("- run every combination of the knobs given as lists");
   g_autoptr (GError) error = NULL;
-  char *values[N_KNOBS] = { 0 };
-  GOptionEntry entries[N_KNOBS + 8];
+  char *values[LS_SWEEP_N_KNOBS] = { 0 };
+  GOptionEntry entries[LS_SWEEP_N_KNOBS + 8];
   int repeat = 1;
   gboolean json = FALSE, no_db = FALSE, drop_last = FALSE, quiet = FALSE;
   char *db = NULL;
   int exit_code = 0;
-  char **lists[N_KNOBS] = { 0 };
   guint total = 1;
   g_autofree char *self = ls_self_exe_path ();
-  g_autoptr (GPtrArray) configs = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  g_autoptr (ls_sweep_grid) grid = NULL;
   g_autoptr (ls_store) store = NULL;
 
   memset (result, 0, sizeof *result);
   memset (entries, 0, sizeof entries);
-  for (guint k = 0; k < N_KNOBS; k++)
-    entries[k] = (GOptionEntry){ knob_specs[k].name, 0, 0, G_OPTION_ARG_STRING, &values[k], knob_specs[k].help,
-                                 knob_specs[k].sweepable ? "A,B,..." : "VALUE" };
-  entries[N_KNOBS] = (GOptionEntry){ "repeat", 0, 0, G_OPTION_ARG_INT, &repeat, "Run every configuration R times", "R" };
-  entries[N_KNOBS + 1] = (GOptionEntry){ "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the summaries as a JSON array", NULL };
-  entries[N_KNOBS + 2] = (GOptionEntry){ "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "The run store", "PATH" };
-  entries[N_KNOBS + 3] = (GOptionEntry){ "no-db", 0, 0, G_OPTION_ARG_NONE, &no_db, "Do not record the runs", NULL };
-  entries[N_KNOBS + 4] = (GOptionEntry){ "drop-last", 0, 0, G_OPTION_ARG_NONE, &drop_last, "Drop each epoch's last partial batch", NULL };
-  entries[N_KNOBS + 5] = (GOptionEntry){ "quiet", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &quiet, "No table", NULL };
+  for (guint k = 0; k < LS_SWEEP_N_KNOBS; k++)
+    entries[k] = (GOptionEntry){ ls_sweep_knobs[k].name, 0, 0, G_OPTION_ARG_STRING, &values[k],
+                                 ls_sweep_knobs[k].help, ls_sweep_knobs[k].sweepable ? "A,B,..." : "VALUE" };
+  entries[LS_SWEEP_N_KNOBS] = (GOptionEntry){ "repeat", 0, 0, G_OPTION_ARG_INT, &repeat, "Run every configuration R times", "R" };
+  entries[LS_SWEEP_N_KNOBS + 1] = (GOptionEntry){ "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the summaries as a JSON array", NULL };
+  entries[LS_SWEEP_N_KNOBS + 2] = (GOptionEntry){ "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "The run store", "PATH" };
+  entries[LS_SWEEP_N_KNOBS + 3] = (GOptionEntry){ "no-db", 0, 0, G_OPTION_ARG_NONE, &no_db, "Do not record the runs", NULL };
+  entries[LS_SWEEP_N_KNOBS + 4] = (GOptionEntry){ "drop-last", 0, 0, G_OPTION_ARG_NONE, &drop_last, "Drop each epoch's last partial batch", NULL };
+  entries[LS_SWEEP_N_KNOBS + 5] = (GOptionEntry){ "quiet", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &quiet, "No table", NULL };
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_summary (context,
                                 "Any run knob (see `loadscope run --help`) may be a comma list; the sweep runs\n"
@@ -329,76 +218,15 @@ ls_sweep_main (int argc, char **argv, ls_sweep_result *result)
       goto out;
     }
 
-  /* The grid. */
-  for (guint k = 0; k < N_KNOBS; k++)
+  /* The grid, every configuration checked before anything runs. */
+  grid = ls_sweep_grid_new ((const char *const *) values, drop_last, &error);
+  if (!grid)
     {
-      if (!values[k])
-        continue;
-      if (!knob_specs[k].sweepable && strchr (values[k], ',') && strcmp (knob_specs[k].name, "dataset") != 0)
-        {
-          fprintf (stderr, "loadscope sweep: --%s %s: this knob takes one value\n", knob_specs[k].name, values[k]);
-          exit_code = 2;
-          goto free_lists;
-        }
-      if (knob_specs[k].sweepable)
-        {
-          lists[k] = g_strsplit (values[k], ",", -1);
-          guint n = g_strv_length (lists[k]);
-          for (guint i = 0; i < n; i++)
-            if (*g_strstrip (lists[k][i]) == '\0')
-              {
-                fprintf (stderr, "loadscope sweep: --%s %s: an empty value in the list\n", knob_specs[k].name, values[k]);
-                exit_code = 2;
-                goto free_lists;
-              }
-          total *= n;
-        }
-    }
-  if (total > 10000)
-    {
-      fprintf (stderr, "loadscope sweep: %u configurations is too many (at most 10000)\n", total);
+      fprintf (stderr, "loadscope sweep: %s\n", error->message);
       exit_code = 2;
-      goto free_lists;
+      goto out;
     }
-
-  /* Every configuration, checked before anything runs. */
-  for (guint c = 0; c < total; c++)
-    {
-      char **cfg = g_new0 (char *, N_KNOBS + 1);
-      guint rest = c;
-      for (int k = (int) N_KNOBS - 1; k >= 0; k--)
-        {
-          if (lists[k])
-            {
-              guint n = g_strv_length (lists[k]);
-              cfg[k] = g_strdup (lists[k][rest % n]);
-              rest /= n;
-            }
-          else if (values[k])
-            cfg[k] = g_strdup (values[k]);
-          else
-            cfg[k] = NULL;
-        }
-      /* g_strfreev stops at the first NULL: keep the array dense-safe. */
-      char **dense = g_new0 (char *, N_KNOBS + 1);
-      for (guint k = 0; k < N_KNOBS; k++)
-        dense[k] = cfg[k] ? cfg[k] : g_strdup ("");
-      g_free (cfg);
-      g_autoptr (GPtrArray) check_argv = NULL;
-      char *view[N_KNOBS];
-      for (guint k = 0; k < N_KNOBS; k++)
-        view[k] = dense[k][0] ? dense[k] : NULL;
-      check_argv = runner_argv (self, view, NULL, 0, drop_last);
-      if (!check_configuration (check_argv, &error))
-        {
-          g_autofree char *label = describe (view, lists);
-          fprintf (stderr, "loadscope sweep: configuration %u of %u (%s): %s\n", c + 1, total, label, error->message);
-          g_strfreev (dense);
-          exit_code = 2;
-          goto free_lists;
-        }
-      g_ptr_array_add (configs, dense);
-    }
+  total = ls_sweep_grid_size (grid);
 
   /* The store and the sweep row. */
   if (!no_db)
@@ -409,25 +237,15 @@ ls_sweep_main (int argc, char **argv, ls_sweep_result *result)
         {
           fprintf (stderr, "loadscope sweep: %s\n(use --no-db to sweep without recording)\n", error->message);
           exit_code = 1;
-          goto free_lists;
+          goto out;
         }
-      g_autoptr (JsonBuilder) grid = json_builder_new ();
-      json_builder_begin_object (grid);
-      for (guint k = 0; k < N_KNOBS; k++)
-        if (values[k])
-          {
-            json_builder_set_member_name (grid, knob_specs[k].name);
-            json_builder_add_string_value (grid, values[k]);
-          }
-      json_builder_end_object (grid);
-      g_autoptr (JsonNode) grid_node = json_builder_get_root (grid);
-      g_autofree char *grid_text = json_to_string (grid_node, FALSE);
+      g_autofree char *grid_text = ls_sweep_grid_to_json (grid);
       result->sweep_id = ls_store_sweep_begin (store, machine, grid_text, (int) total, repeat, &error);
       if (result->sweep_id < 0)
         {
           fprintf (stderr, "loadscope sweep: %s\n", error->message);
           exit_code = 1;
-          goto free_lists;
+          goto out;
         }
       result->store_path = g_strdup (ls_store_path (store));
     }
@@ -440,13 +258,9 @@ ls_sweep_main (int argc, char **argv, ls_sweep_result *result)
   for (guint r = 0, k = 0; r < (guint) repeat && !interrupted; r++)
     for (guint c = 0; c < total && !interrupted; c++, k++)
       {
-        char **dense = configs->pdata[c];
-        char *view[N_KNOBS];
-        for (guint i = 0; i < N_KNOBS; i++)
-          view[i] = dense[i][0] ? dense[i] : NULL;
-        g_autofree char *label = describe (view, lists);
-        g_autoptr (GPtrArray) argv_run = runner_argv (self, view, store ? ls_store_path (store) : NULL,
-                                                      result->sweep_id, drop_last);
+        g_autofree char *label = ls_sweep_grid_label (grid, c);
+        g_autoptr (GPtrArray) argv_run
+            = ls_sweep_grid_runner_argv (grid, c, self, store ? ls_store_path (store) : NULL, result->sweep_id);
         p.index = k + 1;
         p.label = label;
         p.batches = p.planned = 0;
@@ -506,11 +320,8 @@ ls_sweep_main (int argc, char **argv, ls_sweep_result *result)
              result->store_path);
   exit_code = result->runs_failed || result->runs_lost || result->interrupted ? 1 : 0;
 
-free_lists:
-  for (guint k = 0; k < N_KNOBS; k++)
-    g_strfreev (lists[k]);
 out:
-  for (guint k = 0; k < N_KNOBS; k++)
+  for (guint k = 0; k < LS_SWEEP_N_KNOBS; k++)
     g_free (values[k]);
   g_free (db);
   return exit_code;

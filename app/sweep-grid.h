@@ -1,0 +1,55 @@
+/* The grid of a sweep: which run knobs a sweep passes on (sweepable ones
+ * may be comma lists), their product in a fixed order (the last knob of
+ * the table varies fastest), each configuration checked as the runner will
+ * check it, and the runner's argv (`loadscope run ... --events -`). Shared
+ * by `loadscope sweep` (sweep.c) and the workbench's LsSweepSession. */
+#pragma once
+
+#include <glib.h>
+
+#define LS_SWEEP_ERROR (ls_sweep_error_quark ())
+GQuark ls_sweep_error_quark (void);
+
+typedef enum {
+  LS_SWEEP_ERROR_KNOB, /* an unknown knob, a bad value, too many configurations */
+} ls_sweep_error;
+
+typedef struct {
+  const char *name;    /* the run option, without "--" */
+  gboolean sweepable;  /* may be a comma list */
+  const char *help;
+} ls_sweep_knob;
+
+#define LS_SWEEP_N_KNOBS 28
+extern const ls_sweep_knob ls_sweep_knobs[LS_SWEEP_N_KNOBS];
+
+/* The knob's index in ls_sweep_knobs, or -1. */
+int ls_sweep_knob_find (const char *name);
+
+#define LS_SWEEP_MAX_CONFIGURATIONS 10000
+
+typedef struct ls_sweep_grid ls_sweep_grid;
+
+/* values: LS_SWEEP_N_KNOBS strings as typed, NULL where a knob is not
+ * given. Splits the lists, builds every configuration and checks each one
+ * (NULL and error naming the knob and value when one is bad: then nothing
+ * should run). drop_last is passed to every runner. */
+ls_sweep_grid *ls_sweep_grid_new (const char *const *values, gboolean drop_last, GError **error);
+void ls_sweep_grid_free (ls_sweep_grid *grid);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ls_sweep_grid, ls_sweep_grid_free)
+
+/* Number of configurations (the product of the list lengths). */
+guint ls_sweep_grid_size (const ls_sweep_grid *grid);
+
+/* The knobs given, as typed, as a JSON object (the store's sweep.grid). */
+char *ls_sweep_grid_to_json (const ls_sweep_grid *grid);
+
+/* Configuration c's knobs that vary ("workers=2 pin=staging"), or
+ * "(one configuration)". Newly allocated. */
+char *ls_sweep_grid_label (const ls_sweep_grid *grid, guint c);
+
+/* argv (NULL-terminated, in a GPtrArray that frees its strings) of
+ * `runner run KNOBS [--drop-last] --db DB|--no-db [--sweep-id ID] --events -`
+ * for configuration c. */
+GPtrArray *ls_sweep_grid_runner_argv (const ls_sweep_grid *grid, guint c, const char *runner, const char *db,
+                                      gint64 sweep_id);

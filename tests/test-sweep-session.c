@@ -1,0 +1,496 @@
+/* LsSweepSession: a sweep followed from a main loop. Real runners ($LOADSCOPE
+ * run --events -) on a tiny synthetic dataset and the simulated sink: the
+ * signals in order, what the store records, cancel, a runner killed in the
+ * middle, and bad knobs refused before anything runs. */
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <string.h>
+
+#include "app/sweep-session.h"
+#include "test-util.h"
+
+static char *tmp_dir;
+
+static char *
+tmp_path (const char *name)
+{
+  return g_build_filename (tmp_dir, name, NULL);
+}
+
+static gint64
+count_rows (const char *db_path, const char *sql)
+{
+  sqlite3 *db = NULL;
+  sqlite3_stmt *st = NULL;
+  gint64 n = -1;
+  if (sqlite3_open_v2 (db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK
+      && sqlite3_prepare_v2 (db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step (st) == SQLITE_ROW)
+    n = sqlite3_column_int64 (st, 0);
+  sqlite3_finalize (st);
+  sqlite3_close (db);
+  return n;
+}
+
+static char *
+query_text (const char *db_path, const char *sql)
+{
+  sqlite3 *db = NULL;
+  sqlite3_stmt *st = NULL;
+  char *out = NULL;
+  if (sqlite3_open_v2 (db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK
+      && sqlite3_prepare_v2 (db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step (st) == SQLITE_ROW)
+    out = g_strdup ((const char *) sqlite3_column_text (st, 0));
+  sqlite3_finalize (st);
+  sqlite3_close (db);
+  return out;
+}
+
+static const char *
+runner (void)
+{
+  const char *p = g_getenv ("LOADSCOPE");
+  if (!p)
+    g_error ("LOADSCOPE is not set: run the tests with `meson test`");
+  return p;
+}
+
+/* What a session said, in order. */
+typedef enum {
+  ON_NOTHING,
+  ON_FIRST_BATCH_CANCEL, /* cancel at the first batch */
+  ON_FIRST_BATCH_KILL,   /* SIGKILL the first runner at its first batch */
+} action;
+
+typedef struct {
+  LsSweepSession *session;
+  GMainLoop *loop;
+  const char *db;
+  action act;
+  gboolean acted;
+  GPtrArray *log;           /* "run-started 1 workers=0", "event batch", ... */
+  GPtrArray *labels;
+  GPtrArray *summaries;     /* JsonObject or NULL per run-finished */
+  GPtrArray *errors;
+  guint batches, runs_started, runs_finished, finishes;
+  gboolean cancelled;
+  gint64 run_id;            /* of the current run, from its "started" event */
+  gboolean in_run;
+} recorder;
+
+static void
+on_run_started (LsSweepSession *s, guint index, const char *label, recorder *r)
+{
+  g_assert_false (r->in_run);
+  g_assert_cmpuint (index, ==, r->runs_started + 1);
+  g_assert_cmpuint (ls_sweep_session_get_current (s), ==, index);
+  g_assert_true (ls_sweep_session_is_running (s));
+  r->in_run = TRUE;
+  r->runs_started++;
+  g_ptr_array_add (r->labels, g_strdup (label));
+  g_ptr_array_add (r->log, g_strdup_printf ("run-started %u %s", index, label));
+}
+
+static void
+on_event (LsSweepSession *s, JsonObject *event, recorder *r)
+{
+  const char *kind = json_object_get_string_member_with_default (event, "event", "?");
+  g_assert_true (r->in_run);
+  g_ptr_array_add (r->log, g_strdup_printf ("event %s", kind));
+  if (strcmp (kind, "started") == 0)
+    r->run_id = json_object_get_int_member_with_default (event, "run_id", 0);
+  if (strcmp (kind, "batch") != 0)
+    return;
+  r->batches++;
+  if (r->acted || r->act == ON_NOTHING)
+    return;
+  r->acted = TRUE;
+  if (r->act == ON_FIRST_BATCH_CANCEL)
+    ls_sweep_session_cancel (s);
+  else
+    {
+      g_autofree char *sql = g_strdup_printf ("SELECT runner_pid FROM run WHERE id = %" G_GINT64_FORMAT, r->run_id);
+      gint64 pid = count_rows (r->db, sql);
+      g_assert_cmpint (pid, >, 0);
+      g_assert_cmpint (kill ((pid_t) pid, SIGKILL), ==, 0);
+    }
+}
+
+static void
+on_run_finished (LsSweepSession *s, guint index, JsonObject *summary, recorder *r)
+{
+  g_assert_true (r->in_run);
+  g_assert_cmpuint (index, ==, r->runs_started);
+  r->in_run = FALSE;
+  r->runs_finished++;
+  g_ptr_array_add (r->summaries, summary ? json_object_ref (summary) : NULL);
+  g_ptr_array_add (r->log, g_strdup_printf ("run-finished %u %s", index, summary ? "summary" : "NULL"));
+}
+
+static void
+on_finished (LsSweepSession *s, gboolean cancelled, recorder *r)
+{
+  g_assert_false (r->in_run);
+  g_assert_false (ls_sweep_session_is_running (s));
+  r->finishes++;
+  r->cancelled = cancelled;
+  g_ptr_array_add (r->log, g_strdup_printf ("finished %s", cancelled ? "TRUE" : "FALSE"));
+  g_main_loop_quit (r->loop);
+}
+
+static void
+on_error (LsSweepSession *s, const char *message, recorder *r)
+{
+  g_ptr_array_add (r->errors, g_strdup (message));
+}
+
+static gboolean
+on_too_long (gpointer user_data)
+{
+  g_error ("the sweep did not finish in time");
+  return G_SOURCE_REMOVE;
+}
+
+static void
+free_summary (gpointer p)
+{
+  if (p)
+    json_object_unref (p);
+}
+
+static void
+recorder_init (recorder *r, LsSweepSession *s, const char *db, action act)
+{
+  memset (r, 0, sizeof *r);
+  r->session = s;
+  r->db = db;
+  r->act = act;
+  r->loop = g_main_loop_new (NULL, FALSE);
+  r->log = g_ptr_array_new_with_free_func (g_free);
+  r->labels = g_ptr_array_new_with_free_func (g_free);
+  r->errors = g_ptr_array_new_with_free_func (g_free);
+  r->summaries = g_ptr_array_new_with_free_func (free_summary);
+  g_signal_connect (s, "run-started", G_CALLBACK (on_run_started), r);
+  g_signal_connect (s, "event", G_CALLBACK (on_event), r);
+  g_signal_connect (s, "run-finished", G_CALLBACK (on_run_finished), r);
+  g_signal_connect (s, "finished", G_CALLBACK (on_finished), r);
+  g_signal_connect (s, "error", G_CALLBACK (on_error), r);
+}
+
+static void
+recorder_run (recorder *r)
+{
+  guint watchdog = g_timeout_add_seconds (120, on_too_long, NULL);
+  g_main_loop_run (r->loop);
+  g_source_remove (watchdog);
+  for (guint i = 0; i < r->log->len; i++)
+    if (strcmp (r->log->pdata[i], "event batch") != 0)
+      g_test_message ("%s", (char *) r->log->pdata[i]);
+  for (guint i = 0; i < r->errors->len; i++)
+    g_test_message ("error: %s", (char *) r->errors->pdata[i]);
+}
+
+static void
+recorder_clear (recorder *r)
+{
+  g_signal_handlers_disconnect_by_data (r->session, r);
+  g_main_loop_unref (r->loop);
+  g_ptr_array_unref (r->log);
+  g_ptr_array_unref (r->labels);
+  g_ptr_array_unref (r->errors);
+  g_ptr_array_unref (r->summaries);
+}
+
+static GHashTable *
+knobs_new (const char *first, ...)
+{
+  GHashTable *t = g_hash_table_new (g_str_hash, g_str_equal);
+  va_list ap;
+  va_start (ap, first);
+  for (const char *k = first; k; k = va_arg (ap, const char *))
+    g_hash_table_insert (t, (char *) k, va_arg (ap, char *));
+  va_end (ap);
+  return t;
+}
+
+static gint64
+count_for_sweep (const char *db, const char *where, gint64 sweep_id)
+{
+  g_autofree char *sql = g_strdup_printf ("SELECT count(*) FROM run WHERE sweep_id = %" G_GINT64_FORMAT "%s%s",
+                                          sweep_id, where ? " AND " : "", where ? where : "");
+  return count_rows (db, sql);
+}
+
+static char *
+sweep_status (const char *db, gint64 sweep_id)
+{
+  g_autofree char *sql = g_strdup_printf ("SELECT status FROM sweep WHERE id = %" G_GINT64_FORMAT, sweep_id);
+  return query_text (db, sql);
+}
+
+static void
+test_two_configurations (void)
+{
+  g_autofree char *db = tmp_path ("two.sqlite");
+  g_autoptr (GHashTable) knobs = knobs_new ("dataset", "synthetic", "count", "256", "size", "8x8", "batch-size", "8",
+                                            "workers", "0,1", "batches", "6", "warmup", "1", "sink", "sim",
+                                            "model-ms", "1", NULL);
+  g_autoptr (LsSweepSession) s = ls_sweep_session_new (knobs, db, runner ());
+  g_autoptr (GError) error = NULL;
+  recorder r;
+
+  recorder_init (&r, s, db, ON_NOTHING);
+  g_assert_cmpuint (ls_sweep_session_get_current (s), ==, 0);
+  g_assert_false (ls_sweep_session_is_running (s));
+  g_assert_true (ls_sweep_session_start (s, &error));
+  g_assert_no_error (error);
+  g_assert_true (ls_sweep_session_is_running (s));
+  g_assert_cmpuint (ls_sweep_session_get_total (s), ==, 2);
+  g_assert_cmpint (ls_sweep_session_get_sweep_id (s), >, 0);
+  recorder_run (&r);
+
+  g_assert_cmpuint (r.runs_started, ==, 2);
+  g_assert_cmpuint (r.runs_finished, ==, 2);
+  g_assert_cmpuint (r.finishes, ==, 1);
+  g_assert_false (r.cancelled);
+  g_assert_cmpuint (r.errors->len, ==, 0);
+  g_assert_cmpstr (r.labels->pdata[0], ==, "workers=0");
+  g_assert_cmpstr (r.labels->pdata[1], ==, "workers=1");
+  g_assert_cmpuint (r.batches, ==, 12);
+  /* Each run: started first, its batches, finished last, then run-finished. */
+  g_assert_cmpstr (r.log->pdata[0], ==, "run-started 1 workers=0");
+  g_assert_cmpstr (r.log->pdata[1], ==, "event started");
+  g_assert_cmpstr (r.log->pdata[r.log->len - 1], ==, "finished FALSE");
+  g_assert_cmpstr (r.log->pdata[r.log->len - 2], ==, "run-finished 2 summary");
+  g_assert_cmpstr (r.log->pdata[r.log->len - 3], ==, "event finished");
+
+  JsonArray *kept = ls_sweep_session_get_summaries (s);
+  g_assert_cmpuint (json_array_get_length (kept), ==, 2);
+  for (guint i = 0; i < 2; i++)
+    {
+      JsonObject *o = r.summaries->pdata[i];
+      g_assert_nonnull (o);
+      g_assert_true (o == json_array_get_object_element (kept, i));
+      g_assert_cmpstr (json_object_get_string_member (o, "status"), ==, "done");
+      g_assert_cmpint (json_object_get_int_member (o, "workers"), ==, i);
+      g_assert_cmpstr (json_object_get_string_member (o, "sink"), ==, "sim");
+      g_assert_cmpint (json_object_get_int_member (o, "run_id"), >, 0);
+    }
+
+  gint64 sweep = ls_sweep_session_get_sweep_id (s);
+  g_assert_cmpint (count_for_sweep (db, NULL, sweep), ==, 2);
+  g_assert_cmpint (count_for_sweep (db, "status = 'done'", sweep), ==, 2);
+  g_autofree char *status = sweep_status (db, sweep);
+  g_assert_cmpstr (status, ==, "done");
+  recorder_clear (&r);
+}
+
+static GHashTable *
+slow_knobs (void)
+{
+  /* About 5 ms a batch with one worker: long enough to act in the middle. */
+  return knobs_new ("dataset", "synthetic", "count", "4000", "size", "8x8", "sample-cost-us", "600", "batch-size", "8",
+                    "workers", "1,2", "batches", "400", "sink", "sim", "model-ms", "1", NULL);
+}
+
+static void
+test_cancel (void)
+{
+  g_autofree char *db = tmp_path ("cancel.sqlite");
+  g_autoptr (GHashTable) knobs = slow_knobs ();
+  g_autoptr (LsSweepSession) s = ls_sweep_session_new (knobs, db, runner ());
+  g_autoptr (GError) error = NULL;
+  recorder r;
+
+  recorder_init (&r, s, db, ON_FIRST_BATCH_CANCEL);
+  g_assert_true (ls_sweep_session_start (s, &error));
+  g_assert_no_error (error);
+  recorder_run (&r);
+
+  g_assert_true (r.cancelled);
+  g_assert_cmpuint (r.finishes, ==, 1);
+  g_assert_cmpuint (r.runs_started, ==, 1);
+  g_assert_cmpuint (r.runs_finished, ==, 1);
+  g_assert_cmpuint (ls_sweep_session_get_current (s), ==, 1);
+  /* The runner caught SIGINT: its summary says interrupted. */
+  JsonObject *o = r.summaries->pdata[0];
+  g_assert_nonnull (o);
+  g_assert_cmpstr (json_object_get_string_member (o, "status"), ==, "interrupted");
+  g_assert_cmpint (json_object_get_int_member (o, "workers"), ==, 1);
+
+  gint64 sweep = ls_sweep_session_get_sweep_id (s);
+  g_assert_cmpint (count_for_sweep (db, NULL, sweep), ==, 1);
+  g_assert_cmpint (count_for_sweep (db, "status = 'interrupted'", sweep), ==, 1);
+  g_autofree char *status = sweep_status (db, sweep);
+  g_assert_cmpstr (status, ==, "interrupted");
+  /* Cancelling again, or after the end, does nothing. */
+  ls_sweep_session_cancel (s);
+  recorder_clear (&r);
+}
+
+/* Cancelled at once, before the runner could even catch SIGINT. */
+static void
+test_cancel_at_once (void)
+{
+  g_autofree char *db = tmp_path ("cancel-at-once.sqlite");
+  g_autoptr (GHashTable) knobs = slow_knobs ();
+  g_autoptr (LsSweepSession) s = ls_sweep_session_new (knobs, db, runner ());
+  g_autoptr (GError) error = NULL;
+  recorder r;
+
+  recorder_init (&r, s, db, ON_NOTHING);
+  g_assert_true (ls_sweep_session_start (s, &error));
+  g_assert_no_error (error);
+  ls_sweep_session_cancel (s);
+  g_assert_true (ls_sweep_session_is_running (s));
+  recorder_run (&r);
+
+  g_assert_true (r.cancelled);
+  g_assert_cmpuint (r.runs_started, ==, 1);
+  g_assert_cmpuint (r.runs_finished, ==, 1);
+  g_assert_cmpuint (r.errors->len, ==, 0);
+  gint64 sweep = ls_sweep_session_get_sweep_id (s);
+  g_assert_cmpint (count_for_sweep (db, "status IN ('running', 'done')", sweep), ==, 0);
+  g_autofree char *status = sweep_status (db, sweep);
+  g_assert_cmpstr (status, ==, "interrupted");
+  recorder_clear (&r);
+}
+
+static void
+test_killed_runner (void)
+{
+  g_autofree char *db = tmp_path ("killed.sqlite");
+  g_autoptr (GHashTable) knobs = slow_knobs ();
+  g_hash_table_insert (knobs, "batches", "30");
+  g_autoptr (LsSweepSession) s = ls_sweep_session_new (knobs, db, runner ());
+  g_autoptr (GError) error = NULL;
+  recorder r;
+
+  recorder_init (&r, s, db, ON_FIRST_BATCH_KILL);
+  g_assert_true (ls_sweep_session_start (s, &error));
+  g_assert_no_error (error);
+  recorder_run (&r);
+
+  /* The first run is lost and said so; the sweep went on. */
+  g_assert_false (r.cancelled);
+  g_assert_cmpuint (r.runs_started, ==, 2);
+  g_assert_cmpuint (r.runs_finished, ==, 2);
+  g_assert_null (r.summaries->pdata[0]);
+  g_assert_nonnull (r.summaries->pdata[1]);
+  g_assert_cmpuint (json_array_get_length (ls_sweep_session_get_summaries (s)), ==, 1);
+  g_assert_cmpuint (r.errors->len, ==, 1);
+  g_assert_nonnull (strstr (r.errors->pdata[0], "[1/2] workers=1: the runner ended without a summary"));
+
+  gint64 sweep = ls_sweep_session_get_sweep_id (s);
+  g_assert_cmpint (count_for_sweep (db, "status = 'interrupted' AND workers = 1", sweep), ==, 1);
+  g_assert_cmpint (count_for_sweep (db, "status = 'done' AND workers = 2", sweep), ==, 1);
+  g_autofree char *status = sweep_status (db, sweep);
+  g_assert_cmpstr (status, ==, "done");
+  recorder_clear (&r);
+}
+
+static void
+test_bad_knobs (void)
+{
+  g_autofree char *db = tmp_path ("bad.sqlite");
+  struct {
+    const char *knob, *value, *message;
+  } cases[] = {
+    { "workers", "-1", "--workers -1" },
+    { "workers", "0,-1", "--workers -1" },
+    { "pin", "off,maybe", "--pin maybe" },
+    { "epochs", "1,2", "--epochs 1,2: this knob takes one value" },
+    { "workers", "1,,2", "--workers 1,,2: an empty value" },
+    { "wrokers", "1", "--wrokers: not a knob" },
+    { "repeat", "0", "--repeat 0" },
+    { "drop-last", "maybe", "--drop-last maybe" },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GHashTable) knobs = knobs_new ("dataset", "synthetic", "sink", "sim", cases[i].knob, cases[i].value,
+                                                NULL);
+      g_autoptr (LsSweepSession) s = ls_sweep_session_new (knobs, db, runner ());
+      g_autoptr (GError) error = NULL;
+      recorder r;
+
+      recorder_init (&r, s, db, ON_NOTHING);
+      g_assert_false (ls_sweep_session_start (s, &error));
+      g_assert_nonnull (error);
+      g_test_message ("%s", error->message);
+      g_assert_nonnull (strstr (error->message, cases[i].message));
+      g_assert_false (ls_sweep_session_is_running (s));
+      g_assert_cmpuint (r.runs_started + r.finishes + r.errors->len, ==, 0);
+      recorder_clear (&r);
+    }
+  /* Nothing was recorded: the store was not even created. */
+  g_assert_false (g_file_test (db, G_FILE_TEST_EXISTS));
+
+  /* A runner that is not there is refused too, before the store. */
+  g_autoptr (GHashTable) knobs = knobs_new ("dataset", "synthetic", NULL);
+  g_autoptr (LsSweepSession) s = ls_sweep_session_new (knobs, db, "/nonexistent/loadscope");
+  g_autoptr (GError) error = NULL;
+  g_assert_false (ls_sweep_session_start (s, &error));
+  g_assert_nonnull (strstr (error->message, "/nonexistent/loadscope"));
+  g_assert_false (g_file_test (db, G_FILE_TEST_EXISTS));
+}
+
+static void
+test_repeat (void)
+{
+  g_autofree char *db = tmp_path ("repeat.sqlite");
+  g_autoptr (GHashTable) knobs = knobs_new ("dataset", "synthetic", "count", "64", "size", "8x8", "batch-size", "8",
+                                            "pin", "off,staging", "batches", "3", "sink", "sim", "model-ms", "0",
+                                            "repeat", "2", NULL);
+  g_autoptr (LsSweepSession) s = ls_sweep_session_new (knobs, db, runner ());
+  g_autoptr (GError) error = NULL;
+  recorder r;
+
+  recorder_init (&r, s, db, ON_NOTHING);
+  g_assert_true (ls_sweep_session_start (s, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (ls_sweep_session_get_total (s), ==, 4);
+  recorder_run (&r);
+  g_assert_cmpuint (r.runs_finished, ==, 4);
+  g_assert_cmpstr (r.labels->pdata[0], ==, "pin=off (repeat 1 of 2)");
+  g_assert_cmpstr (r.labels->pdata[1], ==, "pin=staging (repeat 1 of 2)");
+  g_assert_cmpstr (r.labels->pdata[3], ==, "pin=staging (repeat 2 of 2)");
+  g_assert_cmpint (count_for_sweep (db, "status = 'done'", ls_sweep_session_get_sweep_id (s)), ==, 4);
+  recorder_clear (&r);
+}
+
+static void
+remove_tree (const char *path)
+{
+  GDir *d = g_dir_open (path, 0, NULL);
+  if (!d)
+    {
+      g_unlink (path);
+      return;
+    }
+  for (const char *n; (n = g_dir_read_name (d));)
+    {
+      g_autofree char *child = g_build_filename (path, n, NULL);
+      remove_tree (child);
+    }
+  g_dir_close (d);
+  g_rmdir (path);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  tmp_dir = g_dir_make_tmp ("ls-sweep-session-XXXXXX", NULL);
+  g_test_add_func ("/app/sweep-session/two-configurations", test_two_configurations);
+  g_test_add_func ("/app/sweep-session/cancel", test_cancel);
+  g_test_add_func ("/app/sweep-session/cancel-at-once", test_cancel_at_once);
+  g_test_add_func ("/app/sweep-session/killed-runner", test_killed_runner);
+  g_test_add_func ("/app/sweep-session/bad-knobs", test_bad_knobs);
+  g_test_add_func ("/app/sweep-session/repeat", test_repeat);
+  int rc = ls_test_run_checked_shm_only ();
+  remove_tree (tmp_dir);
+  g_free (tmp_dir);
+  return rc;
+}
