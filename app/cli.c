@@ -4,10 +4,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/cli-compare.h"
 #include "app/cli-demo.h"
+#include "app/cli-export.h"
+#include "app/cli-history.h"
+#include "app/cli-import.h"
 #include "app/cli-machine.h"
 #include "app/cli-make-dataset.h"
 #include "app/cli-run.h"
+#include "app/cli-show.h"
 #include "app/cli-sweep.h"
 
 typedef struct {
@@ -21,6 +26,14 @@ static const ls_command commands[] = {
   { "run", "run --dataset PATH [knobs]", "one measured run of the loader (see run --help)", ls_cli_run },
   { "sweep", "sweep --dataset PATH --workers 0,1,2 ...", "every combination of knobs given as lists, recorded",
     ls_cli_sweep },
+  { "history", "history [--sweep ID] [--json]", "the recorded runs, newest first, one line each", ls_cli_history },
+  { "show", "show RUN [--json]", "everything recorded about one run: knobs, machine, figures, workers",
+    ls_cli_show },
+  { "compare", "compare RUN RUN... [--json]", "headline figures side by side, in per cent of the first run",
+    ls_cli_compare },
+  { "export", "export --run|--sweep|--all --format F -o FILE", "runs to csv, json or a sqlite bundle",
+    ls_cli_export },
+  { "import", "import FILE", "merge a bundle or JSON export from another machine, checked first", ls_cli_import },
   { "make-dataset", "make-dataset --format F --count N OUT",
     "write a sample dataset: jpeg-dir, hdf5 or hdf5-jpeg (see make-dataset --help)", ls_cli_make_dataset },
   { "demo", "demo", "the headless default: a sample dataset, a sweep and a recommendation", ls_cli_demo },

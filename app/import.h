@@ -1,0 +1,27 @@
+/* Importing runs recorded elsewhere: a sqlite bundle (`export --format
+ * sqlite`, or another store) or a JSON export. Everything is checked
+ * before it counts: the format marker and version (older bundles are
+ * migrated in a temporary copy), every field's type and range, and that
+ * every row belongs to a record of the file. Runs merge by uuid, machines
+ * by fingerprint (their rows copied as they are), sweeps by uuid; a run or
+ * sweep still 'running' arrives 'interrupted'. All in one transaction: on
+ * any error the store is left as it was. */
+#pragma once
+
+#include <glib.h>
+
+#include "app/store.h"
+
+typedef struct {
+  guint runs_imported;
+  guint runs_present; /* their uuid was already in the store */
+  guint machines_added;
+  guint sweeps_added;
+} ls_import_counts;
+
+/* Errors: LS_STORE_ERROR_INVALID (not an export, or a bad value: the
+ * message names the file, the record and the field) or
+ * LS_STORE_ERROR_VERSION (written by a newer Loadscope) for the file; the
+ * other codes for the store (LS_STORE_ERROR_BUSY: locked by another
+ * writer). */
+gboolean ls_import_file (ls_store *store, const char *path, ls_import_counts *counts, GError **error);

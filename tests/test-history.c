@@ -1,0 +1,491 @@
+/* history, show and compare over a store the command line filled: a sweep
+ * of two simulated-GPU runs, a run without a device over two epochs, and a
+ * run that failed (a worker crashed). */
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <string.h>
+
+#include "test-util.h"
+
+typedef struct {
+  int status;
+  char *out;
+  char *err;
+} cli_result;
+
+static char *tmp_dir;
+static char *db;
+
+static void
+cli_result_clear (cli_result *r)
+{
+  g_free (r->out);
+  g_free (r->err);
+}
+
+static cli_result
+run_cli (const char *first, ...)
+{
+  const char *exe = g_getenv ("LOADSCOPE");
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  cli_result r = { 0 };
+  va_list ap;
+
+  g_assert_nonnull (exe);
+  g_ptr_array_add (argv, (char *) exe);
+  va_start (ap, first);
+  for (const char *a = first; a; a = va_arg (ap, const char *))
+    g_ptr_array_add (argv, (char *) a);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+
+  g_autoptr (GSubprocess) proc = g_subprocess_newv ((const char *const *) argv->pdata,
+                                                    G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
+                                                    &error);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8 (proc, NULL, NULL, &r.out, &r.err, &error);
+  g_assert_no_error (error);
+  r.status = g_subprocess_get_if_exited (proc) ? g_subprocess_get_exit_status (proc) : -1;
+  return r;
+}
+
+static JsonNode *
+parse (const char *text)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  g_assert_true (json_parser_load_from_data (parser, text, -1, &error));
+  g_assert_no_error (error);
+  return json_node_ref (json_parser_get_root (parser));
+}
+
+static guint
+count_lines (const char *text)
+{
+  guint n = 0;
+  for (const char *p = text; *p; p++)
+    n += *p == '\n';
+  return n;
+}
+
+/* The history as JSON, newest first. */
+static JsonArray *
+history_json (void)
+{
+  cli_result r = run_cli ("history", "--db", db, "--json", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonNode) root = parse (r.out);
+  cli_result_clear (&r);
+  g_assert_true (JSON_NODE_HOLDS_ARRAY (root));
+  return json_array_ref (json_node_get_array (root));
+}
+
+/* The run of the history (newest first) at `index`, as an id string. */
+static char *
+run_id_at (guint index)
+{
+  g_autoptr (JsonArray) runs = history_json ();
+  return g_strdup_printf ("%" G_GINT64_FORMAT,
+                          json_object_get_int_member (json_array_get_object_element (runs, index), "id"));
+}
+
+static void
+record_runs (void)
+{
+  cli_result r = run_cli ("sweep", "--dataset", "synthetic", "--count", "256", "--size", "16x16", "--workers", "0,1",
+                          "--sink", "sim", "--model-ms", "1", "--db", db, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  cli_result_clear (&r);
+  r = run_cli ("run", "--dataset", "synthetic", "--count", "320", "--size", "16x16", "--workers", "2", "--epochs", "2",
+               "--sink", "none", "--db", db, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  cli_result_clear (&r);
+  r = run_cli ("run", "--dataset", "synthetic", "--count", "256", "--size", "8x8", "--workers", "1", "--crash-at", "2",
+               "--sink", "none", "--db", db, NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  cli_result_clear (&r);
+}
+
+static void
+test_history_table (void)
+{
+  cli_result r = run_cli ("history", "--db", db, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "ID "));
+  g_assert_nonnull (strstr (r.out, "IMG/S"));
+  g_assert_nonnull (strstr (r.out, "WAIT P95"));
+  g_assert_nonnull (strstr (r.out, "PSS MB"));
+  /* A header, four runs and the note on the simulated GPU. */
+  g_assert_cmpuint (count_lines (r.out), ==, 6);
+  g_assert_nonnull (strstr (r.out, "sim*"));
+  g_assert_nonnull (strstr (r.out, "* simulated GPU"));
+  g_assert_nonnull (strstr (r.out, "failed"));
+  g_assert_nonnull (strstr (r.out, g_get_host_name ()));
+  /* Newest first: the failed run, recorded last, is the first line. */
+  const char *first = strchr (r.out, '\n') + 1;
+  g_assert_cmpint (g_ascii_strtoll (first, NULL, 10), ==, 4);
+  g_assert_nonnull (strstr (first, "failed"));
+  g_assert_true (strstr (first, "failed") < strchr (first, '\n'));
+  cli_result_clear (&r);
+}
+
+static void
+test_history_json (void)
+{
+  g_autoptr (JsonArray) runs = history_json ();
+  static const char *const fields[] = { "id", "uuid", "started_at", "machine", "dataset", "workers", "start", "pin",
+                                        "sink", "simulated", "status", "throughput_sps", "wait_p50_ms", "wait_p95_ms",
+                                        "gpu_util_exact", "gpu_util_nvml", "pss_peak_bytes", "sweep_uuid" };
+
+  g_assert_cmpuint (json_array_get_length (runs), ==, 4);
+  for (guint i = 0; i < 4; i++)
+    {
+      JsonObject *o = json_array_get_object_element (runs, i);
+      for (guint f = 0; f < G_N_ELEMENTS (fields); f++)
+        g_assert_true (json_object_has_member (o, fields[f]));
+      g_assert_cmpstr (json_object_get_string_member (o, "machine"), ==, g_get_host_name ());
+      g_assert_true (g_uuid_string_is_valid (json_object_get_string_member (o, "uuid")));
+      if (i > 0)
+        g_assert_cmpstr (json_object_get_string_member (o, "started_at"), <=,
+                         json_object_get_string_member (json_array_get_object_element (runs, i - 1), "started_at"));
+    }
+  JsonObject *failed = json_array_get_object_element (runs, 0);
+  g_assert_cmpstr (json_object_get_string_member (failed, "status"), ==, "failed");
+  g_assert_nonnull (strstr (json_object_get_string_member (failed, "error"), "SIGSEGV"));
+  g_assert_true (json_object_get_null_member (failed, "throughput_sps"));
+
+  JsonObject *none = json_array_get_object_element (runs, 1);
+  g_assert_cmpstr (json_object_get_string_member (none, "sink"), ==, "none");
+  g_assert_false (json_object_get_boolean_member (none, "simulated"));
+  g_assert_true (json_object_get_null_member (none, "pin"));
+  g_assert_true (json_object_get_null_member (none, "gpu_util_exact"));
+  g_assert_cmpint (json_object_get_int_member (none, "workers"), ==, 2);
+  g_assert_cmpfloat (json_object_get_double_member (none, "throughput_sps"), >, 0);
+  g_assert_cmpint (json_object_get_int_member (none, "pss_peak_bytes"), >, 0);
+
+  JsonObject *sim = json_array_get_object_element (runs, 2);
+  g_assert_cmpstr (json_object_get_string_member (sim, "sink"), ==, "sim");
+  g_assert_true (json_object_get_boolean_member (sim, "simulated"));
+  g_assert_cmpstr (json_object_get_string_member (sim, "pin"), ==, "off");
+  g_assert_cmpfloat (json_object_get_double_member (sim, "gpu_util_exact"), >, 0);
+  g_assert_cmpfloat (json_object_get_double_member (sim, "gpu_util_exact"), <=, 1);
+  g_assert_cmpfloat (json_object_get_double_member (sim, "wait_p50_ms"), <=,
+                     json_object_get_double_member (sim, "wait_p95_ms"));
+  g_assert_false (json_object_get_null_member (sim, "sweep_uuid"));
+  g_assert_true (json_object_get_null_member (none, "sweep_uuid"));
+}
+
+static void
+test_history_sweep_and_limit (void)
+{
+  g_autoptr (JsonArray) runs = history_json ();
+  g_autofree char *sweep = g_strndup (
+      json_object_get_string_member (json_array_get_object_element (runs, 2), "sweep_uuid"), 8);
+
+  cli_result r = run_cli ("history", "--db", db, "--json", "--sweep", sweep, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonNode) only = parse (r.out);
+  g_assert_cmpuint (json_array_get_length (json_node_get_array (only)), ==, 2);
+  cli_result_clear (&r);
+
+  r = run_cli ("history", "--db", db, "--sweep", "1", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpuint (count_lines (r.out), ==, 4);
+  cli_result_clear (&r);
+
+  r = run_cli ("history", "--db", db, "--json", "--limit", "1", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonNode) one = parse (r.out);
+  g_assert_cmpuint (json_array_get_length (json_node_get_array (one)), ==, 1);
+  cli_result_clear (&r);
+
+  r = run_cli ("history", "--db", db, "--sweep", "99", NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "no sweep '99'"));
+  cli_result_clear (&r);
+
+  r = run_cli ("history", "--db", db, "--limit", "-1", NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "--limit"));
+  cli_result_clear (&r);
+
+  r = run_cli ("history", "--db", db, "extra", NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  cli_result_clear (&r);
+}
+
+static void
+test_history_without_a_store (void)
+{
+  g_autofree char *missing = g_build_filename (tmp_dir, "none", "history.sqlite", NULL);
+  cli_result r = run_cli ("history", "--db", missing, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "no runs recorded yet"));
+  cli_result_clear (&r);
+  r = run_cli ("history", "--db", missing, "--json", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "[]\n");
+  cli_result_clear (&r);
+  /* Reading creates nothing. */
+  g_assert_false (g_file_test (missing, G_FILE_TEST_EXISTS));
+}
+
+static void
+test_show_text (void)
+{
+  g_autoptr (JsonArray) runs = history_json ();
+  JsonObject *sim = json_array_get_object_element (runs, 2);
+  g_autofree char *prefix = g_strndup (json_object_get_string_member (sim, "uuid"), 6);
+
+  /* By uuid prefix. */
+  cli_result r = run_cli ("show", prefix, "--db", db, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, json_object_get_string_member (sim, "uuid")));
+  g_assert_nonnull (strstr (r.out, "status:              done"));
+  g_assert_nonnull (strstr (r.out, "sink:                sim (SIMULATED GPU)"));
+  g_assert_nonnull (strstr (r.out, "workers:             1"));
+  g_assert_nonnull (strstr (r.out, "prefetch:            2"));
+  g_assert_nonnull (strstr (r.out, "model (ms):          1"));
+  g_assert_nonnull (strstr (r.out, "throughput:"));
+  g_assert_nonnull (strstr (r.out, "samples/s"));
+  g_assert_nonnull (strstr (r.out, "% (simulated)"));
+  g_assert_nonnull (strstr (r.out, g_get_host_name ()));
+  g_assert_nonnull (strstr (r.out, "#0 epoch 0, pid "));
+  g_assert_nonnull (strstr (r.out, "exited with code 0"));
+  g_assert_nonnull (strstr (r.out, "recorded: 4 batches"));
+  cli_result_clear (&r);
+
+  /* By id: the failed run names its error. */
+  g_autofree char *failed = run_id_at (0);
+  r = run_cli ("show", failed, "--db", db, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "status:              failed"));
+  g_assert_nonnull (strstr (r.out, "error:"));
+  g_assert_nonnull (strstr (r.out, "killed by signal 11"));
+  cli_result_clear (&r);
+}
+
+static void
+test_show_json (void)
+{
+  g_autofree char *id = run_id_at (1);
+  cli_result r = run_cli ("show", id, "--db", db, "--json", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonNode) root = parse (r.out);
+  JsonObject *o = json_node_get_object (root);
+
+  /* The stored summary... */
+  g_assert_cmpint (json_object_get_int_member (o, "run_id"), ==, g_ascii_strtoll (id, NULL, 10));
+  g_assert_true (g_uuid_string_is_valid (json_object_get_string_member (o, "run_uuid")));
+  g_assert_cmpstr (json_object_get_string_member (o, "status"), ==, "done");
+  g_assert_cmpstr (json_object_get_string_member (o, "sink"), ==, "none");
+  g_assert_cmpint (json_object_get_int_member (o, "workers"), ==, 2);
+  g_assert_true (json_object_has_member (o, "batch_wait_ms"));
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (o, "worker_startup_ms")), ==, 4);
+  /* ...with its machine, knobs, figures and workers. */
+  JsonObject *machine = json_object_get_object_member (o, "machine");
+  g_assert_cmpstr (json_object_get_string_member (machine, "hostname"), ==, g_get_host_name ());
+  g_assert_cmpint (json_object_get_int_member (machine, "logical_cores"), >, 0);
+  g_assert_cmpuint (strlen (json_object_get_string_member (machine, "fingerprint")), ==, 32);
+  JsonObject *knobs = json_object_get_object_member (o, "knobs");
+  g_assert_cmpint (json_object_get_int_member (knobs, "workers"), ==, 2);
+  g_assert_cmpint (json_object_get_int_member (knobs, "epochs"), ==, 2);
+  g_assert_cmpstr (json_object_get_string_member (knobs, "start_method"), ==, "fork");
+  g_assert_false (json_object_get_boolean_member (knobs, "persistent"));
+  g_assert_true (json_object_get_null_member (knobs, "pin"));
+  JsonObject *figures = json_object_get_object_member (o, "figures");
+  g_assert_cmpfloat (json_object_get_double_member (figures, "throughput_sps"), >, 0);
+  g_assert_cmpfloat (json_object_get_double_member (figures, "epoch_boundary_ms"), >, 0);
+  g_assert_true (json_object_get_null_member (figures, "gpu_util_exact"));
+  JsonArray *workers = json_object_get_array_member (o, "worker_processes");
+  g_assert_cmpuint (json_array_get_length (workers), ==, 4);
+  g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (workers, 0), "pid"), >, 0);
+  g_assert_cmpint (json_object_get_int_member (o, "batches_recorded"), ==, 10);
+  cli_result_clear (&r);
+}
+
+static void
+test_show_bad_usage (void)
+{
+  cli_result r = run_cli ("show", "999", "--db", db, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "no run '999'"));
+  cli_result_clear (&r);
+  r = run_cli ("show", "--db", db, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "which run?"));
+  cli_result_clear (&r);
+  r = run_cli ("show", "not-hex!", "--db", db, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  cli_result_clear (&r);
+
+  /* A prefix two runs share is refused, not guessed. */
+  g_autofree char *copy = g_build_filename (tmp_dir, "ambiguous.sqlite", NULL);
+  g_autofree char *vacuum = g_strdup_printf ("VACUUM INTO '%s'", copy);
+  sqlite3 *s = NULL;
+  g_assert_cmpint (sqlite3_open (db, &s), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (s, vacuum, NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (s);
+  g_assert_cmpint (sqlite3_open (copy, &s), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (s,
+                                 "UPDATE run SET uuid = 'abcd' || substr (uuid, 5) WHERE id IN (1, 2);"
+                                 "UPDATE run SET uuid = '77771234' || substr (uuid, 9) WHERE id = 3",
+                                 NULL, NULL, NULL),
+                   ==, SQLITE_OK);
+  sqlite3_close (s);
+  r = run_cli ("show", "abcd", "--db", copy, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "several"));
+  cli_result_clear (&r);
+  r = run_cli ("compare", "abcd", "3", "--db", copy, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  cli_result_clear (&r);
+  /* A short number is an id only, never the start of a uuid by chance... */
+  r = run_cli ("show", "7777", "--db", copy, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "no run '7777'"));
+  cli_result_clear (&r);
+  /* ...but 8 digits are the first group of a uuid. */
+  r = run_cli ("show", "77771234", "--db", copy, "--json", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "\"run_id\" : 3"));
+  cli_result_clear (&r);
+  /* Fewer than 4 characters of a uuid are not enough. */
+  r = run_cli ("show", "abc", "--db", copy, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  cli_result_clear (&r);
+}
+
+static void
+test_compare_json (void)
+{
+  g_autofree char *a = run_id_at (3), *b = run_id_at (2), *c = run_id_at (1);
+  cli_result r = run_cli ("compare", a, b, c, "--db", db, "--json", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonNode) root = parse (r.out);
+  JsonObject *o = json_node_get_object (root);
+
+  JsonArray *runs = json_object_get_array_member (o, "runs");
+  g_assert_cmpuint (json_array_get_length (runs), ==, 3);
+  g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (runs, 0), "run_id"), ==,
+                   g_ascii_strtoll (a, NULL, 10));
+  g_assert_true (json_object_get_boolean_member (json_array_get_object_element (runs, 0), "simulated"));
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (runs, 0), "machine"), ==,
+                   g_get_host_name ());
+
+  static const char *const figures[] = { "throughput_sps", "wait_p50_ms", "wait_p95_ms", "wait_p99_ms",
+                                         "gpu_util_exact", "gpu_util_nvml", "pss_peak_bytes", "rss_peak_bytes",
+                                         "cpu_percent", "time_to_first_batch_ms", "epoch_boundary_ms" };
+  JsonObject *f = json_object_get_object_member (o, "figures");
+  for (guint i = 0; i < G_N_ELEMENTS (figures); i++)
+    {
+      JsonObject *fig = json_object_get_object_member (f, figures[i]);
+      g_assert_nonnull (fig);
+      g_assert_cmpuint (json_array_get_length (json_object_get_array_member (fig, "values")), ==, 3);
+      g_assert_cmpuint (json_array_get_length (json_object_get_array_member (fig, "delta_percent")), ==, 3);
+    }
+  JsonObject *t = json_object_get_object_member (f, "throughput_sps");
+  JsonArray *values = json_object_get_array_member (t, "values");
+  JsonArray *delta = json_object_get_array_member (t, "delta_percent");
+  double v0 = json_array_get_double_element (values, 0), v1 = json_array_get_double_element (values, 1);
+  g_assert_cmpfloat (json_array_get_double_element (delta, 0), ==, 0);
+  g_assert_cmpfloat (fabs (json_array_get_double_element (delta, 1) - (v1 - v0) / v0 * 100), <, 1e-9);
+  /* No NVML here, and none for the run without a device. */
+  JsonArray *nvml = json_object_get_array_member (json_object_get_object_member (f, "gpu_util_nvml"), "delta_percent");
+  g_assert_true (JSON_NODE_HOLDS_NULL (json_array_get_element (nvml, 1)));
+  JsonArray *exact = json_object_get_array_member (json_object_get_object_member (f, "gpu_util_exact"), "values");
+  g_assert_true (JSON_NODE_HOLDS_NULL (json_array_get_element (exact, 2)));
+
+  JsonObject *differ = json_object_get_object_member (o, "knobs_differ");
+  JsonArray *workers = json_object_get_array_member (differ, "workers");
+  g_assert_cmpint (json_array_get_int_element (workers, 0), ==, 0);
+  g_assert_cmpint (json_array_get_int_element (workers, 1), ==, 1);
+  g_assert_cmpint (json_array_get_int_element (workers, 2), ==, 2);
+  g_assert_true (json_object_has_member (differ, "sink"));
+  g_assert_true (json_object_has_member (differ, "epochs"));
+  g_assert_false (json_object_has_member (differ, "batch_size"));
+  g_assert_false (json_object_has_member (differ, "start_method"));
+  cli_result_clear (&r);
+}
+
+static void
+test_compare_text (void)
+{
+  g_autofree char *a = run_id_at (3), *b = run_id_at (2);
+  cli_result r = run_cli ("compare", a, b, "--db", db, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "throughput (samples/s)"));
+  g_assert_nonnull (strstr (r.out, "batch wait p99 (ms)"));
+  g_assert_nonnull (strstr (r.out, "GPU util (NVML) (%)"));
+  g_assert_nonnull (strstr (r.out, "epoch boundary (ms)"));
+  g_assert_nonnull (strstr (r.out, " %)"));
+  g_assert_nonnull (strstr (r.out, "knobs that differ:"));
+  g_assert_nonnull (strstr (r.out, "\nworkers "));
+  g_assert_nonnull (strstr (r.out, "sim*"));
+  cli_result_clear (&r);
+}
+
+static void
+test_compare_unknown_run (void)
+{
+  g_autofree char *a = run_id_at (0);
+  cli_result r = run_cli ("compare", a, "deadbeef", "--db", db, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "no run 'deadbeef'"));
+  g_assert_cmpstr (r.out, ==, "");
+  cli_result_clear (&r);
+  r = run_cli ("compare", a, "--db", db, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "two runs or more"));
+  cli_result_clear (&r);
+  g_autofree char *missing = g_build_filename (tmp_dir, "missing.sqlite", NULL);
+  r = run_cli ("compare", "1", "2", "--db", missing, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  cli_result_clear (&r);
+}
+
+static void
+remove_tree (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  while (d && (name = g_dir_read_name (d)))
+    {
+      g_autofree char *p = g_build_filename (dir, name, NULL);
+      if (g_file_test (p, G_FILE_TEST_IS_DIR))
+        remove_tree (p);
+      else
+        g_unlink (p);
+    }
+  g_rmdir (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  tmp_dir = g_dir_make_tmp ("loadscope-test-history-XXXXXX", NULL);
+  g_assert_nonnull (tmp_dir);
+  db = g_build_filename (tmp_dir, "history.sqlite", NULL);
+  record_runs ();
+
+  g_test_add_func ("/app/history/table-newest-first", test_history_table);
+  g_test_add_func ("/app/history/json-fields", test_history_json);
+  g_test_add_func ("/app/history/sweep-and-limit", test_history_sweep_and_limit);
+  g_test_add_func ("/app/history/without-a-store", test_history_without_a_store);
+  g_test_add_func ("/app/show/text", test_show_text);
+  g_test_add_func ("/app/show/json", test_show_json);
+  g_test_add_func ("/app/show/bad-usage-and-ambiguous-prefix", test_show_bad_usage);
+  g_test_add_func ("/app/compare/json", test_compare_json);
+  g_test_add_func ("/app/compare/text", test_compare_text);
+  g_test_add_func ("/app/compare/unknown-run-exits-2", test_compare_unknown_run);
+  int status = ls_test_run_checked_shm_only ();
+  remove_tree (tmp_dir);
+  g_free (db);
+  g_free (tmp_dir);
+  return status;
+}
