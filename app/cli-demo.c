@@ -1,11 +1,14 @@
 /* The headless default: generate a sample JPEG dataset once (in the cache
  * folder), sweep workers 0,1,2,4 x pin off,staging over it into the store,
- * and print the comparison, the recommendation and where the history is. */
+ * and print the comparison, the recommendation and where the history is;
+ * write the sweep's headline charts as PNG files and print their paths. */
 #include "app/cli-demo.h"
 
 #include <stdio.h>
 #include <unistd.h>
 
+#include "app/chart-render.h"
+#include "app/chart-store.h"
 #include "app/dataset-maker.h"
 #include "app/recommend.h"
 #include "app/store.h"
@@ -63,16 +66,21 @@ ls_cli_demo (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   g_autofree char *db = NULL;
   g_autofree char *dataset = NULL;
+  g_autofree char *charts_dir = NULL;
   GOptionEntry entries[] = {
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "The run store", "PATH" },
     { "dataset", 0, 0, G_OPTION_ARG_FILENAME, &dataset, "Use this dataset instead of the sample one", "PATH" },
+    { "charts-dir", 0, 0, G_OPTION_ARG_FILENAME, &charts_dir,
+      "Write the charts here (default: $XDG_DATA_HOME/loadscope/charts)", "DIR" },
     { NULL },
   };
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_summary (context,
                                 "Generates a sample dataset of JPEG images (once), runs workers 0,1,2,4 x pin\n"
                                 "off,staging over it into the run store, and prints the comparison and a\n"
-                                "recommendation. Without a GPU the consumer is the simulated one, and says so.");
+                                "recommendation, and writes the sweep's charts (GPU utilization and\n"
+                                "throughput, batch wait, peak memory against workers) as PNG files.\n"
+                                "Without a GPU the consumer is the simulated one, and says so.");
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       fprintf (stderr, "loadscope demo: %s\n", error->message);
@@ -106,6 +114,23 @@ ls_cli_demo (int argc, char **argv)
   printf ("\nThe runs are recorded in %s (sweep %" G_GINT64_FORMAT ").\n", result.store_path ? result.store_path : store_path,
           result.sweep_id);
   printf ("See them with `loadscope history`, one run with `loadscope show RUN`.\n");
+  if (result.sweep_id > 0)
+    {
+      g_autoptr (ls_store) store = ls_store_open (result.store_path ? result.store_path : store_path, &error);
+      g_auto (GStrv) pngs = store ? ls_chart_sweep_write_pngs (store, result.sweep_id, charts_dir, 0, 0, &error) : NULL;
+      if (pngs)
+        {
+          printf ("\nCharts of the sweep:\n");
+          for (guint i = 0; pngs[i]; i++)
+            printf ("  %s\n", pngs[i]);
+        }
+      else
+        {
+          fprintf (stderr, "loadscope demo: the charts were not written: %s\n", error->message);
+          rc = rc ? rc : 1;
+        }
+      ls_chart_release_fonts ();
+    }
   ls_recommendation_clear (&rec);
   ls_sweep_result_clear (&result);
   return rc;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/cli-export-chart.h"
 #include "app/export.h"
 #include "app/store-query.h"
 
@@ -42,18 +43,24 @@ ls_cli_export (int argc, char **argv)
   g_autofree char *sweep = NULL;
   g_autofree char *format = NULL;
   g_autofree char *output = NULL;
-  gboolean all = FALSE, batches = FALSE, force = FALSE;
+  g_autofree char *chart = NULL;
+  gboolean all = FALSE, batches = FALSE, force = FALSE, dark = FALSE;
+  int width = 0, height = 0;
   GOptionEntry entries[] = {
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "The run store (default: $XDG_DATA_HOME/loadscope/history.sqlite)",
       "PATH" },
     { "run", 0, 0, G_OPTION_ARG_STRING, &run, "One run (id or uuid prefix)", "ID" },
     { "sweep", 0, 0, G_OPTION_ARG_STRING, &sweep, "The runs of a sweep (id or uuid prefix)", "ID" },
     { "all", 0, 0, G_OPTION_ARG_NONE, &all, "Every run of the store", NULL },
-    { "format", 0, 0, G_OPTION_ARG_STRING, &format, "csv, json or sqlite (png, svg, pdf: charts, not in this build)",
-      "FORMAT" },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format, "csv, json, sqlite, or charts: png, svg or pdf", "FORMAT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "The file to write (csv and json: - for stdout)", "FILE" },
     { "batches", 0, 0, G_OPTION_ARG_NONE, &batches, "csv: one row per batch instead of one per run", NULL },
     { "force", 0, 0, G_OPTION_ARG_NONE, &force, "Replace FILE if it exists", NULL },
+    { "chart", 0, 0, G_OPTION_ARG_STRING, &chart,
+      "Charts: which (comma list; default: all of them on one page)", "NAME" },
+    { "width", 0, 0, G_OPTION_ARG_INT, &width, "Charts: page width, pixels (svg, pdf: points)", "W" },
+    { "height", 0, 0, G_OPTION_ARG_INT, &height, "Charts: page height", "H" },
+    { "dark", 0, 0, G_OPTION_ARG_NONE, &dark, "Charts: the dark theme", NULL },
     { NULL },
   };
 
@@ -65,6 +72,11 @@ ls_cli_export (int argc, char **argv)
       "json:   {\"format\":\"loadscope-export\",\"version\":N,...,\"machines\":[...],\"sweeps\":[...],\n"
       "        \"runs\":[{every field, \"batches\":[...],\"series\":[...],\"worker_processes\":[...]}]}\n"
       "sqlite: a self-contained store holding only these runs, for `loadscope import`\n"
+      "png, svg, pdf: charts on one page (default 1280 x 800 for one, 560 high per chart)\n"
+      "        --sweep ID [--chart " LS_CHARTS_OF_SWEEP "]\n"
+      "        --run ID   [--chart " LS_CHARTS_OF_RUN "]\n"
+      "        --all      [--chart " LS_CHARTS_OF_ALL "]  (worker start-up by platform and start method)\n"
+      "        charts of runs on the simulated GPU carry a SIMULATED GPU mark\n"
       "\n"
       "Exit status: 0 written, 1 the store could not be read or FILE written, 2 bad usage.");
   if (!g_option_context_parse (context, &argc, &argv, &error))
@@ -74,11 +86,14 @@ ls_cli_export (int argc, char **argv)
   if ((run != NULL) + (sweep != NULL) + (all != FALSE) != 1)
     return usage_error ("%s", "say what to export: one of --run ID, --sweep ID or --all");
   if (!format)
-    return usage_error ("%s", "--format is required: csv, json or sqlite");
-  if (strcmp (format, "png") == 0 || strcmp (format, "svg") == 0 || strcmp (format, "pdf") == 0)
-    return usage_error ("--format %s: charts are not in this build yet (csv, json or sqlite)", format);
-  if (strcmp (format, "csv") != 0 && strcmp (format, "json") != 0 && strcmp (format, "sqlite") != 0)
-    return usage_error ("--format %s: must be csv, json or sqlite", format);
+    return usage_error ("%s", "--format is required: csv, json, sqlite, png, svg or pdf");
+  gboolean charts = strcmp (format, "png") == 0 || strcmp (format, "svg") == 0 || strcmp (format, "pdf") == 0;
+  if (!charts && strcmp (format, "csv") != 0 && strcmp (format, "json") != 0 && strcmp (format, "sqlite") != 0)
+    return usage_error ("--format %s: must be csv, json, sqlite, png, svg or pdf", format);
+  if (!charts && (chart || width || height || dark))
+    return usage_error ("%s", "--chart, --width, --height and --dark are for charts: --format png, svg or pdf");
+  if (charts && (width < 0 || height < 0))
+    return usage_error ("%s", "--width and --height must be positive");
   if (batches && strcmp (format, "csv") != 0)
     return usage_error ("%s", "--batches is for --format csv (json and sqlite exports always hold the batches)");
   if (!output)
@@ -86,12 +101,20 @@ ls_cli_export (int argc, char **argv)
   gboolean to_stdout = strcmp (output, "-") == 0;
   if (to_stdout && strcmp (format, "sqlite") == 0)
     return usage_error ("%s", "a sqlite bundle cannot go to stdout: give -o FILE");
+  if (to_stdout && charts)
+    return usage_error ("%s", "charts cannot go to stdout: give -o FILE");
   if (!to_stdout && g_file_test (output, G_FILE_TEST_EXISTS))
     {
       if (!force)
         return usage_error ("%s: already exists (--force replaces it)", output);
       if (g_file_test (output, G_FILE_TEST_IS_DIR))
         return usage_error ("%s: is a folder", output);
+    }
+
+  if (charts)
+    {
+      ls_chart_export_request req = { db, run, sweep, all, chart, format, output, width, height, dark };
+      return ls_cli_export_charts (&req);
     }
 
   g_autoptr (ls_store) store = ls_store_open_to_read (db, &error);

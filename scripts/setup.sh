@@ -8,7 +8,7 @@ packages=(
   gcc ninja-build meson pkg-config
   libglib2.0-dev libglib2.0-dev-bin libjson-glib-dev libsqlite3-dev
   libturbojpeg0-dev libjpeg62-turbo-dev libhdf5-dev
-  libcairo2-dev libpango1.0-dev
+  libcairo2-dev libpango1.0-dev fonts-dejavu-core
   libgtk-4-dev libadwaita-1-dev
   # data/ validation and GUI tests
   desktop-file-utils appstream xvfb xauth dbus imagemagick

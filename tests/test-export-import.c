@@ -359,8 +359,8 @@ test_export_bad_usage (void)
     const char *args[8];
     const char *says;
   } cases[] = {
-    { { "--all", "--format", "png", "-o", out }, "charts are not in this build yet" },
-    { { "--all", "--format", "xml", "-o", out }, "must be csv, json or sqlite" },
+    { { "--all", "--format", "png", "--chart", "wait", "-o", out }, "not a chart of the whole store" },
+    { { "--all", "--format", "xml", "-o", out }, "must be csv, json, sqlite, png, svg or pdf" },
     { { "--format", "csv", "-o", out }, "one of --run ID, --sweep ID or --all" },
     { { "--all", "--run", "1", "--format", "csv", "-o", out }, "one of --run ID" },
     { { "--all", "--format", "csv" }, "-o FILE is required" },

@@ -1,0 +1,28 @@
+#pragma once
+
+#include <glib.h>
+
+/* `loadscope export --format png|svg|pdf`: charts of a sweep (its headline
+ * charts), a run (timeline, memory) or the whole store (start cost), on one
+ * page. Filled by `loadscope export` once its options are checked. */
+typedef struct {
+  const char *db;     /* NULL: the default store */
+  const char *run;    /* exactly one of run, sweep, all */
+  const char *sweep;
+  gboolean all;
+  const char *charts; /* comma list of chart names; NULL: all of the selection's */
+  const char *format; /* png, svg or pdf */
+  const char *output;
+  int width, height;  /* <= 0: the default for the number of charts */
+  gboolean dark;
+} ls_chart_export_request;
+
+/* The chart names each selection offers, for messages. */
+#define LS_CHARTS_OF_SWEEP "utilization, wait, memory"
+#define LS_CHARTS_OF_RUN "timeline, memory"
+#define LS_CHARTS_OF_ALL "start-cost"
+
+/* Writes the charts; prints what was written. Returns the exit status: 0
+ * written, 1 the store could not be read or the file written, 2 bad usage
+ * (an unknown chart, a sweep or run that is not there). */
+int ls_cli_export_charts (const ls_chart_export_request *req);
