@@ -11,10 +11,9 @@
 #include "app/chart-store.h"
 #include "app/dataset-maker.h"
 #include "app/recommend.h"
+#include "app/sample-dataset.h"
 #include "app/store.h"
 #include "app/sweep.h"
-
-#define DEMO_IMAGES 800
 
 static void
 show_generation (uint64_t done, uint64_t total, uint64_t bytes, void *user)
@@ -33,30 +32,11 @@ show_generation (uint64_t done, uint64_t total, uint64_t bytes, void *user)
 static char *
 sample_dataset (GError **error)
 {
-  char *path = g_build_filename (g_get_user_cache_dir (), "loadscope", "sample-jpeg-dir-800", NULL);
-  if (g_file_test (path, G_FILE_TEST_IS_DIR))
-    return path;
-  g_autofree char *parent = g_path_get_dirname (path);
-  if (g_mkdir_with_parents (parent, 0755) != 0)
-    {
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "%s: %s", parent, g_strerror (errno));
-      g_free (path);
-      return NULL;
-    }
-  fprintf (stderr, "Generating the sample dataset (%d JPEG images like ImageNet's, once) in %s\n", DEMO_IMAGES, path);
-  ls_make_options o;
-  ls_make_result r;
-  ls_make_options_init (&o);
-  o.format = LS_MAKE_JPEG_DIR;
-  o.count = DEMO_IMAGES;
-  if (isatty (STDERR_FILENO))
-    o.progress = show_generation;
-  if (!ls_make_dataset (&o, path, &r, error))
-    {
-      g_free (path);
-      return NULL;
-    }
-  return path;
+  g_autofree char *path = ls_sample_dataset_path ();
+  if (!g_file_test (path, G_FILE_TEST_IS_DIR))
+    fprintf (stderr, "Generating the sample dataset (%d JPEG images like ImageNet's, once) in %s\n", LS_SAMPLE_IMAGES,
+             path);
+  return ls_sample_dataset_ensure (isatty (STDERR_FILENO) ? show_generation : NULL, NULL, NULL, error);
 }
 
 int

@@ -1,8 +1,40 @@
-/* The composition root: the only place that joins app/ with ui/. */
+/* The composition root: the only place that joins app/ with ui/.
+ *
+ * `loadscope COMMAND ...` runs a command; `loadscope` alone opens the
+ * workbench where a display exists, and otherwise says how to run the
+ * headless default. */
+#include <stdio.h>
+#include <string.h>
+
+#include <glib.h>
+
 #include "app/cli.h"
+
+#ifdef LS_HAVE_GUI
+#include "ui/ls-application.h"
+#endif
+
+static gboolean
+have_display (void)
+{
+  const char *x = g_getenv ("DISPLAY"), *w = g_getenv ("WAYLAND_DISPLAY");
+  return (x && *x) || (w && *w);
+}
 
 int
 main (int argc, char **argv)
 {
-  return ls_cli_main (argc, argv);
+  if (argc >= 2)
+    return ls_cli_main (argc, argv);
+#ifdef LS_HAVE_GUI
+  if (have_display ())
+    return ls_ui_main (argc, argv);
+  fprintf (stderr, "loadscope: no display, so no workbench. The headless default is `loadscope demo`;\n"
+                   "`loadscope --help` lists every command.\n");
+#else
+  (void) have_display;
+  fprintf (stderr, "loadscope: this build has no workbench (GTK 4 and libadwaita were not found).\n"
+                   "The headless default is `loadscope demo`; `loadscope --help` lists every command.\n");
+#endif
+  return 2;
 }

@@ -10,6 +10,9 @@ bash scripts/build.sh build
 echo
 echo "Loadscope is built: build/app/loadscope"
 echo
-# The headless default: a sample dataset and a sweep, recorded. (The GTK
-# workbench, opened where a display exists, is not in this build yet.)
+# The workbench where a display exists; otherwise the headless default,
+# a sample dataset and a sweep, recorded.
+if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+  exec build/app/loadscope
+fi
 exec build/app/loadscope demo

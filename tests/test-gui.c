@@ -1,0 +1,175 @@
+/* The workbench under Xvfb, as a user drives it: generate a small sample
+ * dataset, run a 2-configuration sweep, read the charts and the history,
+ * export a PNG and a bundle, import the bundle; a screenshot is kept. */
+#include <adwaita.h>
+#include <glib/gstdio.h>
+
+#include "ui/ls-application.h"
+#include "ui/ls-history-page.h"
+#include "ui/ls-results-page.h"
+#include "ui/ls-setup-page.h"
+#include "ui/ls-window.h"
+#include "test-util.h"
+
+static LsWindow *window;
+
+static void
+iterate_until (gboolean (*done) (void), guint timeout_s)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) timeout_s * G_USEC_PER_SEC;
+  while (!done () && g_get_monotonic_time () < end)
+    g_main_context_iteration (NULL, FALSE) || (g_usleep (2000), TRUE);
+}
+
+static gpointer
+find_child_of_type (GtkWidget *w, GType type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (w, type))
+    return w;
+  for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
+    {
+      gpointer found = find_child_of_type (c, type);
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
+static LsSetupPage *setup;
+static LsResultsPage *results;
+static LsHistoryPage *history;
+
+static gboolean
+dataset_ready (void)
+{
+  return ls_setup_page_get_dataset (setup) != NULL;
+}
+
+static gboolean
+sweep_done (void)
+{
+  return ls_results_page_count_charts_with_data (results) > 0
+         && gtk_widget_get_visible (GTK_WIDGET (gtk_widget_get_first_child (GTK_WIDGET (results)))) == FALSE;
+}
+
+static gboolean
+never (void)
+{
+  return FALSE;
+}
+
+/* The screen as a person sees it (ImageMagick's import, on Xvfb). */
+static void
+save_screenshot (const char *name)
+{
+  const char *dir = g_getenv ("LS_ARTIFACTS");
+  g_autofree char *path = g_build_filename (dir ? dir : ".", name, NULL);
+  g_autofree char *import = g_find_program_in_path ("import");
+  iterate_until (never, 1);
+  if (!import)
+    {
+      g_test_message ("no screenshot (ImageMagick's import is not installed): %s", path);
+      return;
+    }
+  const char *argv[] = { import, "-window", "root", path, NULL };
+  int status = 0;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status, NULL));
+  g_test_message ("screenshot: %s", path);
+}
+
+static void
+show_page (const char *name)
+{
+  AdwViewStack *stack = find_child_of_type (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK);
+  adw_view_stack_set_visible_child_name (stack, name);
+  iterate_until (never, 1);
+}
+
+static void
+test_workbench_end_to_end (void)
+{
+  g_autoptr (LsApplication) app = ls_application_new ();
+  g_autoptr (GError) error = NULL;
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
+  g_application_activate (G_APPLICATION (app));
+  window = LS_WINDOW (gtk_application_get_active_window (GTK_APPLICATION (app)));
+  g_assert_nonnull (window);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);
+  iterate_until (never, 1);
+
+  setup = find_child_of_type (GTK_WIDGET (window), LS_TYPE_SETUP_PAGE);
+  results = find_child_of_type (GTK_WIDGET (window), LS_TYPE_RESULTS_PAGE);
+  history = find_child_of_type (GTK_WIDGET (window), LS_TYPE_HISTORY_PAGE);
+  g_assert_nonnull (setup);
+  save_screenshot ("gui-setup-empty.png");
+
+  /* Generate the (small) sample dataset from the Setup page. */
+  ls_setup_page_set_dataset (setup, NULL);
+  ls_setup_page_generate_sample (setup);
+  iterate_until (dataset_ready, 120);
+  g_assert_nonnull (ls_setup_page_get_dataset (setup));
+
+  /* Two configurations: workers 0 and 1, pin off. */
+  GSettings *settings = ls_application_get_settings (app);
+  g_settings_set_string (settings, "workers", "0,1");
+  g_settings_set_string (settings, "pin-modes", "off");
+  g_settings_set_string (settings, "start-methods", "fork");
+  g_settings_set_int (settings, "batch-size", 8);
+  g_settings_set_int (settings, "batches-per-run", 6);
+  g_settings_set_double (settings, "model-ms", 2);
+  iterate_until (never, 1);
+  save_screenshot ("gui-setup.png");
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
+  iterate_until (sweep_done, 180);
+  g_assert_cmpuint (ls_results_page_count_charts_with_data (results), ==, 3);
+  save_screenshot ("gui-results.png");
+
+  show_page ("history");
+  g_assert_cmpuint (ls_history_page_count_runs (history), ==, 2);
+  save_screenshot ("gui-history.png");
+
+  /* Export a PNG of the sweep's charts and a bundle, then import it. */
+  const char *dir = g_getenv ("LS_ARTIFACTS");
+  g_autofree char *png = g_build_filename (dir ? dir : ".", "gui-export.png", NULL);
+  g_autofree char *bundle = g_build_filename (g_get_tmp_dir (), "ls-gui-bundle.sqlite", NULL);
+  g_unlink (png);
+  g_unlink (bundle);
+  g_assert_true (ls_history_page_export_to (history, png, &error));
+  g_assert_no_error (error);
+  gchar *data = NULL;
+  gsize len = 0;
+  g_assert_true (g_file_get_contents (png, &data, &len, NULL));
+  g_assert_cmpuint (len, >, 1000);
+  g_assert_true (memcmp (data, "\x89PNG", 4) == 0);
+  g_free (data);
+  g_assert_true (ls_history_page_export_to (history, bundle, &error));
+  g_assert_true (ls_history_page_import_from (history, bundle, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (ls_history_page_count_runs (history), ==, 2); /* the same runs: not twice */
+  g_unlink (bundle);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  iterate_until (never, 1);
+}
+
+int
+main (int argc, char **argv)
+{
+  /* A home of its own: store, cache (the sample dataset) and settings. */
+  g_autofree char *home = g_dir_make_tmp ("ls-gui-XXXXXX", NULL);
+  g_autofree char *data = g_build_filename (home, "data", NULL);
+  g_autofree char *cache = g_build_filename (home, "cache", NULL);
+  g_autofree char *config = g_build_filename (home, "config", NULL);
+  g_autofree char *db = g_build_filename (data, "history.sqlite", NULL);
+  g_setenv ("XDG_DATA_HOME", data, TRUE);
+  g_setenv ("XDG_CACHE_HOME", cache, TRUE);
+  g_setenv ("XDG_CONFIG_HOME", config, TRUE);
+  g_setenv ("LOADSCOPE_DB", db, TRUE);
+  if (g_getenv ("LS_ARTIFACTS"))
+    g_mkdir_with_parents (g_getenv ("LS_ARTIFACTS"), 0755);
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+  g_test_add_func ("/ui/workbench/end-to-end", test_workbench_end_to_end);
+  return ls_test_run_checked_shm_only ();
+}

@@ -1,0 +1,217 @@
+#include "ui/ls-chart-view.h"
+
+#include <adwaita.h>
+#include <math.h>
+
+#include "app/chart-render.h"
+
+struct _LsChartView {
+  GtkWidget parent_instance;
+  ls_chart *chart;
+  char *title, *x_label, *y_label;
+};
+
+G_DEFINE_FINAL_TYPE (LsChartView, ls_chart_view, GTK_TYPE_WIDGET)
+
+static ls_chart_unit
+unit_from_label (const char *label)
+{
+  if (!label)
+    return LS_CHART_UNIT_COUNT;
+  if (g_str_equal (label, "ms"))
+    return LS_CHART_UNIT_MS;
+  if (g_str_equal (label, "MB"))
+    return LS_CHART_UNIT_BYTES;
+  return LS_CHART_UNIT_COUNT;
+}
+
+static gboolean
+is_dark (void)
+{
+  return adw_style_manager_get_dark (adw_style_manager_get_default ());
+}
+
+static void
+ls_chart_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
+{
+  LsChartView *self = LS_CHART_VIEW (widget);
+  int w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
+  if (!self->chart || w < 2 || h < 2)
+    return;
+  cairo_t *cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  ls_chart_render (self->chart, cr, 0, 0, w, h, is_dark ());
+  cairo_destroy (cr);
+}
+
+/* The point nearest the pointer, in the renderer's own layout. */
+static gboolean
+ls_chart_view_query_tooltip (GtkWidget *widget, int x, int y, gboolean keyboard, GtkTooltip *tooltip)
+{
+  LsChartView *self = LS_CHART_VIEW (widget);
+  ls_chart_layout layout;
+  int w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
+
+  if (!self->chart || keyboard)
+    return FALSE;
+  cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1, 1);
+  cairo_t *cr = cairo_create (s);
+  ls_chart_layout_compute (self->chart, cr, w, h, &layout);
+  cairo_destroy (cr);
+  cairo_surface_destroy (s);
+  if (!layout.has_plot)
+    return FALSE;
+
+  double best = 14 * 14;
+  const ls_chart_series *best_series = NULL;
+  const ls_chart_point *best_point = NULL;
+  for (guint i = 0; i < self->chart->series->len; i++)
+    {
+      const ls_chart_series *series = self->chart->series->pdata[i];
+      const ls_chart_ticks *ty = series->y_axis == LS_CHART_Y2 ? &layout.y2 : &layout.y;
+      for (guint k = 0; k < series->points->len; k++)
+        {
+          const ls_chart_point *p = &g_array_index (series->points, ls_chart_point, k);
+          double nx = ls_chart_ticks_norm (&layout.x, p->x), ny = ls_chart_ticks_norm (ty, p->y);
+          if (isnan (nx) || isnan (ny))
+            continue;
+          double px = layout.plot_x + nx * layout.plot_w, py = layout.plot_y + (1 - ny) * layout.plot_h;
+          double d = (px - x) * (px - x) + (py - y) * (py - y);
+          if (d < best)
+            {
+              best = d;
+              best_series = series;
+              best_point = p;
+            }
+        }
+    }
+  if (!best_point)
+    return FALSE;
+  const ls_chart_axis *yaxis = best_series->y_axis == LS_CHART_Y2 ? &self->chart->y2 : &self->chart->y;
+  g_autofree char *xv = self->chart->x.unit == LS_CHART_UNIT_CATEGORY && self->chart->x.categories
+                                && best_point->x >= 0 && best_point->x < self->chart->x.categories->len
+                            ? g_strdup (self->chart->x.categories->pdata[(guint) best_point->x])
+                            : ls_chart_format_value (self->chart->x.unit, best_point->x);
+  g_autofree char *yv = ls_chart_format_value (yaxis->unit, best_point->y);
+  g_autofree char *band = NULL;
+  if (!isnan (best_point->lo) && !isnan (best_point->hi))
+    {
+      g_autofree char *lo = ls_chart_format_value (yaxis->unit, best_point->lo);
+      g_autofree char *hi = ls_chart_format_value (yaxis->unit, best_point->hi);
+      band = g_strdup_printf ("\nrange %s to %s", lo, hi);
+    }
+  g_autofree char *text = g_strdup_printf ("%s\n%s: %s\n%s: %s%s", best_series->label ? best_series->label : "",
+                                           self->chart->x.label ? self->chart->x.label : "x", xv,
+                                           yaxis->label ? yaxis->label : "y", yv, band ? band : "");
+  gtk_tooltip_set_text (tooltip, text);
+  return TRUE;
+}
+
+static void
+ls_chart_view_measure (GtkWidget *widget, GtkOrientation orientation, int for_size, int *min, int *nat, int *min_b,
+                       int *nat_b)
+{
+  *min = orientation == GTK_ORIENTATION_HORIZONTAL ? 240 : 180;
+  *nat = orientation == GTK_ORIENTATION_HORIZONTAL ? 520 : 320;
+  *min_b = *nat_b = -1;
+}
+
+static void
+on_dark_changed (LsChartView *self)
+{
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+ls_chart_view_dispose (GObject *object)
+{
+  LsChartView *self = LS_CHART_VIEW (object);
+  g_signal_handlers_disconnect_by_data (adw_style_manager_get_default (), self);
+  g_clear_pointer (&self->chart, ls_chart_free);
+  g_clear_pointer (&self->title, g_free);
+  g_clear_pointer (&self->x_label, g_free);
+  g_clear_pointer (&self->y_label, g_free);
+  G_OBJECT_CLASS (ls_chart_view_parent_class)->dispose (object);
+}
+
+static void
+ls_chart_view_class_init (LsChartViewClass *klass)
+{
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  G_OBJECT_CLASS (klass)->dispose = ls_chart_view_dispose;
+  widget_class->snapshot = ls_chart_view_snapshot;
+  widget_class->query_tooltip = ls_chart_view_query_tooltip;
+  widget_class->measure = ls_chart_view_measure;
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_IMG);
+}
+
+static void
+ls_chart_view_init (LsChartView *self)
+{
+  gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
+  gtk_widget_set_hexpand (GTK_WIDGET (self), TRUE);
+  gtk_widget_set_vexpand (GTK_WIDGET (self), TRUE);
+  g_signal_connect_swapped (adw_style_manager_get_default (), "notify::dark", G_CALLBACK (on_dark_changed), self);
+}
+
+LsChartView *
+ls_chart_view_new (const char *title, const char *x_label, const char *y_label)
+{
+  LsChartView *self = g_object_new (LS_TYPE_CHART_VIEW, NULL);
+  self->title = g_strdup (title);
+  self->x_label = g_strdup (x_label);
+  self->y_label = g_strdup (y_label);
+  return self;
+}
+
+void
+ls_chart_view_set_chart (LsChartView *self, ls_chart *chart)
+{
+  g_clear_pointer (&self->chart, ls_chart_free);
+  self->chart = chart;
+  if (chart)
+    {
+      g_autofree char *text = ls_chart_describe (chart);
+      gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, text, -1);
+    }
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+ls_chart *
+ls_chart_view_get_chart (LsChartView *self)
+{
+  return self->chart;
+}
+
+void
+ls_chart_view_set_series (LsChartView *self, const char *label, const double *x, guint n, const double *y,
+                          const char *label2, const double *y2)
+{
+  ls_chart *chart = ls_chart_new (self->title);
+  ls_chart_axis_set (ls_chart_axis_get (chart, LS_CHART_X), self->x_label, LS_CHART_UNIT_COUNT, LS_CHART_LINEAR);
+  ls_chart_axis *ya = ls_chart_axis_get (chart, LS_CHART_Y);
+  ls_chart_axis_set (ya, self->y_label && g_str_equal (self->y_label, "MB") ? "memory" : "wait",
+                     unit_from_label (self->y_label), LS_CHART_LINEAR);
+  ya->include_zero = TRUE;
+  if (n > 0)
+    {
+      double scale = unit_from_label (self->y_label) == LS_CHART_UNIT_BYTES ? 1e6 : 1;
+      ls_chart_series *s = ls_chart_add_series (chart, label, LS_CHART_LINE, 0, LS_CHART_Y);
+      s->markers = n < 60;
+      for (guint i = 0; i < n; i++)
+        ls_chart_series_add (s, x[i], y[i] * scale);
+      if (label2 && y2)
+        {
+          ls_chart_series *s2 = ls_chart_add_series (chart, label2, LS_CHART_LINE, 1, LS_CHART_Y);
+          s2->markers = FALSE;
+          for (guint i = 0; i < n; i++)
+            ls_chart_series_add (s2, x[i], y2[i] * scale);
+        }
+    }
+  ls_chart_view_set_chart (self, chart);
+}
+
+guint
+ls_chart_view_n_points (LsChartView *self)
+{
+  return self->chart ? ls_chart_n_points (self->chart) : 0;
+}

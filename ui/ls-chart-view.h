@@ -1,0 +1,30 @@
+/* A chart in the window: the same chart model and cairo renderer as the
+ * exported images, drawn in snapshot(), with the exact value of the
+ * nearest point in a tooltip. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "app/chart.h"
+
+G_BEGIN_DECLS
+
+#define LS_TYPE_CHART_VIEW (ls_chart_view_get_type ())
+G_DECLARE_FINAL_TYPE (LsChartView, ls_chart_view, LS, CHART_VIEW, GtkWidget)
+
+/* An empty view that set_series fills (live views): title and the axis
+ * labels; units are taken from the label ("ms", "MB", "batch", "seconds"). */
+LsChartView *ls_chart_view_new (const char *title, const char *x_label, const char *y_label);
+
+/* Takes ownership of chart (NULL: empty). */
+void ls_chart_view_set_chart (LsChartView *self, ls_chart *chart);
+ls_chart *ls_chart_view_get_chart (LsChartView *self);
+
+/* One or two line series over the same x values (live views); n = 0 clears. */
+void ls_chart_view_set_series (LsChartView *self, const char *label, const double *x, guint n, const double *y,
+                               const char *label2, const double *y2);
+
+/* Points shown (the GUI test checks charts have data). */
+guint ls_chart_view_n_points (LsChartView *self);
+
+G_END_DECLS

@@ -1,0 +1,25 @@
+/* History: every recorded run in a sortable, filterable table; compare,
+ * delete, export and import. */
+#pragma once
+
+#include <adwaita.h>
+
+G_BEGIN_DECLS
+
+#define LS_TYPE_HISTORY_PAGE (ls_history_page_get_type ())
+G_DECLARE_FINAL_TYPE (LsHistoryPage, ls_history_page, LS, HISTORY_PAGE, GtkBox)
+
+void ls_history_page_set_db (LsHistoryPage *self, const char *db);
+void ls_history_page_reload (LsHistoryPage *self);
+guint ls_history_page_count_runs (LsHistoryPage *self);
+
+/* File choosers, then the export or import in app/. */
+void ls_history_page_export (LsHistoryPage *self);
+void ls_history_page_import (LsHistoryPage *self);
+
+/* Without a chooser (tests): export the shown runs to path (format by its
+ * extension: .csv .json .sqlite), import a file. */
+gboolean ls_history_page_export_to (LsHistoryPage *self, const char *path, GError **error);
+gboolean ls_history_page_import_from (LsHistoryPage *self, const char *path, GError **error);
+
+G_END_DECLS

@@ -1,0 +1,19 @@
+/* Results: the headline charts of the last sweep and a recommendation. */
+#pragma once
+
+#include <adwaita.h>
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+#define LS_TYPE_RESULTS_PAGE (ls_results_page_get_type ())
+G_DECLARE_FINAL_TYPE (LsResultsPage, ls_results_page, LS, RESULTS_PAGE, GtkBox)
+
+/* Shows a recorded sweep: its charts from the store, the recommendation
+ * from its summaries. */
+void ls_results_page_show_sweep (LsResultsPage *self, const char *db, gint64 sweep_id, JsonArray *summaries);
+
+/* How many charts hold data (the GUI test checks it). */
+guint ls_results_page_count_charts_with_data (LsResultsPage *self);
+
+G_END_DECLS

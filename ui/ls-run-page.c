@@ -1,0 +1,189 @@
+#include "ui/ls-run-page.h"
+
+#include "ui/ls-chart-view.h"
+
+struct _LsRunPage {
+  GtkBox parent_instance;
+  AdwStatusPage *idle;
+  GtkWidget *live;
+  GtkLabel *heading;
+  GtkProgressBar *sweep_progress;
+  GtkProgressBar *run_progress;
+  GtkLabel *figures;
+  GtkLabel *sink_note;
+  LsChartView *timeline;
+  LsChartView *memory;
+  GArray *waits;     /* double: wait_ms of the current run's batches */
+  GArray *mem_t, *mem_total, *mem_runner;
+  gint64 planned;
+  guint total;
+};
+
+G_DEFINE_FINAL_TYPE (LsRunPage, ls_run_page, GTK_TYPE_BOX)
+
+static double
+num (JsonObject *o, const char *name)
+{
+  JsonNode *n = json_object_get_member (o, name);
+  return n && JSON_NODE_HOLDS_VALUE (n) ? json_node_get_double (n) : 0;
+}
+
+void
+ls_run_page_sweep_started (LsRunPage *self, guint total)
+{
+  self->total = total;
+  gtk_widget_set_visible (GTK_WIDGET (self->idle), FALSE);
+  gtk_widget_set_visible (self->live, TRUE);
+  gtk_progress_bar_set_fraction (self->sweep_progress, 0);
+}
+
+void
+ls_run_page_run_started (LsRunPage *self, guint index, guint total, const char *label)
+{
+  g_autofree char *text = g_strdup_printf ("Configuration %u of %u: %s", index, total, label);
+  gtk_label_set_text (self->heading, text);
+  gtk_progress_bar_set_fraction (self->sweep_progress, (double) (index - 1) / MAX (total, 1));
+  g_autofree char *of = g_strdup_printf ("%u of %u configurations done", index - 1, total);
+  gtk_progress_bar_set_text (self->sweep_progress, of);
+  gtk_progress_bar_set_fraction (self->run_progress, 0);
+  gtk_label_set_text (self->figures, "Starting the runner…");
+  g_array_set_size (self->waits, 0);
+  g_array_set_size (self->mem_t, 0);
+  g_array_set_size (self->mem_total, 0);
+  g_array_set_size (self->mem_runner, 0);
+  self->planned = 0;
+  ls_chart_view_set_series (self->timeline, NULL, NULL, 0, NULL, NULL, 0);
+  ls_chart_view_set_series (self->memory, NULL, NULL, 0, NULL, NULL, 0);
+}
+
+void
+ls_run_page_event (LsRunPage *self, JsonObject *ev)
+{
+  const char *kind = json_object_get_string_member_with_default (ev, "event", "");
+
+  if (g_str_equal (kind, "started"))
+    {
+      self->planned = json_object_get_int_member_with_default (ev, "planned_batches", 0);
+      const char *note = json_object_get_string_member_with_default (ev, "sink_note", NULL);
+      gboolean sim = json_object_get_boolean_member_with_default (ev, "simulated", FALSE);
+      g_autofree char *text = sim ? g_strdup_printf ("Simulated GPU: copies and model steps are modelled, not measured. "
+                                                     "%s",
+                                                     note ? note : "")
+                                  : g_strdup_printf ("Consumer: %s", json_object_get_string_member_with_default (ev, "sink", "?"));
+      gtk_label_set_text (self->sink_note, text);
+    }
+  else if (g_str_equal (kind, "batch"))
+    {
+      double wait = num (ev, "wait_ms");
+      gint64 seq = json_object_get_int_member_with_default (ev, "seq", 0);
+      g_array_append_val (self->waits, wait);
+      if (self->planned > 0)
+        gtk_progress_bar_set_fraction (self->run_progress, (double) (seq + 1) / (double) self->planned);
+      g_autofree char *text = g_strdup_printf ("Batch %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT
+                                               ": waited %.2f ms for data%s",
+                                               seq + 1, self->planned, wait,
+                                               json_object_get_member (ev, "compute_ms")
+                                                       && !json_node_is_null (json_object_get_member (ev, "compute_ms"))
+                                                   ? ""
+                                                   : "");
+      gtk_label_set_text (self->figures, text);
+      g_autoptr (GArray) xs = g_array_sized_new (FALSE, FALSE, sizeof (double), self->waits->len);
+      for (guint i = 0; i < self->waits->len; i++)
+        {
+          double x = i;
+          g_array_append_val (xs, x);
+        }
+      ls_chart_view_set_series (self->timeline, "wait per batch", (double *) xs->data, xs->len,
+                                (double *) self->waits->data, NULL, 0);
+    }
+  else if (g_str_equal (kind, "sample"))
+    {
+      double t = num (ev, "t_ms") / 1000.0, total = num (ev, "pss_bytes"), runner = num (ev, "runner_pss_bytes");
+      if (total <= 0)
+        total = num (ev, "private_bytes");
+      total /= 1e6;
+      runner /= 1e6;
+      g_array_append_val (self->mem_t, t);
+      g_array_append_val (self->mem_total, total);
+      g_array_append_val (self->mem_runner, runner);
+      ls_chart_view_set_series (self->memory, "runner + workers", (double *) self->mem_t->data, self->mem_t->len,
+                                (double *) self->mem_total->data, "runner alone", (double *) self->mem_runner->data);
+    }
+}
+
+void
+ls_run_page_sweep_finished (LsRunPage *self, gboolean cancelled)
+{
+  gtk_progress_bar_set_fraction (self->sweep_progress, cancelled ? gtk_progress_bar_get_fraction (self->sweep_progress) : 1);
+  gtk_progress_bar_set_text (self->sweep_progress, cancelled ? "Cancelled" : "Sweep finished");
+}
+
+static void
+ls_run_page_dispose (GObject *object)
+{
+  LsRunPage *self = LS_RUN_PAGE (object);
+  g_clear_pointer (&self->waits, g_array_unref);
+  g_clear_pointer (&self->mem_t, g_array_unref);
+  g_clear_pointer (&self->mem_total, g_array_unref);
+  g_clear_pointer (&self->mem_runner, g_array_unref);
+  G_OBJECT_CLASS (ls_run_page_parent_class)->dispose (object);
+}
+
+static void
+ls_run_page_class_init (LsRunPageClass *klass)
+{
+  G_OBJECT_CLASS (klass)->dispose = ls_run_page_dispose;
+}
+
+static void
+ls_run_page_init (LsRunPage *self)
+{
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (self), GTK_ORIENTATION_VERTICAL);
+  self->waits = g_array_new (FALSE, FALSE, sizeof (double));
+  self->mem_t = g_array_new (FALSE, FALSE, sizeof (double));
+  self->mem_total = g_array_new (FALSE, FALSE, sizeof (double));
+  self->mem_runner = g_array_new (FALSE, FALSE, sizeof (double));
+
+  self->idle = ADW_STATUS_PAGE (adw_status_page_new ());
+  adw_status_page_set_icon_name (self->idle, "media-playback-start-symbolic");
+  adw_status_page_set_title (self->idle, "No sweep running");
+  adw_status_page_set_description (self->idle, "Set up a sweep and press Run sweep (Ctrl+R).");
+  gtk_widget_set_vexpand (GTK_WIDGET (self->idle), TRUE);
+  gtk_box_append (GTK_BOX (self), GTK_WIDGET (self->idle));
+
+  GtkWidget *live = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
+  self->live = live;
+  gtk_widget_set_visible (live, FALSE);
+  gtk_widget_set_margin_start (live, 24);
+  gtk_widget_set_margin_end (live, 24);
+  gtk_widget_set_margin_top (live, 18);
+  gtk_widget_set_margin_bottom (live, 18);
+  gtk_widget_set_vexpand (live, TRUE);
+  self->heading = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_xalign (self->heading, 0);
+  gtk_widget_add_css_class (GTK_WIDGET (self->heading), "title-3");
+  self->sweep_progress = GTK_PROGRESS_BAR (gtk_progress_bar_new ());
+  gtk_progress_bar_set_show_text (self->sweep_progress, TRUE);
+  self->run_progress = GTK_PROGRESS_BAR (gtk_progress_bar_new ());
+  self->figures = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_xalign (self->figures, 0);
+  self->sink_note = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_xalign (self->sink_note, 0);
+  gtk_label_set_wrap (self->sink_note, TRUE);
+  gtk_widget_add_css_class (GTK_WIDGET (self->sink_note), "dim-label");
+  self->timeline = ls_chart_view_new ("Wait for data per batch (the stall)", "batch", "ms");
+  self->memory = ls_chart_view_new ("Memory of the runner and its workers (PSS)", "seconds", "MB");
+  GtkWidget *charts = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  gtk_box_set_homogeneous (GTK_BOX (charts), TRUE);
+  gtk_widget_set_vexpand (charts, TRUE);
+  gtk_box_append (GTK_BOX (charts), GTK_WIDGET (self->timeline));
+  gtk_box_append (GTK_BOX (charts), GTK_WIDGET (self->memory));
+
+  gtk_box_append (GTK_BOX (live), GTK_WIDGET (self->heading));
+  gtk_box_append (GTK_BOX (live), GTK_WIDGET (self->sweep_progress));
+  gtk_box_append (GTK_BOX (live), GTK_WIDGET (self->run_progress));
+  gtk_box_append (GTK_BOX (live), GTK_WIDGET (self->figures));
+  gtk_box_append (GTK_BOX (live), GTK_WIDGET (self->sink_note));
+  gtk_box_append (GTK_BOX (live), charts);
+  gtk_box_append (GTK_BOX (self), live);
+}

@@ -1,0 +1,479 @@
+#include "ui/ls-setup-page.h"
+
+#include "app/sample-dataset.h"
+#include "ui/ls-window.h"
+
+struct _LsSetupPage {
+  GtkBox parent_instance;
+  AdwActionRow *dataset_row;
+  GtkProgressBar *generate_progress;
+  GtkButton *generate_button;
+  AdwEntryRow *workers;
+  GtkSpinButton *batch_size;
+  GtkSpinButton *prefetch;
+  GtkSwitch *persistent;
+  GtkCheckButton *pin[3];
+  GtkSwitch *non_blocking;
+  GtkCheckButton *start[2];
+  GtkSpinButton *model_ms;
+  GtkSpinButton *batches;
+  GtkLabel *estimate;
+  char *dataset;
+  gboolean generating;
+};
+
+G_DEFINE_FINAL_TYPE (LsSetupPage, ls_setup_page, GTK_TYPE_BOX)
+
+static const char *const pin_names[3] = { "off", "staging", "arena" };
+static const char *const start_names[2] = { "fork", "spawn" };
+
+/* ------------------------------------------------------------ building */
+
+static GtkWidget *
+row_with (AdwPreferencesGroup *group, const char *title, const char *subtitle, GtkWidget *suffix)
+{
+  GtkWidget *row = adw_action_row_new ();
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
+  if (subtitle)
+    adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
+  gtk_widget_set_valign (suffix, GTK_ALIGN_CENTER);
+  adw_action_row_add_suffix (ADW_ACTION_ROW (row), suffix);
+  adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), suffix);
+  adw_preferences_group_add (group, row);
+  return row;
+}
+
+static GtkSpinButton *
+spin (double lo, double hi, double step, int digits)
+{
+  GtkWidget *s = gtk_spin_button_new_with_range (lo, hi, step);
+  gtk_spin_button_set_digits (GTK_SPIN_BUTTON (s), (guint) digits);
+  return GTK_SPIN_BUTTON (s);
+}
+
+static GtkWidget *
+check_box (GtkCheckButton **checks, const char *const *names, int n)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  for (int i = 0; i < n; i++)
+    {
+      checks[i] = GTK_CHECK_BUTTON (gtk_check_button_new_with_label (names[i]));
+      gtk_box_append (GTK_BOX (box), GTK_WIDGET (checks[i]));
+    }
+  return box;
+}
+
+static char *
+checked_list (GtkCheckButton **checks, const char *const *names, int n)
+{
+  GString *s = g_string_new (NULL);
+  for (int i = 0; i < n; i++)
+    if (gtk_check_button_get_active (checks[i]))
+      g_string_append_printf (s, "%s%s", s->len ? "," : "", names[i]);
+  return g_string_free (s, FALSE);
+}
+
+static guint
+count_list (const char *text)
+{
+  g_auto (GStrv) parts = g_strsplit (text, ",", -1);
+  guint n = 0;
+  for (char **p = parts; *p; p++)
+    n += *g_strstrip (*p) != '\0';
+  return n;
+}
+
+/* A rough duration: per run the slower of loading (2 ms of CPU per image
+ * on the cores the workers get) and the model steps, plus start-up. */
+static void
+update_estimate (LsSetupPage *self)
+{
+  const char *workers_text = gtk_editable_get_text (GTK_EDITABLE (self->workers));
+  g_autofree char *pins = checked_list (self->pin, pin_names, 3);
+  g_autofree char *starts = checked_list (self->start, start_names, 2);
+  guint nw = count_list (workers_text), np = count_list (pins), ns = count_list (starts);
+  guint configs = nw * np * ns;
+  double batches = gtk_spin_button_get_value (self->batches);
+  double bs = gtk_spin_button_get_value (self->batch_size);
+  double model = gtk_spin_button_get_value (self->model_ms);
+  double cores = g_get_num_processors ();
+  double seconds = 0;
+  g_auto (GStrv) ws = g_strsplit (workers_text, ",", -1);
+  for (char **w = ws; *w; w++)
+    {
+      if (*g_strstrip (*w) == '\0')
+        continue;
+      double workers = g_ascii_strtod (*w, NULL);
+      double lanes = MAX (1.0, MIN (workers, cores));
+      double load = batches * bs * 2e-3 / lanes;
+      seconds += (MAX (load, batches * model / 1e3) + 0.5) * np * ns;
+    }
+  g_autofree char *text = NULL;
+  if (configs == 0)
+    text = g_strdup ("Choose at least one worker count, pin mode and start method.");
+  else
+    text = g_strdup_printf ("%u configuration%s (%u worker counts × %u pin modes × %u start methods), %.0f batches "
+                            "each: about %.0f s.",
+                            configs, configs == 1 ? "" : "s", nw, np, ns, batches, MAX (1.0, seconds));
+  gtk_label_set_text (self->estimate, text);
+}
+
+static void
+on_changed (LsSetupPage *self)
+{
+  update_estimate (self);
+}
+
+/* ------------------------------------------------------------ dataset */
+
+void
+ls_setup_page_set_dataset (LsSetupPage *self, const char *path)
+{
+  g_free (self->dataset);
+  self->dataset = g_strdup (path);
+  adw_action_row_set_subtitle (self->dataset_row, path && *path ? path : "None chosen yet");
+}
+
+const char *
+ls_setup_page_get_dataset (LsSetupPage *self)
+{
+  return self->dataset;
+}
+
+static void
+on_chooser_response (GtkNativeDialog *dialog, int response, LsSetupPage *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      g_autofree char *path = g_file_get_path (file);
+      ls_setup_page_set_dataset (self, path);
+    }
+  g_object_unref (dialog);
+}
+
+static void
+choose (LsSetupPage *self, GtkFileChooserAction action, const char *title)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (title, GTK_WINDOW (root), action, "_Choose", "_Cancel");
+  if (action == GTK_FILE_CHOOSER_ACTION_OPEN)
+    {
+      GtkFileFilter *filter = gtk_file_filter_new ();
+      gtk_file_filter_set_name (filter, "HDF5 files");
+      gtk_file_filter_add_suffix (filter, "h5");
+      gtk_file_filter_add_suffix (filter, "hdf5");
+      gtk_file_filter_add_suffix (filter, "hdf");
+      gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
+      g_object_unref (filter);
+    }
+  g_signal_connect (dialog, "response", G_CALLBACK (on_chooser_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+static void
+on_choose_folder (LsSetupPage *self)
+{
+  choose (self, GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, "Choose a folder of class folders of JPEG images");
+}
+
+static void
+on_choose_file (LsSetupPage *self)
+{
+  choose (self, GTK_FILE_CHOOSER_ACTION_OPEN, "Choose an HDF5 file");
+}
+
+typedef struct {
+  GWeakRef page;
+  double fraction;
+} progress_update;
+
+static gboolean
+apply_progress (gpointer data)
+{
+  progress_update *u = data;
+  g_autoptr (LsSetupPage) self = g_weak_ref_get (&u->page);
+  if (self)
+    gtk_progress_bar_set_fraction (self->generate_progress, u->fraction);
+  g_weak_ref_clear (&u->page);
+  g_free (u);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+generation_progress (uint64_t done, uint64_t total, uint64_t bytes, void *user)
+{
+  progress_update *u = g_new0 (progress_update, 1);
+  g_weak_ref_init (&u->page, user);
+  u->fraction = total ? (double) done / (double) total : 0;
+  g_idle_add (apply_progress, u);
+}
+
+static void
+generate_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  GError *error = NULL;
+  char *path = ls_sample_dataset_ensure (generation_progress, source, NULL, &error);
+  if (path)
+    g_task_return_pointer (task, path, g_free);
+  else
+    g_task_return_error (task, error);
+}
+
+static void
+generate_done (GObject *source, GAsyncResult *result, gpointer data)
+{
+  LsSetupPage *self = LS_SETUP_PAGE (source);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_task_propagate_pointer (G_TASK (result), &error);
+
+  self->generating = FALSE;
+  gtk_widget_set_visible (GTK_WIDGET (self->generate_progress), FALSE);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->generate_button), TRUE);
+  if (path)
+    ls_setup_page_set_dataset (self, path);
+  else
+    {
+      GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+      if (LS_IS_WINDOW (root))
+        ls_window_toast (LS_WINDOW (root), error->message);
+    }
+}
+
+void
+ls_setup_page_generate_sample (LsSetupPage *self)
+{
+  if (self->generating)
+    return;
+  self->generating = TRUE;
+  gtk_widget_set_sensitive (GTK_WIDGET (self->generate_button), FALSE);
+  gtk_progress_bar_set_fraction (self->generate_progress, 0);
+  gtk_widget_set_visible (GTK_WIDGET (self->generate_progress), TRUE);
+  g_autoptr (GTask) task = g_task_new (self, NULL, generate_done, NULL);
+  g_task_run_in_thread (task, generate_thread);
+}
+
+/* ------------------------------------------------------------ knobs */
+
+GHashTable *
+ls_setup_page_get_knobs (LsSetupPage *self, GError **error)
+{
+  if (!self->dataset || !*self->dataset)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           "Choose a dataset first, or generate the sample one.");
+      return NULL;
+    }
+  g_autofree char *pins = checked_list (self->pin, pin_names, 3);
+  g_autofree char *starts = checked_list (self->start, start_names, 2);
+  const char *workers = gtk_editable_get_text (GTK_EDITABLE (self->workers));
+  if (count_list (workers) == 0 || !*pins || !*starts)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           "Choose at least one worker count, pin mode and start method.");
+      return NULL;
+    }
+  GHashTable *k = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+  g_hash_table_insert (k, "dataset", g_strdup (self->dataset));
+  g_hash_table_insert (k, "workers", g_strdup (workers));
+  g_hash_table_insert (k, "pin", g_strdup (pins));
+  g_hash_table_insert (k, "start", g_strdup (starts));
+  g_hash_table_insert (k, "batch-size", g_strdup_printf ("%d", gtk_spin_button_get_value_as_int (self->batch_size)));
+  g_hash_table_insert (k, "prefetch", g_strdup_printf ("%d", gtk_spin_button_get_value_as_int (self->prefetch)));
+  g_hash_table_insert (k, "persistent", g_strdup (gtk_switch_get_active (self->persistent) ? "on" : "off"));
+  g_hash_table_insert (k, "non-blocking", g_strdup (gtk_switch_get_active (self->non_blocking) ? "on" : "off"));
+  char ms[G_ASCII_DTOSTR_BUF_SIZE];
+  g_hash_table_insert (k, "model-ms", g_strdup (g_ascii_dtostr (ms, sizeof ms, gtk_spin_button_get_value (self->model_ms))));
+  g_hash_table_insert (k, "batches", g_strdup_printf ("%d", gtk_spin_button_get_value_as_int (self->batches)));
+  g_hash_table_insert (k, "sink", g_strdup ("auto"));
+  return k;
+}
+
+/* Settings keep a comma list for a row of check buttons. */
+static void
+load_checks (GSettings *settings, const char *key, GtkCheckButton **checks, const char *const *names, int n)
+{
+  g_autofree char *value = g_settings_get_string (settings, key);
+  g_auto (GStrv) parts = g_strsplit (value, ",", -1);
+  for (int i = 0; i < n; i++)
+    gtk_check_button_set_active (checks[i], g_strv_contains ((const char *const *) parts, names[i]));
+}
+
+typedef struct {
+  GSettings *settings;
+  const char *key;
+  GtkCheckButton **checks;
+  const char *const *names;
+  int n;
+} check_binding;
+
+static void
+save_checks (GtkCheckButton *button, check_binding *b)
+{
+  g_autofree char *list = checked_list (b->checks, b->names, b->n);
+  g_settings_set_string (b->settings, b->key, list);
+}
+
+static void
+on_setting_changed (GSettings *settings, const char *key, GtkCheckButton *first)
+{
+  check_binding *b = g_object_get_data (G_OBJECT (first), "binding");
+  g_autofree char *now = checked_list (b->checks, b->names, b->n);
+  g_autofree char *stored = g_settings_get_string (settings, key);
+  if (g_strcmp0 (now, stored) != 0)
+    load_checks (settings, key, b->checks, b->names, b->n);
+}
+
+static void
+bind_checks (LsSetupPage *self, GSettings *settings, const char *key, GtkCheckButton **checks,
+             const char *const *names, int n)
+{
+  load_checks (settings, key, checks, names, n);
+  check_binding *b = g_new0 (check_binding, 1);
+  *b = (check_binding){ settings, key, checks, names, n };
+  g_object_set_data_full (G_OBJECT (checks[0]), "binding", b, g_free);
+  for (int i = 0; i < n; i++)
+    g_signal_connect (checks[i], "toggled", G_CALLBACK (save_checks), b);
+  /* Settings changed elsewhere (another window, a test) show here too. */
+  g_autofree char *signal = g_strdup_printf ("changed::%s", key);
+  g_signal_connect_object (settings, signal, G_CALLBACK (on_setting_changed), checks[0], 0);
+}
+
+void
+ls_setup_page_bind (LsSetupPage *self, GSettings *s)
+{
+  g_settings_bind (s, "workers", self->workers, "text", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (s, "batch-size", self->batch_size, "value", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (s, "prefetch", self->prefetch, "value", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (s, "persistent", self->persistent, "active", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (s, "non-blocking", self->non_blocking, "active", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (s, "model-ms", self->model_ms, "value", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (s, "batches-per-run", self->batches, "value", G_SETTINGS_BIND_DEFAULT);
+  bind_checks (self, s, "pin-modes", self->pin, pin_names, 3);
+  bind_checks (self, s, "start-methods", self->start, start_names, 2);
+  g_autofree char *last = g_settings_get_string (s, "last-dataset");
+  if (last && *last)
+    ls_setup_page_set_dataset (self, last);
+  g_object_set_data_full (G_OBJECT (self), "settings", g_object_ref (s), g_object_unref);
+  update_estimate (self);
+}
+
+static void
+ls_setup_page_dispose (GObject *object)
+{
+  LsSetupPage *self = LS_SETUP_PAGE (object);
+  GSettings *s = g_object_get_data (object, "settings");
+  if (s && self->dataset)
+    g_settings_set_string (s, "last-dataset", self->dataset);
+  g_clear_pointer (&self->dataset, g_free);
+  G_OBJECT_CLASS (ls_setup_page_parent_class)->dispose (object);
+}
+
+static void
+ls_setup_page_class_init (LsSetupPageClass *klass)
+{
+  G_OBJECT_CLASS (klass)->dispose = ls_setup_page_dispose;
+}
+
+static void
+ls_setup_page_init (LsSetupPage *self)
+{
+  GtkWidget *scroll = gtk_scrolled_window_new ();
+  GtkWidget *clamp = adw_clamp_new ();
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 24);
+  AdwPreferencesGroup *data = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
+  AdwPreferencesGroup *knobs = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
+  AdwPreferencesGroup *device = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
+
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (self), GTK_ORIENTATION_VERTICAL);
+  gtk_widget_set_vexpand (scroll, TRUE);
+  gtk_box_append (GTK_BOX (self), scroll);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroll), clamp);
+  adw_clamp_set_maximum_size (ADW_CLAMP (clamp), 760);
+  adw_clamp_set_child (ADW_CLAMP (clamp), box);
+  gtk_widget_set_margin_top (box, 24);
+  gtk_widget_set_margin_bottom (box, 24);
+  gtk_widget_set_margin_start (box, 12);
+  gtk_widget_set_margin_end (box, 12);
+
+  /* Dataset. */
+  adw_preferences_group_set_title (data, "Dataset");
+  adw_preferences_group_set_description (data, "A folder of class folders of JPEG images (ImageFolder layout), or an "
+                                               "HDF5 file with images or JPEG rows and labels.");
+  GtkWidget *buttons = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *folder = gtk_button_new_with_label ("Folder…");
+  GtkWidget *file = gtk_button_new_with_label ("HDF5 file…");
+  self->generate_button = GTK_BUTTON (gtk_button_new_with_label ("Generate sample"));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->generate_button),
+                               "Generate 800 JPEG images like ImageNet's (once, in the cache folder) and use them");
+  gtk_box_append (GTK_BOX (buttons), folder);
+  gtk_box_append (GTK_BOX (buttons), file);
+  gtk_box_append (GTK_BOX (buttons), GTK_WIDGET (self->generate_button));
+  self->dataset_row = ADW_ACTION_ROW (row_with (data, "Dataset", "None chosen yet", buttons));
+  adw_action_row_set_subtitle_lines (self->dataset_row, 2);
+  self->generate_progress = GTK_PROGRESS_BAR (gtk_progress_bar_new ());
+  gtk_widget_set_visible (GTK_WIDGET (self->generate_progress), FALSE);
+  gtk_widget_set_margin_top (GTK_WIDGET (self->generate_progress), 6);
+  adw_preferences_group_add (data, GTK_WIDGET (self->generate_progress));
+  g_signal_connect_swapped (folder, "clicked", G_CALLBACK (on_choose_folder), self);
+  g_signal_connect_swapped (file, "clicked", G_CALLBACK (on_choose_file), self);
+  g_signal_connect_swapped (self->generate_button, "clicked", G_CALLBACK (ls_setup_page_generate_sample), self);
+
+  /* Loader knobs. */
+  adw_preferences_group_set_title (knobs, "Loader");
+  adw_preferences_group_set_description (knobs, "Every combination of the lists is one run.");
+  self->workers = ADW_ENTRY_ROW (adw_entry_row_new ());
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->workers), "Worker counts (comma list; 0 loads in the runner)");
+  gtk_editable_set_text (GTK_EDITABLE (self->workers), "0,1,2,4");
+  adw_preferences_group_add (knobs, GTK_WIDGET (self->workers));
+  self->batch_size = spin (1, 4096, 1, 0);
+  row_with (knobs, "Batch size", "Samples per batch", GTK_WIDGET (self->batch_size));
+  self->prefetch = spin (1, 64, 1, 0);
+  row_with (knobs, "Prefetch", "Batches in flight per worker", GTK_WIDGET (self->prefetch));
+  self->persistent = GTK_SWITCH (gtk_switch_new ());
+  row_with (knobs, "Persistent workers", "Keep workers across epochs", GTK_WIDGET (self->persistent));
+  row_with (knobs, "Start methods", "How workers start (spawn is Windows' only way)",
+            check_box (self->start, start_names, 2));
+  self->batches = spin (3, 100000, 1, 0);
+  row_with (knobs, "Batches per run", "The first ones are left out of the figures", GTK_WIDGET (self->batches));
+
+  /* Device side. */
+  adw_preferences_group_set_title (device, "GPU consumer");
+  adw_preferences_group_set_description (device, "CUDA when a GPU answers; otherwise a simulated GPU, and every figure "
+                                                 "it produces is marked simulated.");
+  row_with (device, "Pin modes", "Pageable, a pinned staging copy (PyTorch's pin_memory), or the pinned arena",
+            check_box (self->pin, pin_names, 3));
+  self->non_blocking = GTK_SWITCH (gtk_switch_new ());
+  row_with (device, "Non-blocking copies", "Copy on a stream of its own, overlapped with the model step",
+            GTK_WIDGET (self->non_blocking));
+  self->model_ms = spin (0, 10000, 1, 1);
+  row_with (device, "Model step", "Milliseconds of GPU work per batch", GTK_WIDGET (self->model_ms));
+
+  self->estimate = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_wrap (self->estimate, TRUE);
+  gtk_label_set_xalign (self->estimate, 0);
+  gtk_widget_add_css_class (GTK_WIDGET (self->estimate), "dim-label");
+
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (data));
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (knobs));
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (device));
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->estimate));
+
+  gtk_spin_button_set_value (self->batch_size, 64);
+  gtk_spin_button_set_value (self->prefetch, 2);
+  gtk_spin_button_set_value (self->model_ms, 15);
+  gtk_spin_button_set_value (self->batches, 40);
+  gtk_check_button_set_active (self->pin[0], TRUE);
+  gtk_check_button_set_active (self->pin[1], TRUE);
+  gtk_check_button_set_active (self->start[0], TRUE);
+
+  g_signal_connect_swapped (self->workers, "changed", G_CALLBACK (on_changed), self);
+  g_signal_connect_swapped (self->batch_size, "value-changed", G_CALLBACK (on_changed), self);
+  g_signal_connect_swapped (self->model_ms, "value-changed", G_CALLBACK (on_changed), self);
+  g_signal_connect_swapped (self->batches, "value-changed", G_CALLBACK (on_changed), self);
+  for (int i = 0; i < 3; i++)
+    g_signal_connect_swapped (self->pin[i], "toggled", G_CALLBACK (on_changed), self);
+  for (int i = 0; i < 2; i++)
+    g_signal_connect_swapped (self->start[i], "toggled", G_CALLBACK (on_changed), self);
+  update_estimate (self);
+}

@@ -1,0 +1,25 @@
+/* Setup: the dataset and the knobs of a sweep, as ranges and toggles, with
+ * the sweep's estimated duration. */
+#pragma once
+
+#include <adwaita.h>
+
+G_BEGIN_DECLS
+
+#define LS_TYPE_SETUP_PAGE (ls_setup_page_get_type ())
+G_DECLARE_FINAL_TYPE (LsSetupPage, ls_setup_page, LS, SETUP_PAGE, GtkBox)
+
+/* Keeps the knobs in these settings (the workbench's). */
+void ls_setup_page_bind (LsSetupPage *self, GSettings *settings);
+
+/* The sweep's knobs as `loadscope sweep` takes them (name -> value or comma
+ * list), or NULL with an error a user can act on. */
+GHashTable *ls_setup_page_get_knobs (LsSetupPage *self, GError **error);
+
+/* Generates the sample dataset (in a thread) and selects it. */
+void ls_setup_page_generate_sample (LsSetupPage *self);
+
+const char *ls_setup_page_get_dataset (LsSetupPage *self);
+void ls_setup_page_set_dataset (LsSetupPage *self, const char *path);
+
+G_END_DECLS

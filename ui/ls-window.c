@@ -1,0 +1,228 @@
+#include "ui/ls-window.h"
+
+#include "loadscope-ui-resources.h"
+
+#include "app/store.h"
+#include "app/sweep-session.h"
+#include "ui/ls-history-page.h"
+#include "ui/ls-results-page.h"
+#include "ui/ls-run-page.h"
+#include "ui/ls-setup-page.h"
+
+struct _LsWindow {
+  AdwApplicationWindow parent_instance;
+  AdwToastOverlay *toasts;
+  AdwViewStack *stack;
+  GtkWidget *run_button;
+  GtkWidget *cancel_button;
+  LsSetupPage *setup_page;
+  LsRunPage *run_page;
+  LsResultsPage *results_page;
+  LsHistoryPage *history_page;
+  LsSweepSession *session;
+  char *db;
+};
+
+G_DEFINE_FINAL_TYPE (LsWindow, ls_window, ADW_TYPE_APPLICATION_WINDOW)
+
+void
+ls_window_toast (LsWindow *self, const char *message)
+{
+  AdwToast *toast = adw_toast_new (message);
+  adw_toast_set_timeout (toast, 6);
+  adw_toast_overlay_add_toast (self->toasts, toast);
+}
+
+const char *
+ls_window_get_db (LsWindow *self)
+{
+  return self->db;
+}
+
+static void
+set_running (LsWindow *self, gboolean running)
+{
+  gtk_widget_set_visible (self->run_button, !running);
+  gtk_widget_set_visible (self->cancel_button, running);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->setup_page), !running);
+}
+
+/* ------------------------------------------------------------ the sweep */
+
+static void
+on_run_started (LsSweepSession *session, guint index, const char *label, LsWindow *self)
+{
+  ls_run_page_run_started (self->run_page, index, ls_sweep_session_get_total (session), label);
+}
+
+static void
+on_event (LsSweepSession *session, JsonObject *event, LsWindow *self)
+{
+  ls_run_page_event (self->run_page, event);
+}
+
+static void
+on_run_finished (LsSweepSession *session, guint index, JsonObject *summary, LsWindow *self)
+{
+  if (!summary)
+    ls_window_toast (self, "A runner stopped without finishing its run; it is marked interrupted. The sweep goes on.");
+  else if (g_strcmp0 (json_object_get_string_member_with_default (summary, "status", ""), "failed") == 0)
+    {
+      g_autofree char *msg = g_strdup_printf ("Run %u failed: %s", index,
+                                              json_object_get_string_member_with_default (summary, "error", "?"));
+      ls_window_toast (self, msg);
+    }
+}
+
+static void
+on_error (LsSweepSession *session, const char *message, LsWindow *self)
+{
+  ls_window_toast (self, message);
+}
+
+static void
+on_finished (LsSweepSession *session, gboolean cancelled, LsWindow *self)
+{
+  set_running (self, FALSE);
+  ls_run_page_sweep_finished (self->run_page, cancelled);
+  JsonArray *summaries = ls_sweep_session_get_summaries (session);
+  if (summaries && json_array_get_length (summaries) > 0)
+    {
+      ls_results_page_show_sweep (self->results_page, self->db, ls_sweep_session_get_sweep_id (session), summaries);
+      adw_view_stack_set_visible_child_name (self->stack, "results");
+    }
+  ls_history_page_reload (self->history_page);
+  if (cancelled)
+    ls_window_toast (self, "Sweep cancelled; the current run is recorded as interrupted.");
+  g_signal_handlers_disconnect_by_data (session, self);
+  g_clear_object (&self->session);
+}
+
+static void
+run_activated (GtkWidget *widget, const char *action, GVariant *param)
+{
+  LsWindow *self = LS_WINDOW (widget);
+  g_autoptr (GError) error = NULL;
+
+  if (self->session)
+    return;
+  g_autoptr (GHashTable) knobs = ls_setup_page_get_knobs (self->setup_page, &error);
+  if (!knobs)
+    {
+      ls_window_toast (self, error->message);
+      return;
+    }
+  self->session = ls_sweep_session_new (knobs, self->db, g_getenv ("LOADSCOPE"));
+  g_signal_connect (self->session, "run-started", G_CALLBACK (on_run_started), self);
+  g_signal_connect (self->session, "event", G_CALLBACK (on_event), self);
+  g_signal_connect (self->session, "run-finished", G_CALLBACK (on_run_finished), self);
+  g_signal_connect (self->session, "error", G_CALLBACK (on_error), self);
+  g_signal_connect (self->session, "finished", G_CALLBACK (on_finished), self);
+  if (!ls_sweep_session_start (self->session, &error))
+    {
+      ls_window_toast (self, error->message);
+      g_signal_handlers_disconnect_by_data (self->session, self);
+      g_clear_object (&self->session);
+      return;
+    }
+  set_running (self, TRUE);
+  ls_run_page_sweep_started (self->run_page, ls_sweep_session_get_total (self->session));
+  adw_view_stack_set_visible_child_name (self->stack, "run");
+}
+
+static void
+cancel_activated (GtkWidget *widget, const char *action, GVariant *param)
+{
+  LsWindow *self = LS_WINDOW (widget);
+  if (self->session)
+    ls_sweep_session_cancel (self->session);
+}
+
+static void
+export_activated (GtkWidget *widget, const char *action, GVariant *param)
+{
+  LsWindow *self = LS_WINDOW (widget);
+  adw_view_stack_set_visible_child_name (self->stack, "history");
+  ls_history_page_export (self->history_page);
+}
+
+static void
+import_activated (GtkWidget *widget, const char *action, GVariant *param)
+{
+  LsWindow *self = LS_WINDOW (widget);
+  adw_view_stack_set_visible_child_name (self->stack, "history");
+  ls_history_page_import (self->history_page);
+}
+
+/* ------------------------------------------------------------ life */
+
+static void
+ls_window_dispose (GObject *object)
+{
+  LsWindow *self = LS_WINDOW (object);
+  if (self->session)
+    {
+      g_signal_handlers_disconnect_by_data (self->session, self);
+      ls_sweep_session_cancel (self->session);
+      g_clear_object (&self->session);
+    }
+  gtk_widget_dispose_template (GTK_WIDGET (self), LS_TYPE_WINDOW);
+  G_OBJECT_CLASS (ls_window_parent_class)->dispose (object);
+}
+
+static void
+ls_window_finalize (GObject *object)
+{
+  LsWindow *self = LS_WINDOW (object);
+  g_free (self->db);
+  G_OBJECT_CLASS (ls_window_parent_class)->finalize (object);
+}
+
+static void
+ls_window_class_init (LsWindowClass *klass)
+{
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  /* Referencing the resource keeps its object (and the templates) linked in. */
+  (void) ls_ui_resources_get_resource ();
+  G_OBJECT_CLASS (klass)->dispose = ls_window_dispose;
+  G_OBJECT_CLASS (klass)->finalize = ls_window_finalize;
+  g_type_ensure (LS_TYPE_SETUP_PAGE);
+  g_type_ensure (LS_TYPE_RUN_PAGE);
+  g_type_ensure (LS_TYPE_RESULTS_PAGE);
+  g_type_ensure (LS_TYPE_HISTORY_PAGE);
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/loadscope/Loadscope/ui/ls-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, LsWindow, toasts);
+  gtk_widget_class_bind_template_child (widget_class, LsWindow, stack);
+  gtk_widget_class_bind_template_child (widget_class, LsWindow, run_button);
+  gtk_widget_class_bind_template_child (widget_class, LsWindow, cancel_button);
+  gtk_widget_class_bind_template_child (widget_class, LsWindow, setup_page);
+  gtk_widget_class_bind_template_child (widget_class, LsWindow, run_page);
+  gtk_widget_class_bind_template_child (widget_class, LsWindow, results_page);
+  gtk_widget_class_bind_template_child (widget_class, LsWindow, history_page);
+  gtk_widget_class_install_action (widget_class, "win.run", NULL, run_activated);
+  gtk_widget_class_install_action (widget_class, "win.cancel", NULL, cancel_activated);
+  gtk_widget_class_install_action (widget_class, "win.export", NULL, export_activated);
+  gtk_widget_class_install_action (widget_class, "win.import", NULL, import_activated);
+}
+
+static void
+ls_window_init (LsWindow *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+  const char *db = g_getenv ("LOADSCOPE_DB");
+  self->db = db && *db ? g_strdup (db) : ls_store_default_path ();
+  ls_history_page_set_db (self->history_page, self->db);
+}
+
+LsWindow *
+ls_window_new (LsApplication *app)
+{
+  LsWindow *self = g_object_new (LS_TYPE_WINDOW, "application", app, NULL);
+  GSettings *settings = ls_application_get_settings (app);
+  ls_setup_page_bind (self->setup_page, settings);
+  g_settings_bind (settings, "window-width", self, "default-width", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (settings, "window-height", self, "default-height", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (settings, "window-maximized", self, "maximized", G_SETTINGS_BIND_DEFAULT);
+  return self;
+}
