@@ -49,31 +49,6 @@ draw_grid (const ls_chart *chart, ls_painter *p, const ls_chart_layout *l)
     }
 }
 
-/* Over the series, on a patch of background, so lines do not cross them. */
-static void
-draw_rule_labels (const ls_chart *chart, ls_painter *p, const ls_chart_layout *l)
-{
-  cairo_t *cr = p->cr;
-  for (guint i = 0; i < chart->rules->len; i++)
-    {
-      const ls_chart_rule *r = &g_array_index (chart->rules, ls_chart_rule, i);
-      double y = ls_chart_px_y (l, ls_chart_y_ticks (l, r->axis), r->value);
-      if (!isfinite (y) || y < l->plot_y - 0.5 || y > l->plot_y + l->plot_h + 0.5)
-        continue;
-      y = ls_chart_snap (y);
-      if (r->label[0])
-        {
-          double tw, th, x = l->plot_x + l->plot_w - 0.3 * p->f, ty = y - 0.15 * p->f;
-          ls_painter_set_text (p, r->label, VALUE_SIZE, FALSE, 0, FALSE);
-          ls_painter_size (p, &tw, &th);
-          ls_painter_color (cr, p->theme->background, 0.85);
-          cairo_rectangle (cr, x - tw - 0.2 * p->f, ty - th, tw + 0.4 * p->f, th);
-          cairo_fill (cr);
-          ls_painter_show (p, x, ty, 1, 1, p->theme->muted);
-        }
-    }
-}
-
 /* Dense columns of ink (spans a pixel or two apart) written straight into
  * an 8-bit coverage mask and painted through it in the current source.
  * Noisy data makes thousands of edges cross every scanline, and cairo's
@@ -505,5 +480,4 @@ ls_chart_draw_series (const ls_chart *chart, ls_painter *p, const ls_chart_layou
         draw_scatter (p, l, s);
     }
   cairo_restore (cr);
-  draw_rule_labels (chart, p, l);
 }

@@ -31,7 +31,16 @@ ls_painter_set_text (ls_painter *p, const char *text, double size, gboolean bold
   pango_layout_set_width (p->layout, width > 0 ? (int) (width * PANGO_SCALE) : -1);
   pango_layout_set_wrap (p->layout, PANGO_WRAP_WORD_CHAR);
   pango_layout_set_ellipsize (p->layout, width > 0 && !wrap ? PANGO_ELLIPSIZE_END : PANGO_ELLIPSIZE_NONE);
+  pango_layout_set_height (p->layout, -1);
   pango_layout_set_text (p->layout, text, -1);
+}
+
+void
+ls_painter_max_lines (ls_painter *p, int n)
+{
+  pango_layout_set_wrap (p->layout, PANGO_WRAP_WORD_CHAR);
+  pango_layout_set_height (p->layout, -n);
+  pango_layout_set_ellipsize (p->layout, PANGO_ELLIPSIZE_END);
 }
 
 void

@@ -33,6 +33,9 @@ void ls_painter_clear (ls_painter *p);
 /* Prepares the layout: text at size (x f), bold or not, wrapped or
  * ellipsized to width (<= 0: neither). */
 void ls_painter_set_text (ls_painter *p, const char *text, double size, gboolean bold, double width, gboolean wrap);
+/* Wraps the prepared layout (set with a width) to at most n lines, the
+ * last one ellipsized. */
+void ls_painter_max_lines (ls_painter *p, int n);
 /* The prepared layout's size in pixels. */
 void ls_painter_size (ls_painter *p, double *w, double *h);
 void ls_painter_text_size (ls_painter *p, const char *text, double size, gboolean bold, double *w, double *h);
@@ -52,8 +55,7 @@ double ls_chart_line_width (double f);
 void ls_chart_set_dash (cairo_t *cr, ls_chart_dash dash, double lw);
 
 /* The plot's layers (chart-layers.c): grid and reference lines under the
- * series, the series clipped to the plot, the reference lines' labels over
- * them. */
+ * series, then the series, clipped to the plot. */
 void ls_chart_draw_series (const ls_chart *chart, ls_painter *p, const ls_chart_layout *l);
 
 static inline const ls_chart_axis *

@@ -36,6 +36,78 @@ widest_tick_label (ls_painter *p, const ls_chart_ticks *t)
   return widest;
 }
 
+/* Reference lines are labelled in the margin right of the plot (where no
+ * data can be hidden), or over the plot when the right axis takes it. */
+static double
+widest_rule_label (const ls_chart *chart, ls_painter *p)
+{
+  double widest = 0;
+  if (ls_chart_has_y2 (chart))
+    return 0;
+  for (guint i = 0; i < chart->rules->len; i++)
+    {
+      const ls_chart_rule *r = &g_array_index (chart->rules, ls_chart_rule, i);
+      double w;
+      if (!r->label[0])
+        continue;
+      ls_painter_text_size (p, r->label, VALUE_SIZE, FALSE, &w, NULL);
+      widest = MAX (widest, w);
+    }
+  return widest;
+}
+
+typedef struct {
+  double y;
+  const char *label;
+} rule_label;
+
+static int
+compare_rule_labels (gconstpointer a, gconstpointer b)
+{
+  double x = ((const rule_label *) a)->y, y = ((const rule_label *) b)->y;
+  return x < y ? -1 : x > y;
+}
+
+static void
+draw_rule_labels (const ls_chart *chart, ls_painter *p, const ls_chart_layout *l)
+{
+  g_autoptr (GArray) labels = g_array_new (FALSE, FALSE, sizeof (rule_label));
+  for (guint i = 0; i < chart->rules->len; i++)
+    {
+      const ls_chart_rule *r = &g_array_index (chart->rules, ls_chart_rule, i);
+      double y = ls_chart_px_y (l, ls_chart_y_ticks (l, r->axis), r->value);
+      if (r->label[0] && isfinite (y) && y >= l->plot_y - 0.5 && y <= l->plot_y + l->plot_h + 0.5)
+        {
+          rule_label rl = { y, r->label };
+          g_array_append_val (labels, rl);
+        }
+    }
+  g_array_sort (labels, compare_rule_labels);
+  double th, next_free = -INFINITY;
+  ls_painter_text_size (p, "0", VALUE_SIZE, FALSE, NULL, &th);
+  for (guint i = 0; i < labels->len; i++)
+    {
+      rule_label *rl = &g_array_index (labels, rule_label, i);
+      /* Centred on its line, pushed down off the one above. */
+      double top = MAX (rl->y - th / 2, next_free);
+      next_free = top + th;
+      if (!l->has_y2)
+        {
+          ls_painter_text (p, rl->label, VALUE_SIZE, FALSE, l->plot_x + l->plot_w + 0.4 * p->f, top, 0, 0,
+                           p->theme->muted);
+          continue;
+        }
+      /* Over the plot, on a patch of background. */
+      double tw, x = l->plot_x + l->plot_w - 0.3 * p->f;
+      ls_painter_set_text (p, rl->label, VALUE_SIZE, FALSE, 0, FALSE);
+      ls_painter_size (p, &tw, NULL);
+      ls_painter_color (p->cr, p->theme->background, 0.85);
+      cairo_rectangle (p->cr, x - tw - 0.2 * p->f, top, tw + 0.4 * p->f, th);
+      cairo_fill (p->cr);
+      ls_painter_show (p, x, top, 1, 0, p->theme->muted);
+    }
+}
+
 /* The notes in drawing order: the simulated one first. */
 static GPtrArray *
 note_lines (const ls_chart *chart)
@@ -89,6 +161,7 @@ compute_frame (const ls_chart *chart, ls_painter *p, double w, double h, frame *
     {
       double sh;
       ls_painter_set_text (p, chart->subtitle, SUBTITLE_SIZE, FALSE, MAX (w - 2 * pad, 1), FALSE);
+      ls_painter_max_lines (p, 2);
       ls_painter_size (p, NULL, &sh);
       y += sh;
     }
@@ -125,6 +198,9 @@ compute_frame (const ls_chart *chart, ls_painter *p, double w, double h, frame *
   compute_ticks (chart, LS_CHART_Y, y_target, &l->y);
   double left = pad + xtitle_h + 0.5 * f + widest_tick_label (p, &l->y) + 0.45 * f;
   double right = pad + 1.2 * f;
+  double rules_w = widest_rule_label (chart, p);
+  if (rules_w > 0)
+    right = pad + rules_w + 0.6 * f; /* the reference lines' labels, beside the plot */
   if (l->has_y2)
     {
       compute_ticks (chart, LS_CHART_Y2, y_target, &l->y2);
@@ -386,6 +462,7 @@ ls_chart_render (const ls_chart *chart, cairo_t *cr, double x, double y, double 
   if (chart->subtitle && chart->subtitle[0])
     {
       ls_painter_set_text (&p, chart->subtitle, SUBTITLE_SIZE, FALSE, MAX (width - 2 * fr.pad, 1), FALSE);
+      ls_painter_max_lines (&p, 2);
       ls_painter_show (&p, fr.pad, fr.subtitle_y, 0, 0, theme->muted);
     }
   g_autoptr (GArray) legend = ls_chart_legend_entries (chart);
@@ -396,6 +473,7 @@ ls_chart_render (const ls_chart *chart, cairo_t *cr, double x, double y, double 
   if (l->has_plot)
     {
       ls_chart_draw_series (chart, &p, l);
+      draw_rule_labels (chart, &p, l);
       draw_axes (chart, &p, &fr, width);
       if (ls_chart_n_points (chart) == 0)
         ls_painter_text (&p, "No data to show", 1.0, FALSE, l->plot_x + l->plot_w / 2, l->plot_y + l->plot_h / 2, 0.5,

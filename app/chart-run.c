@@ -90,16 +90,13 @@ load_run (ls_store *store, gint64 run_id, run_info *r, GError **error)
 static void
 set_subtitle (ls_chart *chart, gint64 run_id, const run_info *r)
 {
-  g_autofree char *when = r->started_at ? g_strndup (r->started_at, 16) : g_strdup ("?");
-  if (strlen (when) > 10)
-    when[10] = ' ';
-  g_autofree char *sub = g_strdup_printf ("Run %" G_GINT64_FORMAT ", %s UTC, on %s, %s · %" G_GINT64_FORMAT
-                                          " worker%s (%s) · pin %s · sink %s%s%s",
-                                          run_id, when, r->hostname, r->os, r->workers, r->workers == 1 ? "" : "s",
-                                          r->start ? r->start : "-",
-                                          r->pin ? r->pin : "-", r->sink ? r->sink : "-",
-                                          g_strcmp0 (r->status, "done") != 0 ? " · " : "",
-                                          g_strcmp0 (r->status, "done") != 0 ? r->status : "");
+  g_autofree char *when = ls_chart_time_text (r->started_at);
+  gboolean done = g_strcmp0 (r->status, "done") == 0;
+  g_autofree char *sub = g_strdup_printf ("Run %" G_GINT64_FORMAT "%s%s · %" G_GINT64_FORMAT
+                                          " worker%s (%s) · pin %s · sink %s · on %s, %s, %s",
+                                          run_id, done ? "" : ", ", done ? "" : r->status, r->workers,
+                                          r->workers == 1 ? "" : "s", r->start ? r->start : "-", r->pin ? r->pin : "-",
+                                          r->sink ? r->sink : "-", r->hostname, r->os, when);
   ls_chart_set_subtitle (chart, sub);
   chart->simulated = r->simulated;
 }

@@ -331,16 +331,18 @@ static void
 setup_chart (ls_chart *chart, const sweep_data *d)
 {
   g_autoptr (GString) sub = g_string_new (NULL);
-  g_autofree char *when = d->started_at ? g_strndup (d->started_at, 16) : g_strdup ("?");
-  if (strlen (when) > 10)
-    when[10] = ' ';
-  g_string_append_printf (sub, "Sweep %" G_GINT64_FORMAT ", %s UTC, on %s, %s", d->id, when, d->hostname, d->os);
+  g_autofree char *when = ls_chart_time_text (d->started_at);
+  /* What the sweep kept fixed, the dataset first; then where and when. */
+  g_string_append_printf (sub, "Sweep %" G_GINT64_FORMAT, d->id);
   if (d->runs->len > 0)
     {
       const sweep_run *first = d->runs->pdata[0];
-      for (int k = 0; k < N_KNOBS; k++)
+      static const int order[] = { KNOB_DATASET, KNOB_START,      KNOB_BATCH,    KNOB_PREFETCH,
+                                   KNOB_PERSISTENT, KNOB_NON_BLOCKING, KNOB_MODEL_MS, KNOB_SINK };
+      for (guint i = 0; i < G_N_ELEMENTS (order); i++)
         {
-          if (d->varies[k] || k == KNOB_PIN || k == KNOB_IN_ORDER || k == KNOB_OUTPUT || !first->knobs[k])
+          int k = order[i];
+          if (d->varies[k] || !first->knobs[k])
             continue;
           if ((k == KNOB_NON_BLOCKING || k == KNOB_PERSISTENT) && strcmp (first->knobs[k], "0") == 0)
             continue;
@@ -348,6 +350,7 @@ setup_chart (ls_chart *chart, const sweep_data *d)
           g_string_append_printf (sub, " · %s", text);
         }
     }
+  g_string_append_printf (sub, " · on %s, %s, %s", d->hostname, d->os, when);
   ls_chart_set_subtitle (chart, sub->str);
 
   ls_chart_axis *x = ls_chart_axis_get (chart, LS_CHART_X);
@@ -422,6 +425,9 @@ utilization_chart (const sweep_data *d)
   if (util_points > 0)
     ls_chart_add_note (chart, "GPU busy (exact): model-step time / wall time. Throughput: samples consumed per "
                               "second after warm-up.");
+  if (nvml_points > 0)
+    ls_chart_add_note (chart, "GPU busy (NVML): the driver's utilization, sampled through the run and averaged; it "
+                              "counts any kernel running, so it reads higher than the exact figure.");
   if (!util && d->runs->len > 0)
     ls_chart_add_note (chart, "These runs had no GPU consumer (sink none), so there is no utilization to show.");
   finish_notes (chart, d, repeated, util ? "GPU busy (exact)" : "throughput");

@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <string.h>
 
 G_DEFINE_QUARK (loadscope-chart-error-quark, ls_chart_error)
 
@@ -292,4 +293,12 @@ ls_chart_describe (const ls_chart *chart)
   if (chart->simulated)
     g_string_append (s, "\n" LS_CHART_SIMULATED_NOTE);
   return g_string_free (s, FALSE);
+}
+
+char *
+ls_chart_time_text (const char *iso)
+{
+  if (!iso || strlen (iso) < 16)
+    return g_strdup (iso ? iso : "?");
+  return g_strdup_printf ("%.10s\u00a0%.5s\u00a0UTC", iso, iso + 11);
 }

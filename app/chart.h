@@ -148,6 +148,10 @@ gboolean ls_chart_data_range (const ls_chart *chart, ls_chart_axis_id axis, doub
  * (newly allocated array of borrowed labels). */
 GArray *ls_chart_legend_entries (const ls_chart *chart);
 
+/* "2026-11-30 08:51 UTC" from the store's ISO 8601 time, with no-break
+ * spaces so a subtitle never wraps inside it ("?" for NULL). */
+char *ls_chart_time_text (const char *iso);
+
 /* Every text of the chart in reading order (title, subtitle, legend,
  * notes, the simulated note), one per line: for SVG/PDF metadata and
  * screen readers. */
