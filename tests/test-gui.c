@@ -121,6 +121,8 @@ test_workbench_end_to_end (void)
   save_screenshot ("gui-setup.png");
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
+  iterate_until (never, 1);
+  save_screenshot ("gui-run.png"); /* the live view, mid-sweep */
   iterate_until (sweep_done, 180);
   g_assert_cmpuint (ls_results_page_count_charts_with_data (results), ==, 3);
   save_screenshot ("gui-results.png");
