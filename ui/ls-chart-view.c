@@ -187,7 +187,10 @@ ls_chart_view_set_series (LsChartView *self, const char *label, const double *x,
                           const char *label2, const double *y2)
 {
   ls_chart *chart = ls_chart_new (self->title);
-  ls_chart_axis_set (ls_chart_axis_get (chart, LS_CHART_X), self->x_label, LS_CHART_UNIT_COUNT, LS_CHART_LINEAR);
+  ls_chart_axis *xa = ls_chart_axis_get (chart, LS_CHART_X);
+  ls_chart_axis_set (xa, self->x_label, LS_CHART_UNIT_COUNT, LS_CHART_LINEAR);
+  xa->include_zero = TRUE;
+  xa->integer = self->x_label && g_str_equal (self->x_label, "batch");
   ls_chart_axis *ya = ls_chart_axis_get (chart, LS_CHART_Y);
   ls_chart_axis_set (ya, self->y_label && g_str_equal (self->y_label, "MB") ? "memory" : "wait",
                      unit_from_label (self->y_label), LS_CHART_LINEAR);

@@ -66,9 +66,8 @@ ls_run_page_event (LsRunPage *self, JsonObject *ev)
       self->planned = json_object_get_int_member_with_default (ev, "planned_batches", 0);
       const char *note = json_object_get_string_member_with_default (ev, "sink_note", NULL);
       gboolean sim = json_object_get_boolean_member_with_default (ev, "simulated", FALSE);
-      g_autofree char *text = sim ? g_strdup_printf ("Simulated GPU: copies and model steps are modelled, not measured. "
-                                                     "%s",
-                                                     note ? note : "")
+      g_autofree char *text = sim ? g_strdup_printf ("Simulated GPU: copies and model steps are modelled, not measured%s%s%s",
+                                                     note ? " (" : ".", note ? note : "", note ? ")." : "")
                                   : g_strdup_printf ("Consumer: %s", json_object_get_string_member_with_default (ev, "sink", "?"));
       gtk_label_set_text (self->sink_note, text);
     }
