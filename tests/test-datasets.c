@@ -403,25 +403,6 @@ test_hdf5_wrong_layouts_are_named (void)
   g_assert_nonnull (strstr (err.message, "not an HDF5 file"));
 }
 
-static void
-remove_tree (const char *path)
-{
-  GDir *d = g_dir_open (path, 0, NULL);
-  const char *name;
-  if (d)
-    {
-      while ((name = g_dir_read_name (d)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-          remove_tree (child);
-        }
-      g_dir_close (d);
-      g_rmdir (path);
-    }
-  else
-    g_unlink (path);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -434,7 +415,7 @@ main (int argc, char **argv)
   g_test_add_func ("/loader/datasets/hdf5-layouts-load-the-same-everywhere", test_hdf5_layouts_load_the_same_everywhere);
   g_test_add_func ("/loader/datasets/hdf5-wrong-layouts-are-named", test_hdf5_wrong_layouts_are_named);
   int rc = ls_test_run_checked_shm_only ();
-  remove_tree (tmp_root);
+  ls_test_remove_tree (tmp_root);
   g_free (tmp_root);
   return rc;
 }

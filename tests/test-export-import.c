@@ -837,22 +837,6 @@ test_import_bad_usage (void)
   cli_result_clear (&r);
 }
 
-static void
-remove_tree (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-  while (d && (name = g_dir_read_name (d)))
-    {
-      g_autofree char *p = g_build_filename (dir, name, NULL);
-      if (g_file_test (p, G_FILE_TEST_IS_DIR))
-        remove_tree (p);
-      else
-        g_unlink (p);
-    }
-  g_rmdir (dir);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -876,7 +860,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/import/locked-store-clear-error", test_import_into_a_locked_store);
   g_test_add_func ("/app/import/bad-usage-exits-2", test_import_bad_usage);
   int status = ls_test_run_checked_shm_only ();
-  remove_tree (tmp_dir);
+  ls_test_remove_tree (tmp_dir);
   g_free (db);
   g_free (tmp_dir);
   return status;

@@ -448,22 +448,6 @@ test_compare_unknown_run (void)
   cli_result_clear (&r);
 }
 
-static void
-remove_tree (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-  while (d && (name = g_dir_read_name (d)))
-    {
-      g_autofree char *p = g_build_filename (dir, name, NULL);
-      if (g_file_test (p, G_FILE_TEST_IS_DIR))
-        remove_tree (p);
-      else
-        g_unlink (p);
-    }
-  g_rmdir (dir);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -484,7 +468,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/compare/text", test_compare_text);
   g_test_add_func ("/app/compare/unknown-run-exits-2", test_compare_unknown_run);
   int status = ls_test_run_checked_shm_only ();
-  remove_tree (tmp_dir);
+  ls_test_remove_tree (tmp_dir);
   g_free (db);
   g_free (tmp_dir);
   return status;

@@ -27,26 +27,6 @@ make_tmp_dir (void)
   return dir;
 }
 
-static void
-remove_tree (const char *path)
-{
-  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-    {
-      GDir *d = g_dir_open (path, 0, NULL);
-      const char *name;
-      while (d && (name = g_dir_read_name (d)))
-        {
-          g_autofree char *sub = g_build_filename (path, name, NULL);
-          remove_tree (sub);
-        }
-      if (d)
-        g_dir_close (d);
-      g_rmdir (path);
-    }
-  else
-    g_unlink (path);
-}
-
 static int
 compare_names (gconstpointer a, gconstpointer b)
 {
@@ -213,7 +193,7 @@ test_jpeg_dir_layout_and_files (void)
       }
     ls_dataset_close (ds);
   }
-  remove_tree (tmp);
+  ls_test_remove_tree (tmp);
 }
 
 static void
@@ -238,7 +218,7 @@ test_jpeg_dir_is_deterministic (void)
       g_assert_true (g_bytes_equal (ba, bb)); /* 1 thread or 3: the same bytes */
       g_assert_false (g_bytes_equal (ba, bc)); /* another seed: other content */
     }
-  remove_tree (tmp);
+  ls_test_remove_tree (tmp);
 }
 
 static void
@@ -266,7 +246,7 @@ test_jpeg_size_like_imagenet (void)
       g_assert_cmpint (h, ==, 375);
       ls_jpeg_decoder_free (dec);
     }
-  remove_tree (tmp);
+  ls_test_remove_tree (tmp);
 }
 
 static void
@@ -281,7 +261,7 @@ test_few_images_few_classes (void)
   g_autoptr (GPtrArray) classes = list_dir (out);
   g_assert_cmpuint (classes->len, ==, 3);
   g_assert_cmpstr (classes->pdata[2], ==, "class_2");
-  remove_tree (tmp);
+  ls_test_remove_tree (tmp);
 
   /* Tiny images have content too, without reading past their edges. */
   static const int sizes[][2] = { { 1, 1 }, { 2, 1 }, { 1, 3 }, { 7, 3 }, { 9, 16 }, { 33, 5 } };
@@ -427,7 +407,7 @@ test_hdf5_raw (void)
   g_autoptr (GBytes) a = read_bytes (out);
   g_autoptr (GBytes) b = read_bytes (again);
   g_assert_true (g_bytes_equal (a, b));
-  remove_tree (tmp);
+  ls_test_remove_tree (tmp);
 }
 
 static void
@@ -487,7 +467,7 @@ test_hdf5_jpeg (void)
   g_autoptr (GBytes) a = read_bytes (out);
   g_autoptr (GBytes) b = read_bytes (again);
   g_assert_true (g_bytes_equal (a, b));
-  remove_tree (tmp);
+  ls_test_remove_tree (tmp);
 }
 
 /* ---- what is in the way ---- */
@@ -584,7 +564,7 @@ test_refuses_to_overwrite (void)
   expect_usage_error (LS_MAKE_JPEG_DIR, missing, FALSE, missing_parent);
   expect_usage_error (LS_MAKE_HDF5, missing, FALSE, missing_parent);
   g_assert_false (g_file_test (missing_parent, G_FILE_TEST_EXISTS));
-  remove_tree (tmp);
+  ls_test_remove_tree (tmp);
 }
 
 typedef struct {
@@ -629,7 +609,7 @@ test_progress_and_interrupt (void)
   g_assert_true (ls_make_dataset (&o, out, &result, NULL));
   g_assert_cmpuint (p.calls, ==, 12);
   g_assert_cmpuint (p.last_bytes, ==, result.bytes);
-  remove_tree (out);
+  ls_test_remove_tree (out);
 
   /* Stopped half way: an error, and nothing left at OUT or OUT.partial. */
   for (int f = 0; f < 3; f++)
@@ -655,7 +635,7 @@ test_progress_and_interrupt (void)
   o.interrupt = NULL;
   g_assert_true (ls_make_dataset (&o, out, &result, NULL));
   g_assert_false (g_file_test (partial, G_FILE_TEST_EXISTS));
-  remove_tree (tmp);
+  ls_test_remove_tree (tmp);
 }
 
 static void
@@ -694,7 +674,7 @@ test_bad_options (void)
       g_assert_nonnull (strstr (error->message, cases[i].needle));
       g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
     }
-  remove_tree (tmp);
+  ls_test_remove_tree (tmp);
 }
 
 /* ---- the command ---- */
@@ -811,7 +791,7 @@ test_cli (void)
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "hdf5-jpeg"));
   cli_result_clear (&r);
-  remove_tree (tmp);
+  ls_test_remove_tree (tmp);
 }
 
 int

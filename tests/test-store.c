@@ -269,24 +269,6 @@ test_sweep_refuses_bad_values_before_running (void)
   g_assert_false (g_file_test (db, G_FILE_TEST_EXISTS) && count_rows (db, "SELECT count(*) FROM run") > 0);
 }
 
-static void
-remove_tree (const char *path)
-{
-  GDir *d = g_dir_open (path, 0, NULL);
-  if (!d)
-    {
-      g_unlink (path);
-      return;
-    }
-  for (const char *n; (n = g_dir_read_name (d));)
-    {
-      g_autofree char *child = g_build_filename (path, n, NULL);
-      remove_tree (child);
-    }
-  g_dir_close (d);
-  g_rmdir (path);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -300,7 +282,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/sweep/goes-on-after-a-runner-dies", test_sweep_goes_on_after_a_runner_dies);
   g_test_add_func ("/app/sweep/refuses-bad-values-before-running", test_sweep_refuses_bad_values_before_running);
   int rc = ls_test_run_checked_shm_only ();
-  remove_tree (tmp_dir);
+  ls_test_remove_tree (tmp_dir);
   g_free (tmp_dir);
   return rc;
 }

@@ -460,24 +460,6 @@ test_repeat (void)
   recorder_clear (&r);
 }
 
-static void
-remove_tree (const char *path)
-{
-  GDir *d = g_dir_open (path, 0, NULL);
-  if (!d)
-    {
-      g_unlink (path);
-      return;
-    }
-  for (const char *n; (n = g_dir_read_name (d));)
-    {
-      g_autofree char *child = g_build_filename (path, n, NULL);
-      remove_tree (child);
-    }
-  g_dir_close (d);
-  g_rmdir (path);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -490,7 +472,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/sweep-session/bad-knobs", test_bad_knobs);
   g_test_add_func ("/app/sweep-session/repeat", test_repeat);
   int rc = ls_test_run_checked_shm_only ();
-  remove_tree (tmp_dir);
+  ls_test_remove_tree (tmp_dir);
   g_free (tmp_dir);
   return rc;
 }

@@ -13,3 +13,6 @@ int ls_test_run_checked (void);
 /* The same, without the descriptor check: for tests whose GLib machinery
  * (GSubprocess, worker threads) keeps descriptors of its own. */
 int ls_test_run_checked_shm_only (void);
+
+/* Deletes a file or a folder with everything in it (test scratch space). */
+void ls_test_remove_tree (const char *path);

@@ -1,9 +1,12 @@
-/* Leak checks around a whole test program: a test that leaves a Loadscope
- * segment in /dev/shm, or an open descriptor, fails. */
+/* What the GLib test programs share: leak checks around a whole program
+ * (a test that leaves a Loadscope segment in /dev/shm, or an open
+ * descriptor, fails), the helper child's path, scratch-space cleanup. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <glib/gstdio.h>
 
 #include "test-util.h"
 
@@ -86,4 +89,22 @@ int
 ls_test_run_checked_shm_only (void)
 {
   return run_checked (FALSE);
+}
+
+void
+ls_test_remove_tree (const char *path)
+{
+  GDir *d = g_dir_open (path, 0, NULL);
+  if (!d)
+    {
+      g_unlink (path);
+      return;
+    }
+  for (const char *name; (name = g_dir_read_name (d)) != NULL;)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+      ls_test_remove_tree (child);
+    }
+  g_dir_close (d);
+  g_rmdir (path);
 }
