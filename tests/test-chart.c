@@ -1015,7 +1015,18 @@ run_cli (const char *first, ...)
   g_subprocess_communicate_utf8 (proc, NULL, NULL, &r.out, &r.err, &error);
   g_assert_no_error (error);
   r.status = g_subprocess_get_if_exited (proc) ? g_subprocess_get_exit_status (proc) : -1;
+  if (g_subprocess_get_if_signaled (proc))
+    g_test_message ("loadscope %s ... killed by signal %d; stderr:\n%s", first, g_subprocess_get_term_sig (proc),
+                    r.err);
   return r;
+}
+
+/* Exit status 0, or the test fails showing what the command said. */
+static void
+assert_cli_ok (const cli_result *r)
+{
+  if (r->status != 0)
+    g_error ("loadscope exited with %d\nstdout:\n%s\nstderr:\n%s", r->status, r->out, r->err);
 }
 
 static void
@@ -1038,7 +1049,7 @@ test_cli_export_charts (void)
 
   /* A sweep's three headline charts on one page, the default size. */
   r = run_cli ("export", "--db", db, "--sweep", "1", "--format", "png", "-o", page, NULL);
-  g_assert_cmpint (r.status, ==, 0);
+  assert_cli_ok (&r);
   g_assert_nonnull (strstr (r.out, "3 charts (utilization, wait, memory) of sweep 1"));
   g_assert_nonnull (strstr (r.out, "SIMULATED GPU"));
   cli_result_clear (&r);
@@ -1049,14 +1060,14 @@ test_cli_export_charts (void)
   /* One chart at a size; the sim sweep carries the mark, the none one not. */
   r = run_cli ("export", "--db", db, "--sweep", "1", "--chart", "wait", "--format", "svg", "--width", "640",
                "--height", "400", "-o", wait, NULL);
-  g_assert_cmpint (r.status, ==, 0);
+  assert_cli_ok (&r);
   cli_result_clear (&r);
   assert_svg_size (wait, 640, 400);
   g_autofree char *wait_text = read_text (wait);
   g_assert_nonnull (strstr (wait_text, "SIMULATED GPU"));
   g_assert_nonnull (strstr (wait_text, "Batch wait vs workers"));
   r = run_cli ("export", "--db", db, "--sweep", "2", "--chart", "memory", "--format", "svg", "-o", none, NULL);
-  g_assert_cmpint (r.status, ==, 0);
+  assert_cli_ok (&r);
   g_assert_null (strstr (r.out, "SIMULATED"));
   cli_result_clear (&r);
   g_autofree char *none_text = read_text (none);
@@ -1064,13 +1075,13 @@ test_cli_export_charts (void)
 
   /* A run's charts as PDF; the start cost of the whole store, dark. */
   r = run_cli ("export", "--db", db, "--run", "3", "--format", "pdf", "-o", run, NULL);
-  g_assert_cmpint (r.status, ==, 0);
+  assert_cli_ok (&r);
   cli_result_clear (&r);
   ls_chart_page_default_size (2, &dw, &dh);
   assert_pdf_size (run, dw, dh);
   r = run_cli ("export", "--db", db, "--all", "--chart", "start-cost", "--format", "png", "--dark", "--width", "900",
                "--height", "500", "-o", cost, NULL);
-  g_assert_cmpint (r.status, ==, 0);
+  assert_cli_ok (&r);
   cli_result_clear (&r);
   assert_png_size (cost, 900, 500);
 
@@ -1105,7 +1116,7 @@ test_cli_export_charts (void)
   g_assert_nonnull (strstr (r.err, "already exists"));
   cli_result_clear (&r);
   r = run_cli ("export", "--db", db, "--sweep", "1", "--format", "png", "--force", "-o", page, NULL);
-  g_assert_cmpint (r.status, ==, 0);
+  assert_cli_ok (&r);
   cli_result_clear (&r);
 }
 
