@@ -1135,9 +1135,8 @@ test_cli_demo_writes_charts (void)
       g_autofree char *path = g_build_filename (dir, file, NULL);
       g_assert_nonnull (strstr (r.out, path));
       assert_png_size (path, 1280, 800);
-      g_unlink (path);
     }
-  g_rmdir (dir);
+  ls_test_remove_tree (dir);
   cli_result_clear (&r);
 }
 
@@ -1176,15 +1175,7 @@ main (int argc, char **argv)
 
   int rc = ls_test_run_checked_shm_only ();
   ls_chart_release_fonts ();
-  g_autoptr (GFile) dir = g_file_new_for_path (tmp_dir);
-  g_autoptr (GFileEnumerator) e = g_file_enumerate_children (dir, G_FILE_ATTRIBUTE_STANDARD_NAME, 0, NULL, NULL);
-  for (GFileInfo *info; e && (info = g_file_enumerator_next_file (e, NULL, NULL));)
-    {
-      g_autofree char *p = g_build_filename (tmp_dir, g_file_info_get_name (info), NULL);
-      g_unlink (p);
-      g_object_unref (info);
-    }
-  g_rmdir (tmp_dir);
+  ls_test_remove_tree (tmp_dir);
   g_free (tmp_dir);
   return rc;
 }
