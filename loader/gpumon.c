@@ -235,7 +235,9 @@ sampler_main (void *data)
 
   while (!stopping (m))
     {
+      ls_fork_guard_enter (); /* the runner may fork workers meanwhile */
       take_sample (m);
+      ls_fork_guard_leave ();
       uint64_t now = ls_clock_ns ();
       do
         next += interval_ns;

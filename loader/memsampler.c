@@ -101,7 +101,10 @@ sampler_loop (ls_memsampler *s)
       ls_mutex_unlock (s->lock);
       if (stop)
         return;
+      /* Never let the runner fork a worker in the middle of this. */
+      ls_fork_guard_enter ();
       take_sample (s);
+      ls_fork_guard_leave ();
       /* Sleep in short steps so stopping is quick. */
       for (uint32_t slept = 0; slept < s->interval_ms; slept += 10)
         {

@@ -62,6 +62,40 @@ ls_thread_cpu_ns (void)
   return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
 }
 
+static pthread_mutex_t fork_guard = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t fork_guard_once = PTHREAD_ONCE_INIT;
+
+static void
+fork_guard_lock (void)
+{
+  pthread_mutex_lock (&fork_guard);
+}
+
+static void
+fork_guard_unlock (void)
+{
+  pthread_mutex_unlock (&fork_guard);
+}
+
+static void
+fork_guard_register (void)
+{
+  pthread_atfork (fork_guard_lock, fork_guard_unlock, fork_guard_unlock);
+}
+
+void
+ls_fork_guard_enter (void)
+{
+  pthread_once (&fork_guard_once, fork_guard_register);
+  pthread_mutex_lock (&fork_guard);
+}
+
+void
+ls_fork_guard_leave (void)
+{
+  pthread_mutex_unlock (&fork_guard);
+}
+
 ls_mutex *
 ls_mutex_new (void)
 {

@@ -64,6 +64,16 @@ ls_thread_cpu_ns (void)
   return (k + u) * 100u; /* 100 ns units */
 }
 
+void
+ls_fork_guard_enter (void)
+{
+}
+
+void
+ls_fork_guard_leave (void)
+{
+}
+
 ls_mutex *
 ls_mutex_new (void)
 {
