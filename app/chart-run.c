@@ -1,6 +1,7 @@
 /* One run's charts: the wait of every batch over the run's time, and the
  * memory of its processes over time. */
 #include "app/chart-store.h"
+#include "app/store-query.h"
 
 #include <math.h>
 #include <string.h>
@@ -34,55 +35,31 @@ run_info_clear (run_info *r)
   g_free (r->started_at);
 }
 
-static double
-column_double (sqlite3_stmt *st, int i)
-{
-  return sqlite3_column_type (st, i) == SQLITE_NULL ? NAN : sqlite3_column_double (st, i);
-}
-
-static char *
-column_text (sqlite3_stmt *st, int i)
-{
-  return sqlite3_column_type (st, i) == SQLITE_NULL ? NULL : g_strdup ((const char *) sqlite3_column_text (st, i));
-}
-
 static gboolean
 load_run (ls_store *store, gint64 run_id, run_info *r, GError **error)
 {
-  sqlite3_stmt *st = NULL;
   memset (r, 0, sizeof *r);
-  int rc = sqlite3_prepare_v2 (ls_store_db (store),
-                               "SELECT run.status, run.workers, run.start_method, run.pin, run.sink, run.simulated, "
-                               "run.warmup, run.wait_p50_ms, run.wait_p95_ms, run.arena_bytes, machine.hostname, "
-                               "machine.os, run.started_at FROM run JOIN machine ON machine.id = run.machine_id "
-                               "WHERE run.id = ?",
-                               -1, &st, NULL);
-  if (rc != SQLITE_OK)
-    return ls_store_set_error (store, rc, "reading the run", error);
-  sqlite3_bind_int64 (st, 1, run_id);
-  rc = sqlite3_step (st);
-  if (rc != SQLITE_ROW)
-    {
-      sqlite3_finalize (st);
-      if (rc != SQLITE_DONE)
-        return ls_store_set_error (store, rc, "reading the run", error);
-      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_NOT_FOUND, "%s: no run %" G_GINT64_FORMAT,
-                   ls_store_path (store), run_id);
-      return FALSE;
-    }
-  r->status = column_text (st, 0);
+  sqlite3_stmt *st = ls_store_row_by_id (store,
+                                         "SELECT run.status, run.workers, run.start_method, run.pin, run.sink, "
+                                         "run.simulated, run.warmup, run.wait_p50_ms, run.wait_p95_ms, run.arena_bytes, "
+                                         "machine.hostname, machine.os, run.started_at FROM run "
+                                         "JOIN machine ON machine.id = run.machine_id WHERE run.id = ?",
+                                         run_id, "run", error);
+  if (!st)
+    return FALSE;
+  r->status = ls_store_column_text (st, 0);
   r->workers = sqlite3_column_int64 (st, 1);
-  r->start = column_text (st, 2);
-  r->pin = column_text (st, 3);
-  r->sink = column_text (st, 4);
+  r->start = ls_store_column_text (st, 2);
+  r->pin = ls_store_column_text (st, 3);
+  r->sink = ls_store_column_text (st, 4);
   r->simulated = sqlite3_column_int (st, 5) != 0;
   r->warmup = sqlite3_column_int64 (st, 6);
-  r->p50 = column_double (st, 7);
-  r->p95 = column_double (st, 8);
-  r->arena_bytes = column_double (st, 9);
-  r->hostname = column_text (st, 10);
-  r->os = column_text (st, 11);
-  r->started_at = column_text (st, 12);
+  r->p50 = ls_store_column_double (st, 7);
+  r->p95 = ls_store_column_double (st, 8);
+  r->arena_bytes = ls_store_column_double (st, 9);
+  r->hostname = ls_store_column_text (st, 10);
+  r->os = ls_store_column_text (st, 11);
+  r->started_at = ls_store_column_text (st, 12);
   sqlite3_finalize (st);
   return TRUE;
 }
@@ -142,7 +119,7 @@ ls_chart_run_timeline (ls_store *store, gint64 run_id, GError **error)
   while ((rc = sqlite3_step (st)) == SQLITE_ROW)
     {
       gint64 seq = sqlite3_column_int64 (st, 0);
-      double t = sqlite3_column_double (st, 1), w = sqlite3_column_double (st, 2), c = column_double (st, 3);
+      double t = sqlite3_column_double (st, 1), w = sqlite3_column_double (st, 2), c = ls_store_column_double (st, 3);
       if (seq < r.warmup)
         ls_chart_series_add (warm, t, w);
       else
@@ -214,11 +191,11 @@ ls_chart_run_memory (ls_store *store, gint64 run_id, GError **error)
   sqlite3_bind_int64 (st, 1, run_id);
   while ((rc = sqlite3_step (st)) == SQLITE_ROW)
     {
-      double t = sqlite3_column_double (st, 0), all = column_double (st, 1), mine = column_double (st, 2);
+      double t = sqlite3_column_double (st, 0), all = ls_store_column_double (st, 1), mine = ls_store_column_double (st, 2);
       if (isfinite (all))
         pss = TRUE;
       else
-        all = column_double (st, 3); /* Windows: private bytes */
+        all = ls_store_column_double (st, 3); /* Windows: private bytes */
       if (isfinite (all))
         ls_chart_series_add (total, t, all);
       if (isfinite (mine))

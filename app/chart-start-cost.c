@@ -2,6 +2,7 @@
  * machine in the store (imported ones included): what spawning costs on
  * Windows next to forking on Linux. */
 #include "app/chart-store.h"
+#include "loader/stats.h"
 
 #include <math.h>
 #include <string.h>
@@ -21,18 +22,11 @@ compare_doubles (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
-/* Linear interpolation between closest ranks (sorted). */
+/* The same percentile as every run figure (loader/stats.c). */
 static double
 percentile (const GArray *sorted, double q)
 {
-  if (sorted->len == 0)
-    return NAN;
-  double pos = q * (sorted->len - 1);
-  guint i = (guint) floor (pos);
-  double frac = pos - i;
-  double a = g_array_index (sorted, double, i);
-  double b = g_array_index (sorted, double, MIN (i + 1, sorted->len - 1));
-  return a + (b - a) * frac;
+  return sorted->len ? ls_percentile_sorted ((const double *) (const void *) sorted->data, sorted->len, q * 100) : NAN;
 }
 
 ls_chart *

@@ -3,6 +3,7 @@
  * form a series; repeated runs of one configuration become their mean with
  * a min..max band. */
 #include "app/chart-store.h"
+#include "app/store-query.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -88,18 +89,6 @@ sweep_data_clear (sweep_data *d)
   g_clear_pointer (&d->groups, g_ptr_array_unref);
 }
 
-static double
-column_double (sqlite3_stmt *st, int i)
-{
-  return sqlite3_column_type (st, i) == SQLITE_NULL ? NAN : sqlite3_column_double (st, i);
-}
-
-static char *
-column_text (sqlite3_stmt *st, int i)
-{
-  return sqlite3_column_type (st, i) == SQLITE_NULL ? NULL : g_strdup ((const char *) sqlite3_column_text (st, i));
-}
-
 static char *
 knob_label (int knob, const char *v)
 {
@@ -144,27 +133,16 @@ load_sweep (ls_store *store, gint64 sweep_id, sweep_data *d, GError **error)
   d->runs = g_ptr_array_new_with_free_func (sweep_run_free);
   d->groups = g_ptr_array_new_with_free_func (run_group_free);
 
-  rc = sqlite3_prepare_v2 (db,
+  st = ls_store_row_by_id (store,
                            "SELECT sweep.started_at, sweep.repeat, machine.hostname, machine.os FROM sweep "
                            "JOIN machine ON machine.id = sweep.machine_id WHERE sweep.id = ?",
-                           -1, &st, NULL);
-  if (rc != SQLITE_OK)
-    return ls_store_set_error (store, rc, "reading the sweep", error);
-  sqlite3_bind_int64 (st, 1, sweep_id);
-  rc = sqlite3_step (st);
-  if (rc != SQLITE_ROW)
-    {
-      sqlite3_finalize (st);
-      if (rc != SQLITE_DONE)
-        return ls_store_set_error (store, rc, "reading the sweep", error);
-      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_NOT_FOUND, "%s: no sweep %" G_GINT64_FORMAT,
-                   ls_store_path (store), sweep_id);
-      return FALSE;
-    }
-  d->started_at = column_text (st, 0);
+                           sweep_id, "sweep", error);
+  if (!st)
+    return FALSE;
+  d->started_at = ls_store_column_text (st, 0);
   d->repeat = (guint) sqlite3_column_int (st, 1);
-  d->hostname = column_text (st, 2);
-  d->os = column_text (st, 3);
+  d->hostname = ls_store_column_text (st, 2);
+  d->os = ls_store_column_text (st, 3);
   sqlite3_finalize (st);
 
   rc = sqlite3_prepare_v2 (db,
@@ -182,20 +160,20 @@ load_sweep (ls_store *store, gint64 sweep_id, sweep_data *d, GError **error)
       r->done = g_strcmp0 ((const char *) sqlite3_column_text (st, 0), "done") == 0;
       r->workers = sqlite3_column_int64 (st, 1);
       r->simulated = sqlite3_column_int (st, 2) != 0;
-      r->throughput = column_double (st, 3);
-      r->p50 = column_double (st, 4);
-      r->p95 = column_double (st, 5);
-      r->p99 = column_double (st, 6);
-      r->util = column_double (st, 7);
-      r->nvml = column_double (st, 8);
-      r->memory = column_double (st, 9);
-      if (!isfinite (r->memory) && isfinite (column_double (st, 10)))
+      r->throughput = ls_store_column_double (st, 3);
+      r->p50 = ls_store_column_double (st, 4);
+      r->p95 = ls_store_column_double (st, 5);
+      r->p99 = ls_store_column_double (st, 6);
+      r->util = ls_store_column_double (st, 7);
+      r->nvml = ls_store_column_double (st, 8);
+      r->memory = ls_store_column_double (st, 9);
+      if (!isfinite (r->memory) && isfinite (ls_store_column_double (st, 10)))
         {
-          r->memory = column_double (st, 10);
+          r->memory = ls_store_column_double (st, 10);
           r->memory_is_private = TRUE;
         }
       for (int k = 0; k < N_KNOBS; k++)
-        r->knobs[k] = column_text (st, 11 + k);
+        r->knobs[k] = ls_store_column_text (st, 11 + k);
       if (r->done)
         g_ptr_array_add (d->runs, r);
       else

@@ -1,5 +1,7 @@
 #include "app/store-query.h"
 
+#include <math.h>
+
 #include <string.h>
 
 const ls_run_knob ls_run_knobs[] = {
@@ -280,4 +282,41 @@ ls_store_time_short (const char *iso)
   if (!t)
     return g_strdup (iso);
   return g_date_time_format (t, "%Y-%m-%d %H:%M");
+}
+
+char *
+ls_store_column_text (sqlite3_stmt *st, int column)
+{
+  return sqlite3_column_type (st, column) == SQLITE_NULL ? NULL
+                                                         : g_strdup ((const char *) sqlite3_column_text (st, column));
+}
+
+double
+ls_store_column_double (sqlite3_stmt *st, int column)
+{
+  return sqlite3_column_type (st, column) == SQLITE_NULL ? NAN : sqlite3_column_double (st, column);
+}
+
+sqlite3_stmt *
+ls_store_row_by_id (ls_store *store, const char *sql, gint64 id, const char *what, GError **error)
+{
+  sqlite3_stmt *st = NULL;
+  g_autofree char *doing = g_strdup_printf ("reading the %s", what);
+  int rc = sqlite3_prepare_v2 (ls_store_db (store), sql, -1, &st, NULL);
+  if (rc != SQLITE_OK)
+    {
+      ls_store_set_error (store, rc, doing, error);
+      return NULL;
+    }
+  sqlite3_bind_int64 (st, 1, id);
+  rc = sqlite3_step (st);
+  if (rc == SQLITE_ROW)
+    return st;
+  sqlite3_finalize (st);
+  if (rc != SQLITE_DONE)
+    ls_store_set_error (store, rc, doing, error);
+  else
+    g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_NOT_FOUND, "%s: no %s %" G_GINT64_FORMAT, ls_store_path (store),
+                 what, id);
+  return NULL;
 }

@@ -53,6 +53,16 @@ typedef struct {
 extern const ls_run_figure ls_run_figures[];
 extern const guint ls_n_run_figures;
 
+/* A column of the current row: a copy of the text (NULL for null), or the
+ * number (NAN for null). */
+char *ls_store_column_text (sqlite3_stmt *st, int column);
+double ls_store_column_double (sqlite3_stmt *st, int column);
+
+/* Prepares sql, binds id to its one parameter and steps to the row. NULL
+ * with an error on failure, LS_STORE_ERROR_NOT_FOUND ("no <what> <id>")
+ * when there is no row; finalize the statement when done. */
+sqlite3_stmt *ls_store_row_by_id (ls_store *store, const char *sql, gint64 id, const char *what, GError **error);
+
 /* The value of a member as a number; FALSE when null or absent. */
 gboolean ls_json_member_double (JsonObject *o, const char *name, double *value);
 

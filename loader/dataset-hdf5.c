@@ -81,84 +81,87 @@ exists (hid_t file, const char *name)
   return H5Lexists (file, name, H5P_DEFAULT) > 0;
 }
 
+/* A dataset of the file opened to be checked: its type, rank and shape. */
+typedef struct {
+  hid_t d, space, type;
+  int rank;
+  hsize_t dims[8];
+  char shape[96]; /* "100x32x32x3" */
+} dataset_info;
+
+static void
+dataset_info_close (dataset_info *i)
+{
+  if (i->type >= 0)
+    H5Tclose (i->type);
+  if (i->space >= 0)
+    H5Sclose (i->space);
+  if (i->d >= 0)
+    H5Dclose (i->d);
+}
+
+static int
+dataset_info_open (hid_t file, const char *name, const char *path, dataset_info *i, ls_error *err)
+{
+  memset (i, 0, sizeof *i);
+  i->d = H5Dopen2 (file, name, H5P_DEFAULT);
+  i->space = i->d >= 0 ? H5Dget_space (i->d) : H5I_INVALID_HID;
+  i->type = i->d >= 0 ? H5Dget_type (i->d) : H5I_INVALID_HID;
+  i->rank = i->space >= 0 ? H5Sget_simple_extent_ndims (i->space) : -1;
+  if (i->rank < 0 || i->type < 0)
+    {
+      dataset_info_close (i);
+      return ls_error_set (err, LS_ERR_INVALID, "%s: cannot read dataset '%s'", path, name);
+    }
+  if (i->rank <= 8)
+    H5Sget_simple_extent_dims (i->space, i->dims, NULL);
+  shape_text (i->dims, i->rank > 8 ? 8 : i->rank, i->shape, sizeof i->shape);
+  return LS_OK;
+}
+
 static int
 check_raw (hdf5ds *h, hid_t file, const char *path, ls_error *err)
 {
-  hid_t d = H5Dopen2 (file, "images", H5P_DEFAULT);
-  hid_t space = d >= 0 ? H5Dget_space (d) : H5I_INVALID_HID;
-  hid_t type = d >= 0 ? H5Dget_type (d) : H5I_INVALID_HID;
-  int rank = space >= 0 ? H5Sget_simple_extent_ndims (space) : -1;
-  hsize_t dims[8] = { 0 };
-  char shape[96];
-  int rc = LS_OK;
-
-  if (rank < 0 || type < 0)
-    rc = ls_error_set (err, LS_ERR_INVALID, "%s: cannot read dataset 'images'", path);
+  dataset_info i;
+  int rc = dataset_info_open (file, "images", path, &i, err);
+  if (rc != LS_OK)
+    return rc;
+  if (H5Tget_class (i.type) != H5T_INTEGER || H5Tget_size (i.type) != 1 || H5Tget_sign (i.type) != H5T_SGN_NONE)
+    rc = ls_error_set (err, LS_ERR_INVALID,
+                       "%s: dataset 'images' holds %zu-byte %s values; expected uint8 N x H x W x C", path,
+                       H5Tget_size (i.type), class_name (H5Tget_class (i.type)));
+  else if (i.rank != 4 || (i.dims[3] != 1 && i.dims[3] != 3))
+    rc = ls_error_set (err, LS_ERR_INVALID,
+                       "%s: dataset 'images' has shape %s (rank %d); expected N x H x W x C with C = 1 or 3", path,
+                       i.shape, i.rank);
+  else if (i.dims[0] == 0 || i.dims[1] == 0 || i.dims[2] == 0)
+    rc = ls_error_set (err, LS_ERR_INVALID, "%s: dataset 'images' is empty (shape %s)", path, i.shape);
   else
-    {
-      if (rank <= 8)
-        H5Sget_simple_extent_dims (space, dims, NULL);
-      shape_text (dims, rank > 8 ? 8 : rank, shape, sizeof shape);
-      if (H5Tget_class (type) != H5T_INTEGER || H5Tget_size (type) != 1 || H5Tget_sign (type) != H5T_SGN_NONE)
-        rc = ls_error_set (err, LS_ERR_INVALID,
-                           "%s: dataset 'images' holds %zu-byte %s values; expected uint8 N x H x W x C", path,
-                           H5Tget_size (type), class_name (H5Tget_class (type)));
-      else if (rank != 4 || (dims[3] != 1 && dims[3] != 3))
-        rc = ls_error_set (err, LS_ERR_INVALID,
-                           "%s: dataset 'images' has shape %s (rank %d); expected N x H x W x C with C = 1 or 3",
-                           path, shape, rank);
-      else if (dims[0] == 0 || dims[1] == 0 || dims[2] == 0)
-        rc = ls_error_set (err, LS_ERR_INVALID, "%s: dataset 'images' is empty (shape %s)", path, shape);
-      else
-        memcpy (h->dims, dims, sizeof h->dims);
-    }
-  if (type >= 0)
-    H5Tclose (type);
-  if (space >= 0)
-    H5Sclose (space);
-  if (d >= 0)
-    H5Dclose (d);
+    memcpy (h->dims, i.dims, sizeof h->dims);
+  dataset_info_close (&i);
   return rc;
 }
 
 static int
 check_jpeg (hdf5ds *h, hid_t file, const char *path, ls_error *err)
 {
-  hid_t d = H5Dopen2 (file, "jpeg", H5P_DEFAULT);
-  hid_t space = d >= 0 ? H5Dget_space (d) : H5I_INVALID_HID;
-  hid_t type = d >= 0 ? H5Dget_type (d) : H5I_INVALID_HID;
-  int rank = space >= 0 ? H5Sget_simple_extent_ndims (space) : -1;
-  hsize_t dims[8] = { 0 };
-  char shape[96];
-  int rc = LS_OK;
-
-  if (rank < 0 || type < 0)
-    rc = ls_error_set (err, LS_ERR_INVALID, "%s: cannot read dataset 'jpeg'", path);
+  dataset_info i;
+  int rc = dataset_info_open (file, "jpeg", path, &i, err);
+  if (rc != LS_OK)
+    return rc;
+  hid_t base = H5Tget_class (i.type) == H5T_VLEN ? H5Tget_super (i.type) : H5I_INVALID_HID;
+  if (base < 0 || H5Tget_class (base) != H5T_INTEGER || H5Tget_size (base) != 1)
+    rc = ls_error_set (err, LS_ERR_INVALID,
+                       "%s: dataset 'jpeg' holds %s values; expected variable-length uint8 (one encoded JPEG per row)",
+                       path, class_name (H5Tget_class (i.type)));
+  else if (i.rank != 1 || i.dims[0] == 0)
+    rc = ls_error_set (err, LS_ERR_INVALID, "%s: dataset 'jpeg' has shape %s; expected N rows (rank 1, N > 0)", path,
+                       i.shape);
   else
-    {
-      if (rank <= 8)
-        H5Sget_simple_extent_dims (space, dims, NULL);
-      shape_text (dims, rank > 8 ? 8 : rank, shape, sizeof shape);
-      hid_t base = H5Tget_class (type) == H5T_VLEN ? H5Tget_super (type) : H5I_INVALID_HID;
-      if (base < 0 || H5Tget_class (base) != H5T_INTEGER || H5Tget_size (base) != 1)
-        rc = ls_error_set (err, LS_ERR_INVALID,
-                           "%s: dataset 'jpeg' holds %s values; expected variable-length uint8 (one encoded JPEG "
-                           "per row)",
-                           path, class_name (H5Tget_class (type)));
-      else if (rank != 1 || dims[0] == 0)
-        rc = ls_error_set (err, LS_ERR_INVALID, "%s: dataset 'jpeg' has shape %s; expected N rows (rank 1, N > 0)",
-                           path, shape);
-      else
-        h->dims[0] = dims[0];
-      if (base >= 0)
-        H5Tclose (base);
-    }
-  if (type >= 0)
-    H5Tclose (type);
-  if (space >= 0)
-    H5Sclose (space);
-  if (d >= 0)
-    H5Dclose (d);
+    h->dims[0] = i.dims[0];
+  if (base >= 0)
+    H5Tclose (base);
+  dataset_info_close (&i);
   return rc;
 }
 
@@ -166,41 +169,24 @@ static int
 read_labels (hdf5ds *h, hid_t file, const char *path, ls_error *err)
 {
   const char *data_name = h->layout == HDF5_RAW ? "images" : "jpeg";
-  hid_t d = H5Dopen2 (file, "labels", H5P_DEFAULT);
-  hid_t space = d >= 0 ? H5Dget_space (d) : H5I_INVALID_HID;
-  hid_t type = d >= 0 ? H5Dget_type (d) : H5I_INVALID_HID;
-  int rank = space >= 0 ? H5Sget_simple_extent_ndims (space) : -1;
-  hsize_t dims[8] = { 0 };
-  char shape[96];
-  int rc = LS_OK;
-
-  if (rank < 0 || type < 0)
-    rc = ls_error_set (err, LS_ERR_INVALID, "%s: cannot read dataset 'labels'", path);
-  else
-    {
-      if (rank <= 8)
-        H5Sget_simple_extent_dims (space, dims, NULL);
-      shape_text (dims, rank > 8 ? 8 : rank, shape, sizeof shape);
-      if (H5Tget_class (type) != H5T_INTEGER)
-        rc = ls_error_set (err, LS_ERR_INVALID, "%s: dataset 'labels' holds %s values; expected integers", path,
-                           class_name (H5Tget_class (type)));
-      else if (rank != 1)
-        rc = ls_error_set (err, LS_ERR_INVALID, "%s: dataset 'labels' has shape %s; expected %llu integers (rank 1)",
-                           path, shape, (unsigned long long) h->dims[0]);
-      else if (dims[0] != h->dims[0])
-        rc = ls_error_set (err, LS_ERR_INVALID, "%s: dataset 'labels' has %llu entries but '%s' has %llu", path,
-                           (unsigned long long) dims[0], data_name, (unsigned long long) h->dims[0]);
-      else if (!(h->labels = malloc (dims[0] * sizeof *h->labels)))
-        rc = ls_error_set (err, LS_ERR_NOMEM, "%s: no memory for %llu labels", path, (unsigned long long) dims[0]);
-      else if (H5Dread (d, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, h->labels) < 0)
-        rc = ls_error_set (err, LS_ERR_INVALID, "%s: reading dataset 'labels' failed", path);
-    }
-  if (type >= 0)
-    H5Tclose (type);
-  if (space >= 0)
-    H5Sclose (space);
-  if (d >= 0)
-    H5Dclose (d);
+  dataset_info i;
+  int rc = dataset_info_open (file, "labels", path, &i, err);
+  if (rc != LS_OK)
+    return rc;
+  if (H5Tget_class (i.type) != H5T_INTEGER)
+    rc = ls_error_set (err, LS_ERR_INVALID, "%s: dataset 'labels' holds %s values; expected integers", path,
+                       class_name (H5Tget_class (i.type)));
+  else if (i.rank != 1)
+    rc = ls_error_set (err, LS_ERR_INVALID, "%s: dataset 'labels' has shape %s; expected %llu integers (rank 1)",
+                       path, i.shape, (unsigned long long) h->dims[0]);
+  else if (i.dims[0] != h->dims[0])
+    rc = ls_error_set (err, LS_ERR_INVALID, "%s: dataset 'labels' has %llu entries but '%s' has %llu", path,
+                       (unsigned long long) i.dims[0], data_name, (unsigned long long) h->dims[0]);
+  else if (!(h->labels = malloc (i.dims[0] * sizeof *h->labels)))
+    rc = ls_error_set (err, LS_ERR_NOMEM, "%s: no memory for %llu labels", path, (unsigned long long) i.dims[0]);
+  else if (H5Dread (i.d, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, h->labels) < 0)
+    rc = ls_error_set (err, LS_ERR_INVALID, "%s: reading dataset 'labels' failed", path);
+  dataset_info_close (&i);
   return rc;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app/store.h"
+#include "test-sql.h"
 #include "test-util.h"
 
 static char *tmp_dir;
@@ -16,34 +17,6 @@ static char *
 tmp_path (const char *name)
 {
   return g_build_filename (tmp_dir, name, NULL);
-}
-
-static gint64
-count_rows (const char *db_path, const char *sql)
-{
-  sqlite3 *db = NULL;
-  sqlite3_stmt *st = NULL;
-  gint64 n = -1;
-  if (sqlite3_open_v2 (db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK
-      && sqlite3_prepare_v2 (db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step (st) == SQLITE_ROW)
-    n = sqlite3_column_int64 (st, 0);
-  sqlite3_finalize (st);
-  sqlite3_close (db);
-  return n;
-}
-
-static char *
-query_text (const char *db_path, const char *sql)
-{
-  sqlite3 *db = NULL;
-  sqlite3_stmt *st = NULL;
-  char *out = NULL;
-  if (sqlite3_open_v2 (db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK
-      && sqlite3_prepare_v2 (db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step (st) == SQLITE_ROW)
-    out = g_strdup ((const char *) sqlite3_column_text (st, 0));
-  sqlite3_finalize (st);
-  sqlite3_close (db);
-  return out;
 }
 
 static GSubprocess *
@@ -90,10 +63,10 @@ test_old_store_is_migrated (void)
   g_assert_no_error (error);
   g_assert_cmpint (ls_store_schema_version (store), ==, LS_STORE_SCHEMA_VERSION);
   ls_store_close (store);
-  g_autofree char *t = query_text (path, "SELECT throughput_sps || '/' || wait_p50_ms || '/' || pss_peak_bytes FROM run");
+  g_autofree char *t = ls_test_sql_text (path, "SELECT throughput_sps || '/' || wait_p50_ms || '/' || pss_peak_bytes FROM run");
   g_assert_cmpstr (t, ==, "1234.5/1.5/99");
   /* The old batch row gained the device columns, empty. */
-  g_assert_cmpint (count_rows (path, "SELECT count(*) FROM batch WHERE copy_ms IS NULL"), ==, 1);
+  g_assert_cmpint (ls_test_sql_int (path, "SELECT count(*) FROM batch WHERE copy_ms IS NULL"), ==, 1);
 }
 
 static void
@@ -159,23 +132,23 @@ test_killed_runner_leaves_an_interrupted_run (void)
   for (int i = 0; i < 400 && seen < 20; i++)
     {
       g_usleep (25000);
-      seen = count_rows (db, "SELECT count(*) FROM batch");
+      seen = ls_test_sql_int (db, "SELECT count(*) FROM batch");
     }
   g_assert_cmpint (seen, >=, 20);
   g_subprocess_send_signal (runner, SIGKILL);
   g_subprocess_wait (runner, NULL, NULL);
-  g_assert_cmpint (count_rows (db, "SELECT count(*) FROM run WHERE status = 'running'"), ==, 1);
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM run WHERE status = 'running'"), ==, 1);
 
   /* The next open finds the dead runner's run. */
   ls_store *store = ls_store_open (db, &error);
   g_assert_no_error (error);
   ls_store_close (store);
-  g_assert_cmpint (count_rows (db, "SELECT count(*) FROM run WHERE status = 'interrupted'"), ==, 1);
-  g_autofree char *why = query_text (db, "SELECT error FROM run");
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM run WHERE status = 'interrupted'"), ==, 1);
+  g_autofree char *why = ls_test_sql_text (db, "SELECT error FROM run");
   g_assert_nonnull (strstr (why, "stopped before the run finished"));
   /* Everything committed before the kill is there, and the file is sound. */
-  g_assert_cmpint (count_rows (db, "SELECT count(*) FROM batch"), >=, seen);
-  g_autofree char *check = query_text (db, "PRAGMA integrity_check");
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM batch"), >=, seen);
+  g_autofree char *check = ls_test_sql_text (db, "PRAGMA integrity_check");
   g_assert_cmpstr (check, ==, "ok");
 }
 
@@ -205,9 +178,9 @@ test_sweep_records_every_configuration (void)
       g_assert_cmpstr (json_object_get_string_member (o, "pin"), ==, i % 2 ? "staging" : "off");
       g_assert_cmpint (json_object_get_int_member (o, "run_id"), >, 0);
     }
-  g_assert_cmpint (count_rows (db, "SELECT count(*) FROM run WHERE sweep_id = 1 AND status = 'done'"), ==, 6);
-  g_assert_cmpint (count_rows (db, "SELECT count(*) FROM batch"), ==, 60);
-  g_assert_cmpint (count_rows (db, "SELECT configurations FROM sweep WHERE status = 'done'"), ==, 6);
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM run WHERE sweep_id = 1 AND status = 'done'"), ==, 6);
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM batch"), ==, 60);
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT configurations FROM sweep WHERE status = 'done'"), ==, 6);
 }
 
 static void
@@ -227,8 +200,8 @@ test_sweep_goes_on_after_a_runner_dies (void)
   for (int i = 0; i < 400 && pid <= 0; i++)
     {
       g_usleep (25000);
-      if (count_rows (db, "SELECT count(*) FROM batch") >= 10)
-        pid = count_rows (db, "SELECT runner_pid FROM run WHERE status = 'running'");
+      if (ls_test_sql_int (db, "SELECT count(*) FROM batch") >= 10)
+        pid = ls_test_sql_int (db, "SELECT runner_pid FROM run WHERE status = 'running'");
     }
   g_assert_cmpint (pid, >, 0);
   g_assert_cmpint (kill ((pid_t) pid, SIGKILL), ==, 0);
@@ -238,8 +211,8 @@ test_sweep_goes_on_after_a_runner_dies (void)
   /* One run lost: the sweep says so in its status, and finished the rest. */
   g_assert_cmpint (g_subprocess_get_exit_status (sweep), ==, 1);
   g_assert_nonnull (strstr (err, "ended without a summary"));
-  g_assert_cmpint (count_rows (db, "SELECT count(*) FROM run WHERE status = 'interrupted'"), ==, 1);
-  g_assert_cmpint (count_rows (db, "SELECT count(*) FROM run WHERE status = 'done' AND workers = 2"), ==, 1);
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM run WHERE status = 'interrupted'"), ==, 1);
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM run WHERE status = 'done' AND workers = 2"), ==, 1);
 }
 
 static void
@@ -266,7 +239,7 @@ test_sweep_refuses_bad_values_before_running (void)
       g_assert_nonnull (strstr (err, cases[i].message));
     }
   /* Nothing ran. */
-  g_assert_false (g_file_test (db, G_FILE_TEST_EXISTS) && count_rows (db, "SELECT count(*) FROM run") > 0);
+  g_assert_false (g_file_test (db, G_FILE_TEST_EXISTS) && ls_test_sql_int (db, "SELECT count(*) FROM run") > 0);
 }
 
 int

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "app/sweep-session.h"
+#include "test-sql.h"
 #include "test-util.h"
 
 static char *tmp_dir;
@@ -18,34 +19,6 @@ static char *
 tmp_path (const char *name)
 {
   return g_build_filename (tmp_dir, name, NULL);
-}
-
-static gint64
-count_rows (const char *db_path, const char *sql)
-{
-  sqlite3 *db = NULL;
-  sqlite3_stmt *st = NULL;
-  gint64 n = -1;
-  if (sqlite3_open_v2 (db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK
-      && sqlite3_prepare_v2 (db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step (st) == SQLITE_ROW)
-    n = sqlite3_column_int64 (st, 0);
-  sqlite3_finalize (st);
-  sqlite3_close (db);
-  return n;
-}
-
-static char *
-query_text (const char *db_path, const char *sql)
-{
-  sqlite3 *db = NULL;
-  sqlite3_stmt *st = NULL;
-  char *out = NULL;
-  if (sqlite3_open_v2 (db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK
-      && sqlite3_prepare_v2 (db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step (st) == SQLITE_ROW)
-    out = g_strdup ((const char *) sqlite3_column_text (st, 0));
-  sqlite3_finalize (st);
-  sqlite3_close (db);
-  return out;
 }
 
 static const char *
@@ -112,7 +85,7 @@ on_event (LsSweepSession *s, JsonObject *event, recorder *r)
   else
     {
       g_autofree char *sql = g_strdup_printf ("SELECT runner_pid FROM run WHERE id = %" G_GINT64_FORMAT, r->run_id);
-      gint64 pid = count_rows (r->db, sql);
+      gint64 pid = ls_test_sql_int (r->db, sql);
       g_assert_cmpint (pid, >, 0);
       g_assert_cmpint (kill ((pid_t) pid, SIGKILL), ==, 0);
     }
@@ -220,14 +193,14 @@ count_for_sweep (const char *db, const char *where, gint64 sweep_id)
 {
   g_autofree char *sql = g_strdup_printf ("SELECT count(*) FROM run WHERE sweep_id = %" G_GINT64_FORMAT "%s%s",
                                           sweep_id, where ? " AND " : "", where ? where : "");
-  return count_rows (db, sql);
+  return ls_test_sql_int (db, sql);
 }
 
 static char *
 sweep_status (const char *db, gint64 sweep_id)
 {
   g_autofree char *sql = g_strdup_printf ("SELECT status FROM sweep WHERE id = %" G_GINT64_FORMAT, sweep_id);
-  return query_text (db, sql);
+  return ls_test_sql_text (db, sql);
 }
 
 static void
