@@ -1,6 +1,9 @@
 #include "app/worker-path.h"
 
 #include <glib.h>
+#include <stdlib.h>
+
+#include "platform/fs.h"
 
 char *
 ls_worker_path (void)
@@ -11,8 +14,8 @@ ls_worker_path (void)
 
   if (env && *env)
     return g_strdup (env);
-  self = g_file_read_link ("/proc/self/exe", NULL);
-  if (!self)
+  self = ls_self_exe_path ();
+  if (g_strcmp0 (self, "loadscope") == 0)
     return g_strdup ("loadscope-worker");
   dir = g_path_get_dirname (self);
   char *beside = g_build_filename (dir, "loadscope-worker", NULL);
@@ -29,6 +32,8 @@ ls_worker_path (void)
 char *
 ls_self_exe_path (void)
 {
-  char *self = g_file_read_link ("/proc/self/exe", NULL);
-  return self ? self : g_strdup ("loadscope");
+  char *raw = ls_fs_self_exe ();
+  char *self = g_strdup (raw ? raw : "loadscope");
+  free (raw);
+  return self;
 }

@@ -124,3 +124,23 @@ ls_fs_read_file (const char *path, uint8_t **buf, size_t *cap, size_t *len, ls_e
   *len = used;
   return LS_OK;
 }
+
+char *
+ls_fs_self_exe (void)
+{
+  /* readlink does not say how long the name is: grow until it fits. */
+  for (size_t cap = 256; cap <= 65536; cap *= 2) {
+    char *s = malloc (cap);
+    if (!s)
+      return NULL;
+    ssize_t n = readlink ("/proc/self/exe", s, cap);
+    if (n >= 0 && (size_t) n < cap) {
+      s[n] = '\0';
+      return s;
+    }
+    free (s);
+    if (n < 0)
+      return NULL;
+  }
+  return NULL;
+}

@@ -130,3 +130,24 @@ ls_fs_read_file (const char *path, uint8_t **buf, size_t *cap, size_t *len, ls_e
   *len = got;
   return LS_OK;
 }
+
+char *
+ls_fs_self_exe (void)
+{
+  /* MAX_PATH is not a limit here: grow until the name fits. */
+  for (DWORD cap = 260; cap <= 32768; cap *= 2) {
+    wchar_t *w = malloc (cap * sizeof *w);
+    if (!w)
+      return NULL;
+    DWORD n = GetModuleFileNameW (NULL, w, cap);
+    if (n > 0 && n < cap) {
+      char *s = narrow (w);
+      free (w);
+      return s;
+    }
+    free (w);
+    if (n == 0)
+      return NULL;
+  }
+  return NULL;
+}

@@ -31,5 +31,10 @@ void ls_fs_entries_free (ls_dir_entry *entries, size_t count);
  * size) and returns its length in *len. */
 int ls_fs_read_file (const char *path, uint8_t **buf, size_t *cap, size_t *len, ls_error *err);
 
+/* The running executable's own path (symbolic links resolved on Linux),
+ * malloc'ed; NULL when the system cannot say. Used to find what ships
+ * beside it: the worker executable, the settings schema. */
+char *ls_fs_self_exe (void);
+
 /* Joins a folder and a name with the system's separator. malloc'ed. */
 char *ls_fs_join (const char *dir, const char *name);

@@ -11,7 +11,7 @@ packages=(
   libcairo2-dev libpango1.0-dev fonts-dejavu-core
   libgtk-4-dev libadwaita-1-dev
   # data/ validation and GUI tests
-  desktop-file-utils appstream xvfb xauth dbus imagemagick
+  desktop-file-utils appstream xvfb xauth x11-utils dbus imagemagick
   # Windows cross build and its self-test
   gcc-mingw-w64-x86-64 wine wine64
 )

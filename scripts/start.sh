@@ -4,15 +4,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# LOADSCOPE_BUILD_DIR: another build folder (the start test uses its own).
+build=${LOADSCOPE_BUILD_DIR:-build}
+
 bash scripts/setup.sh
-bash scripts/build.sh build
+bash scripts/build.sh "$build"
 
 echo
-echo "Loadscope is built: build/app/loadscope"
+echo "Loadscope is built: $build/app/loadscope"
 echo
 # The workbench where a display exists; otherwise the headless default,
 # a sample dataset and a sweep, recorded.
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
-  exec build/app/loadscope
+  exec "$build/app/loadscope"
 fi
-exec build/app/loadscope demo
+exec "$build/app/loadscope" demo

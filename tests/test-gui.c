@@ -4,6 +4,7 @@
 #include <adwaita.h>
 #include <glib/gstdio.h>
 
+#include "app/settings.h"
 #include "ui/ls-application.h"
 #include "ui/ls-history-page.h"
 #include "ui/ls-results-page.h"
@@ -88,8 +89,10 @@ show_page (const char *name)
 static void
 test_workbench_end_to_end (void)
 {
-  g_autoptr (LsApplication) app = ls_application_new ();
   g_autoptr (GError) error = NULL;
+  g_autoptr (GSettings) settings = ls_settings_new (&error);
+  g_assert_no_error (error);
+  g_autoptr (LsApplication) app = ls_application_new (settings);
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
   g_application_activate (G_APPLICATION (app));
   window = LS_WINDOW (gtk_application_get_active_window (GTK_APPLICATION (app)));
@@ -110,7 +113,6 @@ test_workbench_end_to_end (void)
   g_assert_nonnull (ls_setup_page_get_dataset (setup));
 
   /* Two configurations: workers 0 and 1, pin off. */
-  GSettings *settings = ls_application_get_settings (app);
   g_settings_set_string (settings, "workers", "0,1");
   g_settings_set_string (settings, "pin-modes", "off");
   g_settings_set_string (settings, "start-methods", "fork");

@@ -1,5 +1,7 @@
 #include "ui/ls-application.h"
 
+#include "app/settings.h"
+
 #include "ui/ls-window.h"
 
 struct _LsApplication {
@@ -67,14 +69,15 @@ ls_application_class_init (LsApplicationClass *klass)
 static void
 ls_application_init (LsApplication *self)
 {
-  self->settings = g_settings_new ("org.loadscope.Loadscope");
 }
 
 LsApplication *
-ls_application_new (void)
+ls_application_new (GSettings *settings)
 {
-  return g_object_new (LS_TYPE_APPLICATION, "application-id", "org.loadscope.Loadscope", "flags",
-                       G_APPLICATION_NON_UNIQUE, NULL);
+  LsApplication *self = g_object_new (LS_TYPE_APPLICATION, "application-id", LS_SETTINGS_SCHEMA_ID, "flags",
+                                      G_APPLICATION_NON_UNIQUE, NULL);
+  self->settings = g_object_ref (settings);
+  return self;
 }
 
 GSettings *
@@ -86,6 +89,12 @@ ls_application_get_settings (LsApplication *self)
 int
 ls_ui_main (int argc, char **argv)
 {
-  g_autoptr (LsApplication) app = ls_application_new ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSettings) settings = ls_settings_new (&error);
+  if (!settings) {
+    g_printerr ("loadscope: cannot open the workbench: %s\n", error->message);
+    return 1;
+  }
+  g_autoptr (LsApplication) app = ls_application_new (settings);
   return g_application_run (G_APPLICATION (app), argc, argv);
 }
