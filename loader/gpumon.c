@@ -2,6 +2,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,10 @@ typedef struct nvml_api {
   nvml_return (*shutdown) (void);
   nvml_return (*device_get_count) (unsigned int *count);
   nvml_return (*device_get_handle_by_index) (unsigned int index, nvml_device *device);
+  /* Optional (NULL when the library lacks them): */
+  nvml_return (*device_get_handle_by_pci_bus_id) (const char *pci_bus_id, nvml_device *device);
+  const char *bus_id_name; /* the version found, for messages */
+  nvml_return (*device_get_index) (nvml_device device, unsigned int *index);
   nvml_return (*device_get_utilization_rates) (nvml_device device, nvml_utilization *utilization);
   nvml_return (*device_get_memory_info) (nvml_device device, nvml_memory *memory);
   nvml_return (*device_get_name) (nvml_device device, char *name, unsigned int length);
@@ -46,10 +51,12 @@ _Static_assert (sizeof (void (*) (void)) == sizeof (void *),
                 "function pointers are stored from dlsym()'s void *");
 
 /* Each entry point, newest version first. */
-static const struct {
+typedef struct {
   const char *names[2];
   size_t offset;
-} nvml_symbols[] = {
+} nvml_symbol;
+
+static const nvml_symbol nvml_symbols[] = {
   { { "nvmlInit_v2", "nvmlInit" }, offsetof (nvml_api, init) },
   { { "nvmlShutdown", NULL }, offsetof (nvml_api, shutdown) },
   { { "nvmlDeviceGetCount_v2", "nvmlDeviceGetCount" }, offsetof (nvml_api, device_get_count) },
@@ -60,6 +67,24 @@ static const struct {
   { { "nvmlSystemGetDriverVersion", NULL }, offsetof (nvml_api, system_get_driver_version) },
   { { "nvmlErrorString", NULL }, offsetof (nvml_api, error_string) },
 };
+
+/* Entry points a monitor can do without (left NULL when missing). */
+static const nvml_symbol nvml_optional_symbols[] = {
+  { { "nvmlDeviceGetHandleByPciBusId_v2", "nvmlDeviceGetHandleByPciBusId" },
+    offsetof (nvml_api, device_get_handle_by_pci_bus_id) },
+  { { "nvmlDeviceGetIndex", NULL }, offsetof (nvml_api, device_get_index) },
+};
+
+/* Looks up one entry point, newest name first; NULL when none is there. */
+static void *
+nvml_symbol_find (const nvml_api *api, const nvml_symbol *sym, const char **found)
+{
+  void *p = NULL;
+  for (size_t n = 0; n < 2 && sym->names[n] && !p; n++)
+    if ((p = ls_dynlib_symbol (api->lib, sym->names[n], NULL)))
+      *found = sym->names[n];
+  return p;
+}
 
 static const char *
 nvml_error_text (const nvml_api *api, nvml_return rc)
@@ -131,10 +156,7 @@ nvml_load (nvml_api *api, ls_error *err)
     {
       const char *const *names = nvml_symbols[i].names;
       const char *found = NULL;
-      void *sym = NULL;
-      for (size_t n = 0; n < 2 && names[n] && !sym; n++)
-        if ((sym = ls_dynlib_symbol (api->lib, names[n], NULL)))
-          found = names[n];
+      void *sym = nvml_symbol_find (api, &nvml_symbols[i], &found);
       if (!sym)
         {
           if (names[1])
@@ -147,6 +169,15 @@ nvml_load (nvml_api *api, ls_error *err)
       memcpy ((char *) api + nvml_symbols[i].offset, &sym, sizeof sym);
       if (nvml_symbols[i].offset == offsetof (nvml_api, init))
         api->init_name = found;
+    }
+
+  for (size_t i = 0; i < sizeof nvml_optional_symbols / sizeof nvml_optional_symbols[0]; i++)
+    {
+      const char *found = NULL;
+      void *sym = nvml_symbol_find (api, &nvml_optional_symbols[i], &found);
+      memcpy ((char *) api + nvml_optional_symbols[i].offset, &sym, sizeof sym);
+      if (nvml_optional_symbols[i].offset == offsetof (nvml_api, device_get_handle_by_pci_bus_id))
+        api->bus_id_name = found;
     }
 
   nvml_return rc = api->init ();
@@ -253,8 +284,58 @@ sampler_main (void *data)
     }
 }
 
+/* Opens the device by PCI bus id where one is given and NVML finds it;
+ * otherwise by index, the summary's note saying why. */
+static int
+open_device (ls_gpumon *m, const char *pci_bus_id, unsigned device_index, ls_error *err)
+{
+  ls_gpumon_summary *sum = &m->sum;
+  nvml_return nrc;
+
+  if (pci_bus_id && *pci_bus_id)
+    {
+      if (!m->nvml.device_get_handle_by_pci_bus_id)
+        snprintf (sum->note, sizeof sum->note,
+                  "NVML device chosen by index %u, not by PCI bus id %s: %s has no nvmlDeviceGetHandleByPciBusId",
+                  device_index, pci_bus_id, m->nvml.lib_name);
+      else if ((nrc = m->nvml.device_get_handle_by_pci_bus_id (pci_bus_id, &m->device)) == NVML_SUCCESS)
+        {
+          unsigned index;
+          snprintf (sum->pci_bus_id, sizeof sum->pci_bus_id, "%s", pci_bus_id);
+          if (m->nvml.device_get_index && m->nvml.device_get_index (m->device, &index) == NVML_SUCCESS)
+            sum->device_index = index;
+          else
+            sum->device_index = UINT_MAX; /* matched, but NVML will not say its index */
+          return LS_OK;
+        }
+      else
+        snprintf (sum->note, sizeof sum->note, "NVML device chosen by index %u: %s (%s): %s (%d)", device_index,
+                  m->nvml.bus_id_name, pci_bus_id, nvml_error_text (&m->nvml, nrc), nrc);
+    }
+
+  unsigned int count = 0;
+  nrc = m->nvml.device_get_count (&count);
+  if (nrc != NVML_SUCCESS)
+    return ls_error_set (err, LS_ERR_UNSUPPORTED, "NVML unavailable: nvmlDeviceGetCount: %s (%d)",
+                         nvml_error_text (&m->nvml, nrc), nrc);
+  if (device_index >= count)
+    return ls_error_set (err, LS_ERR_UNSUPPORTED, "NVML unavailable: no GPU %u (NVML sees %u)", device_index, count);
+  if ((nrc = m->nvml.device_get_handle_by_index (device_index, &m->device)) != NVML_SUCCESS)
+    return ls_error_set (err, LS_ERR_UNSUPPORTED, "NVML unavailable: GPU %u: %s (%d)", device_index,
+                         nvml_error_text (&m->nvml, nrc), nrc);
+  sum->device_index = device_index;
+  return LS_OK;
+}
+
 int
 ls_gpumon_start (unsigned device_index, uint32_t interval_ms, ls_gpumon **out, ls_error *err)
+{
+  return ls_gpumon_start_device (NULL, device_index, interval_ms, out, err);
+}
+
+int
+ls_gpumon_start_device (const char *pci_bus_id, unsigned device_index, uint32_t interval_ms, ls_gpumon **out,
+                        ls_error *err)
 {
   ls_gpumon *m;
   int rc;
@@ -275,24 +356,11 @@ ls_gpumon_start (unsigned device_index, uint32_t interval_ms, ls_gpumon **out, l
       return LS_ERR_UNSUPPORTED;
     }
 
-  unsigned int count = 0;
-  nvml_return nrc = m->nvml.device_get_count (&count);
-  if (nrc != NVML_SUCCESS)
-    rc = ls_error_set (err, LS_ERR_UNSUPPORTED, "NVML unavailable: nvmlDeviceGetCount: %s (%d)",
-                       nvml_error_text (&m->nvml, nrc), nrc);
-  else if (device_index >= count)
-    rc = ls_error_set (err, LS_ERR_UNSUPPORTED, "NVML unavailable: no GPU %u (NVML sees %u)", device_index, count);
-  else if ((nrc = m->nvml.device_get_handle_by_index (device_index, &m->device)) != NVML_SUCCESS)
-    rc = ls_error_set (err, LS_ERR_UNSUPPORTED, "NVML unavailable: GPU %u: %s (%d)", device_index,
-                       nvml_error_text (&m->nvml, nrc), nrc);
-  else
-    rc = LS_OK;
-
+  rc = open_device (m, pci_bus_id, device_index, err);
   if (rc == LS_OK)
     {
       /* Names are nice to have: "" when NVML will not say. */
       ls_gpumon_summary *sum = &m->sum;
-      sum->device_index = device_index;
       if (m->nvml.device_get_name (m->device, sum->device_name, sizeof sum->device_name) != NVML_SUCCESS)
         sum->device_name[0] = '\0';
       if (m->nvml.system_get_driver_version (sum->driver_version, sizeof sum->driver_version) != NVML_SUCCESS)

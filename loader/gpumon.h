@@ -32,6 +32,8 @@ typedef struct ls_gpumon_sample {
 
 #define LS_GPUMON_NAME_MAX 96   /* NVML_DEVICE_NAME_V2_BUFFER_SIZE */
 #define LS_GPUMON_DRIVER_MAX 80 /* NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE */
+#define LS_GPUMON_BUS_ID_MAX 32 /* NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE */
+#define LS_GPUMON_NOTE_MAX 256
 
 typedef struct ls_gpumon_summary {
   unsigned valid;               /* LS_GPUMON_* bits; 0: no NVML series */
@@ -41,7 +43,9 @@ typedef struct ls_gpumon_summary {
   uint64_t peak_mem_used_bytes; /* over the samples with LS_GPUMON_MEM */
   uint64_t mean_mem_used_bytes;
   uint64_t mem_total_bytes;
-  unsigned device_index;
+  unsigned device_index;         /* NVML's index of the device sampled (not CUDA's); UINT_MAX: not known */
+  char pci_bus_id[LS_GPUMON_BUS_ID_MAX]; /* the bus id it was matched by; "" when chosen by index */
+  char note[LS_GPUMON_NOTE_MAX];  /* why it was chosen by index although a bus id was given; else "" */
   char device_name[LS_GPUMON_NAME_MAX];     /* "" when NVML would not say */
   char driver_version[LS_GPUMON_DRIVER_MAX]; /* likewise */
   uint64_t start_ns;            /* ls_clock_ns() at t_ms = 0 */
@@ -56,6 +60,15 @@ typedef struct ls_gpumon_summary {
  *                       "NVML unavailable: <reason>";
  *   LS_ERR_NOMEM, LS_ERR_OS  the monitor itself could not be set up. */
 int ls_gpumon_start (unsigned device_index, uint32_t interval_ms, ls_gpumon **out, ls_error *err);
+
+/* The same for the device whose PCI bus id is pci_bus_id ("0000:3b:00.0",
+ * as cudaDeviceGetPCIBusId gives it): CUDA and NVML number devices
+ * differently (CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER), the bus id is the
+ * same in both. Where NVML cannot find it (no such entry point, no such
+ * device), device_index is used instead and the summary's note says why;
+ * pci_bus_id NULL or "" is ls_gpumon_start(). */
+int ls_gpumon_start_device (const char *pci_bus_id, unsigned device_index, uint32_t interval_ms, ls_gpumon **out,
+                            ls_error *err);
 
 /* Takes one last sample, stops the thread, shuts NVML down and fills
  * *summary, which then owns the series. m may be NULL (a run without a

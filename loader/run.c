@@ -174,7 +174,9 @@ ls_run (const ls_run_config *config, ls_run_result *r, ls_error *err)
   if (ls_sink_kind_of (sink) == LS_SINK_CUDA)
     {
       ls_error gerr = { 0 };
-      if (ls_gpumon_start ((unsigned) config->sink.device, 100, &gpumon, &gerr) != LS_OK)
+      /* By the device's bus id: NVML's indices are not CUDA's. */
+      if (ls_gpumon_start_device (ls_sink_pci_bus_id (sink), (unsigned) config->sink.device, 100, &gpumon, &gerr)
+          != LS_OK)
         snprintf (r->gpu_note, sizeof r->gpu_note, "%s", gerr.message);
     }
 

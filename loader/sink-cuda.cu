@@ -451,6 +451,15 @@ setup (cuda_sink *s, const ls_arena *arena, ls_error *err)
   memcpy (s->base.device_name, props.name, name_len);
   s->base.device_name[name_len] = '\0';
   s->grid = (unsigned) (props.multiProcessorCount > 0 ? props.multiProcessorCount * 2 : 2);
+  /* The monitor finds this device in NVML by it: NVML's indices are not
+   * CUDA's (CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER). The properties give
+   * it too, should the call fail. */
+  if (cudaDeviceGetPCIBusId (s->base.pci_bus_id, (int) sizeof s->base.pci_bus_id, config->device) != cudaSuccess)
+    {
+      cudaGetLastError (); /* not sticky: clear it for the launch checks */
+      snprintf (s->base.pci_bus_id, sizeof s->base.pci_bus_id, "%04x:%02x:%02x.0", (unsigned) props.pciDomainID,
+                (unsigned) props.pciBusID, (unsigned) props.pciDeviceID);
+    }
 
   s->buf_bytes = (size_t) arena->batch_size * arena->sample_bytes;
   for (int i = 0; i < 2; i++)

@@ -91,6 +91,10 @@ ls_sink_kind ls_sink_kind_of (const ls_sink *sink);
 uint64_t ls_sink_host_bytes_copied (const ls_sink *sink);
 const char *ls_sink_device_name (const ls_sink *sink);
 
+/* The CUDA device's PCI bus id ("0000:3b:00.0"), by which the GPU monitor
+ * finds the same device in NVML; "" for the other sinks. */
+static inline const char *ls_sink_pci_bus_id (const ls_sink *sink);
+
 void ls_sink_close (ls_sink *sink);
 
 const char *ls_pin_mode_name (ls_pin_mode pin);
@@ -111,11 +115,18 @@ struct ls_sink {
   ls_sink_kind kind;
   ls_sink_config config;
   char device_name[128];
+  char pci_bus_id[32]; /* cuda only; "" otherwise */
   uint64_t host_bytes_copied;
   ls_sink_timing *timings; /* finished, not yet taken */
   size_t n_timings, cap_timings;
   uint64_t next_seq;
 };
+
+static inline const char *
+ls_sink_pci_bus_id (const ls_sink *sink)
+{
+  return sink->pci_bus_id;
+}
 
 /* For implementations: records a finished batch's timing. */
 void ls_sink_add_timing (ls_sink *sink, const ls_sink_timing *timing);

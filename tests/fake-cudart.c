@@ -13,7 +13,10 @@
  *
  * Knobs (environment): FAKE_CUDA_DEVICES=N devices (default 1; negative:
  * cudaGetDeviceCount fails with error -N); FAKE_CUDA_FAIL=<function> makes
- * that function fail. fake_cuda_live_objects() counts what is not freed. */
+ * that function fail; FAKE_CUDA_PCI_BUS=B (hex, default 10): device d sits
+ * on PCI bus B + d of domain 0 (fake-nvml.c's device i on bus 10 + i, so
+ * B = 11 makes CUDA device 0 NVML's device 1, as CUDA_VISIBLE_DEVICES=1
+ * would). fake_cuda_live_objects() counts what is not freed. */
 #define _POSIX_C_SOURCE 200809L
 #include <cuda_runtime_api.h>
 
@@ -180,6 +183,13 @@ cudaGetLastError (void)
 
 /* --------------------------------------------------------------- device */
 
+static int
+fake_pci_bus (int device)
+{
+  const char *b = getenv ("FAKE_CUDA_PCI_BUS");
+  return (int) strtol (b && *b ? b : "10", NULL, 16) + device;
+}
+
 cudaError_t CUDARTAPI
 cudaGetDeviceCount (int *count)
 {
@@ -209,6 +219,24 @@ cudaGetDeviceProperties (struct cudaDeviceProp *prop, int device)
   memset (prop, 0, sizeof *prop);
   snprintf (prop->name, sizeof prop->name, "Fake GPU %d", device);
   prop->multiProcessorCount = 4;
+  prop->pciDomainID = 0;
+  prop->pciBusID = fake_pci_bus (device);
+  prop->pciDeviceID = 0;
+  return cudaSuccess;
+}
+
+cudaError_t CUDARTAPI
+cudaDeviceGetPCIBusId (char *bus_id, int len, int device)
+{
+  int count = 0;
+  if (injected ("cudaDeviceGetPCIBusId"))
+    return ret (cudaErrorInvalidValue);
+  if (cudaGetDeviceCount (&count) != cudaSuccess || device < 0 || device >= count)
+    return ret (cudaErrorInvalidDevice);
+  /* The runtime's own format: "0000:1A:00.0" (13 bytes with the NUL). */
+  if (!bus_id || len < 13)
+    return ret (cudaErrorInvalidValue);
+  snprintf (bus_id, (size_t) len, "%04X:%02X:%02X.0", 0u, (unsigned) fake_pci_bus (device) & 0xffu, 0u);
   return cudaSuccess;
 }
 

@@ -1,7 +1,9 @@
 /* A stand-in for libnvidia-ml with canned answers, loaded by
  * loader/gpumon.c through $LOADSCOPE_NVML_LIBRARY in tests/test-gpumon.c.
  *
- * One device, "Fake GPU", driver "999.99", 16 GiB. Each call of
+ * One device, "Fake GPU", driver "999.99", 16 GiB, on PCI bus 10 (hex)
+ * of domain 0; FAKE_NVML_DEVICES=N makes N (at most 8): device i is on
+ * bus 10 + i and named "Fake GPU i" (device 0 stays "Fake GPU"). Each call of
  * nvmlDeviceGetUtilizationRates answers the next of gpu = 10, 20, ..., 100,
  * 10, ... (memory = gpu / 2); each nvmlDeviceGetMemoryInfo the next of
  * used = 1 GiB + k * 64 MiB, k = 0..9 cyclic.
@@ -13,6 +15,7 @@
  * -DFAKE_NVML_LEGACY, as fake-nvml-legacy (no _v2 versions: an old driver).
  * The fake_nvml_* functions let the test look inside. */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +25,7 @@ enum {
   NVML_ERROR_UNINITIALIZED = 1,
   NVML_ERROR_INVALID_ARGUMENT = 2,
   NVML_ERROR_NOT_SUPPORTED = 3,
+  NVML_ERROR_NOT_FOUND = 6,
   NVML_ERROR_INSUFFICIENT_SIZE = 7,
   NVML_ERROR_DRIVER_NOT_LOADED = 9,
 };
@@ -37,6 +41,8 @@ typedef struct {
 } nvmlMemory_t;
 
 #define FAKE_NAME "Fake GPU"
+#define FAKE_MAX_DEVICES 8
+#define FAKE_FIRST_BUS 0x10
 #define FAKE_DRIVER "999.99"
 #define GIB (1024ull * 1024 * 1024)
 #define MIB (1024ull * 1024)
@@ -46,7 +52,10 @@ typedef struct {
 nvmlReturn_t nvmlInit_v2 (void);
 nvmlReturn_t nvmlDeviceGetCount_v2 (unsigned int *count);
 nvmlReturn_t nvmlDeviceGetHandleByIndex_v2 (unsigned int index, nvmlDevice_t *device);
+nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2 (const char *pci_bus_id, nvmlDevice_t *device);
 #endif
+nvmlReturn_t nvmlDeviceGetHandleByPciBusId (const char *pci_bus_id, nvmlDevice_t *device);
+nvmlReturn_t nvmlDeviceGetIndex (nvmlDevice_t device, unsigned int *index);
 nvmlReturn_t nvmlInit (void);
 nvmlReturn_t nvmlDeviceGetCount (unsigned int *count);
 nvmlReturn_t nvmlDeviceGetHandleByIndex (unsigned int index, nvmlDevice_t *device);
@@ -60,9 +69,9 @@ int fake_nvml_live_inits (void);
 int fake_nvml_legacy_calls (void);
 
 struct nvmlDevice_st {
-  int index;
+  unsigned index;
 };
-static struct nvmlDevice_st the_device;
+static struct nvmlDevice_st the_devices[FAKE_MAX_DEVICES] = { { 0 }, { 1 }, { 2 }, { 3 }, { 4 }, { 5 }, { 6 }, { 7 } };
 
 static atomic_int inits;        /* nvmlInit minus nvmlShutdown */
 static atomic_int legacy_calls; /* calls of the unversioned entry points */
@@ -76,12 +85,23 @@ switched_on (const char *name)
   return v && *v && strcmp (v, "0") != 0;
 }
 
+static unsigned
+device_count (void)
+{
+  const char *v = getenv ("FAKE_NVML_DEVICES");
+  int n = v && *v ? atoi (v) : 1;
+  return n < 0 ? 0 : n > FAKE_MAX_DEVICES ? FAKE_MAX_DEVICES : (unsigned) n;
+}
+
 static nvmlReturn_t
 check_device (nvmlDevice_t device)
 {
   if (atomic_load (&inits) <= 0)
     return NVML_ERROR_UNINITIALIZED;
-  return device == &the_device ? NVML_SUCCESS : NVML_ERROR_INVALID_ARGUMENT;
+  for (unsigned i = 0; i < device_count (); i++)
+    if (device == &the_devices[i])
+      return NVML_SUCCESS;
+  return NVML_ERROR_INVALID_ARGUMENT;
 }
 
 static nvmlReturn_t
@@ -100,7 +120,7 @@ do_get_count (unsigned int *count)
     return NVML_ERROR_UNINITIALIZED;
   if (!count)
     return NVML_ERROR_INVALID_ARGUMENT;
-  *count = 1;
+  *count = device_count ();
   return NVML_SUCCESS;
 }
 
@@ -109,10 +129,30 @@ do_get_handle (unsigned int index, nvmlDevice_t *device)
 {
   if (atomic_load (&inits) <= 0)
     return NVML_ERROR_UNINITIALIZED;
-  if (index != 0 || !device)
+  if (index >= device_count () || !device)
     return NVML_ERROR_INVALID_ARGUMENT;
-  *device = &the_device;
+  *device = &the_devices[index];
   return NVML_SUCCESS;
+}
+
+/* "domain:bus:device.function" in hex, as NVML reads it (any case, the
+ * domain 4 or 8 digits long). */
+static nvmlReturn_t
+do_get_handle_by_bus_id (const char *pci_bus_id, nvmlDevice_t *device)
+{
+  unsigned domain, bus, dev, fn;
+  char end;
+  if (atomic_load (&inits) <= 0)
+    return NVML_ERROR_UNINITIALIZED;
+  if (!pci_bus_id || !device || sscanf (pci_bus_id, "%x:%x:%x.%x%c", &domain, &bus, &dev, &fn, &end) != 4)
+    return NVML_ERROR_INVALID_ARGUMENT;
+  for (unsigned i = 0; i < device_count (); i++)
+    if (domain == 0 && bus == FAKE_FIRST_BUS + i && dev == 0 && fn == 0)
+      {
+        *device = &the_devices[i];
+        return NVML_SUCCESS;
+      }
+  return NVML_ERROR_NOT_FOUND;
 }
 
 #ifndef FAKE_NVML_LEGACY
@@ -133,7 +173,30 @@ nvmlDeviceGetHandleByIndex_v2 (unsigned int index, nvmlDevice_t *device)
 {
   return do_get_handle (index, device);
 }
+
+nvmlReturn_t
+nvmlDeviceGetHandleByPciBusId_v2 (const char *pci_bus_id, nvmlDevice_t *device)
+{
+  return do_get_handle_by_bus_id (pci_bus_id, device);
+}
 #endif
+
+nvmlReturn_t
+nvmlDeviceGetHandleByPciBusId (const char *pci_bus_id, nvmlDevice_t *device)
+{
+  atomic_fetch_add (&legacy_calls, 1);
+  return do_get_handle_by_bus_id (pci_bus_id, device);
+}
+
+nvmlReturn_t
+nvmlDeviceGetIndex (nvmlDevice_t device, unsigned int *index)
+{
+  nvmlReturn_t rc = check_device (device);
+  if (rc != NVML_SUCCESS)
+    return rc;
+  *index = device->index;
+  return NVML_SUCCESS;
+}
 
 nvmlReturn_t
 nvmlInit (void)
@@ -204,8 +267,15 @@ copy_text (const char *text, char *buf, unsigned int length)
 nvmlReturn_t
 nvmlDeviceGetName (nvmlDevice_t device, char *name, unsigned int length)
 {
+  char text[32];
   nvmlReturn_t rc = check_device (device);
-  return rc != NVML_SUCCESS ? rc : copy_text (FAKE_NAME, name, length);
+  if (rc != NVML_SUCCESS)
+    return rc;
+  if (device->index == 0)
+    snprintf (text, sizeof text, "%s", FAKE_NAME);
+  else
+    snprintf (text, sizeof text, "%s %u", FAKE_NAME, device->index);
+  return copy_text (text, name, length);
 }
 
 nvmlReturn_t
@@ -226,6 +296,7 @@ nvmlErrorString (nvmlReturn_t result)
     case NVML_ERROR_UNINITIALIZED: return "Uninitialized";
     case NVML_ERROR_INVALID_ARGUMENT: return "Invalid Argument";
     case NVML_ERROR_NOT_SUPPORTED: return "Not Supported";
+    case NVML_ERROR_NOT_FOUND: return "Not Found";
     case NVML_ERROR_INSUFFICIENT_SIZE: return "Insufficient Size";
     case NVML_ERROR_DRIVER_NOT_LOADED: return "Driver Not Loaded";
     default: return "Unknown Error";

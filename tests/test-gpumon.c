@@ -60,6 +60,7 @@ fake_close (Fake *f)
   g_unsetenv ("LOADSCOPE_NVML_LIBRARY");
   g_unsetenv ("FAKE_NVML_FAIL_INIT");
   g_unsetenv ("FAKE_NVML_NO_UTIL");
+  g_unsetenv ("FAKE_NVML_DEVICES");
 }
 
 static void
@@ -331,12 +332,109 @@ test_fake_quick_stop (void)
   fake_close (&f);
 }
 
+/* ---------------------------------------------------- by PCI bus id */
+
+/* Starts on the device with this bus id (CUDA's index 0 as the fallback),
+ * samples a little, stops. */
+static ls_gpumon_summary
+run_fake_bus_id (const char *bus_id)
+{
+  ls_error err = { 0 };
+  ls_gpumon *m = NULL;
+  ls_gpumon_summary s;
+
+  if (ls_gpumon_start_device (bus_id, 0, 10, &m, &err) != LS_OK)
+    g_error ("ls_gpumon_start_device (%s): %s", bus_id, err.message);
+  g_usleep (30 * 1000);
+  ls_gpumon_stop (m, &s);
+  g_assert_cmpuint (s.samples, >=, 2);
+  return s;
+}
+
+/* CUDA device 0 is NVML's device 1 (CUDA_VISIBLE_DEVICES=1): the bus id
+ * finds it, whichever way the domain is written. */
+static void
+test_fake_by_bus_id (void)
+{
+  static const char *const ids[] = { "0000:11:00.0", "00000000:11:00.0", "0:11:0.0" };
+  Fake f;
+  fake_open (&f, "LS_FAKE_NVML");
+  g_setenv ("FAKE_NVML_DEVICES", "2", TRUE);
+  int legacy_before = f.legacy_calls ();
+
+  for (size_t i = 0; i < G_N_ELEMENTS (ids); i++)
+    {
+      ls_gpumon_summary s = run_fake_bus_id (ids[i]);
+      g_assert_cmpuint (s.device_index, ==, 1);
+      g_assert_cmpstr (s.device_name, ==, "Fake GPU 1");
+      g_assert_cmpstr (s.pci_bus_id, ==, ids[i]);
+      g_assert_cmpstr (s.note, ==, "");
+      ls_gpumon_summary_clear (&s);
+    }
+  g_assert_cmpint (f.legacy_calls (), ==, legacy_before); /* nvmlDeviceGetHandleByPciBusId_v2 */
+
+  /* And the one on bus 10 is device 0. */
+  ls_gpumon_summary s = run_fake_bus_id ("0000:10:00.0");
+  g_assert_cmpuint (s.device_index, ==, 0);
+  g_assert_cmpstr (s.device_name, ==, "Fake GPU");
+  ls_gpumon_summary_clear (&s);
+  fake_close (&f);
+}
+
+/* A bus id NVML does not know: the index, and a note saying so. */
+static void
+test_fake_bus_id_not_found (void)
+{
+  Fake f;
+  fake_open (&f, "LS_FAKE_NVML");
+  g_setenv ("FAKE_NVML_DEVICES", "2", TRUE);
+
+  ls_gpumon_summary s = run_fake_bus_id ("0000:3B:00.0");
+  g_test_message ("note: %s", s.note);
+  g_assert_cmpuint (s.device_index, ==, 0);
+  g_assert_cmpstr (s.device_name, ==, "Fake GPU");
+  g_assert_cmpstr (s.pci_bus_id, ==, "");
+  g_assert_cmpstr (s.note, ==,
+                   "NVML device chosen by index 0: nvmlDeviceGetHandleByPciBusId_v2 (0000:3B:00.0): Not Found (6)");
+  ls_gpumon_summary_clear (&s);
+
+  /* No bus id at all: the index, no note. */
+  ls_error err = { 0 };
+  ls_gpumon *m = NULL;
+  g_assert_cmpint (ls_gpumon_start_device ("", 1, 10, &m, &err), ==, LS_OK);
+  ls_gpumon_stop (m, &s);
+  g_assert_cmpuint (s.device_index, ==, 1);
+  g_assert_cmpstr (s.note, ==, "");
+  g_assert_cmpstr (s.pci_bus_id, ==, "");
+  ls_gpumon_summary_clear (&s);
+  fake_close (&f);
+}
+
+/* An old driver: nvmlDeviceGetHandleByPciBusId without _v2. */
+static void
+test_fake_bus_id_legacy (void)
+{
+  Fake f;
+  fake_open (&f, "LS_FAKE_NVML_LEGACY");
+  g_setenv ("FAKE_NVML_DEVICES", "3", TRUE);
+  int legacy_before = f.legacy_calls ();
+
+  ls_gpumon_summary s = run_fake_bus_id ("0000:12:00.0");
+  g_assert_cmpuint (s.device_index, ==, 2);
+  g_assert_cmpstr (s.device_name, ==, "Fake GPU 2");
+  /* nvmlInit, nvmlDeviceGetHandleByPciBusId */
+  g_assert_cmpint (f.legacy_calls () - legacy_before, ==, 2);
+  ls_gpumon_summary_clear (&s);
+  fake_close (&f);
+}
+
 int
 main (int argc, char **argv)
 {
   g_unsetenv ("LOADSCOPE_NVML_LIBRARY");
   g_unsetenv ("FAKE_NVML_FAIL_INIT");
   g_unsetenv ("FAKE_NVML_NO_UTIL");
+  g_unsetenv ("FAKE_NVML_DEVICES");
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/loader/gpumon/no-library", test_no_library);
@@ -349,6 +447,9 @@ main (int argc, char **argv)
   g_test_add_func ("/loader/gpumon/fake/no-device", test_fake_no_device);
   g_test_add_func ("/loader/gpumon/fake/no-utilization", test_fake_no_util);
   g_test_add_func ("/loader/gpumon/fake/quick-stop", test_fake_quick_stop);
+  g_test_add_func ("/loader/gpumon/fake/by-bus-id", test_fake_by_bus_id);
+  g_test_add_func ("/loader/gpumon/fake/bus-id-not-found", test_fake_bus_id_not_found);
+  g_test_add_func ("/loader/gpumon/fake/bus-id-legacy", test_fake_bus_id_legacy);
 
   return ls_test_run_checked_shm_only ();
 }

@@ -14,6 +14,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "loader/gpumon.h"
 #include "loader/run.h"
 #include "loader/sink.h"
 #include "test-util.h"
@@ -372,7 +373,148 @@ test_run_on_gpu (void)
   assert_runtime_clean ();
 }
 
+/* The GPU monitor finds the sink's device in NVML by its PCI bus id (on a
+ * GPU machine: the real NVML, which must be there). */
+static void
+test_nvml_by_bus_id_on_gpu (void)
+{
+  char why[128];
+  ls_arena arena;
+  ls_sink *sink = NULL;
+  ls_gpumon *mon = NULL;
+  ls_gpumon_summary sum;
+  ls_error err = { 0 };
+  ls_sink_config c = sink_config (LS_SINK_CUDA, LS_PIN_OFF, TRUE, 1);
+
+  if (!have_gpu (why, sizeof why))
+    {
+      g_test_skip (why);
+      return;
+    }
 #ifdef LS_FAKE_CUDA
+  g_setenv ("LOADSCOPE_NVML_LIBRARY", g_getenv ("LS_FAKE_NVML"), TRUE); /* bus 10 in both fakes */
+#endif
+  make_arena (&arena);
+  if (ls_sink_open (&c, &arena, &sink, NULL, 0, &err) != LS_OK)
+    g_error ("open: %s", err.message);
+  const char *bus_id = ls_sink_pci_bus_id (sink);
+  g_test_message ("CUDA device %d: %s, PCI bus id %s", c.device, ls_sink_device_name (sink), bus_id);
+  g_assert_cmpuint (strlen (bus_id), >=, 12);
+  if (ls_gpumon_start_device (bus_id, (unsigned) c.device, 20, &mon, &err) != LS_OK)
+    g_error ("NVML: %s", err.message);
+  ls_gpumon_stop (mon, &sum);
+  g_test_message ("NVML device %u: %s, matched by %s%s%s", sum.device_index, sum.device_name,
+                  sum.pci_bus_id[0] ? "PCI bus id " : "index", sum.pci_bus_id, sum.note);
+  g_assert_cmpstr (sum.note, ==, "");
+  g_assert_cmpstr (sum.pci_bus_id, ==, bus_id);
+  g_assert_cmpuint (sum.valid & LS_GPUMON_MEM, !=, 0);
+  ls_gpumon_summary_clear (&sum);
+  ls_sink_close (sink);
+  ls_arena_close (&arena);
+  assert_runtime_clean ();
+#ifdef LS_FAKE_CUDA
+  g_unsetenv ("LOADSCOPE_NVML_LIBRARY");
+#endif
+}
+
+#ifdef LS_FAKE_CUDA
+/* ------------------------------------------------ PCI bus ids, modelled */
+
+/* The sink gives its device's bus id, from cudaDeviceGetPCIBusId or, when
+ * that fails, from the device's properties. */
+static void
+test_fake_pci_bus_id (void)
+{
+  ls_arena arena;
+  ls_sink *sink = NULL;
+  ls_error err = { 0 };
+  ls_sink_config c = sink_config (LS_SINK_CUDA, LS_PIN_OFF, FALSE, 1);
+
+  make_arena (&arena);
+  g_setenv ("FAKE_CUDA_PCI_BUS", "1b", TRUE);
+  g_setenv ("FAKE_CUDA_DEVICES", "2", TRUE);
+  c.device = 1;
+  g_assert_cmpint (ls_sink_open (&c, &arena, &sink, NULL, 0, &err), ==, LS_OK);
+  g_assert_cmpstr (ls_sink_pci_bus_id (sink), ==, "0000:1C:00.0");
+  ls_sink_close (sink);
+
+  g_setenv ("FAKE_CUDA_FAIL", "cudaDeviceGetPCIBusId", TRUE);
+  g_assert_cmpint (ls_sink_open (&c, &arena, &sink, NULL, 0, &err), ==, LS_OK);
+  g_assert_cmpstr (ls_sink_pci_bus_id (sink), ==, "0000:1c:00.0");
+  ls_sink_close (sink);
+  g_unsetenv ("FAKE_CUDA_FAIL");
+
+  /* The other sinks have none. */
+  c.kind = LS_SINK_SIM;
+  g_assert_cmpint (ls_sink_open (&c, &arena, &sink, NULL, 0, &err), ==, LS_OK);
+  g_assert_cmpstr (ls_sink_pci_bus_id (sink), ==, "");
+  ls_sink_close (sink);
+
+  g_unsetenv ("FAKE_CUDA_PCI_BUS");
+  g_unsetenv ("FAKE_CUDA_DEVICES");
+  ls_arena_close (&arena);
+  assert_runtime_clean ();
+}
+
+/* A run on CUDA device 0, which NVML calls device 1 (CUDA_VISIBLE_DEVICES=1
+ * on a two-GPU machine): the NVML series is device 1's. */
+static void
+test_fake_run_nvml_by_bus_id (void)
+{
+  const char *nvml = g_getenv ("LS_FAKE_NVML");
+  ls_run_config c;
+  ls_run_result r;
+  ls_error err = { 0 };
+
+  if (!nvml)
+    g_error ("LS_FAKE_NVML is not set: run the tests with `meson test`");
+  g_setenv ("LOADSCOPE_NVML_LIBRARY", nvml, TRUE);
+  g_setenv ("FAKE_NVML_DEVICES", "2", TRUE);
+  g_setenv ("FAKE_CUDA_PCI_BUS", "11", TRUE);
+  memset (&c, 0, sizeof c);
+  ls_pool_config_init (&c.pool);
+  g_strlcpy (c.pool.dataset.kind, "synthetic", sizeof c.pool.dataset.kind);
+  c.pool.dataset.count = 8 * 6;
+  c.pool.dataset.width = c.pool.dataset.height = 16;
+  c.pool.dataset.output = LS_OUTPUT_U8_HWC;
+  c.pool.num_workers = 1;
+  c.pool.batch_size = 8;
+  c.pool.worker_path = g_getenv ("LOADSCOPE_WORKER");
+  c.pool.epochs = 1;
+  c.pool.timeout_s = 30;
+  c.sample_interval_ms = 50;
+  ls_sink_config_init (&c.sink);
+  c.sink.kind = LS_SINK_CUDA;
+  c.sink.model_ms = 20;
+  g_assert_cmpint (ls_run (&c, &r, &err), ==, LS_OK);
+  if (r.status != LS_RUN_DONE)
+    g_error ("run failed: %s", r.error);
+  g_test_message ("gpu note: '%s', NVML device %u (%s), bus id %s", r.gpu_note, r.gpu.device_index,
+                  r.gpu.device_name, r.gpu.pci_bus_id);
+  g_assert_cmpstr (r.gpu_note, ==, "");
+  g_assert_cmpuint (r.gpu.device_index, ==, 1);
+  g_assert_cmpstr (r.gpu.device_name, ==, "Fake GPU 1");
+  g_assert_cmpstr (r.gpu.pci_bus_id, ==, "0000:11:00.0");
+  g_assert_cmpstr (r.gpu.note, ==, "");
+  g_assert_cmpuint (r.gpu.samples, >=, 1);
+  ls_run_result_clear (&r);
+
+  /* A bus id NVML does not know: device 0 by index, and the note says so. */
+  g_setenv ("FAKE_CUDA_PCI_BUS", "3b", TRUE);
+  g_assert_cmpint (ls_run (&c, &r, &err), ==, LS_OK);
+  g_assert_cmpint (r.status, ==, LS_RUN_DONE);
+  g_test_message ("gpu note: %s", r.gpu.note);
+  g_assert_cmpuint (r.gpu.device_index, ==, 0);
+  g_assert_nonnull (strstr (r.gpu.note, "chosen by index 0"));
+  g_assert_nonnull (strstr (r.gpu.note, "0000:3B:00.0"));
+  ls_run_result_clear (&r);
+
+  g_unsetenv ("FAKE_CUDA_PCI_BUS");
+  g_unsetenv ("FAKE_NVML_DEVICES");
+  g_unsetenv ("LOADSCOPE_NVML_LIBRARY");
+  assert_runtime_clean ();
+}
+
 /* ------------------------------------------- the fake runtime's failures */
 
 static void
@@ -469,7 +611,10 @@ main (int argc, char **argv)
   g_test_add_func ("/loader/sink-cuda/run-refused-without-gpu", test_run_refused_without_gpu);
   g_test_add_func ("/loader/sink-cuda/pin-modes-on-gpu", test_pin_modes_on_gpu);
   g_test_add_func ("/loader/sink-cuda/run-on-gpu", test_run_on_gpu);
+  g_test_add_func ("/loader/sink-cuda/nvml-by-bus-id-on-gpu", test_nvml_by_bus_id_on_gpu);
 #ifdef LS_FAKE_CUDA
+  g_test_add_func ("/loader/sink-cuda/fake/pci-bus-id", test_fake_pci_bus_id);
+  g_test_add_func ("/loader/sink-cuda/fake/run-nvml-by-bus-id", test_fake_run_nvml_by_bus_id);
   g_test_add_func ("/loader/sink-cuda/fake/no-driver", test_fake_no_driver);
   g_test_add_func ("/loader/sink-cuda/fake/no-device", test_fake_no_device);
   g_test_add_func ("/loader/sink-cuda/fake/bad-device-index", test_fake_bad_device_index);
