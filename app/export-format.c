@@ -36,7 +36,7 @@ static const ls_field machine_fields[] = {
   TN ("cuda", 256),
 };
 
-static const char *const sweep_statuses[] = { "running", "done", "interrupted", NULL };
+static const char *const sweep_statuses[] = { "running", "done", "failed", "interrupted", NULL };
 
 static const ls_field sweep_fields[] = {
   { "uuid", LS_FIELD_UUID, FALSE, 0, 0, NULL, 1 },
@@ -47,6 +47,7 @@ static const ls_field sweep_fields[] = {
   { "grid", LS_FIELD_JSON, FALSE, 0, 0, NULL, 1 },
   I ("configurations", 0, 1000000),
   I ("repeat", 1, 1000000),
+  { "error", LS_FIELD_TEXT, TRUE, 0, 65536, NULL, 3 },
 };
 
 const char *const ls_run_statuses[] = { "running", "done", "failed", "interrupted", NULL };

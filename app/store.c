@@ -92,6 +92,46 @@ ls_store_schema_version (ls_store *store)
   return v;
 }
 
+/* One schema step in its own transaction; rolled back whole on failure. */
+static gboolean
+migrate_step (ls_store *store, int v, GError **error)
+{
+  g_autofree char *name = g_strdup_printf ("/org/loadscope/Loadscope/schema/%03d.sql", v);
+  g_autoptr (GBytes) sql = g_resources_lookup_data (name, 0, NULL);
+  if (!sql)
+    {
+      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_SQL, "schema step %d is missing from this build", v);
+      return FALSE;
+    }
+  g_autofree char *text = g_strdup_printf ("BEGIN IMMEDIATE;\n%.*s\nPRAGMA user_version = %d;",
+                                           (int) g_bytes_get_size (sql), (const char *) g_bytes_get_data (sql, NULL), v);
+  sqlite3_stmt *st = NULL;
+  gboolean ok = ls_store_exec (store, text, error);
+  if (ok)
+    {
+      int rc = sqlite3_prepare_v2 (store->db, "PRAGMA foreign_key_check", -1, &st, NULL);
+      if (rc != SQLITE_OK)
+        ok = ls_store_set_error (store, rc, "checking references", error);
+      else if ((rc = sqlite3_step (st)) == SQLITE_ROW)
+        {
+          g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_SQL, "a row of table %s refers to a missing %s row",
+                       (const char *) sqlite3_column_text (st, 0), (const char *) sqlite3_column_text (st, 2));
+          ok = FALSE;
+        }
+      else if (rc != SQLITE_DONE)
+        ok = ls_store_set_error (store, rc, "checking references", error);
+      sqlite3_finalize (st);
+    }
+  if (ok)
+    ok = ls_store_exec (store, "COMMIT", error);
+  if (!ok)
+    {
+      sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+      g_prefix_error (error, "migrating to schema version %d: ", v);
+    }
+  return ok;
+}
+
 gboolean
 ls_store_migrate_to (ls_store *store, int version, GError **error)
 {
@@ -108,26 +148,17 @@ ls_store_migrate_to (ls_store *store, int version, GError **error)
                    current, LS_STORE_SCHEMA_VERSION);
       return FALSE;
     }
-  for (int v = current + 1; v <= version; v++)
-    {
-      g_autofree char *name = g_strdup_printf ("/org/loadscope/Loadscope/schema/%03d.sql", v);
-      g_autoptr (GBytes) sql = g_resources_lookup_data (name, 0, NULL);
-      g_autofree char *text = NULL;
-      if (!sql)
-        {
-          g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_SQL, "schema step %d is missing from this build", v);
-          return FALSE;
-        }
-      text = g_strdup_printf ("BEGIN IMMEDIATE;\n%.*s\nPRAGMA user_version = %d;\nCOMMIT;",
-                              (int) g_bytes_get_size (sql), (const char *) g_bytes_get_data (sql, NULL), v);
-      if (!ls_store_exec (store, text, error))
-        {
-          sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
-          g_prefix_error (error, "migrating to schema version %d: ", v);
-          return FALSE;
-        }
-    }
-  return TRUE;
+  /* Foreign keys off while the schema changes, as SQLite's procedure for
+   * rebuilding a table asks (a dropped parent table would otherwise clear
+   * its children's references), and checked before each step commits. */
+  if (current < version && !ls_store_exec (store, "PRAGMA foreign_keys = OFF", error))
+    return FALSE;
+  gboolean ok = TRUE;
+  for (int v = current + 1; ok && v <= version; v++)
+    ok = migrate_step (store, v, error);
+  if (current < version && !ls_store_exec (store, "PRAGMA foreign_keys = ON", ok ? error : NULL))
+    ok = FALSE;
+  return ok;
 }
 
 char *
@@ -377,16 +408,21 @@ ls_store_sweep_begin (ls_store *store, gint64 machine_id, const char *grid_json,
 }
 
 gboolean
-ls_store_sweep_end (ls_store *store, gint64 sweep_id, const char *status, GError **error)
+ls_store_sweep_end (ls_store *store, gint64 sweep_id, const char *status, const char *reason, GError **error)
 {
   sqlite3_stmt *st = NULL;
   g_autofree char *now = ls_store_now ();
-  int rc = sqlite3_prepare_v2 (store->db, "UPDATE sweep SET status = ?, finished_at = ? WHERE id = ?", -1, &st, NULL);
+  int rc = sqlite3_prepare_v2 (store->db, "UPDATE sweep SET status = ?, finished_at = ?, error = ? WHERE id = ?", -1,
+                               &st, NULL);
   if (rc != SQLITE_OK)
     return ls_store_set_error (store, rc, "finishing the sweep", error);
   sqlite3_bind_text (st, 1, status, -1, SQLITE_TRANSIENT);
   sqlite3_bind_text (st, 2, now, -1, SQLITE_TRANSIENT);
-  sqlite3_bind_int64 (st, 3, sweep_id);
+  if (reason)
+    sqlite3_bind_text (st, 3, reason, -1, SQLITE_TRANSIENT);
+  else
+    sqlite3_bind_null (st, 3);
+  sqlite3_bind_int64 (st, 4, sweep_id);
   rc = sqlite3_step (st);
   sqlite3_finalize (st);
   return rc == SQLITE_DONE ? TRUE : ls_store_set_error (store, rc, "finishing the sweep", error);

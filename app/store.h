@@ -11,7 +11,7 @@
 #include "loader/run.h"
 #include "platform/sysinfo.h"
 
-#define LS_STORE_SCHEMA_VERSION 2
+#define LS_STORE_SCHEMA_VERSION 3
 
 #define LS_STORE_ERROR (ls_store_error_quark ())
 GQuark ls_store_error_quark (void);
@@ -69,7 +69,9 @@ char *ls_machine_fingerprint (const char *hostname, const char *os, const char *
 /* Sweeps. */
 gint64 ls_store_sweep_begin (ls_store *store, gint64 machine_id, const char *grid_json, int configurations, int repeat,
                              GError **error);
-gboolean ls_store_sweep_end (ls_store *store, gint64 sweep_id, const char *status, GError **error);
+/* status: "done", "interrupted" or "failed"; reason: why it failed (NULL otherwise). */
+gboolean ls_store_sweep_end (ls_store *store, gint64 sweep_id, const char *status, const char *reason,
+                             GError **error);
 
 /* Recording one run. */
 typedef struct ls_run_recorder ls_run_recorder;

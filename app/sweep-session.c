@@ -20,6 +20,14 @@
  * left behind may hold the pipe open) before giving up on it. */
 #define DRAIN_TIMEOUT_S 2
 
+/* A runner's own words (its stderr, merged into the events pipe) are
+ * kept up to this many bytes, the latest ones. */
+#define SAID_MAX 4096
+
+/* `loadscope run` exits 2 for bad usage or input: the same for every
+ * configuration of the sweep, so the sweep stops there. */
+#define RUNNER_BAD_INPUT 2
+
 struct _LsSweepSession {
   GObject parent_instance;
 
@@ -36,6 +44,7 @@ struct _LsSweepSession {
   gboolean started;
   gboolean running;
   gboolean cancelled;
+  char *failure; /* why the sweep stopped by itself; NULL otherwise */
   JsonArray *summaries;
 
   /* The current run. */
@@ -43,6 +52,8 @@ struct _LsSweepSession {
   GDataInputStream *in;
   GCancellable *reading;
   char *label;
+  GString *said; /* what the runner wrote that is not an event */
+  char *run_error; /* its "error" event's message, said when it ends */
   JsonObject *summary;
   gboolean read_done;
   gboolean wait_done;
@@ -63,6 +74,7 @@ enum {
 static guint signals[N_SIGNALS];
 
 static void start_next (LsSweepSession *self);
+static char *runner_words (LsSweepSession *self);
 
 static void
 ls_sweep_session_dispose (GObject *object)
@@ -85,7 +97,7 @@ ls_sweep_session_finalize (GObject *object)
   LsSweepSession *self = LS_SWEEP_SESSION (object);
 
   if (self->store && self->sweep_id > 0 && self->running)
-    ls_store_sweep_end (self->store, self->sweep_id, "interrupted", NULL);
+    ls_store_sweep_end (self->store, self->sweep_id, "interrupted", NULL, NULL);
   g_clear_pointer (&self->store, ls_store_close);
   g_clear_pointer (&self->grid, ls_sweep_grid_free);
   g_clear_pointer (&self->knobs, g_hash_table_unref);
@@ -95,6 +107,10 @@ ls_sweep_session_finalize (GObject *object)
   g_clear_object (&self->in);
   g_clear_object (&self->reading);
   g_free (self->label);
+  g_free (self->failure);
+  g_free (self->run_error);
+  if (self->said)
+    g_string_free (self->said, TRUE);
   g_free (self->db);
   g_free (self->runner);
   G_OBJECT_CLASS (ls_sweep_session_parent_class)->finalize (object);
@@ -307,7 +323,8 @@ finish_sweep (LsSweepSession *self)
   g_autoptr (GError) error = NULL;
 
   self->running = FALSE;
-  if (!ls_store_sweep_end (self->store, self->sweep_id, self->cancelled ? "interrupted" : "done", &error))
+  const char *status = self->failure ? "failed" : self->cancelled ? "interrupted" : "done";
+  if (!ls_store_sweep_end (self->store, self->sweep_id, status, self->failure, &error))
     emit_error (self, "%s", error->message);
   g_clear_pointer (&self->store, ls_store_close);
   g_signal_emit (self, signals[SIGNAL_FINISHED], 0, self->cancelled);
@@ -329,19 +346,66 @@ end_run (LsSweepSession *self)
   g_clear_object (&self->in);
   g_clear_object (&self->reading);
 
-  if (summary)
-    json_array_add_object_element (self->summaries, json_object_ref (summary));
+  g_autofree char *said = runner_words (self);
+  g_autofree char *run_error = g_steal_pointer (&self->run_error);
+  if (status == RUNNER_BAD_INPUT && !summary && !self->cancelled)
+    {
+      /* Every configuration would be refused the same way: stop here. */
+      self->failure = g_strdup (run_error ? run_error : *said ? said : "the runner refused its input (exit status 2)");
+      emit_error (self, "%s", self->failure);
+    }
   else
     {
-      /* Its run, if it was recorded, is marked interrupted now. A runner
-       * told to stop before it could catch SIGINT is no news either. */
-      ls_store_mark_dead_runs (self->store, NULL);
-      if (!self->cancelled)
-        emit_error (self, "[%u/%u] %s: the runner ended without a summary (exit status %d)", self->current,
-                    self->total, label, status);
+      if (run_error && !self->cancelled)
+        emit_error (self, "[%u/%u] %s: %s", self->current, self->total, label, run_error);
+      if (summary)
+        json_array_add_object_element (self->summaries, json_object_ref (summary));
+      else
+        {
+          /* Its run, if it was recorded, is marked interrupted now. A runner
+           * told to stop before it could catch SIGINT is no news either. */
+          ls_store_mark_dead_runs (self->store, NULL);
+          if (!self->cancelled)
+            emit_error (self, "[%u/%u] %s: the runner ended without a summary (exit status %d)%s%s", self->current,
+                        self->total, label, status, *said ? ": " : "", said);
+        }
     }
   g_signal_emit (self, signals[SIGNAL_RUN_FINISHED], 0, self->current, summary);
   start_next (self);
+}
+
+/* What the runner wrote outside its events, trimmed, on one line each
+ * joined by "; ", without the "loadscope run: " prefix of its messages. */
+static char *
+runner_words (LsSweepSession *self)
+{
+  g_autoptr (GString) out = g_string_new (NULL);
+  g_auto (GStrv) lines = g_strsplit (self->said ? self->said->str : "", "\n", -1);
+  for (guint i = 0; lines[i]; i++)
+    {
+      char *line = g_strstrip (lines[i]);
+      if (g_str_has_prefix (line, "loadscope run: "))
+        line += strlen ("loadscope run: ");
+      if (!*line)
+        continue;
+      if (out->len)
+        g_string_append (out, "; ");
+      g_string_append (out, line);
+    }
+  if (self->said)
+    g_string_truncate (self->said, 0);
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+static void
+keep_said (LsSweepSession *self, const char *line, gsize len)
+{
+  if (!self->said)
+    self->said = g_string_new (NULL);
+  g_string_append_len (self->said, line, (gssize) len);
+  g_string_append_c (self->said, '\n');
+  if (self->said->len > SAID_MAX)
+    g_string_erase (self->said, 0, (gssize) (self->said->len - SAID_MAX));
 }
 
 static void
@@ -360,11 +424,14 @@ handle_line (LsSweepSession *self, const char *line, gsize len)
   JsonObject *event;
   const char *kind;
 
-  if (!g_utf8_validate (line, (gssize) len, NULL) || !json_parser_load_from_data (parser, line, (gssize) len, NULL))
+  if (!g_utf8_validate (line, (gssize) len, NULL))
     return;
-  root = json_parser_get_root (parser);
-  if (!root || !JSON_NODE_HOLDS_OBJECT (root))
-    return;
+  if (line[0] != '{' || !json_parser_load_from_data (parser, line, (gssize) len, NULL)
+      || !(root = json_parser_get_root (parser)) || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      keep_said (self, line, len);
+      return;
+    }
   event = json_node_get_object (root);
   kind = json_object_get_string_member_with_default (event, "event", "");
   if (strcmp (kind, "finished") == 0)
@@ -377,10 +444,13 @@ handle_line (LsSweepSession *self, const char *line, gsize len)
         }
     }
   g_signal_emit (self, signals[SIGNAL_EVENT], 0, event);
-  /* After cancel, the runner's "interrupted after N batches" is no news. */
+  /* Said when the run ends, once it is known whether it stops the sweep.
+   * After cancel, the runner's "interrupted after N batches" is no news. */
   if (strcmp (kind, "error") == 0 && !self->cancelled)
-    emit_error (self, "[%u/%u] %s: %s", self->current, self->total, self->label,
-                json_object_get_string_member_with_default (event, "message", "?"));
+    {
+      g_free (self->run_error);
+      self->run_error = g_strdup (json_object_get_string_member_with_default (event, "message", "?"));
+    }
 }
 
 static void
@@ -429,7 +499,7 @@ start_next (LsSweepSession *self)
 {
   guint size = ls_sweep_grid_size (self->grid);
 
-  while (!self->cancelled && self->current < self->total)
+  while (!self->cancelled && !self->failure && self->current < self->total)
     {
       g_autoptr (GError) error = NULL;
       guint c = self->current % size;
@@ -445,7 +515,9 @@ start_next (LsSweepSession *self)
           g_free (label);
           label = more;
         }
-      self->proc = g_subprocess_newv ((const char *const *) argv->pdata, G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error);
+      /* Its stderr comes on the same pipe: a reason it gives is shown. */
+      self->proc = g_subprocess_newv ((const char *const *) argv->pdata,
+                                      G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_MERGE, &error);
       if (!self->proc)
         {
           emit_error (self, "[%u/%u] %s: %s", self->current, self->total, label, error->message);
@@ -509,4 +581,11 @@ ls_sweep_session_get_summaries (LsSweepSession *self)
 {
   g_return_val_if_fail (LS_IS_SWEEP_SESSION (self), NULL);
   return self->summaries;
+}
+
+const char *
+ls_sweep_session_get_failure (LsSweepSession *self)
+{
+  g_return_val_if_fail (LS_IS_SWEEP_SESSION (self), NULL);
+  return self->failure;
 }

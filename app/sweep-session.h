@@ -34,6 +34,10 @@ guint ls_sweep_session_get_total (LsSweepSession *self);    /* configurations x 
 guint ls_sweep_session_get_current (LsSweepSession *self);  /* 1-based, 0 before the first */
 gint64 ls_sweep_session_get_sweep_id (LsSweepSession *self);
 gboolean ls_sweep_session_is_running (LsSweepSession *self);
+/* Why the sweep stopped by itself (a runner refused its input: exit status
+ * 2, so every configuration would), in the runner's words; NULL when it
+ * did not. The sweep is then recorded as failed with this reason. */
+const char *ls_sweep_session_get_failure (LsSweepSession *self);
 /* The summaries of the runs that finished, in order. */
 JsonArray *ls_sweep_session_get_summaries (LsSweepSession *self);
 
@@ -48,7 +52,9 @@ JsonArray *ls_sweep_session_get_summaries (LsSweepSession *self);
  * one "run-finished", also a runner that could not be started (NULL, after
  * an "error"). "error" also reports a runner's own "error" events (a
  * failed run) and a runner that ended without a summary (its run is then
- * marked interrupted in the store), both except after cancel.
+ * marked interrupted in the store), both except after cancel. A runner's
+ * own words (its stderr) are part of the message. A runner that exits 2
+ * (bad input) ends the sweep: "error" with its words, then "finished".
  */
 
 G_END_DECLS

@@ -303,7 +303,7 @@ ls_sweep_main (int argc, char **argv, ls_sweep_result *result)
   signal (SIGTERM, SIG_DFL);
   result->interrupted = interrupted != 0;
   if (store)
-    ls_store_sweep_end (store, result->sweep_id, result->interrupted ? "interrupted" : "done", NULL);
+    ls_store_sweep_end (store, result->sweep_id, result->interrupted ? "interrupted" : "done", NULL, NULL);
 
   if (json)
     {

@@ -3,6 +3,7 @@
  * export a PNG and a bundle, import the bundle; a screenshot is kept. */
 #include <adwaita.h>
 #include <glib/gstdio.h>
+#include <string.h>
 
 #include "app/settings.h"
 #include "ui/ls-application.h"
@@ -51,6 +52,12 @@ sweep_done (void)
 {
   return ls_results_page_count_charts_with_data (results) > 0
          && gtk_widget_get_visible (GTK_WIDGET (gtk_widget_get_first_child (GTK_WIDGET (results)))) == FALSE;
+}
+
+static gboolean
+dataset_checked (void)
+{
+  return !ls_setup_page_is_checking_dataset (setup);
 }
 
 static gboolean
@@ -105,6 +112,28 @@ test_workbench_end_to_end (void)
   history = find_child_of_type (GTK_WIDGET (window), LS_TYPE_HISTORY_PAGE);
   g_assert_nonnull (setup);
   save_screenshot ("gui-setup-empty.png");
+
+  /* A folder of JPEGs without class folders: what is wrong is said on the
+   * page when it is chosen, and the sweep is refused with the reason. */
+  g_autofree char *flat = g_build_filename (g_get_user_cache_dir (), "flat-jpegs", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (flat, 0700), ==, 0);
+  for (int i = 0; i < 30; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("%s/img%02d.jpg", flat, i);
+      g_assert_true (g_file_set_contents (name, "\xff\xd8\xff\xd9", 4, NULL));
+    }
+  ls_setup_page_set_dataset (setup, flat);
+  iterate_until (dataset_checked, 30);
+  g_assert_nonnull (ls_setup_page_get_dataset_problem (setup));
+  g_assert_nonnull (strstr (ls_setup_page_get_dataset_problem (setup), "found 30 JPEG files but no class folders"));
+  {
+    g_autoptr (GError) refused = NULL;
+    g_autoptr (GHashTable) none = ls_setup_page_get_knobs (setup, &refused);
+    g_assert_null (none);
+    g_assert_nonnull (strstr (refused->message, "no class folders"));
+  }
+  iterate_until (never, 1);
+  save_screenshot ("gui-setup-bad-dataset.png");
 
   /* Generate the (small) sample dataset from the Setup page. */
   ls_setup_page_set_dataset (setup, NULL);

@@ -49,9 +49,11 @@ test_old_store_is_migrated (void)
       store,
       "INSERT INTO machine (fingerprint, hostname, os, kernel, arch, cpu_model, logical_cores, ram_bytes) "
       "VALUES ('f', 'h', 'os', 'k', 'x86_64', 'cpu', 2, 1);"
-      "INSERT INTO run (uuid, machine_id, started_at, status, dataset, format, workers, start_method, batch_size, "
+      "INSERT INTO sweep (uuid, machine_id, started_at, status, grid, configurations, repeat) "
+      "VALUES ('s1', 1, '2026-11-01T00:00:00Z', 'done', '{}', 1, 1);"
+      "INSERT INTO run (uuid, machine_id, sweep_id, started_at, status, dataset, format, workers, start_method, batch_size, "
       "prefetch, persistent, shuffle, drop_last, in_order, seed, timeout_s, on_error, output, epochs, max_batches, "
-      "warmup, sink, simulated, summary) VALUES ('u1', 1, '2026-11-01T00:00:00Z', 'done', 'd', 'jpeg-dir', 2, 'fork', "
+      "warmup, sink, simulated, summary) VALUES ('u1', 1, 1, '2026-11-01T00:00:00Z', 'done', 'd', 'jpeg-dir', 2, 'fork', "
       "64, 2, 0, 1, 0, 1, 0, 60, 'fail', 'f32-chw', 1, 0, 2, 'none', 0, "
       "'{\"throughput_sps\": 1234.5, \"batch_wait_ms\": {\"p50\": 1.5}, \"memory\": {\"pss_peak_bytes\": 99}}');"
       "INSERT INTO batch (run_id, seq, epoch, batch, samples, ready_ms, wait_ms) VALUES (1, 0, 0, 0, 64, 1, 1);",
@@ -67,6 +69,18 @@ test_old_store_is_migrated (void)
   g_assert_cmpstr (t, ==, "1234.5/1.5/99");
   /* The old batch row gained the device columns, empty. */
   g_assert_cmpint (ls_test_sql_int (path, "SELECT count(*) FROM batch WHERE copy_ms IS NULL"), ==, 1);
+  /* Version 3 rebuilt the sweep table: the run keeps its sweep, which can
+   * now fail with a reason, and references are enforced again after. */
+  g_assert_cmpint (ls_test_sql_int (path, "SELECT sweep_id FROM run WHERE uuid = 'u1'"), ==, 1);
+  store = ls_store_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_true (ls_store_sweep_end (store, 1, "failed", "no class folders", &error));
+  g_assert_no_error (error);
+  g_autofree char *why = ls_test_sql_text (path, "SELECT status || ': ' || error FROM sweep WHERE id = 1");
+  g_assert_cmpstr (why, ==, "failed: no class folders");
+  g_assert_true (ls_store_exec (store, "DELETE FROM sweep WHERE id = 1", &error));
+  ls_store_close (store);
+  g_assert_cmpint (ls_test_sql_int (path, "SELECT count(*) FROM run WHERE sweep_id IS NULL"), ==, 1);
 }
 
 static void

@@ -409,6 +409,49 @@ test_bad_knobs (void)
   g_assert_false (g_file_test (db, G_FILE_TEST_EXISTS));
 }
 
+/* A runner that refuses its input (exit status 2: JPEGs but no class
+ * folders) stops the sweep at once, in its own words, recorded failed. */
+static void
+test_bad_input_stops (void)
+{
+  g_autofree char *db = tmp_path ("bad-input.sqlite");
+  g_autofree char *flat = tmp_path ("flat-jpegs");
+  g_assert_cmpint (g_mkdir_with_parents (flat, 0700), ==, 0);
+  for (int i = 0; i < 3; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("%s/img%d.jpg", flat, i);
+      g_assert_true (g_file_set_contents (name, "\xff\xd8\xff\xd9", 4, NULL));
+    }
+  g_autoptr (GHashTable) knobs = knobs_new ("dataset", flat, "workers", "0,1,2", "pin", "off,staging", "sink", "sim",
+                                            "batches", "3", NULL);
+  g_autoptr (LsSweepSession) s = ls_sweep_session_new (knobs, db, runner ());
+  g_autoptr (GError) error = NULL;
+  recorder r;
+
+  recorder_init (&r, s, db, ON_NOTHING);
+  g_assert_true (ls_sweep_session_start (s, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (ls_sweep_session_get_total (s), ==, 6);
+  recorder_run (&r);
+
+  g_assert_cmpuint (r.finishes, ==, 1);
+  g_assert_false (r.cancelled);
+  g_assert_cmpuint (r.runs_started, ==, 1);
+  const char *failure = ls_sweep_session_get_failure (s);
+  g_assert_nonnull (failure);
+  g_assert_nonnull (strstr (failure, "found 3 JPEG files but no class folders"));
+  g_assert_cmpuint (r.errors->len, ==, 1);
+  g_assert_cmpstr (r.errors->pdata[0], ==, failure);
+
+  gint64 sweep = ls_sweep_session_get_sweep_id (s);
+  g_autofree char *status = sweep_status (db, sweep);
+  g_assert_cmpstr (status, ==, "failed");
+  g_autofree char *sql = g_strdup_printf ("SELECT error FROM sweep WHERE id = %" G_GINT64_FORMAT, sweep);
+  g_autofree char *why = ls_test_sql_text (db, sql);
+  g_assert_cmpstr (why, ==, failure);
+  recorder_clear (&r);
+}
+
 static void
 test_repeat (void)
 {
@@ -444,6 +487,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/sweep-session/killed-runner", test_killed_runner);
   g_test_add_func ("/app/sweep-session/bad-knobs", test_bad_knobs);
   g_test_add_func ("/app/sweep-session/repeat", test_repeat);
+  g_test_add_func ("/app/sweep-session/bad-input-stops", test_bad_input_stops);
   int rc = ls_test_run_checked_shm_only ();
   ls_test_remove_tree (tmp_dir);
   g_free (tmp_dir);

@@ -32,6 +32,7 @@ void
 ls_run_page_sweep_started (LsRunPage *self, guint total)
 {
   self->total = total;
+  gtk_label_set_text (self->heading, "Starting the sweep…");
   gtk_widget_set_visible (GTK_WIDGET (self->idle), FALSE);
   gtk_widget_set_visible (self->live, TRUE);
   gtk_progress_bar_set_fraction (self->sweep_progress, 0);
@@ -111,8 +112,21 @@ ls_run_page_event (LsRunPage *self, JsonObject *ev)
 }
 
 void
-ls_run_page_sweep_finished (LsRunPage *self, gboolean cancelled)
+ls_run_page_sweep_finished (LsRunPage *self, gboolean cancelled, const char *failure)
 {
+  if (failure)
+    {
+      /* Nothing more to watch: the reason, where the live view was. */
+      adw_status_page_set_icon_name (self->idle, "dialog-error-symbolic");
+      adw_status_page_set_title (self->idle, "Sweep failed");
+      g_autofree char *text = g_markup_printf_escaped ("%s\n\nThe sweep is recorded as failed. Fix the setup and run "
+                                                       "it again (Ctrl+R).",
+                                                       failure);
+      adw_status_page_set_description (self->idle, text);
+      gtk_widget_set_visible (self->live, FALSE);
+      gtk_widget_set_visible (GTK_WIDGET (self->idle), TRUE);
+      return;
+    }
   gtk_progress_bar_set_fraction (self->sweep_progress, cancelled ? gtk_progress_bar_get_fraction (self->sweep_progress) : 1);
   gtk_progress_bar_set_text (self->sweep_progress, cancelled ? "Cancelled" : "Sweep finished");
 }

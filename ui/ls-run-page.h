@@ -13,6 +13,8 @@ G_DECLARE_FINAL_TYPE (LsRunPage, ls_run_page, LS, RUN_PAGE, GtkBox)
 void ls_run_page_sweep_started (LsRunPage *self, guint total);
 void ls_run_page_run_started (LsRunPage *self, guint index, guint total, const char *label);
 void ls_run_page_event (LsRunPage *self, JsonObject *event);
-void ls_run_page_sweep_finished (LsRunPage *self, gboolean cancelled);
+/* failure: why the sweep stopped by itself (shown instead of the live
+ * view); NULL when it did not. */
+void ls_run_page_sweep_finished (LsRunPage *self, gboolean cancelled, const char *failure);
 
 G_END_DECLS

@@ -1,11 +1,13 @@
 #include "ui/ls-setup-page.h"
 
+#include "app/dataset-check.h"
 #include "app/sample-dataset.h"
 #include "ui/ls-window.h"
 
 struct _LsSetupPage {
   GtkBox parent_instance;
   AdwActionRow *dataset_row;
+  GtkLabel *dataset_problem_label; /* what the check found wrong, in full */
   GtkProgressBar *generate_progress;
   GtkButton *generate_button;
   AdwEntryRow *workers;
@@ -19,6 +21,8 @@ struct _LsSetupPage {
   GtkSpinButton *batches;
   GtkLabel *estimate;
   char *dataset;
+  char *dataset_problem;  /* why the chosen dataset cannot be used; NULL: fine or unchecked */
+  GCancellable *checking; /* the check of the chosen dataset, while it runs */
   gboolean generating;
 };
 
@@ -126,12 +130,68 @@ on_changed (LsSetupPage *self)
 
 /* ------------------------------------------------------------ dataset */
 
+/* The dataset row's subtitle: the path, and what the check found; a
+ * problem also in full below the row, where it wraps. */
+static void
+show_dataset (LsSetupPage *self, const char *finding, gboolean bad)
+{
+  gtk_widget_set_visible (GTK_WIDGET (self->dataset_problem_label), bad);
+  if (!self->dataset || !*self->dataset)
+    {
+      adw_action_row_set_subtitle (self->dataset_row, "None chosen yet");
+      return;
+    }
+  g_autofree char *text = g_markup_printf_escaped ("%s\n%s", self->dataset, bad ? "Cannot be used (see below)" : finding);
+  adw_action_row_set_subtitle (self->dataset_row, text);
+  if (bad)
+    gtk_label_set_text (self->dataset_problem_label, finding);
+}
+
+static void
+check_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *description = ls_dataset_check_finish (result, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  LsSetupPage *self = user_data; /* alive: dispose cancels the check */
+  g_clear_object (&self->checking);
+  g_clear_pointer (&self->dataset_problem, g_free);
+  if (!description)
+    self->dataset_problem = g_strdup (error->message);
+  show_dataset (self, description ? description : self->dataset_problem, description == NULL);
+}
+
 void
 ls_setup_page_set_dataset (LsSetupPage *self, const char *path)
 {
   g_free (self->dataset);
   self->dataset = g_strdup (path);
-  adw_action_row_set_subtitle (self->dataset_row, path && *path ? path : "None chosen yet");
+  g_clear_pointer (&self->dataset_problem, g_free);
+  if (self->checking)
+    g_cancellable_cancel (self->checking);
+  g_clear_object (&self->checking);
+  if (!path || !*path)
+    {
+      show_dataset (self, NULL, FALSE);
+      return;
+    }
+  /* The runner's own check, now, so a bad choice is said where it was made. */
+  show_dataset (self, "Checking…", FALSE);
+  self->checking = g_cancellable_new ();
+  ls_dataset_check_async (path, self->checking, check_done, self);
+}
+
+gboolean
+ls_setup_page_is_checking_dataset (LsSetupPage *self)
+{
+  return self->checking != NULL;
+}
+
+const char *
+ls_setup_page_get_dataset_problem (LsSetupPage *self)
+{
+  return self->dataset_problem;
 }
 
 const char *
@@ -264,6 +324,12 @@ ls_setup_page_get_knobs (LsSetupPage *self, GError **error)
                            "Choose a dataset first, or generate the sample one.");
       return NULL;
     }
+  if (self->dataset_problem)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "The dataset cannot be used: %s",
+                   self->dataset_problem);
+      return NULL;
+    }
   g_autofree char *pins = checked_list (self->pin, pin_names, 3);
   g_autofree char *starts = checked_list (self->start, start_names, 2);
   const char *workers = gtk_editable_get_text (GTK_EDITABLE (self->workers));
@@ -366,6 +432,10 @@ ls_setup_page_dispose (GObject *object)
   if (s && self->dataset)
     g_settings_set_string (s, "last-dataset", self->dataset);
   g_clear_pointer (&self->dataset, g_free);
+  g_clear_pointer (&self->dataset_problem, g_free);
+  if (self->checking)
+    g_cancellable_cancel (self->checking);
+  g_clear_object (&self->checking);
   G_OBJECT_CLASS (ls_setup_page_parent_class)->dispose (object);
 }
 
@@ -415,6 +485,14 @@ ls_setup_page_init (LsSetupPage *self)
   gtk_widget_set_visible (GTK_WIDGET (self->generate_progress), FALSE);
   gtk_widget_set_margin_top (GTK_WIDGET (self->generate_progress), 6);
   adw_preferences_group_add (data, GTK_WIDGET (self->generate_progress));
+  self->dataset_problem_label = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_wrap (self->dataset_problem_label, TRUE);
+  gtk_label_set_xalign (self->dataset_problem_label, 0);
+  gtk_label_set_selectable (self->dataset_problem_label, TRUE);
+  gtk_widget_set_margin_top (GTK_WIDGET (self->dataset_problem_label), 8);
+  gtk_widget_add_css_class (GTK_WIDGET (self->dataset_problem_label), "error");
+  gtk_widget_set_visible (GTK_WIDGET (self->dataset_problem_label), FALSE);
+  adw_preferences_group_add (data, GTK_WIDGET (self->dataset_problem_label));
   g_signal_connect_swapped (folder, "clicked", G_CALLBACK (on_choose_folder), self);
   g_signal_connect_swapped (file, "clicked", G_CALLBACK (on_choose_file), self);
   g_signal_connect_swapped (self->generate_button, "clicked", G_CALLBACK (ls_setup_page_generate_sample), self);

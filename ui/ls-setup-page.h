@@ -20,6 +20,11 @@ GHashTable *ls_setup_page_get_knobs (LsSetupPage *self, GError **error);
 void ls_setup_page_generate_sample (LsSetupPage *self);
 
 const char *ls_setup_page_get_dataset (LsSetupPage *self);
+/* Chooses a dataset and checks it at once, in a thread, as `loadscope run`
+ * would: what is wrong shows on the page, and the sweep is refused. */
 void ls_setup_page_set_dataset (LsSetupPage *self, const char *path);
+gboolean ls_setup_page_is_checking_dataset (LsSetupPage *self);
+/* Why the chosen dataset cannot be used; NULL when it can (or unchecked). */
+const char *ls_setup_page_get_dataset_problem (LsSetupPage *self);
 
 G_END_DECLS

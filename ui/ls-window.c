@@ -20,6 +20,7 @@ struct _LsWindow {
   LsResultsPage *results_page;
   LsHistoryPage *history_page;
   LsSweepSession *session;
+  GPtrArray *sweep_toasts; /* AdwToast: the current sweep's, dismissed with it */
   char *db;
 };
 
@@ -37,6 +38,24 @@ const char *
 ls_window_get_db (LsWindow *self)
 {
   return self->db;
+}
+
+/* A toast about the sweep going on: none of them outlives the next start. */
+static void
+sweep_toast (LsWindow *self, const char *message)
+{
+  AdwToast *toast = adw_toast_new (message);
+  adw_toast_set_timeout (toast, 6);
+  g_ptr_array_add (self->sweep_toasts, g_object_ref (toast));
+  adw_toast_overlay_add_toast (self->toasts, toast);
+}
+
+static void
+dismiss_sweep_toasts (LsWindow *self)
+{
+  for (guint i = 0; i < self->sweep_toasts->len; i++)
+    adw_toast_dismiss (self->sweep_toasts->pdata[i]);
+  g_ptr_array_set_size (self->sweep_toasts, 0);
 }
 
 static void
@@ -64,36 +83,38 @@ on_event (LsSweepSession *session, JsonObject *event, LsWindow *self)
 static void
 on_run_finished (LsSweepSession *session, guint index, JsonObject *summary, LsWindow *self)
 {
-  if (!summary)
-    ls_window_toast (self, "A runner stopped without finishing its run; it is marked interrupted. The sweep goes on.");
-  else if (g_strcmp0 (json_object_get_string_member_with_default (summary, "status", ""), "failed") == 0)
+  /* A runner that ended without a summary was reported by "error". */
+  if (summary && g_strcmp0 (json_object_get_string_member_with_default (summary, "status", ""), "failed") == 0)
     {
       g_autofree char *msg = g_strdup_printf ("Run %u failed: %s", index,
                                               json_object_get_string_member_with_default (summary, "error", "?"));
-      ls_window_toast (self, msg);
+      sweep_toast (self, msg);
     }
 }
 
 static void
 on_error (LsSweepSession *session, const char *message, LsWindow *self)
 {
-  ls_window_toast (self, message);
+  /* A failed sweep says why on the Run page instead. */
+  if (!ls_sweep_session_get_failure (session))
+    sweep_toast (self, message);
 }
 
 static void
 on_finished (LsSweepSession *session, gboolean cancelled, LsWindow *self)
 {
+  const char *failure = ls_sweep_session_get_failure (session);
   set_running (self, FALSE);
-  ls_run_page_sweep_finished (self->run_page, cancelled);
+  ls_run_page_sweep_finished (self->run_page, cancelled, failure);
   JsonArray *summaries = ls_sweep_session_get_summaries (session);
-  if (summaries && json_array_get_length (summaries) > 0)
+  if (!failure && summaries && json_array_get_length (summaries) > 0)
     {
       ls_results_page_show_sweep (self->results_page, self->db, ls_sweep_session_get_sweep_id (session), summaries);
       adw_view_stack_set_visible_child_name (self->stack, "results");
     }
   ls_history_page_reload (self->history_page);
   if (cancelled)
-    ls_window_toast (self, "Sweep cancelled; the current run is recorded as interrupted.");
+    sweep_toast (self, "Sweep cancelled; the current run is recorded as interrupted.");
   g_signal_handlers_disconnect_by_data (session, self);
   g_clear_object (&self->session);
 }
@@ -106,6 +127,7 @@ run_activated (GtkWidget *widget, const char *action, GVariant *param)
 
   if (self->session)
     return;
+  dismiss_sweep_toasts (self);
   g_autoptr (GHashTable) knobs = ls_setup_page_get_knobs (self->setup_page, &error);
   if (!knobs)
     {
@@ -174,6 +196,7 @@ static void
 ls_window_finalize (GObject *object)
 {
   LsWindow *self = LS_WINDOW (object);
+  g_clear_pointer (&self->sweep_toasts, g_ptr_array_unref);
   g_free (self->db);
   G_OBJECT_CLASS (ls_window_parent_class)->finalize (object);
 }
@@ -210,6 +233,7 @@ static void
 ls_window_init (LsWindow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->sweep_toasts = g_ptr_array_new_with_free_func (g_object_unref);
   const char *db = g_getenv ("LOADSCOPE_DB");
   self->db = db && *db ? g_strdup (db) : ls_store_default_path ();
   ls_history_page_set_db (self->history_page, self->db);
