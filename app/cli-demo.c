@@ -11,9 +11,12 @@
 #include "app/chart-store.h"
 #include "app/dataset-maker.h"
 #include "app/recommend.h"
+#include "app/run-options.h"
 #include "app/sample-dataset.h"
 #include "app/store.h"
 #include "app/sweep.h"
+
+#define DEMO_BATCHES "24"
 
 static void
 show_generation (uint64_t done, uint64_t total, uint64_t bytes, void *user)
@@ -60,7 +63,10 @@ ls_cli_demo (int argc, char **argv)
                                 "off,staging over it into the run store, and prints the comparison and a\n"
                                 "recommendation, and writes the sweep's charts (GPU utilization and\n"
                                 "throughput, batch wait, peak memory against workers) as PNG files.\n"
-                                "Without a GPU the consumer is the simulated one, and says so.");
+                                "Without a GPU the consumer is the simulated one, and says so.\n"
+                                "\n"
+                                "Each run: " DEMO_BATCHES " batches, the first 2 not measured; every other knob as\n"
+                                "`loadscope run` has it: " LS_RUN_DEFAULTS_TEXT ".");
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       fprintf (stderr, "loadscope demo: %s\n", error->message);
@@ -73,14 +79,16 @@ ls_cli_demo (int argc, char **argv)
     }
 
   g_autofree char *store_path = db ? g_strdup (db) : ls_store_default_path ();
+  /* The knobs not swept are the defaults of every run (run-options.h). */
   const char *sweep_argv[] = {
-    "sweep", "--dataset", dataset, "--workers", "0,1,2,4", "--pin", "off,staging", "--batch-size", "32",
-    "--batches", "24", "--warmup", "2", "--persistent", "on", "--model-ms", "15", "--sink", "auto",
-    "--db", store_path, "--quiet", NULL,
+    "sweep", "--dataset", dataset, "--workers", "0,1,2,4", "--pin", "off,staging", "--batches", DEMO_BATCHES,
+    "--warmup", "2", "--sink", "auto", "--db", store_path, "--quiet", NULL,
   };
   int sweep_argc = (int) G_N_ELEMENTS (sweep_argv) - 1;
   ls_sweep_result result;
-  printf ("Loadscope demo: %s, workers 0,1,2,4 x pin off,staging, batch 32, 24 batches each\n\n", dataset);
+  printf ("Loadscope demo: %s, workers 0,1,2,4 x pin off,staging, %s batches each;\n"
+          "the other knobs as every run has them: %s\n\n",
+          dataset, DEMO_BATCHES, LS_RUN_DEFAULTS_TEXT);
   fflush (stdout);
   int rc = ls_sweep_main (sweep_argc, (char **) sweep_argv, &result);
   if (rc == 2 || !result.summaries)
@@ -89,8 +97,8 @@ ls_cli_demo (int argc, char **argv)
       return rc ? rc : 1;
     }
   ls_sweep_print_table (stdout, result.summaries);
-  ls_recommendation rec = ls_recommend (result.summaries);
-  printf ("\n%s\n", rec.reason);
+  printf ("\n");
+  ls_recommend_print (stdout, result.summaries);
   printf ("\nThe runs are recorded in %s (sweep %" G_GINT64_FORMAT ").\n", result.store_path ? result.store_path : store_path,
           result.sweep_id);
   printf ("See them with `loadscope history`, one run with `loadscope show RUN`.\n");
@@ -111,7 +119,6 @@ ls_cli_demo (int argc, char **argv)
         }
       ls_chart_release_fonts ();
     }
-  ls_recommendation_clear (&rec);
   ls_sweep_result_clear (&result);
   return rc;
 }

@@ -101,6 +101,9 @@ ls_cli_run (int argc, char **argv)
                                 "memory of the runner and its workers, and CPU. The run is recorded in the\n"
                                 "store (see `loadscope history`) unless --no-db.\n"
                                 "\n"
+                                "Defaults (the same for sweep, demo and the window): workers "
+                                G_STRINGIFY (LS_RUN_DEFAULT_WORKERS) ",\n" LS_RUN_DEFAULTS_TEXT ".\n"
+                                "\n"
                                 "Exit status: 0 the run finished, 1 it failed (the reason is printed),\n"
                                 "2 bad usage or bad input.");
   if (!g_option_context_parse (context, &argc, &argv, &error))

@@ -14,6 +14,7 @@
 #include "app/cli-run.h"
 #include "app/cli-show.h"
 #include "app/cli-sweep.h"
+#include "app/run-options.h"
 
 typedef struct {
   const char *name;
@@ -58,6 +59,9 @@ print_usage (FILE *to)
            "Options:\n"
            "  -h, --help     show this help\n"
            "  --version      show the version\n"
+           "\n"
+           "Every run, sweep and demo starts from the same knobs unless told otherwise:\n"
+           "workers " G_STRINGIFY (LS_RUN_DEFAULT_WORKERS) ", " LS_RUN_DEFAULTS_TEXT ".\n"
            "\n"
            "`loadscope COMMAND --help` describes each command's options.\n");
 }

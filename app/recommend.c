@@ -1,5 +1,7 @@
 #include "app/recommend.h"
 
+#include <string.h>
+
 static double
 number (JsonObject *o, const char *name)
 {
@@ -18,25 +20,80 @@ peak_memory (JsonObject *o)
   return pss >= 0 ? pss : number (json_node_get_object (m), "private_peak_bytes");
 }
 
-static char *
-knobs_text (JsonObject *o)
+/* The pin mode, NULL when the run had no device (none sink). */
+static const char *
+pin_of (JsonObject *o)
 {
   JsonNode *pin = json_object_get_member (o, "pin");
-  return g_strdup_printf ("%" G_GINT64_FORMAT " workers (%s), batch %" G_GINT64_FORMAT ", prefetch %" G_GINT64_FORMAT
-                          "%s%s%s",
-                          json_object_get_int_member_with_default (o, "workers", 0),
-                          json_object_get_string_member_with_default (o, "start", "?"),
-                          json_object_get_int_member_with_default (o, "batch_size", 0),
-                          json_object_get_int_member_with_default (o, "prefetch", 0),
-                          pin && !json_node_is_null (pin) ? ", pin " : "",
-                          pin && !json_node_is_null (pin) ? json_node_get_string (pin) : "",
-                          json_object_get_boolean_member_with_default (o, "persistent", FALSE) ? ", persistent" : "");
+  return pin && JSON_NODE_HOLDS_VALUE (pin) && json_node_get_value_type (pin) == G_TYPE_STRING
+             ? json_node_get_string (pin)
+             : NULL;
+}
+
+static gboolean
+flag_of (JsonObject *o, const char *name)
+{
+  JsonNode *n = json_object_get_member (o, name);
+  return n && JSON_NODE_HOLDS_VALUE (n) && json_node_get_boolean (n);
+}
+
+char *
+ls_recommend_knobs_text (JsonObject *o)
+{
+  gint64 workers = json_object_get_int_member_with_default (o, "workers", 0);
+  const char *pin = pin_of (o);
+  GString *s = g_string_new (NULL);
+
+  if (workers == 0)
+    g_string_append (s, "0 workers (loading in the training process)");
+  else
+    g_string_append_printf (s, "%" G_GINT64_FORMAT " worker%s (%s)", workers, workers == 1 ? "" : "s",
+                            json_object_get_string_member_with_default (o, "start", "fork"));
+  g_string_append_printf (s, ", batch %" G_GINT64_FORMAT, json_object_get_int_member_with_default (o, "batch_size", 0));
+  if (workers > 0)
+    g_string_append_printf (s, ", prefetch %" G_GINT64_FORMAT ", persistent workers %s",
+                            json_object_get_int_member_with_default (o, "prefetch", 0),
+                            flag_of (o, "persistent") ? "on" : "off");
+  if (pin)
+    g_string_append_printf (s, ", pin %s", pin);
+  if (pin && flag_of (o, "non_blocking"))
+    g_string_append (s, ", non-blocking copies");
+  return g_string_free (s, FALSE);
+}
+
+char *
+ls_recommend_dataloader_text (JsonObject *o)
+{
+  gint64 workers = json_object_get_int_member_with_default (o, "workers", 0);
+  const char *pin = pin_of (o);
+  gboolean pinned = pin && strcmp (pin, "off") != 0;
+  GString *s = g_string_new (NULL);
+
+  g_string_append_printf (s, "DataLoader(dataset, batch_size=%" G_GINT64_FORMAT ", num_workers=%" G_GINT64_FORMAT,
+                          json_object_get_int_member_with_default (o, "batch_size", 0), workers);
+  if (pin)
+    g_string_append_printf (s, ", pin_memory=%s", pinned ? "True" : "False");
+  /* PyTorch refuses both with num_workers=0. */
+  if (workers > 0)
+    {
+      g_string_append_printf (s, ", persistent_workers=%s, prefetch_factor=%" G_GINT64_FORMAT,
+                              flag_of (o, "persistent") ? "True" : "False",
+                              json_object_get_int_member_with_default (o, "prefetch", 0));
+      if (g_strcmp0 (json_object_get_string_member_with_default (o, "start", "fork"), "spawn") == 0)
+        g_string_append (s, ", multiprocessing_context=\"spawn\"");
+    }
+  g_string_append (s, ")");
+  if (pin && flag_of (o, "non_blocking"))
+    g_string_append (s, "; batch.to(device, non_blocking=True)");
+  if (pin && strcmp (pin, "arena") == 0)
+    g_string_append (s, "  # pin arena has no DataLoader equivalent: pin_memory=True is the nearest");
+  return g_string_free (s, FALSE);
 }
 
 ls_recommendation
 ls_recommend (JsonArray *summaries)
 {
-  ls_recommendation rec = { -1, NULL };
+  ls_recommendation rec = { -1, NULL, NULL };
   double best = -1;
   int best_i = -1;
   guint n = summaries ? json_array_get_length (summaries) : 0;
@@ -76,22 +133,22 @@ ls_recommend (JsonArray *summaries)
     }
 
   JsonObject *p = json_array_get_object_element (summaries, (guint) pick);
-  g_autofree char *knobs = knobs_text (p);
+  g_autofree char *knobs = ls_recommend_knobs_text (p);
   double t = number (p, "throughput_sps"), util = number (p, "gpu_util_exact");
   g_autofree char *util_text = util >= 0 ? g_strdup_printf (", GPU busy %.0f %%%s", util * 100,
-                                                            json_object_get_boolean_member_with_default (p, "simulated", FALSE)
-                                                                ? " (simulated)"
-                                                                : "")
+                                                            flag_of (p, "simulated") ? " (simulated)" : "")
                                          : g_strdup ("");
+  g_autofree char *mem_text = pick_mem >= 0 ? g_strdup_printf (" (%.0f MB peak)", pick_mem / 1e6) : g_strdup ("");
   if (pick == best_i)
     rec.reason = g_strdup_printf ("Use %s: the best throughput, %.0f samples/s%s, and no configuration within 5 %% "
-                                  "of it uses less memory (%.0f MB peak).",
-                                  knobs, t, util_text, pick_mem / 1e6);
+                                  "of it uses less memory%s.",
+                                  knobs, t, util_text, mem_text);
   else
     rec.reason = g_strdup_printf ("Use %s: %.0f samples/s%s, within 5 %% of the best (%.0f samples/s), with the least "
                                   "memory of those (%.0f MB peak against %.0f MB).",
                                   knobs, t, util_text, best, pick_mem / 1e6,
                                   peak_memory (json_array_get_object_element (summaries, (guint) best_i)) / 1e6);
+  rec.dataloader = ls_recommend_dataloader_text (p);
   rec.index = pick;
   return rec;
 }
@@ -100,5 +157,16 @@ void
 ls_recommendation_clear (ls_recommendation *r)
 {
   g_clear_pointer (&r->reason, g_free);
+  g_clear_pointer (&r->dataloader, g_free);
   r->index = -1;
+}
+
+void
+ls_recommend_print (FILE *to, JsonArray *summaries)
+{
+  ls_recommendation rec = ls_recommend (summaries);
+  fprintf (to, "Recommendation: %s\n", rec.reason);
+  if (rec.dataloader)
+    fprintf (to, "  %s\n", rec.dataloader);
+  ls_recommendation_clear (&rec);
 }

@@ -11,6 +11,17 @@
 
 #define LS_ERROR_DOMAIN g_quark_from_static_string ("loadscope-usage")
 
+const ls_run_defaults ls_run_default = {
+  .workers = LS_RUN_DEFAULT_WORKERS,
+  .batch_size = LS_RUN_DEFAULT_BATCH_SIZE,
+  .prefetch = LS_RUN_DEFAULT_PREFETCH,
+  .persistent = LS_RUN_DEFAULT_PERSISTENT,
+  .pin = LS_RUN_DEFAULT_PIN,
+  .non_blocking = LS_RUN_DEFAULT_NON_BLOCKING,
+  .start = LS_RUN_DEFAULT_START,
+  .model_ms = LS_RUN_DEFAULT_MODEL_MS,
+};
+
 void
 ls_run_options_init (ls_run_options *o)
 {
@@ -18,9 +29,9 @@ ls_run_options_init (ls_run_options *o)
   o->count = 2000;
   o->crop = LS_DEFAULT_CROP;
   o->pixel_limit_mp = LS_DEFAULT_PIXEL_LIMIT / 1e6;
-  o->workers = 0;
-  o->batch_size = 64;
-  o->prefetch = 2;
+  o->workers = ls_run_default.workers;
+  o->batch_size = ls_run_default.batch_size;
+  o->prefetch = ls_run_default.prefetch;
   o->epochs = -1;
   o->batches = 0;
   o->warmup = -1;
@@ -29,7 +40,7 @@ ls_run_options_init (ls_run_options *o)
   o->fail_every = 0;
   o->crash_at = -1;
   o->hang_at = -1;
-  o->model_ms = 10;
+  o->model_ms = ls_run_default.model_ms;
 }
 
 void
@@ -62,11 +73,11 @@ ls_run_options_add_to (ls_run_options *o, GOptionContext *context)
     { "crop", 0, 0, G_OPTION_ARG_INT, &o->crop, "Side of the random resized crop of images (default 224)", "N" },
     { "pixel-limit", 0, 0, G_OPTION_ARG_DOUBLE, &o->pixel_limit_mp,
       "Refuse images larger than this many megapixels (default 64)", "MP" },
-    { "workers", 0, 0, G_OPTION_ARG_INT, &o->workers, "Worker processes; 0 loads in this process (default 0)", "N" },
-    { "batch-size", 0, 0, G_OPTION_ARG_INT, &o->batch_size, "Samples per batch (default 64)", "B" },
-    { "prefetch", 0, 0, G_OPTION_ARG_INT, &o->prefetch, "Batches in flight per worker (default 2)", "P" },
-    { "persistent", 0, 0, G_OPTION_ARG_STRING, &o->persistent, "Keep workers across epochs (default off)", "on|off" },
-    { "start", 0, 0, G_OPTION_ARG_STRING, &o->start, "How workers start (default fork)", "fork|spawn" },
+    { "workers", 0, 0, G_OPTION_ARG_INT, &o->workers, "Worker processes; 0 loads in this process (default " G_STRINGIFY (LS_RUN_DEFAULT_WORKERS) ")", "N" },
+    { "batch-size", 0, 0, G_OPTION_ARG_INT, &o->batch_size, "Samples per batch (default " G_STRINGIFY (LS_RUN_DEFAULT_BATCH_SIZE) ")", "B" },
+    { "prefetch", 0, 0, G_OPTION_ARG_INT, &o->prefetch, "Batches in flight per worker (default " G_STRINGIFY (LS_RUN_DEFAULT_PREFETCH) ")", "P" },
+    { "persistent", 0, 0, G_OPTION_ARG_STRING, &o->persistent, "Keep workers across epochs (default " LS_RUN_DEFAULT_PERSISTENT_TEXT ", as PyTorch)", "on|off" },
+    { "start", 0, 0, G_OPTION_ARG_STRING, &o->start, "How workers start (default " LS_RUN_DEFAULT_START_TEXT ")", "fork|spawn" },
     { "shuffle", 0, 0, G_OPTION_ARG_STRING, &o->shuffle, "Shuffle each epoch (default on)", "on|off" },
     { "drop-last", 0, 0, G_OPTION_ARG_NONE, &o->drop_last, "Drop the last partial batch of each epoch", NULL },
     { "in-order", 0, 0, G_OPTION_ARG_STRING, &o->in_order, "Deliver batches in order (default on)", "on|off" },
@@ -78,11 +89,11 @@ ls_run_options_add_to (ls_run_options *o, GOptionContext *context)
       "auto|cuda|sim|none" },
     { "pin", 0, 0, G_OPTION_ARG_STRING, &o->pin,
       "Host memory the copy reads: pageable, a pinned staging copy (PyTorch's pin_memory), or the pinned arena itself "
-      "(default off)",
+      "(default " LS_RUN_DEFAULT_PIN_TEXT ")",
       "off|staging|arena" },
     { "non-blocking", 0, 0, G_OPTION_ARG_STRING, &o->non_blocking,
-      "Copy asynchronously on a copy stream, overlapped with the model step (default off)", "on|off" },
-    { "model-ms", 0, 0, G_OPTION_ARG_DOUBLE, &o->model_ms, "Device busy time of the model step per batch (default 10)",
+      "Copy asynchronously on a copy stream, overlapped with the model step (default " LS_RUN_DEFAULT_NON_BLOCKING_TEXT ")", "on|off" },
+    { "model-ms", 0, 0, G_OPTION_ARG_DOUBLE, &o->model_ms, "Device busy time of the model step per batch, in ms (default " G_STRINGIFY (LS_RUN_DEFAULT_MODEL_MS) ")",
       "X" },
     { "device", 0, 0, G_OPTION_ARG_INT, &o->device, "CUDA device index (default 0)", "N" },
     { "sim-bandwidth-pageable", 0, 0, G_OPTION_ARG_DOUBLE, &o->sim_bw_pageable,
@@ -270,7 +281,7 @@ ls_run_options_resolve (const ls_run_options *o, ls_run_config *config, GError *
   if (o->prefetch < 1 || o->prefetch > 64)
     return fail (error, "--prefetch %d: must be between 1 and 64", o->prefetch);
   pool->prefetch_factor = (uint32_t) o->prefetch;
-  if (!parse_on_off ("persistent", o->persistent, FALSE, &persistent, error)
+  if (!parse_on_off ("persistent", o->persistent, ls_run_default.persistent, &persistent, error)
       || !parse_on_off ("shuffle", o->shuffle, TRUE, &shuffle, error)
       || !parse_on_off ("in-order", o->in_order, TRUE, &in_order, error))
     return FALSE;
@@ -279,7 +290,9 @@ ls_run_options_resolve (const ls_run_options *o, ls_run_config *config, GError *
   pool->in_order = in_order;
   pool->drop_last = o->drop_last;
 
-  if (!o->start || strcmp (o->start, "fork") == 0)
+  if (!o->start)
+    pool->start = ls_run_default.start;
+  else if (strcmp (o->start, "fork") == 0)
     pool->start = LS_START_FORK;
   else if (strcmp (o->start, "spawn") == 0)
     pool->start = LS_START_SPAWN;
@@ -322,7 +335,9 @@ ls_run_options_resolve (const ls_run_options *o, ls_run_config *config, GError *
     sink->kind = LS_SINK_NONE;
   else
     return fail (error, "--sink %s: expected auto, cuda, sim or none", o->sink);
-  if (!o->pin || strcmp (o->pin, "off") == 0)
+  if (!o->pin)
+    sink->pin = ls_run_default.pin;
+  else if (strcmp (o->pin, "off") == 0)
     sink->pin = LS_PIN_OFF;
   else if (strcmp (o->pin, "staging") == 0)
     sink->pin = LS_PIN_STAGING;
@@ -331,7 +346,7 @@ ls_run_options_resolve (const ls_run_options *o, ls_run_config *config, GError *
   else
     return fail (error, "--pin %s: expected off, staging or arena", o->pin);
   gboolean non_blocking;
-  if (!parse_on_off ("non-blocking", o->non_blocking, FALSE, &non_blocking, error))
+  if (!parse_on_off ("non-blocking", o->non_blocking, ls_run_default.non_blocking, &non_blocking, error))
     return FALSE;
   sink->non_blocking = non_blocking;
   if (o->model_ms < 0 || o->model_ms > 60000)

@@ -2,10 +2,14 @@
 
 #include <gio/gio.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "app/recommend.h"
+#include "app/run-options.h"
 #include "app/store.h"
 #include "app/sweep-grid.h"
 #include "app/worker-path.h"
@@ -30,32 +34,114 @@ ls_sweep_result_clear (ls_sweep_result *r)
   g_clear_pointer (&r->store_path, g_free);
 }
 
+/* The progress line (a terminal only) and every message of the sweep and
+ * its runners share stderr: a message first ends the progress line with a
+ * newline, so the two never run together. The runners' stderr comes
+ * through relay_stderr on its own thread, hence the lock. */
 typedef struct {
   gboolean tty;
   guint index, total;
   const char *label;
   gint64 sweep_start_us;
   gint64 config_start_us;
-  gint64 batches, planned;
+  gint64 batches, planned; /* planned 0: not known yet (the runner is starting) */
+  gboolean started;        /* the runner said how many batches it plans */
+  gboolean line_open;      /* a progress line is on the terminal, without its newline */
+  GMutex lock;
 } progress;
 
-static void
-show_progress (const progress *p)
+/* The progress text: "[2/8] workers=1  batch 12/40  0:07 elapsed, ETA 0:21". */
+char *
+ls_sweep_progress_text (guint index, guint total, const char *label, gint64 batches, gint64 planned,
+                        gboolean started, double elapsed_s)
 {
-  if (!p->tty)
-    return;
-  gint64 now = g_get_monotonic_time ();
-  double elapsed = (now - p->sweep_start_us) / 1e6;
-  double done = p->index - 1 + (p->planned > 0 ? (double) p->batches / (double) p->planned : 0);
+  double done = index - 1 + (planned > 0 ? (double) MIN (batches, planned) / (double) planned : 0);
   char eta[32] = "--";
   if (done > 0.2)
     {
-      double left = elapsed / done * (p->total - done);
+      double left = elapsed_s / done * (total - done);
       g_snprintf (eta, sizeof eta, "%d:%02d", (int) left / 60, (int) left % 60);
     }
-  fprintf (stderr, "\r\033[K[%u/%u] %s  batch %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT "  %d:%02d elapsed, ETA %s",
-           p->index, p->total, p->label, p->batches, p->planned, (int) elapsed / 60, (int) elapsed % 60, eta);
+  g_autofree char *where = !started ? g_strdup ("starting\u2026")
+                           : planned > 0 ? g_strdup_printf ("batch %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT, batches, planned)
+                                         : g_strdup_printf ("batch %" G_GINT64_FORMAT, batches);
+  return g_strdup_printf ("[%u/%u] %s  %s  %d:%02d elapsed, ETA %s", index, total, label, where, (int) elapsed_s / 60,
+                          (int) elapsed_s % 60, eta);
+}
+
+static void
+show_progress (progress *p)
+{
+  if (!p->tty)
+    return;
+  double elapsed = (g_get_monotonic_time () - p->sweep_start_us) / 1e6;
+  g_autofree char *text = ls_sweep_progress_text (p->index, p->total, p->label, p->batches, p->planned, p->started,
+                                                  elapsed);
+  g_mutex_lock (&p->lock);
+  fprintf (stderr, "\r\033[K%s", text);
   fflush (stderr);
+  p->line_open = TRUE;
+  g_mutex_unlock (&p->lock);
+}
+
+/* Removes the progress line (it is about to be replaced by a result). */
+static void
+progress_clear (progress *p)
+{
+  g_mutex_lock (&p->lock);
+  if (p->line_open)
+    fprintf (stderr, "\r\033[K");
+  p->line_open = FALSE;
+  g_mutex_unlock (&p->lock);
+}
+
+static void
+progress_message (progress *p, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+/* A line of its own, after the progress line (ended, not erased). */
+static void
+progress_message (progress *p, const char *format, ...)
+{
+  va_list ap;
+  g_mutex_lock (&p->lock);
+  if (p->line_open)
+    fputc ('\n', stderr);
+  p->line_open = FALSE;
+  va_start (ap, format);
+  vfprintf (stderr, format, ap);
+  va_end (ap);
+  fflush (stderr);
+  g_mutex_unlock (&p->lock);
+}
+
+typedef struct {
+  progress *p;
+  GInputStream *in;
+  GCancellable *cancel;
+  GMutex lock;
+  GCond cond;
+  gboolean done;
+} relay;
+
+/* The runner's stderr, line by line, below the progress line. */
+static gpointer
+relay_stderr (gpointer data)
+{
+  relay *r = data;
+  g_autoptr (GDataInputStream) in = g_data_input_stream_new (r->in);
+  for (;;)
+    {
+      gsize len = 0;
+      g_autofree char *line = g_data_input_stream_read_line (in, &len, r->cancel, NULL);
+      if (!line)
+        break;
+      progress_message (r->p, "%s\n", line);
+    }
+  g_mutex_lock (&r->lock);
+  r->done = TRUE;
+  g_cond_signal (&r->cond);
+  g_mutex_unlock (&r->lock);
+  return NULL;
 }
 
 /* Runs one runner, following its events. Returns its summary (NULL when
@@ -63,8 +149,8 @@ show_progress (const progress *p)
 static JsonNode *
 run_one (GPtrArray *argv, progress *p, int *exit_status, GError **error)
 {
-  g_autoptr (GSubprocess) proc = g_subprocess_newv ((const char *const *) argv->pdata, G_SUBPROCESS_FLAGS_STDOUT_PIPE,
-                                                    error);
+  g_autoptr (GSubprocess) proc = g_subprocess_newv (
+      (const char *const *) argv->pdata, G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, error);
   JsonNode *summary = NULL;
 
   *exit_status = -1;
@@ -72,6 +158,10 @@ run_one (GPtrArray *argv, progress *p, int *exit_status, GError **error)
     return NULL;
   const char *id = g_subprocess_get_identifier (proc);
   current_runner = id ? (pid_t) atoi (id) : 0;
+  relay r = { .p = p, .in = g_subprocess_get_stderr_pipe (proc), .cancel = g_cancellable_new () };
+  g_mutex_init (&r.lock);
+  g_cond_init (&r.cond);
+  GThread *relay_thread = g_thread_new ("runner-stderr", relay_stderr, &r);
   g_autoptr (GDataInputStream) in = g_data_input_stream_new (g_subprocess_get_stdout_pipe (proc));
   for (;;)
     {
@@ -88,7 +178,11 @@ run_one (GPtrArray *argv, progress *p, int *exit_status, GError **error)
       JsonObject *o = json_node_get_object (root);
       const char *event = json_object_get_string_member_with_default (o, "event", "");
       if (strcmp (event, "started") == 0)
-        p->planned = json_object_get_int_member_with_default (o, "planned_batches", 0);
+        {
+          p->planned = json_object_get_int_member_with_default (o, "planned_batches", 0);
+          p->started = TRUE;
+          show_progress (p);
+        }
       else if (strcmp (event, "batch") == 0)
         {
           p->batches = json_object_get_int_member_with_default (o, "seq", 0) + 1;
@@ -102,6 +196,18 @@ run_one (GPtrArray *argv, progress *p, int *exit_status, GError **error)
     }
   g_subprocess_wait (proc, NULL, NULL);
   current_runner = 0;
+  /* What the runner wrote last is in the pipe; a worker it left behind
+   * may hold the pipe open, so do not wait for its end forever. */
+  gint64 deadline = g_get_monotonic_time () + G_TIME_SPAN_SECOND;
+  g_mutex_lock (&r.lock);
+  while (!r.done && g_cond_wait_until (&r.cond, &r.lock, deadline))
+    ;
+  g_mutex_unlock (&r.lock);
+  g_cancellable_cancel (r.cancel);
+  g_thread_join (relay_thread);
+  g_object_unref (r.cancel);
+  g_mutex_clear (&r.lock);
+  g_cond_clear (&r.cond);
   if (g_subprocess_get_if_exited (proc))
     *exit_status = g_subprocess_get_exit_status (proc);
   else if (g_subprocess_get_if_signaled (proc))
@@ -116,47 +222,69 @@ member_double (JsonObject *o, const char *name, double fallback)
   return n && JSON_NODE_HOLDS_VALUE (n) ? json_node_get_double (n) : fallback;
 }
 
+/* A figure, or "-" where the run has none (failed, interrupted, no device). */
+static void
+figure_text (char *buf, gsize size, JsonObject *o, const char *name, int decimals, const char *suffix, double scale)
+{
+  double v = o ? member_double (o, name, -1) : -1;
+  if (v >= 0)
+    g_snprintf (buf, size, "%.*f%s", decimals, v * scale, suffix);
+  else
+    g_strlcpy (buf, "-", size);
+}
+
 void
 ls_sweep_print_table (FILE *to, JsonArray *summaries)
 {
-  fprintf (to, "%-6s %-8s %-6s %-8s %-9s %-5s %9s %9s %9s %8s %9s %8s\n", "run", "workers", "start", "pin", "sink",
-           "status", "img/s", "wait p50", "wait p95", "GPU", "peak PSS", "CPU");
+  /* One format for the header and every row, whatever the status: the
+   * widest status ("interrupted") and "-" for absent figures. */
+#define ROW "%-5s %7s %-5s %5s %3s %-4s %-7s %-5s %-11s %9s %9s %9s %5s %9s %6s\n"
+  fprintf (to, ROW, "run", "workers", "start", "batch", "pf", "pers", "pin", "sink", "status", "img/s", "wait p50",
+           "wait p95", "GPU", "peak PSS", "CPU");
+  gboolean any_simulated = FALSE;
   for (guint i = 0; i < json_array_get_length (summaries); i++)
     {
       JsonObject *o = json_array_get_object_element (summaries, i);
-      JsonObject *wait = json_object_get_member (o, "batch_wait_ms") && JSON_NODE_HOLDS_OBJECT (json_object_get_member (o, "batch_wait_ms"))
-                             ? json_object_get_object_member (o, "batch_wait_ms")
-                             : NULL;
-      JsonObject *mem = json_object_get_object_member (o, "memory");
-      double util = member_double (o, "gpu_util_exact", -1);
-      double pss = mem ? member_double (mem, "pss_peak_bytes", -1) : -1;
-      if (pss < 0 && mem)
-        pss = member_double (mem, "private_peak_bytes", -1);
-      const char *pin = json_object_get_member (o, "pin") && !json_node_is_null (json_object_get_member (o, "pin"))
-                            ? json_object_get_string_member (o, "pin")
+      JsonNode *w = json_object_get_member (o, "batch_wait_ms");
+      JsonObject *wait = w && JSON_NODE_HOLDS_OBJECT (w) ? json_node_get_object (w) : NULL;
+      JsonNode *m = json_object_get_member (o, "memory");
+      JsonObject *mem = m && JSON_NODE_HOLDS_OBJECT (m) ? json_node_get_object (m) : NULL;
+      gint64 workers = json_object_get_int_member_with_default (o, "workers", 0);
+      gboolean sim = json_object_get_boolean_member_with_default (o, "simulated", FALSE);
+      JsonNode *pin_node = json_object_get_member (o, "pin");
+      const char *pin = pin_node && JSON_NODE_HOLDS_VALUE (pin_node) && json_node_get_value_type (pin_node) == G_TYPE_STRING
+                            ? json_node_get_string (pin_node)
                             : "-";
-      g_autofree char *sink = g_strdup_printf ("%s%s", json_object_get_string_member_with_default (o, "sink", "?"),
-                                               json_object_get_boolean_member_with_default (o, "simulated", FALSE) ? "*" : "");
-      char util_text[16] = "-", pss_text[16] = "-";
-      if (util >= 0)
-        g_snprintf (util_text, sizeof util_text, "%.0f%%", util * 100);
-      if (pss >= 0)
-        g_snprintf (pss_text, sizeof pss_text, "%.0f MB", pss / 1e6);
-      fprintf (to, "%-6" G_GINT64_FORMAT " %-8" G_GINT64_FORMAT " %-6s %-8s %-9s %-6s %9.0f %9.2f %9.2f %8s %9s %7.0f%%\n",
-               json_object_get_int_member_with_default (o, "run_id", 0),
-               json_object_get_int_member_with_default (o, "workers", 0),
-               json_object_get_string_member_with_default (o, "start", "?"), pin, sink,
-               json_object_get_string_member_with_default (o, "status", "?"), member_double (o, "throughput_sps", 0),
-               wait ? member_double (wait, "p50", 0) : 0, wait ? member_double (wait, "p95", 0) : 0, util_text, pss_text,
-               member_double (o, "cpu_percent", 0));
+      char id[24] = "-", workers_text[24], batch[24], prefetch[24], sink[24];
+      char tput[32], p50[32], p95[32], util[32], pss[32], cpu[32];
+      JsonNode *run_id = json_object_get_member (o, "run_id");
+      if (run_id && JSON_NODE_HOLDS_VALUE (run_id))
+        g_snprintf (id, sizeof id, "%" G_GINT64_FORMAT, json_node_get_int (run_id));
+      g_snprintf (workers_text, sizeof workers_text, "%" G_GINT64_FORMAT, workers);
+      g_snprintf (batch, sizeof batch, "%" G_GINT64_FORMAT, json_object_get_int_member_with_default (o, "batch_size", 0));
+      /* Start method, prefetch and persistence mean nothing without workers. */
+      if (workers > 0)
+        g_snprintf (prefetch, sizeof prefetch, "%" G_GINT64_FORMAT, json_object_get_int_member_with_default (o, "prefetch", 0));
+      else
+        g_strlcpy (prefetch, "-", sizeof prefetch);
+      g_snprintf (sink, sizeof sink, "%s%s", json_object_get_string_member_with_default (o, "sink", "?"), sim ? "*" : "");
+      figure_text (tput, sizeof tput, o, "throughput_sps", 0, "", 1);
+      figure_text (p50, sizeof p50, wait, "p50", 2, "", 1);
+      figure_text (p95, sizeof p95, wait, "p95", 2, "", 1);
+      figure_text (util, sizeof util, o, "gpu_util_exact", 0, "%", 100);
+      figure_text (pss, sizeof pss, mem, "pss_peak_bytes", 0, " MB", 1e-6);
+      if (strcmp (pss, "-") == 0)
+        figure_text (pss, sizeof pss, mem, "private_peak_bytes", 0, " MB", 1e-6);
+      figure_text (cpu, sizeof cpu, o, "cpu_percent", 0, "%", 1);
+      any_simulated |= sim;
+      fprintf (to, ROW, id, workers_text, workers > 0 ? json_object_get_string_member_with_default (o, "start", "?") : "-",
+               batch, prefetch,
+               workers > 0 ? (json_object_get_boolean_member_with_default (o, "persistent", FALSE) ? "on" : "off") : "-",
+               pin, sink, json_object_get_string_member_with_default (o, "status", "?"), tput, p50, p95, util, pss, cpu);
     }
-  if (json_array_get_length (summaries) > 0)
-    for (guint i = 0; i < json_array_get_length (summaries); i++)
-      if (json_object_get_boolean_member_with_default (json_array_get_object_element (summaries, i), "simulated", FALSE))
-        {
-          fprintf (to, "* simulated GPU: copy and model step are modelled, not measured on a device.\n");
-          break;
-        }
+#undef ROW
+  if (any_simulated)
+    fprintf (to, "* simulated GPU: copy and model step are modelled, not measured on a device.\n");
 }
 
 int
@@ -192,6 +320,10 @@ ls_sweep_main (int argc, char **argv, ls_sweep_result *result)
                                 "their product, each configuration in its own runner process, and records every\n"
                                 "run. Example:\n"
                                 "  loadscope sweep --dataset D --workers 0,1,2,4 --pin off,staging --batches 40\n"
+                                "\n"
+                                "Knobs not given take the defaults of every run (the same in `run`, `demo` and\n"
+                                "the window): workers " G_STRINGIFY (LS_RUN_DEFAULT_WORKERS) ", " LS_RUN_DEFAULTS_TEXT ".\n"
+                                "After the table comes a recommendation, also as a PyTorch DataLoader call.\n"
                                 "\n"
                                 "Ctrl-C stops after marking the current run interrupted.");
 
@@ -255,6 +387,7 @@ ls_sweep_main (int argc, char **argv, ls_sweep_result *result)
   result->summaries = json_array_new ();
   progress p = { .tty = isatty (STDERR_FILENO), .total = total * (guint) repeat,
                  .sweep_start_us = g_get_monotonic_time () };
+  g_mutex_init (&p.lock);
   for (guint r = 0, k = 0; r < (guint) repeat && !interrupted; r++)
     for (guint c = 0; c < total && !interrupted; c++, k++)
       {
@@ -264,6 +397,7 @@ ls_sweep_main (int argc, char **argv, ls_sweep_result *result)
         p.index = k + 1;
         p.label = label;
         p.batches = p.planned = 0;
+        p.started = FALSE;
         p.config_start_us = g_get_monotonic_time ();
         if (!p.tty)
           fprintf (stderr, "[%u/%u] %s%s\n", p.index, p.total, label, repeat > 1 ? " (repeat)" : "");
@@ -271,8 +405,7 @@ ls_sweep_main (int argc, char **argv, ls_sweep_result *result)
         int status = -1;
         g_clear_error (&error);
         JsonNode *summary = run_one (argv_run, &p, &status, &error);
-        if (p.tty)
-          fprintf (stderr, "\r\033[K");
+        progress_clear (&p);
         if (summary)
           {
             JsonObject *o = json_node_get_object (summary);
@@ -301,6 +434,8 @@ ls_sweep_main (int argc, char **argv, ls_sweep_result *result)
       }
   signal (SIGINT, SIG_DFL);
   signal (SIGTERM, SIG_DFL);
+  progress_clear (&p);
+  g_mutex_clear (&p.lock);
   result->interrupted = interrupted != 0;
   if (store)
     ls_store_sweep_end (store, result->sweep_id, result->interrupted ? "interrupted" : "done", NULL, NULL);
@@ -313,7 +448,11 @@ ls_sweep_main (int argc, char **argv, ls_sweep_result *result)
       printf ("%s\n", text);
     }
   else if (!quiet)
-    ls_sweep_print_table (stdout, result->summaries);
+    {
+      ls_sweep_print_table (stdout, result->summaries);
+      printf ("\n");
+      ls_recommend_print (stdout, result->summaries);
+    }
   if (!json && result->store_path)
     fprintf (stderr, "sweep %" G_GINT64_FORMAT ": %u done, %u failed, %u lost%s; recorded in %s\n", result->sweep_id,
              result->runs_done, result->runs_failed, result->runs_lost, result->interrupted ? ", interrupted" : "",

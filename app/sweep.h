@@ -24,5 +24,13 @@ void ls_sweep_result_clear (ls_sweep_result *r);
  * usage. */
 int ls_sweep_main (int argc, char **argv, ls_sweep_result *result);
 
-/* Prints the comparison table of a sweep's summaries. */
+/* The progress line's text: "[2/8] workers=1  batch 12/40  0:07 elapsed,
+ * ETA 0:21", "starting…" in place of the batches until the runner has said
+ * how many it plans (started). Newly allocated. */
+char *ls_sweep_progress_text (guint index, guint total, const char *label, gint64 batches, gint64 planned,
+                              gboolean started, double elapsed_s);
+
+/* Prints the comparison table of a sweep's summaries: one format for
+ * every row (failed and interrupted runs too), "-" where a figure is
+ * absent or meaningless (start, prefetch, persistence with 0 workers). */
 void ls_sweep_print_table (FILE *to, JsonArray *summaries);

@@ -2,6 +2,7 @@
  * clear message for every bad input. */
 #include <json-glib/json-glib.h>
 #include <math.h>
+#include <signal.h>
 #include <string.h>
 
 #include "test-util.h"
@@ -229,7 +230,167 @@ test_help_and_version (void)
   r = run_cli ("machine", NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "cores:"));
+  /* Whether a GPU and NVML answered, and why not when they did not. */
+  g_assert_nonnull (strstr (r.out, "\nGPU:       "));
+  g_assert_nonnull (strstr (r.out, "\nNVML:      "));
   cli_result_clear (&r);
+}
+
+static void
+test_machine_json_says_whether_a_gpu_answered (void)
+{
+  cli_result r = run_cli ("machine", "--json", NULL);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_cmpint (r.status, ==, 0);
+  JsonObject *o = parse_object (r.out, parser);
+  g_assert_cmpint (json_object_get_int_member (o, "logical_cores"), >, 0);
+  g_assert_cmpint (json_object_get_int_member (o, "ram_bytes"), >, 0);
+  g_assert_cmpstr (json_object_get_string_member (o, "hostname"), ==, g_get_host_name ());
+  static const char *const parts[] = { "cuda", "nvml" };
+  for (guint i = 0; i < G_N_ELEMENTS (parts); i++)
+    {
+      JsonObject *p = json_object_get_object_member (o, parts[i]);
+      g_assert_nonnull (p);
+      gboolean answered = json_object_get_boolean_member (p, "answered");
+      /* Either a device, or the reason there is none. */
+      g_assert_true (answered != json_object_get_null_member (p, "device"));
+      g_assert_true (answered == json_object_get_null_member (p, "error"));
+      if (!answered)
+        g_test_message ("%s: %s", parts[i], json_object_get_string_member (p, "error"));
+    }
+  JsonObject *cuda = json_object_get_object_member (o, "cuda");
+  g_assert_cmpstr (json_object_get_string_member (o, "sink_auto"), ==,
+                   json_object_get_boolean_member (cuda, "answered") ? "cuda" : "sim");
+  cli_result_clear (&r);
+}
+
+/* One set of defaults, stated in --help and used by every run. */
+static void
+test_one_set_of_defaults (void)
+{
+  cli_result r = run_cli ("--help", NULL);
+  g_assert_nonnull (strstr (r.out, "workers 0, batch 64, prefetch 2, persistent workers off, pin off, non-blocking off, "
+                                   "start fork, model step 20 ms"));
+  cli_result_clear (&r);
+  static const char *const commands[] = { "run", "sweep", "demo" };
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      r = run_cli (commands[i], "--help", NULL);
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_nonnull (strstr (r.out, "batch 64, prefetch 2, persistent workers off"));
+      g_assert_nonnull (strstr (r.out, "model step 20 ms"));
+      cli_result_clear (&r);
+    }
+  r = run_cli ("run", "--help", NULL);
+  g_assert_nonnull (strstr (r.out, "Samples per batch (default 64)"));
+  g_assert_nonnull (strstr (r.out, "per batch, in ms (default 20)"));
+  cli_result_clear (&r);
+
+  /* A run and a sweep with no knobs given run with them. */
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  r = run_cli ("run", "--dataset", "synthetic", "--count", "128", "--size", "8x8", "--sink", "sim", "--no-db", "--json",
+               NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  JsonObject *o = parse_object (r.out, parser);
+  g_assert_cmpint (json_object_get_int_member (o, "batch_size"), ==, 64);
+  g_assert_cmpint (json_object_get_int_member (o, "prefetch"), ==, 2);
+  g_assert_false (json_object_get_boolean_member (o, "persistent"));
+  g_assert_cmpfloat (json_object_get_double_member (o, "model_ms"), ==, 20);
+  g_assert_cmpstr (json_object_get_string_member (o, "pin"), ==, "off");
+  cli_result_clear (&r);
+  r = run_cli ("sweep", "--dataset", "synthetic", "--count", "128", "--size", "8x8", "--sink", "sim", "--workers", "1",
+               "--no-db", "--json", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) p2 = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (p2, r.out, -1, NULL));
+  o = json_array_get_object_element (json_node_get_array (json_parser_get_root (p2)), 0);
+  g_assert_cmpint (json_object_get_int_member (o, "batch_size"), ==, 64);
+  g_assert_false (json_object_get_boolean_member (o, "persistent"));
+  g_assert_cmpfloat (json_object_get_double_member (o, "model_ms"), ==, 20);
+  cli_result_clear (&r);
+}
+
+/* The lines of the table: from the header ("run ...") to the first line
+ * that is not a row. */
+static GPtrArray *
+table_lines (const char *out)
+{
+  GPtrArray *rows = g_ptr_array_new_with_free_func (g_free);
+  g_auto (GStrv) lines = g_strsplit (out, "\n", -1);
+  gboolean in = FALSE;
+  for (guint i = 0; lines[i]; i++)
+    {
+      if (g_str_has_prefix (lines[i], "run "))
+        in = TRUE;
+      else if (in && !g_ascii_isdigit (lines[i][0]) && lines[i][0] != '-')
+        break;
+      if (in)
+        g_ptr_array_add (rows, g_strdup (lines[i]));
+    }
+  return rows;
+}
+
+static void
+test_sweep_prints_the_recommendation (void)
+{
+  cli_result r = run_cli ("sweep", "--dataset", "synthetic", "--count", "256", "--size", "8x8", "--workers", "0,1",
+                          "--sink", "sim", "--model-ms", "1", "--no-db", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (GPtrArray) rows = table_lines (r.out);
+  g_assert_cmpuint (rows->len, ==, 3);
+  for (guint i = 1; i < rows->len; i++)
+    g_assert_cmpuint (strlen (g_ptr_array_index (rows, i)), ==, strlen (g_ptr_array_index (rows, 0)));
+  /* The run without workers shows no start method. */
+  g_assert_null (strstr (g_ptr_array_index (rows, 1), "fork"));
+  g_assert_nonnull (strstr (r.out, "\nRecommendation: Use "));
+  g_assert_nonnull (strstr (r.out, "\n  DataLoader(dataset, batch_size=64, num_workers="));
+  g_assert_null (strstr (r.out, "1 workers"));
+  g_assert_null (strstr (r.out, "0 workers (fork)"));
+  cli_result_clear (&r);
+}
+
+/* Ctrl-C during a sweep: the interrupted run keeps the table's columns. */
+static void
+test_interrupted_sweep_keeps_the_columns (void)
+{
+  const char *exe = g_getenv ("LOADSCOPE");
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("loadscope-test-cli-XXXXXX", NULL);
+  g_autofree char *db = g_build_filename (dir, "h.sqlite", NULL);
+  const char *argv[] = { exe, "sweep", "--dataset", "synthetic", "--count", "100000", "--size", "8x8",
+                         "--sample-cost-us", "2000", "--workers", "1,2", "--batch-size", "8", "--sink", "sim",
+                         "--model-ms", "1", "--batches", "100000", "--db", db, NULL };
+  g_autoptr (GSubprocess) proc = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
+                                                    &error);
+  g_assert_no_error (error);
+  /* Until the first run has recorded a batch or two. */
+  gboolean running = FALSE;
+  for (int i = 0; i < 300 && !running; i++)
+    {
+      g_usleep (100000);
+      cli_result h = run_cli ("history", "--db", db, "--json", NULL);
+      running = h.status == 0 && strstr (h.out, "\"status\" : \"running\"") != NULL;
+      cli_result_clear (&h);
+    }
+  g_assert_true (running);
+  g_usleep (300000);
+  g_subprocess_send_signal (proc, SIGINT);
+  cli_result r = { 0 };
+  g_subprocess_communicate_utf8 (proc, NULL, NULL, &r.out, &r.err, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_get_if_exited (proc));
+  g_assert_cmpint (g_subprocess_get_exit_status (proc), ==, 1);
+  g_test_message ("%s%s", r.out, r.err);
+  g_autoptr (GPtrArray) rows = table_lines (r.out);
+  g_assert_cmpuint (rows->len, ==, 2);
+  const char *header = g_ptr_array_index (rows, 0), *row = g_ptr_array_index (rows, 1);
+  g_assert_cmpuint (strlen (row), ==, strlen (header));
+  g_assert_nonnull (strstr (row, "interrupted"));
+  g_assert_cmpint (strstr (row, "interrupted") - row, ==, strstr (header, "status") - header);
+  g_assert_nonnull (strstr (r.err, "interrupted"));
+  g_assert_nonnull (strstr (r.out, "Recommendation: No run finished"));
+  cli_result_clear (&r);
+  ls_test_remove_tree (dir);
 }
 
 int
@@ -241,5 +402,9 @@ main (int argc, char **argv)
   g_test_add_func ("/app/cli/failed-run-exits-1-with-reason", test_failed_run_exits_1_with_reason);
   g_test_add_func ("/app/cli/bad-usage-exits-2-naming-the-problem", test_bad_usage_exits_2_naming_the_problem);
   g_test_add_func ("/app/cli/help-and-version", test_help_and_version);
+  g_test_add_func ("/app/cli/machine-json-says-whether-a-gpu-answered", test_machine_json_says_whether_a_gpu_answered);
+  g_test_add_func ("/app/cli/one-set-of-defaults", test_one_set_of_defaults);
+  g_test_add_func ("/app/cli/sweep-prints-the-recommendation", test_sweep_prints_the_recommendation);
+  g_test_add_func ("/app/cli/interrupted-sweep-keeps-the-columns", test_interrupted_sweep_keeps_the_columns);
   return ls_test_run_checked_shm_only ();
 }
