@@ -173,7 +173,7 @@ compare_text (GPtrArray *runs)
   for (guint f = 0; f < ls_n_run_figures; f++)
     {
       const ls_run_figure *fig = &ls_run_figures[f];
-      g_autofree char *label = g_strdup_printf ("%s (%s)", fig->label, fig->unit);
+      g_autofree char *label = ls_run_figure_heading (fig);
       g_ptr_array_set_size (cells, 0);
       for (guint i = 0; i < runs->len; i++)
         {

@@ -24,22 +24,50 @@ fit (const char *text, int width)
   return g_strdup_printf ("%.*s...", width - 3, text);
 }
 
+/* A knob column: "-" where the run has no value (the none sink has no pin
+ * or model step) or where it means nothing (prefetch, persistence and the
+ * start method with 0 workers). */
+static char *
+knob_cell (JsonObject *r, const char *column, gboolean needs_workers)
+{
+  JsonNode *n = json_object_get_member (r, column);
+  if (!n || !JSON_NODE_HOLDS_VALUE (n) || (needs_workers && json_object_get_int_member (r, "workers") == 0))
+    return g_strdup ("-");
+  GType t = json_node_get_value_type (n);
+  if (t == G_TYPE_BOOLEAN)
+    return g_strdup (json_node_get_boolean (n) ? "on" : "off");
+  if (t == G_TYPE_STRING)
+    return g_strdup (json_node_get_string (n));
+  if (t == G_TYPE_INT64)
+    return g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (n));
+  return g_strdup_printf ("%g", json_node_get_double (n));
+}
+
 static void
 print_table (JsonArray *rows)
 {
   gboolean any_simulated = FALSE;
+#define ROW "%-5s %-16s %-12s %-16s %3s %-5s %5s %2s %-4s %-7s %5s %-5s %-11s %8s %8s %8s %5s %7s %5s\n"
 
-  printf ("%-5s %-16s %-14s %-20s %7s %-5s %-7s %-5s %-11s %9s %9s %9s %6s %7s\n", "ID", "DATE (UTC)", "MACHINE",
-          "DATASET", "WORKERS", "START", "PIN", "SINK", "STATUS", "IMG/S", "WAIT P50", "WAIT P95", "GPU %", "PSS MB");
+  printf (ROW, "ID", "DATE (UTC)", "MACHINE", "DATASET", "WRK", "START", "BATCH", "PF", "PERS", "PIN", "MODEL", "SINK",
+          "STATUS", "IMG/S", "WAIT P50", "WAIT P95", "GPU %", "PSS MB", "SWEEP");
   for (guint i = 0; i < json_array_get_length (rows); i++)
     {
       JsonObject *r = json_array_get_object_element (rows, i);
       gboolean sim = json_object_get_boolean_member (r, "simulated");
+      g_autofree char *id = g_strdup_printf ("%" G_GINT64_FORMAT, json_object_get_int_member (r, "id"));
       g_autofree char *date = ls_store_time_short (json_object_get_string_member (r, "started_at"));
-      g_autofree char *machine = fit (json_object_get_string_member (r, "machine"), 14);
-      g_autofree char *dataset = fit (base_name (json_object_get_string_member (r, "dataset")), 20);
+      g_autofree char *machine = fit (json_object_get_string_member (r, "machine"), 12);
+      g_autofree char *dataset = fit (base_name (json_object_get_string_member (r, "dataset")), 16);
+      g_autofree char *workers = knob_cell (r, "workers", FALSE);
+      g_autofree char *start = knob_cell (r, "start", TRUE);
+      g_autofree char *batch = knob_cell (r, "batch_size", FALSE);
+      g_autofree char *prefetch = knob_cell (r, "prefetch", TRUE);
+      g_autofree char *persistent = knob_cell (r, "persistent", TRUE);
+      g_autofree char *pin = knob_cell (r, "pin", FALSE);
+      g_autofree char *model = knob_cell (r, "model_ms", FALSE);
+      g_autofree char *sweep = knob_cell (r, "sweep_id", FALSE);
       g_autofree char *sink = g_strdup_printf ("%s%s", json_object_get_string_member (r, "sink"), sim ? "*" : "");
-      const char *pin = json_object_get_null_member (r, "pin") ? "-" : json_object_get_string_member (r, "pin");
       static const ls_run_figure throughput = { "throughput_sps", NULL, NULL, 1, 0 };
       static const ls_run_figure p50 = { "wait_p50_ms", NULL, NULL, 1, 3 };
       static const ls_run_figure p95 = { "wait_p95_ms", NULL, NULL, 1, 3 };
@@ -56,11 +84,10 @@ print_table (JsonArray *rows)
         g_snprintf (u, sizeof u, "%.1f", util * 100);
 
       any_simulated |= sim;
-      printf ("%-5" G_GINT64_FORMAT " %-16s %-14s %-20s %7" G_GINT64_FORMAT " %-5s %-7s %-5s %-11s %9s %9s %9s %6s %7s\n",
-              json_object_get_int_member (r, "id"), date, machine, dataset, json_object_get_int_member (r, "workers"),
-              json_object_get_string_member (r, "start"), pin, sink, json_object_get_string_member (r, "status"), t,
-              w50, w95, u, m);
+      printf (ROW, id, date, machine, dataset, workers, start, batch, prefetch, persistent, pin, model, sink,
+              json_object_get_string_member (r, "status"), t, w50, w95, u, m, sweep);
     }
+#undef ROW
   if (any_simulated)
     printf ("* simulated GPU: copy and model step are modelled, not measured on a device.\n");
 }
@@ -86,8 +113,11 @@ ls_cli_history (int argc, char **argv)
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_summary (context,
                                 "One line per recorded run: id, date (UTC), machine, dataset, workers, start\n"
-                                "method, pin mode, sink (sim* marks the simulated GPU), status, throughput,\n"
-                                "batch wait p50/p95 (ms), GPU utilization (exact, else NVML) and peak PSS.\n"
+                                "method, batch size, prefetch, persistent workers, pin mode, model step (ms),\n"
+                                "sink (sim* marks the simulated GPU), status, throughput, batch wait p50/p95\n"
+                                "(ms), GPU utilization (exact, else NVML), peak PSS and the sweep's id.\n"
+                                "(WRK workers, PF prefetch, PERS persistent workers, MODEL model step in ms;\n"
+                                "start, prefetch and persistence show - for runs without workers.)\n"
                                 "\n"
                                 "Exit status: 0 listed, 1 the store could not be read, 2 bad usage.");
   if (!g_option_context_parse (context, &argc, &argv, &error))
@@ -121,35 +151,17 @@ ls_cli_history (int argc, char **argv)
       return g_error_matches (error, LS_STORE_ERROR, LS_STORE_ERROR_NOT_FOUND) ? 2 : 1;
     }
 
-  gint64 params[2];
-  guint n = 0;
-  if (sweep)
+  gint64 sweep_id = 0;
+  if (sweep && (sweep_id = ls_store_find_sweep (store, sweep, &error)) < 0)
     {
-      if ((params[n++] = ls_store_find_sweep (store, sweep, &error)) < 0)
-        {
-          fprintf (stderr, "loadscope history: %s\n", error->message);
-          return error->code == LS_STORE_ERROR_NOT_FOUND || error->code == LS_STORE_ERROR_INVALID ? 2 : 1;
-        }
+      fprintf (stderr, "loadscope history: %s\n", error->message);
+      return error->code == LS_STORE_ERROR_NOT_FOUND || error->code == LS_STORE_ERROR_INVALID ? 2 : 1;
     }
-  params[n++] = limit > 0 ? limit : -1;
-  g_autofree char *sql = g_strdup_printf (
-      "SELECT r.id, r.uuid, r.started_at, m.hostname AS machine, r.dataset, r.format, r.workers, "
-      "r.start_method AS start, r.batch_size, r.prefetch, r.pin, r.sink, r.simulated, r.status, r.error, "
-      "r.throughput_sps, r.wait_p50_ms, r.wait_p95_ms, r.gpu_util_exact, r.gpu_util_nvml, "
-      "r.pss_peak_bytes, s.uuid AS sweep_uuid "
-      "FROM run r JOIN machine m ON m.id = r.machine_id LEFT JOIN sweep s ON s.id = r.sweep_id %s "
-      "ORDER BY r.started_at DESC, r.id DESC LIMIT ?",
-      sweep ? "WHERE r.sweep_id = ?" : "");
-  g_autoptr (JsonArray) rows = ls_store_query_objects (store, sql, params, n, &error);
+  g_autoptr (JsonArray) rows = ls_store_history (store, sweep_id, limit, &error);
   if (!rows)
     {
       fprintf (stderr, "loadscope history: %s\n", error->message);
       return 1;
-    }
-  for (guint i = 0; i < json_array_get_length (rows); i++)
-    {
-      JsonObject *r = json_array_get_object_element (rows, i);
-      json_object_set_boolean_member (r, "simulated", json_object_get_int_member (r, "simulated") != 0);
     }
 
   if (json)

@@ -71,15 +71,34 @@ show_json (JsonObject *run, JsonArray *workers, gint64 series)
   for (guint i = 0; i < ls_n_run_figures; i++)
     json_object_set_member (figures, ls_run_figures[i].column, copy_member (run, ls_run_figures[i].column));
   static const char *const more[] = { "wait_max_ms", "uss_peak_bytes", "private_peak_bytes", "arena_bytes",
-                                      "samples", "skipped_samples" };
+                                      "samples", "skipped_samples", "copy_ms_mean", "compute_ms_mean" };
   for (guint i = 0; i < G_N_ELEMENTS (more); i++)
     json_object_set_member (figures, more[i], copy_member (run, more[i]));
   json_object_set_object_member (root, "figures", figures);
 
   json_object_set_array_member (root, "worker_processes", json_array_ref (workers));
   json_object_set_member (root, "batches_recorded", copy_member (run, "batches_recorded"));
+  json_object_set_member (root, "epochs_run", copy_member (run, "epochs_run"));
   json_object_set_int_member (root, "series_samples_recorded", series);
   return json_node_init_object (json_node_alloc (), root);
+}
+
+/* A knob as shown; epochs and batches as run, not only as asked. */
+static char *
+knob_text (JsonObject *run, const ls_run_knob *knob)
+{
+  double asked = 0, ran = 0;
+  if (strcmp (knob->column, "epochs") == 0 && ls_json_member_double (run, "epochs", &asked)
+      && ls_json_member_double (run, "epochs_run", &ran))
+    {
+      if (asked == 0)
+        return g_strdup_printf ("%.0f run (as many as the batches asked for)", ran);
+      if (ran != asked)
+        return g_strdup_printf ("%.0f (%.0f run)", asked, ran);
+    }
+  if (strcmp (knob->column, "max_batches") == 0 && ls_json_member_double (run, "max_batches", &asked) && asked == 0)
+    return g_strdup ("every batch of each epoch");
+  return ls_run_knob_text (run, knob);
 }
 
 static void
@@ -109,7 +128,7 @@ show_text (JsonObject *run, JsonArray *workers, gint64 series)
   for (guint i = 0; i < ls_n_run_knobs; i++)
     {
       g_autofree char *label = g_strdup_printf ("%s:", ls_run_knobs[i].label);
-      g_autofree char *value = ls_run_knob_text (run, &ls_run_knobs[i]);
+      g_autofree char *value = knob_text (run, &ls_run_knobs[i]);
       printf ("  %-20s %s%s\n", label, value,
               sim && strcmp (ls_run_knobs[i].column, "sink") == 0 ? " (SIMULATED GPU)" : "");
     }
@@ -124,6 +143,13 @@ show_text (JsonObject *run, JsonArray *workers, gint64 series)
       printf ("  %-20s %s%s%s%s\n", label, value, absent ? "" : " ", absent ? "" : f->unit,
               !absent && sim && g_str_has_prefix (f->column, "gpu_util") ? " (simulated)" : "");
     }
+  /* The device side of a batch, where there was a device (or its model). */
+  static const struct {
+    const char *column, *label;
+  } per_batch[] = { { "copy_ms_mean", "copy per batch:" }, { "compute_ms_mean", "compute per batch:" } };
+  for (guint i = 0; i < G_N_ELEMENTS (per_batch); i++)
+    if (ls_json_member_double (run, per_batch[i].column, &v))
+      printf ("  %-20s %.3f ms (mean after the warm-up%s)\n", per_batch[i].label, v, sim ? ", simulated" : "");
   if (ls_json_member_double (run, "samples", &v))
     {
       double skipped = 0;

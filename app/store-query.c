@@ -221,7 +221,10 @@ ls_store_run_object (ls_store *store, gint64 run_id, GError **error)
       "m.arch AS machine_arch, m.cpu_model AS machine_cpu_model, m.logical_cores AS machine_logical_cores, "
       "m.ram_bytes AS machine_ram_bytes, m.gpu AS machine_gpu, m.driver AS machine_driver, m.cuda AS machine_cuda, "
       "m.fingerprint AS machine_fingerprint, s.uuid AS sweep_uuid, "
-      "(SELECT count (*) FROM batch WHERE batch.run_id = r.id) AS batches_recorded "
+      "(SELECT count (*) FROM batch WHERE batch.run_id = r.id) AS batches_recorded, "
+      "(SELECT count (DISTINCT epoch) FROM batch WHERE batch.run_id = r.id) AS epochs_run, "
+      "(SELECT avg (copy_ms) FROM batch WHERE batch.run_id = r.id AND batch.seq >= r.warmup) AS copy_ms_mean, "
+      "(SELECT avg (compute_ms) FROM batch WHERE batch.run_id = r.id AND batch.seq >= r.warmup) AS compute_ms_mean "
       "FROM run r JOIN machine m ON m.id = r.machine_id LEFT JOIN sweep s ON s.id = r.sweep_id WHERE r.id = ?",
       &run_id, 1, error);
   if (!rows)
@@ -233,6 +236,36 @@ ls_store_run_object (ls_store *store, gint64 run_id, GError **error)
       return NULL;
     }
   return json_object_ref (json_array_get_object_element (rows, 0));
+}
+
+JsonArray *
+ls_store_history (ls_store *store, gint64 sweep_id, int limit, GError **error)
+{
+  gint64 params[2];
+  guint n = 0;
+  if (sweep_id > 0)
+    params[n++] = sweep_id;
+  params[n++] = limit > 0 ? limit : -1;
+  g_autofree char *sql = g_strdup_printf (
+      "SELECT r.id, r.uuid, r.started_at, m.hostname AS machine, r.dataset, r.format, r.workers, "
+      "r.start_method AS start, r.batch_size, r.prefetch, r.persistent, r.pin, r.non_blocking, r.model_ms, r.sink, "
+      "r.simulated, r.status, r.error, r.throughput_sps, r.wait_p50_ms, r.wait_p95_ms, r.gpu_util_exact, "
+      "r.gpu_util_nvml, r.pss_peak_bytes, r.sweep_id, s.uuid AS sweep_uuid "
+      "FROM run r JOIN machine m ON m.id = r.machine_id LEFT JOIN sweep s ON s.id = r.sweep_id %s "
+      "ORDER BY r.started_at DESC, r.id DESC LIMIT ?",
+      sweep_id > 0 ? "WHERE r.sweep_id = ?" : "");
+  JsonArray *rows = ls_store_query_objects (store, sql, params, n, error);
+  if (!rows)
+    return NULL;
+  static const char *const flags[] = { "simulated", "persistent", "non_blocking" };
+  for (guint i = 0; i < json_array_get_length (rows); i++)
+    {
+      JsonObject *r = json_array_get_object_element (rows, i);
+      for (guint f = 0; f < G_N_ELEMENTS (flags); f++)
+        if (!json_object_get_null_member (r, flags[f]))
+          json_object_set_boolean_member (r, flags[f], json_object_get_int_member (r, flags[f]) != 0);
+    }
+  return rows;
 }
 
 gboolean
@@ -262,6 +295,15 @@ ls_run_knob_text (JsonObject *run, const ls_run_knob *knob)
   if (t == G_TYPE_INT64)
     return g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (n));
   return g_strdup_printf ("%g", json_node_get_double (n));
+}
+
+char *
+ls_run_figure_heading (const ls_run_figure *figure)
+{
+  gsize n = strlen (figure->label);
+  if (n > 0 && figure->label[n - 1] == ')')
+    return g_strdup_printf ("%.*s, %s)", (int) (n - 1), figure->label, figure->unit);
+  return g_strdup_printf ("%s (%s)", figure->label, figure->unit);
 }
 
 char *

@@ -30,8 +30,20 @@ JsonArray *ls_store_query_objects (ls_store *store, const char *sql, const gint6
                                    GError **error);
 
 /* A run's columns with its machine (machine_hostname, machine_os, ...,
- * machine_fingerprint), sweep_uuid and batches_recorded. */
+ * machine_fingerprint), sweep_uuid, batches_recorded, epochs_run (epochs
+ * its batches came from), and copy_ms_mean and compute_ms_mean (the device
+ * copy and model step per batch after the warm-up; null without a device). */
 JsonObject *ls_store_run_object (ls_store *store, gint64 run_id, GError **error);
+
+/* The runs of the history, newest first: every run (sweep_id 0) or one
+ * sweep's, at most `limit` (0: all). One object per run with id, uuid,
+ * started_at, machine (host name), dataset, format, workers, start,
+ * batch_size, prefetch, persistent (bool), pin, non_blocking (bool or null),
+ * model_ms, sink, simulated (bool), status, error, throughput_sps,
+ * wait_p50_ms, wait_p95_ms, gpu_util_exact, gpu_util_nvml, pss_peak_bytes,
+ * sweep_id and sweep_uuid (null outside a sweep). The CLI's `history` and
+ * the window's history page read the same rows. */
+JsonArray *ls_store_history (ls_store *store, gint64 sweep_id, int limit, GError **error);
 
 typedef struct {
   const char *column; /* in the run table */
@@ -68,6 +80,10 @@ gboolean ls_json_member_double (JsonObject *o, const char *name, double *value);
 
 /* A knob's value as shown ("on", "fork", "-" when absent). */
 char *ls_run_knob_text (JsonObject *run, const ls_run_knob *knob);
+
+/* A figure's heading with its unit: "throughput (samples/s)", and for a
+ * label that ends in brackets the unit inside them: "GPU util (exact, %)". */
+char *ls_run_figure_heading (const ls_run_figure *figure);
 
 /* A figure as shown, without its unit ("30037", "-" when absent). */
 char *ls_run_figure_text (JsonObject *run, const ls_run_figure *figure);

@@ -8,6 +8,8 @@
 #include <sqlite3.h>
 #include <string.h>
 
+#include "app/recommend.h"
+#include "app/sweep.h"
 #include "test-util.h"
 
 typedef struct {
@@ -119,6 +121,28 @@ test_history_table (void)
   g_assert_nonnull (strstr (r.out, "IMG/S"));
   g_assert_nonnull (strstr (r.out, "WAIT P95"));
   g_assert_nonnull (strstr (r.out, "PSS MB"));
+  /* The knobs runs may differ in alone: batch, prefetch, persistence,
+   * model step, and the sweep a run belongs to. */
+  const char *header = r.out;
+  const char *columns[] = { "BATCH", "PF", "PERS", "MODEL", "SWEEP" };
+  for (guint i = 0; i < G_N_ELEMENTS (columns); i++)
+    g_assert_nonnull (strstr (header, columns[i]));
+  /* Run 1 is the sweep's run without workers: start, prefetch and
+   * persistence are "-" there, the model step is 1 ms, the sweep is 1. */
+  g_auto (GStrv) lines = g_strsplit (r.out, "\n", -1);
+  const char *run1 = NULL;
+  for (guint i = 1; lines[i]; i++)
+    if (g_str_has_prefix (lines[i], "1 "))
+      run1 = lines[i];
+  g_assert_nonnull (run1);
+  g_assert_cmpuint (strlen (run1), ==, strlen (lines[0]));
+  gsize model_end = (gsize) (strstr (lines[0], "MODEL") - lines[0]) + strlen ("MODEL");
+  gsize pf_end = (gsize) (strstr (lines[0], " PF ") - lines[0]) + 3;
+  gsize sweep_end = strlen (lines[0]);
+  g_assert_cmpint (run1[model_end - 1], ==, '1');
+  g_assert_cmpint (run1[model_end], ==, ' ');
+  g_assert_cmpint (run1[pf_end - 1], ==, '-');
+  g_assert_cmpint (run1[sweep_end - 1], ==, '1');
   /* A header, four runs and the note on the simulated GPU. */
   g_assert_cmpuint (count_lines (r.out), ==, 6);
   g_assert_nonnull (strstr (r.out, "sim*"));
@@ -139,7 +163,8 @@ test_history_json (void)
   g_autoptr (JsonArray) runs = history_json ();
   static const char *const fields[] = { "id", "uuid", "started_at", "machine", "dataset", "workers", "start", "pin",
                                         "sink", "simulated", "status", "throughput_sps", "wait_p50_ms", "wait_p95_ms",
-                                        "gpu_util_exact", "gpu_util_nvml", "pss_peak_bytes", "sweep_uuid" };
+                                        "gpu_util_exact", "gpu_util_nvml", "pss_peak_bytes", "sweep_uuid",
+                                        "batch_size", "prefetch", "persistent", "model_ms", "non_blocking", "sweep_id" };
 
   g_assert_cmpuint (json_array_get_length (runs), ==, 4);
   for (guint i = 0; i < 4; i++)
@@ -177,6 +202,14 @@ test_history_json (void)
                      json_object_get_double_member (sim, "wait_p95_ms"));
   g_assert_false (json_object_get_null_member (sim, "sweep_uuid"));
   g_assert_true (json_object_get_null_member (none, "sweep_uuid"));
+  g_assert_cmpint (json_object_get_int_member (sim, "sweep_id"), ==, 1);
+  g_assert_true (json_object_get_null_member (none, "sweep_id"));
+  g_assert_cmpfloat (json_object_get_double_member (sim, "model_ms"), ==, 1);
+  g_assert_true (json_object_get_null_member (none, "model_ms"));
+  g_assert_false (json_object_get_boolean_member (sim, "persistent"));
+  g_assert_false (json_object_get_boolean_member (sim, "non_blocking"));
+  g_assert_cmpint (json_object_get_int_member (none, "batch_size"), ==, 64);
+  g_assert_cmpint (json_object_get_int_member (none, "prefetch"), ==, 2);
 }
 
 static void
@@ -259,6 +292,30 @@ test_show_text (void)
   g_assert_nonnull (strstr (r.out, "#0 epoch 0, pid "));
   g_assert_nonnull (strstr (r.out, "exited with code 0"));
   g_assert_nonnull (strstr (r.out, "recorded: 4 batches"));
+  /* The device side per batch: the model step is 1 ms (modelled). */
+  g_assert_nonnull (strstr (r.out, "copy per batch:"));
+  g_assert_nonnull (strstr (r.out, "compute per batch:   1.000 ms"));
+  g_assert_nonnull (strstr (r.out, "epochs:              1\n"));
+  cli_result_clear (&r);
+
+  /* --batches: the epochs as run, not the 0 that stands for "as many as
+   * needed": 7 batches of 8 from 40 samples take 2 epochs. */
+  g_autofree char *other = g_build_filename (tmp_dir, "batches.sqlite", NULL);
+  r = run_cli ("run", "--dataset", "synthetic", "--count", "40", "--size", "8x8", "--batch-size", "8", "--batches",
+               "7", "--sink", "none", "--db", other, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  cli_result_clear (&r);
+  r = run_cli ("show", "1", "--db", other, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "epochs:              2 run (as many as the batches asked for)"));
+  g_assert_null (strstr (r.out, "epochs:              0"));
+  g_assert_nonnull (strstr (r.out, "batches:             7\n"));
+  /* No device: no copy or compute to show. */
+  g_assert_null (strstr (r.out, "copy per batch:"));
+  cli_result_clear (&r);
+  r = run_cli ("show", "1", "--db", other, "--json", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "\"epochs_run\" : 2"));
   cli_result_clear (&r);
 
   /* By id: the failed run names its error. */
@@ -422,7 +479,9 @@ test_compare_text (void)
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "throughput (samples/s)"));
   g_assert_nonnull (strstr (r.out, "batch wait p99 (ms)"));
-  g_assert_nonnull (strstr (r.out, "GPU util (NVML) (%)"));
+  g_assert_nonnull (strstr (r.out, "GPU util (NVML, %)"));
+  g_assert_nonnull (strstr (r.out, "GPU util (exact, %)"));
+  g_assert_null (strstr (r.out, ") ("));
   g_assert_nonnull (strstr (r.out, "epoch boundary (ms)"));
   g_assert_nonnull (strstr (r.out, " %)"));
   g_assert_nonnull (strstr (r.out, "knobs that differ:"));
@@ -450,6 +509,99 @@ test_compare_unknown_run (void)
   cli_result_clear (&r);
 }
 
+static JsonObject *
+summary (gint64 workers, const char *start, const char *pin, gboolean persistent, double throughput, double pss)
+{
+  JsonObject *o = json_object_new ();
+  json_object_set_string_member (o, "status", "done");
+  json_object_set_int_member (o, "workers", workers);
+  json_object_set_string_member (o, "start", start);
+  json_object_set_string_member (o, "pin", pin);
+  json_object_set_boolean_member (o, "non_blocking", FALSE);
+  json_object_set_int_member (o, "batch_size", 64);
+  json_object_set_int_member (o, "prefetch", 2);
+  json_object_set_boolean_member (o, "persistent", persistent);
+  json_object_set_double_member (o, "throughput_sps", throughput);
+  json_object_set_double_member (o, "gpu_util_exact", 0.5);
+  json_object_set_boolean_member (o, "simulated", TRUE);
+  JsonObject *mem = json_object_new ();
+  json_object_set_int_member (mem, "pss_peak_bytes", (gint64) pss);
+  json_object_set_object_member (o, "memory", mem);
+  return o;
+}
+
+static void
+recommend_one (JsonObject *o, ls_recommendation *rec)
+{
+  g_autoptr (JsonArray) a = json_array_new ();
+  json_array_add_object_element (a, o);
+  *rec = ls_recommend (a);
+}
+
+/* Its words: "1 worker", never "1 workers"; no start method, prefetch or
+ * persistence with 0 workers; "persistent workers on", not a bare
+ * "persistent"; and the DataLoader call PyTorch accepts. */
+static void
+test_recommendation_words (void)
+{
+  ls_recommendation rec;
+
+  recommend_one (summary (1, "fork", "staging", TRUE, 1000, 1e8), &rec);
+  g_assert_cmpint (rec.index, ==, 0);
+  g_assert_true (g_str_has_prefix (rec.reason, "Use 1 worker (fork), batch 64, prefetch 2, persistent workers on, "
+                                                "pin staging: "));
+  g_assert_cmpstr (rec.dataloader, ==,
+                   "DataLoader(dataset, batch_size=64, num_workers=1, pin_memory=True, persistent_workers=True, "
+                   "prefetch_factor=2)");
+  ls_recommendation_clear (&rec);
+
+  recommend_one (summary (0, "fork", "off", TRUE, 1000, 1e8), &rec);
+  g_assert_true (g_str_has_prefix (rec.reason, "Use 0 workers (loading in the training process), batch 64, pin off: "));
+  g_assert_null (strstr (rec.reason, "fork"));
+  g_assert_null (strstr (rec.reason, "persistent"));
+  g_assert_cmpstr (rec.dataloader, ==, "DataLoader(dataset, batch_size=64, num_workers=0, pin_memory=False)");
+  ls_recommendation_clear (&rec);
+
+  recommend_one (summary (4, "spawn", "off", FALSE, 1000, 1e8), &rec);
+  g_assert_true (g_str_has_prefix (rec.reason, "Use 4 workers (spawn), batch 64, prefetch 2, persistent workers off"));
+  g_assert_nonnull (strstr (rec.dataloader, "persistent_workers=False, prefetch_factor=2, "
+                                            "multiprocessing_context=\"spawn\")"));
+  ls_recommendation_clear (&rec);
+
+  /* Within 5 % of the best, the one with less memory. */
+  g_autoptr (JsonArray) a = json_array_new ();
+  json_array_add_object_element (a, summary (2, "fork", "off", FALSE, 1000, 3e8));
+  json_array_add_object_element (a, summary (1, "fork", "off", FALSE, 970, 2e8));
+  rec = ls_recommend (a);
+  g_assert_cmpint (rec.index, ==, 1);
+  g_assert_nonnull (strstr (rec.reason, "within 5 % of the best (1000 samples/s)"));
+  ls_recommendation_clear (&rec);
+
+  /* Nothing finished: nothing to recommend, and no DataLoader line. */
+  g_autoptr (JsonArray) failed = json_array_new ();
+  JsonObject *f = summary (2, "fork", "off", FALSE, 1000, 1e8);
+  json_object_set_string_member (f, "status", "failed");
+  json_array_add_object_element (failed, f);
+  rec = ls_recommend (failed);
+  g_assert_cmpint (rec.index, ==, -1);
+  g_assert_null (rec.dataloader);
+  ls_recommendation_clear (&rec);
+}
+
+/* The progress line says "starting…" until the runner has said how many
+ * batches it plans: never "batch 0/0". */
+static void
+test_sweep_progress_text (void)
+{
+  g_autofree char *starting = ls_sweep_progress_text (2, 8, "workers=1", 0, 0, FALSE, 7);
+  g_assert_cmpstr (starting, ==, "[2/8] workers=1  starting\u2026  0:07 elapsed, ETA 0:49");
+  g_autofree char *going = ls_sweep_progress_text (2, 8, "workers=1", 10, 40, TRUE, 7);
+  g_assert_cmpstr (going, ==, "[2/8] workers=1  batch 10/40  0:07 elapsed, ETA 0:37");
+  g_autofree char *first = ls_sweep_progress_text (1, 8, "workers=0", 0, 0, FALSE, 0);
+  g_assert_null (strstr (first, "0/0"));
+  g_assert_nonnull (strstr (first, "ETA --"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -469,6 +621,8 @@ main (int argc, char **argv)
   g_test_add_func ("/app/compare/json", test_compare_json);
   g_test_add_func ("/app/compare/text", test_compare_text);
   g_test_add_func ("/app/compare/unknown-run-exits-2", test_compare_unknown_run);
+  g_test_add_func ("/app/recommend/words", test_recommendation_words);
+  g_test_add_func ("/app/sweep/progress-text", test_sweep_progress_text);
   int status = ls_test_run_checked_shm_only ();
   ls_test_remove_tree (tmp_dir);
   g_free (db);
