@@ -573,6 +573,27 @@ ls_csv_append_text (GString *out, const char *text)
   g_string_append_c (out, '"');
 }
 
+const char *
+ls_format_double (char *buf, gsize size, double d)
+{
+  /* The fewest significant digits that read back as the same double:
+   * 0.1 stays "0.1", not "0.10000000000000001"; at least the integer
+   * part's digits, so 60 is "60", not "6e+01". */
+  int first = 1;
+  double magnitude = fabs (d);
+  if (magnitude >= 1 && magnitude < 1e17)
+    first = MIN (17, (int) floor (log10 (magnitude)) + 1);
+  for (int digits = first; digits <= 17; digits++)
+    {
+      char format[8];
+      g_snprintf (format, sizeof format, "%%.%dg", digits);
+      g_ascii_formatd (buf, (int) size, format, d);
+      if (g_ascii_strtod (buf, NULL) == d)
+        break;
+    }
+  return buf;
+}
+
 void
 ls_field_value_append_csv (GString *out, const ls_field_value *v)
 {
@@ -585,7 +606,7 @@ ls_field_value_append_csv (GString *out, const ls_field_value *v)
       break;
     case LS_VALUE_REAL:
       if (isfinite (v->d))
-        g_string_append (out, g_ascii_dtostr (buf, sizeof buf, v->d));
+        g_string_append (out, ls_format_double (buf, sizeof buf, v->d));
       break;
     case LS_VALUE_TEXT:
       ls_csv_append_text (out, v->s);

@@ -104,6 +104,12 @@ void ls_record_add_to_builder (const ls_record_kind *kind, const ls_field_value 
 /* Binds a checked value (not a reference) to parameter i. */
 void ls_field_value_bind (sqlite3_stmt *st, int i, const ls_field *field, const ls_field_value *value);
 
-/* Appends the value as one CSV cell (RFC 4180 quoting). */
+/* d in the fewest significant digits (at most 17) that read back with
+ * g_ascii_strtod as exactly d, in the C locale; buf of at least
+ * G_ASCII_DTOSTR_BUF_SIZE bytes. Returns buf. */
+const char *ls_format_double (char *buf, gsize size, double d);
+
+/* Appends the value as one CSV cell (RFC 4180 quoting; numbers as
+ * ls_format_double writes them). */
 void ls_field_value_append_csv (GString *out, const ls_field_value *value);
 void ls_csv_append_text (GString *out, const char *text);

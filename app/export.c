@@ -159,7 +159,7 @@ ls_export_csv_batches (ls_store *store, GArray *ids, GString *out, GError **erro
           if (sqlite3_column_type (st, c) == SQLITE_INTEGER)
             g_string_append_printf (out, "%" G_GINT64_FORMAT, (gint64) sqlite3_column_int64 (st, c));
           else if (sqlite3_column_type (st, c) == SQLITE_FLOAT && isfinite (sqlite3_column_double (st, c)))
-            g_string_append (out, g_ascii_dtostr (buf, sizeof buf, sqlite3_column_double (st, c)));
+            g_string_append (out, ls_format_double (buf, sizeof buf, sqlite3_column_double (st, c)));
         }
       g_string_append (out, "\r\n");
     }

@@ -26,6 +26,8 @@ typedef struct {
   GHashTable *machines; /* fingerprint -> id in the store, for the machines of the file */
   GHashTable *sweeps;   /* uuid -> id in the store */
   GHashTable *runs;     /* uuids of the file's runs */
+  GHashTable *hosts;    /* fingerprint -> host name, for the machines of the file */
+  GArray *imported;     /* ls_import_run, in the file's order */
   sqlite3_stmt *find[3];
   sqlite3_stmt *insert[N_KINDS];
   ls_import_counts counts;
@@ -88,6 +90,9 @@ importer_init (importer *imp, ls_store *store, GError **error)
   imp->machines = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   imp->sweeps = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   imp->runs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  imp->hosts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  imp->imported = g_array_new (FALSE, TRUE, sizeof (ls_import_run));
+  g_array_set_clear_func (imp->imported, (GDestroyNotify) ls_import_run_clear);
   for (guint i = 0; i < G_N_ELEMENTS (finds); i++)
     if (sqlite3_prepare_v2 (imp->db, finds[i], -1, &imp->find[i], NULL) != SQLITE_OK)
       return store_failed (imp, "preparing the import", error);
@@ -125,6 +130,25 @@ importer_clear (importer *imp)
   g_clear_pointer (&imp->machines, g_hash_table_unref);
   g_clear_pointer (&imp->sweeps, g_hash_table_unref);
   g_clear_pointer (&imp->runs, g_hash_table_unref);
+  g_clear_pointer (&imp->hosts, g_hash_table_unref);
+  g_clear_pointer (&imp->imported, g_array_unref);
+}
+
+void
+ls_import_run_clear (ls_import_run *run)
+{
+  g_clear_pointer (&run->uuid, g_free);
+  g_clear_pointer (&run->source_host, g_free);
+}
+
+/* Keeps what became of a run of the file. */
+static void
+note_run (importer *imp, gint64 local_id, const char *uuid, const char *fingerprint, gint64 source_id,
+          gboolean present)
+{
+  ls_import_run run = { local_id, g_strdup (uuid), g_strdup (g_hash_table_lookup (imp->hosts, fingerprint)),
+                        source_id, present };
+  g_array_append_val (imp->imported, run);
 }
 
 /* The store's id of a row by its identity: 0 when absent, -1 on error. */
@@ -195,6 +219,7 @@ import_machine (importer *imp, ls_field_value *v, const char *where, GError **er
   if (id < 0)
     return FALSE;
   g_hash_table_insert (imp->machines, g_strdup (fp), boxed_id (id));
+  g_hash_table_insert (imp->hosts, g_strdup (fp), g_strdup (value (k, v, "hostname")->s));
   return TRUE;
 }
 
@@ -228,7 +253,7 @@ import_sweep (importer *imp, ls_field_value *v, const char *where, GError **erro
 /* The run's id in the store, 0 when it is there already (its rows are
  * then checked, not written), -1 on error. */
 static gint64
-import_run (importer *imp, ls_field_value *v, const char *where, GError **error)
+import_run (importer *imp, ls_field_value *v, gint64 source_id, const char *where, GError **error)
 {
   const ls_record_kind *k = &ls_record_run;
   if (!ls_record_check (k, v, where, error))
@@ -253,7 +278,10 @@ import_run (importer *imp, ls_field_value *v, const char *where, GError **error)
   if (id != 0)
     {
       if (id > 0)
-        imp->counts.runs_present++;
+        {
+          imp->counts.runs_present++;
+          note_run (imp, id, uuid, machine, source_id, TRUE);
+        }
       return id > 0 ? 0 : -1;
     }
   /* Its runner is on another machine, or gone: the run will not end. */
@@ -272,7 +300,10 @@ import_run (importer *imp, ls_field_value *v, const char *where, GError **error)
   value (k, v, "runner_pid")->type = LS_VALUE_NULL;
   id = insert (imp, K_RUN, 0, v, where, error);
   if (id > 0)
-    imp->counts.runs_imported++;
+    {
+      imp->counts.runs_imported++;
+      note_run (imp, id, uuid, machine, source_id, FALSE);
+    }
   return id;
 }
 
@@ -319,7 +350,7 @@ import_json_run (importer *imp, JsonObject *o, int version, const char *where, G
 
   if (!ls_record_from_json (&ls_record_run, o, version, child_extra, values, where, error))
     return FALSE;
-  gint64 run_id = import_run (imp, values, where, error);
+  gint64 run_id = import_run (imp, values, -1, where, error);
   gint64 batch_size = value (&ls_record_run, values, "batch_size")->i;
   ls_field_values_clear (values, ls_record_run.n_fields);
   if (run_id < 0)
@@ -675,7 +706,7 @@ bundle_run (importer *imp, ls_field_value *values, gint64 id, gpointer user, GEr
   bundle_run_ctx c = { user, 0, id, 0, 0 };
   g_autofree char *where = g_strdup_printf ("run %" G_GINT64_FORMAT, id);
 
-  c.run_id = import_run (imp, values, where, error);
+  c.run_id = import_run (imp, values, id, where, error);
   if (c.run_id < 0)
     return FALSE;
   c.batch_size = value (&ls_record_run, values, "batch_size")->i;
@@ -698,6 +729,12 @@ import_bundle (importer *imp, bundle *b, GError **error)
 gboolean
 ls_import_file (ls_store *store, const char *path, ls_import_counts *counts, GError **error)
 {
+  return ls_import_file_runs (store, path, counts, NULL, error);
+}
+
+gboolean
+ls_import_file_runs (ls_store *store, const char *path, ls_import_counts *counts, GArray **runs, GError **error)
+{
   g_autoptr (JsonParser) parser = NULL;
   g_autoptr (GError) local = NULL;
   bundle b = { 0 };
@@ -706,6 +743,8 @@ ls_import_file (ls_store *store, const char *path, ls_import_counts *counts, GEr
   gboolean ok = FALSE, in_transaction = FALSE;
 
   memset (counts, 0, sizeof *counts);
+  if (runs)
+    *runs = NULL;
   FILE *f = fopen (path, "rb");
   if (!f)
     {
@@ -729,7 +768,11 @@ ls_import_file (ls_store *store, const char *path, ls_import_counts *counts, GEr
         {
           g_autofree char *why = g_strdup (local->message);
           g_clear_error (&local);
-          invalid (&local, "not a Loadscope export: neither an SQLite bundle nor JSON (%s)", why);
+          if (g_str_has_suffix (path, ".csv") || g_str_has_suffix (path, ".CSV") || strncmp (head, "run_id,", 7) == 0)
+            invalid (&local, "a CSV file: " LS_IMPORT_FORMATS_TEXT);
+          else
+            invalid (&local, "not a Loadscope export: neither an SQLite bundle nor JSON (%s); " LS_IMPORT_FORMATS_TEXT,
+                     why);
           goto out;
         }
       if (!json_parser_get_root (parser))
@@ -758,7 +801,11 @@ ls_import_file (ls_store *store, const char *path, ls_import_counts *counts, GEr
   if (ok && !ls_store_exec (store, "COMMIT", &local))
     ok = FALSE;
   if (ok)
-    *counts = imp.counts;
+    {
+      *counts = imp.counts;
+      if (runs)
+        *runs = g_steal_pointer (&imp.imported);
+    }
 
 clear:
   if (!ok && in_transaction)

@@ -25,3 +25,25 @@ typedef struct {
  * other codes for the store (LS_STORE_ERROR_BUSY: locked by another
  * writer). */
 gboolean ls_import_file (ls_store *store, const char *path, ls_import_counts *counts, GError **error);
+
+/* What import reads, for messages. */
+#define LS_IMPORT_FORMATS_TEXT                                                                                          \
+  "import reads the .json and .sqlite bundles made by `loadscope export --format json|sqlite`; CSV is for "          \
+  "spreadsheets"
+
+/* One run of the file and what it became. */
+typedef struct {
+  gint64 local_id;   /* its id in the store now */
+  char *uuid;
+  char *source_host; /* the host name of the machine it ran on */
+  gint64 source_id;  /* its id in the bundle it came from; -1 from JSON (which has no ids) */
+  gboolean present;  /* it was in the store already (by uuid) */
+} ls_import_run;
+
+void ls_import_run_clear (ls_import_run *run);
+
+/* ls_import_file, and (runs not NULL) on success *runs: a GArray of
+ * ls_import_run, one per run of the file in its order, which clears its
+ * elements when freed. */
+gboolean ls_import_file_runs (ls_store *store, const char *path, ls_import_counts *counts, GArray **runs,
+                              GError **error);

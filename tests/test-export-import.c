@@ -4,6 +4,7 @@
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <string.h>
 
@@ -92,6 +93,23 @@ query_int (const char *path, const char *sql)
   g_assert_cmpint (sqlite3_prepare_v2 (s, sql, -1, &st, NULL), ==, SQLITE_OK);
   if (sqlite3_step (st) == SQLITE_ROW)
     v = sqlite3_column_int64 (st, 0);
+  sqlite3_finalize (st);
+  sqlite3_close (s);
+  return v;
+}
+
+static void expect_rejected (const char *store, const char *file, const char *says, int status);
+
+static double
+query_double (const char *path, const char *sql)
+{
+  sqlite3 *s = NULL;
+  sqlite3_stmt *st = NULL;
+  double v = NAN;
+  g_assert_cmpint (sqlite3_open_v2 (path, &s, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_prepare_v2 (s, sql, -1, &st, NULL), ==, SQLITE_OK);
+  if (sqlite3_step (st) == SQLITE_ROW)
+    v = sqlite3_column_double (st, 0);
   sqlite3_finalize (st);
   sqlite3_close (s);
   return v;
@@ -243,6 +261,37 @@ test_export_csv (void)
       g_assert_nonnull (strstr (lines[i], g_get_host_name ()));
     }
 
+  /* Numbers in the fewest digits that read back exactly: the timeout 60
+   * as "60", the throughput as the store has it, not 17 digits of noise. */
+  guint tput_col = 0, timeout_col = 0, run_col = 0;
+  for (guint i = 0; header[i]; i++)
+    {
+      if (strcmp (header[i], "throughput_sps") == 0)
+        tput_col = i;
+      if (strcmp (header[i], "timeout_s") == 0)
+        timeout_col = i;
+    }
+  g_assert_cmpuint (tput_col, >, 0);
+  for (guint i = 1; i <= 3; i++)
+    {
+      g_auto (GStrv) cells = g_strsplit (lines[i], ",", -1);
+      gint64 id = g_ascii_strtoll (cells[run_col], NULL, 10);
+      g_autofree char *sql = g_strdup_printf ("SELECT throughput_sps FROM run WHERE id = %" G_GINT64_FORMAT, id);
+      g_assert_cmpstr (cells[timeout_col], ==, "60");
+      g_assert_cmpfloat (g_ascii_strtod (cells[tput_col], NULL), ==, query_double (db, sql));
+      /* Shorter than the 17 significant digits %.17g writes, unless needed. */
+      char longest[G_ASCII_DTOSTR_BUF_SIZE];
+      g_ascii_formatd (longest, sizeof longest, "%.17g", query_double (db, sql));
+      g_assert_cmpuint (strlen (cells[tput_col]), <=, strlen (longest));
+    }
+  /* 0.1 and a third, as the exporter writes them. */
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  g_assert_cmpstr (ls_format_double (buf, sizeof buf, 0.1), ==, "0.1");
+  g_assert_cmpstr (ls_format_double (buf, sizeof buf, 1234.5), ==, "1234.5");
+  g_assert_cmpstr (ls_format_double (buf, sizeof buf, 60), ==, "60");
+  g_assert_cmpfloat (g_ascii_strtod (ls_format_double (buf, sizeof buf, 1.0 / 3), NULL), ==, 1.0 / 3);
+  g_assert_cmpfloat (g_ascii_strtod (ls_format_double (buf, sizeof buf, 6.02214076e23), NULL), ==, 6.02214076e23);
+
   g_autofree char *batches = tmp_path ("batches.csv");
   cli_result r = run_cli ("export", "--all", "--format", "csv", "--batches", "-o", batches, "--db", db, NULL);
   g_assert_cmpint (r.status, ==, 0);
@@ -381,13 +430,26 @@ test_export_bad_usage (void)
   g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
 }
 
+/* The counts on the first line, then one line per run of the file with
+ * its id here: "  imported as run 4 (was 1 on host)" or "  already here
+ * as run 1 (uuid 3f2a1b9c on host)". */
 static void
 assert_imported (cli_result *r, int imported, int present, const char *file)
 {
   g_autofree char *want = g_strdup_printf ("imported %d run%s (%d already present) from %s\n", imported,
                                            imported == 1 ? "" : "s", present, file);
   g_assert_cmpint (r->status, ==, 0);
-  g_assert_cmpstr (r->out, ==, want);
+  g_assert_true (g_str_has_prefix (r->out, want));
+  g_auto (GStrv) lines = g_strsplit (r->out + strlen (want), "\n", -1);
+  int n_imported = 0, n_present = 0;
+  for (guint i = 0; lines[i] && lines[i][0]; i++)
+    {
+      n_imported += g_str_has_prefix (lines[i], "  imported as run ");
+      n_present += g_str_has_prefix (lines[i], "  already here as run ");
+      g_assert_nonnull (strstr (lines[i], " on "));
+    }
+  g_assert_cmpint (n_imported, ==, imported);
+  g_assert_cmpint (n_present, ==, present);
   cli_result_clear (r);
 }
 
@@ -450,6 +512,41 @@ test_import_bundle_round_trip (void)
   g_assert_cmpstr (after, ==, once);
   /* The bundle was read from a copy: untouched. */
   g_assert_cmpint (query_int (file, "SELECT count (*) FROM run"), ==, 3);
+
+  /* Into a store with a run of its own: the bundle's runs get new ids, and
+   * the import says which. */
+  g_autofree char *ids = fresh_store ("ids.sqlite");
+  r = run_cli ("run", "--dataset", "synthetic", "--count", "64", "--size", "8x8", "--sink", "none", "--db", ids, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  cli_result_clear (&r);
+  r = run_cli ("import", file, "--db", ids, NULL);
+  g_autofree char *was_1 = g_strdup_printf ("  imported as run 2 (was 1 on %s)\n", g_get_host_name ());
+  g_assert_nonnull (strstr (r.out, was_1));
+  assert_imported (&r, 3, 0, file);
+  r = run_cli ("import", file, "--db", ids, "--json", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (parser, r.out, -1, NULL));
+  JsonObject *o = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpint (json_object_get_int_member (o, "runs_imported"), ==, 0);
+  g_assert_cmpint (json_object_get_int_member (o, "runs_present"), ==, 3);
+  JsonArray *runs = json_object_get_array_member (o, "runs");
+  g_assert_cmpuint (json_array_get_length (runs), ==, 3);
+  for (guint i = 0; i < 3; i++)
+    {
+      JsonObject *run = json_array_get_object_element (runs, i);
+      g_autofree char *sql = g_strdup_printf ("SELECT id FROM run WHERE uuid = '%s'",
+                                              json_object_get_string_member (run, "uuid"));
+      g_assert_cmpint (json_object_get_int_member (run, "run_id"), ==, query_int (ids, sql));
+      g_assert_cmpint (json_object_get_int_member (run, "run_id"), ==,
+                       json_object_get_int_member (run, "source_run_id") + 1);
+      g_assert_cmpstr (json_object_get_string_member (run, "status"), ==, "present");
+      g_assert_cmpstr (json_object_get_string_member (run, "source_host"), ==, g_get_host_name ());
+    }
+  cli_result_clear (&r);
+  /* A CSV export is for spreadsheets, and the refusal says what imports. */
+  g_autofree char *csv = export_to ("csv", "not-importable.csv", "--all", NULL);
+  expect_rejected (ids, csv, "import reads the .json and .sqlite bundles made by `loadscope export", 2);
 }
 
 /* The export as if another machine (a Windows box) had recorded it, with
