@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader/sink.h"
+#include "loader/sink-sim.h"
 #include "platform/clock.h"
 
 typedef struct {
@@ -26,13 +26,22 @@ typedef struct {
   size_t n_held;
   uint8_t *staging;
   size_t staging_bytes;
+  ls_sim_clock clock;
 } sim_sink;
+
+static uint64_t
+real_now (void *user)
+{
+  (void) user;
+  return ls_clock_ns ();
+}
 
 /* Sleeps until t_ns, spinning only the last 100 us: a spinning consumer
  * would take a core from the workers it is waiting for. */
 static void
-wait_until (uint64_t t_ns)
+real_wait_until (void *user, uint64_t t_ns)
 {
+  (void) user;
   for (;;)
     {
       uint64_t now = ls_clock_ns ();
@@ -44,10 +53,22 @@ wait_until (uint64_t t_ns)
     }
 }
 
+static uint64_t
+now_ns (const sim_sink *s)
+{
+  return s->clock.now_ns (s->clock.user);
+}
+
+static void
+wait_until (const sim_sink *s, uint64_t t_ns)
+{
+  s->clock.wait_until_ns (s->clock.user, t_ns);
+}
+
 static void
 release_copied (sim_sink *s, uint32_t *release, size_t *n_release, bool all)
 {
-  uint64_t now = ls_clock_ns ();
+  uint64_t now = now_ns (s);
   size_t kept = 0;
   for (size_t i = 0; i < s->n_held; i++)
     if (all || s->held[i].copy_end_ns <= now)
@@ -75,15 +96,15 @@ sim_submit (ls_sink *base, const ls_batch *b, uint32_t *release, size_t *n_relea
           if (!s->staging)
             return ls_error_set (err, LS_ERR_NOMEM, "sim sink: no memory for a %zu-byte staging buffer", b->bytes);
         }
-      uint64_t t0 = ls_clock_ns ();
+      uint64_t t0 = now_ns (s);
       memcpy (s->staging, b->data, b->bytes);
-      t.stage_ms = (double) (ls_clock_ns () - t0) / 1e6;
+      t.stage_ms = (double) (now_ns (s) - t0) / 1e6;
       base->host_bytes_copied += b->bytes;
       release[(*n_release)++] = b->slot;
       slot_free = true;
     }
 
-  uint64_t now = ls_clock_ns ();
+  uint64_t now = now_ns (s);
   uint64_t copy_ns = (uint64_t) ((double) b->bytes / s->bytes_per_ns);
   uint64_t model_ns = (uint64_t) (base->config.model_ms * 1e6);
   uint64_t copy_start, copy_end, compute_start;
@@ -102,7 +123,7 @@ sim_submit (ls_sink *base, const ls_batch *b, uint32_t *release, size_t *n_relea
       copy_start = now > s->compute_free_ns ? now : s->compute_free_ns;
       copy_end = copy_start + copy_ns;
       s->copy_free_ns = copy_end;
-      wait_until (copy_end);
+      wait_until (s, copy_end);
       compute_start = copy_end;
     }
   uint64_t compute_end = compute_start + model_ns;
@@ -119,10 +140,10 @@ sim_submit (ls_sink *base, const ls_batch *b, uint32_t *release, size_t *n_relea
 
   /* The host waits for the step before this one, as a loop reading its
    * loss every step does. */
-  wait_until (s->prev_compute_end_ns);
+  wait_until (s, s->prev_compute_end_ns);
   s->prev_compute_end_ns = compute_end;
   if (s->n_held >= LS_SINK_MAX_HELD)
-    wait_until (s->held[0].copy_end_ns);
+    wait_until (s, s->held[0].copy_end_ns);
   release_copied (s, release, n_release, false);
   ls_sink_add_timing (base, &t);
   return LS_OK;
@@ -133,7 +154,7 @@ sim_drain (ls_sink *base, uint32_t *release, size_t *n_release, ls_error *err)
 {
   sim_sink *s = (sim_sink *) base;
   (void) err;
-  wait_until (s->compute_free_ns > s->copy_free_ns ? s->compute_free_ns : s->copy_free_ns);
+  wait_until (s, s->compute_free_ns > s->copy_free_ns ? s->compute_free_ns : s->copy_free_ns);
   release_copied (s, release, n_release, true);
   return LS_OK;
 }
@@ -150,6 +171,13 @@ static const ls_sink_ops sim_ops = { sim_submit, sim_drain, sim_close };
 
 int
 ls_sink_sim_open (const ls_sink_config *config, const ls_arena *arena, ls_sink **out, ls_error *err)
+{
+  return ls_sink_sim_open_clocked (config, arena, NULL, out, err);
+}
+
+int
+ls_sink_sim_open_clocked (const ls_sink_config *config, const ls_arena *arena, const ls_sim_clock *clock,
+                          ls_sink **out, ls_error *err)
 {
   sim_sink *s;
   double gbps;
@@ -169,6 +197,10 @@ ls_sink_sim_open (const ls_sink_config *config, const ls_arena *arena, ls_sink *
   s->base.config = *config;
   strcpy (s->base.device_name, "simulated");
   s->bytes_per_ns = gbps; /* 1 GB/s is 1 byte per ns */
+  if (clock)
+    s->clock = *clock;
+  else
+    s->clock = (ls_sim_clock){ real_now, real_wait_until, NULL };
   *out = &s->base;
   return LS_OK;
 }
