@@ -1,5 +1,6 @@
 #include "loader/arena.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #define PAGE 4096u
@@ -47,8 +48,9 @@ set_layout (ls_arena *arena, uint32_t slot_count, uint32_t batch_size, size_t sa
   arena->slot_stride = stride_for (batch_size, sample_bytes);
 }
 
-int
-ls_arena_create (ls_arena *arena, uint32_t slot_count, uint32_t batch_size, size_t sample_bytes, ls_error *err)
+static int
+arena_create (ls_arena *arena, uint32_t slot_count, uint32_t batch_size, size_t sample_bytes, bool local,
+              ls_error *err)
 {
   memset (arena, 0, sizeof *arena);
   if (slot_count == 0 || batch_size == 0 || sample_bytes == 0)
@@ -59,7 +61,7 @@ ls_arena_create (ls_arena *arena, uint32_t slot_count, uint32_t batch_size, size
     return ls_error_set (err, LS_ERR_INVALID, "arena: %u slots x %u samples x %zu bytes is too large", slot_count,
                          batch_size, sample_bytes);
   size_t bytes = ls_arena_bytes_for (slot_count, batch_size, sample_bytes);
-  if (ls_shm_create (bytes, &arena->shm, err) != LS_OK)
+  if ((local ? ls_shm_create_private (bytes, &arena->shm, err) : ls_shm_create (bytes, &arena->shm, err)) != LS_OK)
     {
       ls_error_prefix (err, "arena of %zu MiB (%u batch slots)", bytes >> 20, slot_count);
       return err ? err->code : LS_ERR_OS;
@@ -71,6 +73,19 @@ ls_arena_create (ls_arena *arena, uint32_t slot_count, uint32_t batch_size, size
   h->batch_size = batch_size;
   h->sample_bytes = sample_bytes;
   return LS_OK;
+}
+
+int
+ls_arena_create (ls_arena *arena, uint32_t slot_count, uint32_t batch_size, size_t sample_bytes, ls_error *err)
+{
+  return arena_create (arena, slot_count, batch_size, sample_bytes, false, err);
+}
+
+int
+ls_arena_create_local (ls_arena *arena, uint32_t slot_count, uint32_t batch_size, size_t sample_bytes,
+                       ls_error *err)
+{
+  return arena_create (arena, slot_count, batch_size, sample_bytes, true, err);
 }
 
 int

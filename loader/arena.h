@@ -34,6 +34,11 @@ typedef struct ls_arena {
 /* Creates an arena (and its shared memory) for slot_count slots. */
 int ls_arena_create (ls_arena *arena, uint32_t slot_count, uint32_t batch_size, size_t sample_bytes, ls_error *err);
 
+/* The same layout in memory of this process alone (ls_shm_create_private),
+ * for loading without workers: its first touch costs fewer page faults. */
+int ls_arena_create_local (ls_arena *arena, uint32_t slot_count, uint32_t batch_size, size_t sample_bytes,
+                           ls_error *err);
+
 /* Attaches to an arena another process created; takes ownership of shm.
  * The layout is read from the arena's own header and checked. */
 int ls_arena_attach (ls_arena *arena, ls_shm *shm, ls_error *err);

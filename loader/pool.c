@@ -22,8 +22,11 @@ typedef enum { SLOT_FREE, SLOT_BUSY, SLOT_READY, SLOT_HELD } slot_state;
 
 typedef struct {
   slot_state state;
-  int worker;   /* building it (SLOT_BUSY) */
-  uint64_t seq; /* epoch * batches_per_epoch + batch */
+  int worker;         /* building it (SLOT_BUSY); the first of them when shared */
+  uint64_t builders;  /* bit i: worker i has a part of it in hand */
+  uint32_t parts_left; /* tasks of it not yet done */
+  uint32_t skipped;   /* replaced samples reported by its parts so far */
+  uint64_t seq;       /* epoch * batches_per_epoch + batch */
 } slot_info;
 
 typedef struct {
@@ -311,6 +314,9 @@ prepare_slot (ls_pool *p, uint32_t slot, uint64_t seq)
   meta->count = ls_sampler_batch (&p->sampler, meta->epoch, meta->batch, ls_arena_indices (&p->arena, slot));
   meta->skipped = 0;
   p->slots[slot].seq = seq;
+  p->slots[slot].builders = 0;
+  p->slots[slot].parts_left = 0;
+  p->slots[slot].skipped = 0;
 }
 
 static uint32_t
@@ -320,6 +326,51 @@ in_flight (const ls_pool *p)
   for (uint32_t s = 0; s < p->n_slots; s++)
     n += p->slots[s].state == SLOT_BUSY || p->slots[s].state == SLOT_READY;
   return n;
+}
+
+/* Sends one task (the whole slot, or samples [first, end) of it when end
+ * > 0) to worker i. */
+static bool
+send_task (ls_pool *p, uint32_t i, uint32_t slot, uint32_t first, uint32_t end, ls_error *err)
+{
+  ls_msg task = { .type = LS_MSG_TASK, .slot = slot, .value = first, .end = end };
+  if (ls_channel_send (p->workers[i].ch, &task, ls_msg_size (&task), err) != LS_OK)
+    {
+      /* Its death shows up on the next wait with the real reason. */
+      ls_error_clear (err);
+      return false;
+    }
+  p->workers[i].outstanding++;
+  p->slots[slot].builders |= (uint64_t) 1 << i;
+  p->slots[slot].parts_left++;
+  return true;
+}
+
+/* When nothing is being built (a new set of workers has just started: the
+ * first batch, or the first of an epoch with new workers), the next batch
+ * is shared out in parts, one per worker, so that it is ready after about
+ * 1/N of a batch's build time instead of a whole one while the other
+ * workers start on batches that are not wanted yet. Returns false when the
+ * batch was not split (fewer than two workers or samples). */
+static bool
+dispatch_split (ls_pool *p, uint32_t slot, ls_error *err)
+{
+  uint32_t n = p->config.num_workers;
+  uint32_t count = ls_arena_meta (&p->arena, slot)->count;
+  uint32_t parts = n < count ? n : count;
+
+  if (parts < 2)
+    return false;
+  for (uint32_t k = 0; k < parts; k++)
+    {
+      uint32_t i = (p->rr + k) % n;
+      uint32_t first = (uint32_t) ((uint64_t) count * k / parts);
+      uint32_t end = (uint32_t) ((uint64_t) count * (k + 1) / parts);
+      if (k == 0)
+        p->slots[slot].worker = (int) i;
+      send_task (p, i, slot, first, end, err);
+    }
+  return true;
 }
 
 /* Keeps prefetch_factor batches in flight per worker, as far as free slots
@@ -333,6 +384,7 @@ dispatch_more (ls_pool *p, ls_error *err)
 
   while (p->running && p->dispatched < p->total && in_flight (p) < cap)
     {
+      bool idle = in_flight (p) == 0 && !p->config.whole_first_batch;
       if (!p->config.persistent_workers && epoch_of (p, p->dispatched) != p->worker_epoch)
         break;
       int slot = free_slot (p);
@@ -347,18 +399,17 @@ dispatch_more (ls_pool *p, ls_error *err)
         }
       if (chosen < 0)
         break;
-      worker_rt *w = &p->workers[chosen];
       prepare_slot (p, (uint32_t) slot, p->dispatched);
-      ls_msg task = { .type = LS_MSG_TASK, .slot = (uint32_t) slot };
-      if (ls_channel_send (w->ch, &task, ls_msg_size (&task), err) != LS_OK)
+      p->rr = (uint32_t) chosen;
+      if (!(idle && dispatch_split (p, (uint32_t) slot, err)))
         {
-          /* Its death shows up on the next wait with the real reason. */
-          ls_error_clear (err);
-          break;
+          if (!send_task (p, (uint32_t) chosen, (uint32_t) slot, 0, 0, err))
+            break;
+          p->slots[slot].worker = chosen;
         }
-      w->outstanding++;
+      if (p->slots[slot].parts_left == 0)
+        break; /* no worker took any part of it: their deaths show on the next wait */
       p->slots[slot].state = SLOT_BUSY;
-      p->slots[slot].worker = chosen;
       p->dispatched++;
       p->rr = ((uint32_t) chosen + 1) % n;
       uint32_t now_in_flight = in_flight (p);
@@ -432,7 +483,7 @@ worker_died (ls_pool *p, uint32_t i, ls_error *err)
   /* A worker takes its tasks in order: it was building its oldest one. */
   int oldest = -1;
   for (uint32_t s = 0; s < p->n_slots; s++)
-    if (p->slots[s].state == SLOT_BUSY && p->slots[s].worker == (int) i
+    if (p->slots[s].state == SLOT_BUSY && (p->slots[s].builders >> i & 1u)
         && (oldest < 0 || p->slots[s].seq < p->slots[oldest].seq))
       oldest = (int) s;
   if (oldest >= 0)
@@ -464,12 +515,19 @@ drain_worker (ls_pool *p, uint32_t i, bool *progress, ls_error *err)
           p->infos[w->info].startup_ms = (double) (ls_clock_ns () - p->set_started_ns) / 1e6;
           break;
         case LS_MSG_DONE:
-          if (m.slot >= p->n_slots || p->slots[m.slot].state != SLOT_BUSY)
+          if (m.slot >= p->n_slots || p->slots[m.slot].state != SLOT_BUSY || !(p->slots[m.slot].builders >> i & 1u)
+              || p->slots[m.slot].parts_left == 0)
             return ls_error_set (err, LS_ERR_INVALID, "worker %" PRIu32 " reported slot %" PRIu32 " it was not given", i,
                                  m.slot);
-          p->slots[m.slot].state = SLOT_READY;
           w->outstanding--;
-          *progress = true;
+          p->slots[m.slot].builders &= ~((uint64_t) 1 << i);
+          p->slots[m.slot].skipped += m.skipped;
+          if (--p->slots[m.slot].parts_left == 0)
+            {
+              ls_arena_meta (&p->arena, m.slot)->skipped = p->slots[m.slot].skipped;
+              p->slots[m.slot].state = SLOT_READY;
+              *progress = true;
+            }
           break;
         case LS_MSG_FAILED:
           m.text[sizeof m.text - 1] = '\0';
@@ -651,7 +709,14 @@ ls_pool_create (const ls_pool_config *config, ls_pool **out, ls_error *err)
         rc = ls_error_set (err, LS_ERR_NOMEM, "out of memory");
     }
   if (rc == LS_OK)
-    rc = ls_arena_create (&p->arena, p->n_slots, config->batch_size, ls_dataset_sample_bytes (p->dataset), err);
+    {
+      /* Without workers nobody else maps the arena: private memory, whose
+       * first touch (the first batches' slots) costs fewer page faults. */
+      size_t sample_bytes = ls_dataset_sample_bytes (p->dataset);
+      rc = config->num_workers
+               ? ls_arena_create (&p->arena, p->n_slots, config->batch_size, sample_bytes, err)
+               : ls_arena_create_local (&p->arena, p->n_slots, config->batch_size, sample_bytes, err);
+    }
   if (rc != LS_OK)
     {
       ls_pool_free (p);

@@ -37,6 +37,8 @@ typedef struct ls_pool_config {
   double timeout_s;          /* 0: wait for a batch forever */
   uint64_t seed;
   uint32_t consumer_slots;   /* batches the consumer may hold at once; 0 means 2 */
+  bool whole_first_batch;    /* build a new worker set's first batch in one worker, not shared
+                                out in parts among them (benchmarks compare the two) */
   const char *worker_path;   /* spawn: the loadscope-worker executable */
 } ls_pool_config;
 

@@ -8,7 +8,9 @@
 #include "platform/error.h"
 
 typedef enum {
-  LS_MSG_TASK = 1, /* pool → worker: fill `slot` (its header says which samples) */
+  LS_MSG_TASK = 1, /* pool → worker: fill `slot` (its header says which samples), or
+                    * samples [first, end) of it when end > 0 (a batch shared
+                    * by several workers: the first batch of a set) */
   LS_MSG_STOP,     /* pool → worker: finish and exit */
   LS_MSG_READY,    /* worker → pool: started, dataset open, arena mapped */
   LS_MSG_DONE,     /* worker → pool: `slot` is filled */
@@ -20,8 +22,8 @@ typedef struct ls_msg {
   uint32_t type;
   uint32_t slot;
   uint32_t skipped;   /* DONE: samples replaced under --on-error skip */
-  uint32_t reserved;
-  uint64_t value;     /* READY: pid; FAILED: failing sample index */
+  uint32_t end;       /* TASK: end of the part to fill (0: the whole slot) */
+  uint64_t value;     /* TASK: first sample of the part; READY: pid; FAILED: failing sample index */
   uint64_t cpu_ns;    /* BYE: user + system CPU time of the worker */
   char text[LS_ERROR_MESSAGE_MAX];
 } ls_msg;

@@ -10,17 +10,21 @@
 #define SKIP_ATTEMPTS 16
 
 int
-ls_worker_fill_slot (const ls_worker *w, uint32_t slot, uint64_t *failed_index, ls_error *err)
+ls_worker_fill_range (const ls_worker *w, uint32_t slot, uint32_t first, uint32_t end, uint32_t *skipped,
+                      uint64_t *failed_index, ls_error *err)
 {
   const ls_arena *a = w->arena;
-  ls_slot_meta *meta = ls_arena_meta (a, slot);
+  const ls_slot_meta *meta = ls_arena_meta (a, slot);
   const uint64_t *indices = ls_arena_indices (a, slot);
   int32_t *labels = ls_arena_labels (a, slot);
   uint8_t *data = ls_arena_data (a, slot);
   uint64_t length = ls_dataset_length (w->dataset);
+  uint32_t count = meta->count < a->batch_size ? meta->count : a->batch_size;
 
-  meta->skipped = 0;
-  for (uint32_t i = 0; i < meta->count; i++)
+  *skipped = 0;
+  if (end > count)
+    end = count;
+  for (uint32_t i = first; i < end; i++)
     {
       uint8_t *out = data + (size_t) i * a->sample_bytes;
       uint64_t index = indices[i];
@@ -43,9 +47,19 @@ ls_worker_fill_slot (const ls_worker *w, uint32_t slot, uint64_t *failed_index, 
           ls_error_prefix (err, "sample %llu, and the %d after it", (unsigned long long) index, SKIP_ATTEMPTS);
           return err ? err->code : LS_ERR_INVALID;
         }
-      meta->skipped++;
+      (*skipped)++;
     }
   return LS_OK;
+}
+
+int
+ls_worker_fill_slot (const ls_worker *w, uint32_t slot, uint64_t *failed_index, ls_error *err)
+{
+  ls_slot_meta *meta = ls_arena_meta (w->arena, slot);
+  uint32_t skipped = 0;
+  int rc = ls_worker_fill_range (w, slot, 0, meta->count, &skipped, failed_index, err);
+  meta->skipped = skipped;
+  return rc;
 }
 
 static int
@@ -80,15 +94,20 @@ ls_worker_serve (ls_worker *w)
 
       ls_error err = { 0 };
       uint64_t failed = 0;
+      uint32_t skipped = 0;
       ls_msg out = { .type = LS_MSG_DONE, .slot = in.slot };
-      if (ls_worker_fill_slot (w, in.slot, &failed, &err) != LS_OK)
+      /* The pool counts the skipped samples of every part into the slot's
+       * header itself: parts of one slot are written at the same time. */
+      uint32_t first = in.end ? (uint32_t) in.value : 0;
+      uint32_t end = in.end ? in.end : UINT32_MAX;
+      if (ls_worker_fill_range (w, in.slot, first, end, &skipped, &failed, &err) != LS_OK)
         {
           out.type = LS_MSG_FAILED;
           out.value = failed;
           memcpy (out.text, err.message, sizeof out.text);
         }
       else
-        out.skipped = ls_arena_meta (w->arena, in.slot)->skipped;
+        out.skipped = skipped;
       if (send_msg (w, &out) != LS_OK)
         return 0;
     }

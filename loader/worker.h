@@ -23,5 +23,12 @@ typedef struct ls_worker {
  * failure is returned, naming the sample. */
 int ls_worker_fill_slot (const ls_worker *w, uint32_t slot, uint64_t *failed_index, ls_error *err);
 
+/* Fills samples [first, end) of a slot (end clamped to its count), as a
+ * part of a batch several workers build together. Samples replaced under
+ * skip_bad_samples are counted in *skipped, not in the slot's header (the
+ * other parts are being written at the same time). */
+int ls_worker_fill_range (const ls_worker *w, uint32_t slot, uint32_t first, uint32_t end, uint32_t *skipped,
+                          uint64_t *failed_index, ls_error *err);
+
 /* Serves tasks until STOP or until the pool goes away. Returns the exit code. */
 int ls_worker_serve (ls_worker *w);

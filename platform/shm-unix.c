@@ -108,6 +108,34 @@ check_size (int fd, size_t size, const char *name, ls_error *err)
 }
 
 int
+ls_shm_create_private (size_t size, ls_shm **out, ls_error *err)
+{
+  ls_shm *shm;
+
+  *out = NULL;
+  if (size == 0)
+    return ls_error_set (err, LS_ERR_INVALID, "private memory: size 0 requested");
+  shm = calloc (1, sizeof *shm);
+  if (!shm)
+    return ls_error_set (err, LS_ERR_NOMEM, "private memory: out of memory");
+  shm->data = mmap (NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (shm->data == MAP_FAILED)
+    {
+      ls_error_set_os (err, "mmap %zu bytes of private memory", size);
+      free (shm);
+      return LS_ERR_OS;
+    }
+#ifdef MADV_HUGEPAGE
+  madvise (shm->data, size, MADV_HUGEPAGE); /* advice only: refused is fine */
+#endif
+  shm->fd = -1;
+  shm->size = size;
+  snprintf (shm->name, sizeof shm->name, "private");
+  *out = shm;
+  return LS_OK;
+}
+
+int
 ls_shm_open_name (const char *name, size_t size, ls_shm **out, ls_error *err)
 {
   int fd;
@@ -174,6 +202,7 @@ ls_shm_close (ls_shm *shm)
   if (!shm)
     return;
   munmap (shm->data, shm->size);
-  close (shm->fd);
+  if (shm->fd >= 0)
+    close (shm->fd);
   free (shm);
 }

@@ -15,6 +15,7 @@ struct ls_shm {
   void *data;
   size_t size;
   char name[64]; /* empty when opened by handle */
+  int is_private; /* VirtualAlloc'ed, no mapping */
 };
 
 static volatile LONG shm_counter;
@@ -52,7 +53,9 @@ free_shm (ls_shm *shm)
 {
   if (!shm)
     return;
-  if (shm->data)
+  if (shm->data && shm->is_private)
+    VirtualFree (shm->data, 0, MEM_RELEASE);
+  else if (shm->data)
     UnmapViewOfFile (shm->data);
   if (shm->mapping)
     CloseHandle (shm->mapping);
@@ -110,6 +113,32 @@ ls_shm_create (size_t size, ls_shm **out, ls_error *err)
       free_shm (shm);
       return rc;
     }
+  *out = shm;
+  return LS_OK;
+}
+
+int
+ls_shm_create_private (size_t size, ls_shm **out, ls_error *err)
+{
+  ls_shm *shm;
+
+  *out = NULL;
+  if (size == 0)
+    return ls_error_set (err, LS_ERR_INVALID, "ls_shm_create_private: size 0");
+  shm = calloc (1, sizeof *shm);
+  if (!shm)
+    return ls_error_set (err, LS_ERR_NOMEM, "ls_shm_create_private: out of memory");
+  /* Large pages need a privilege most accounts lack: plain pages. */
+  shm->data = VirtualAlloc (NULL, size, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
+  if (!shm->data)
+    {
+      int rc = ls_error_set_os (err, "VirtualAlloc(%llu bytes)", (unsigned long long) size);
+      free (shm);
+      return rc;
+    }
+  shm->is_private = 1;
+  shm->size = size;
+  snprintf (shm->name, sizeof shm->name, "private");
   *out = shm;
   return LS_OK;
 }

@@ -19,6 +19,13 @@ typedef struct ls_shm ls_shm;
 
 int ls_shm_create (size_t size, ls_shm **out, ls_error *err);
 
+/* Memory of this process alone, behind the same interface (no name, no
+ * handle: no other process can map it), for an arena no other process
+ * writes. Where the OS gives large pages for the asking (Linux's
+ * transparent huge pages), it asks: the first touch then takes a few
+ * faults instead of one per 4 KiB page. */
+int ls_shm_create_private (size_t size, ls_shm **out, ls_error *err);
+
 /* Maps an arena created by another process. size must match. */
 int ls_shm_open_name (const char *name, size_t size, ls_shm **out, ls_error *err);
 /* Takes ownership of an inherited handle: ls_shm_close closes it. */
