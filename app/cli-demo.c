@@ -16,7 +16,9 @@
 #include "app/store.h"
 #include "app/sweep.h"
 
-#define DEMO_BATCHES "24"
+/* 12 batches of 64: 768 of the 800 sample images, one epoch, as many
+ * images per run as the demo loaded before the defaults were one set. */
+#define DEMO_BATCHES "12"
 
 static void
 show_generation (uint64_t done, uint64_t total, uint64_t bytes, void *user)
