@@ -1,20 +1,43 @@
 #!/usr/bin/env bash
 # Device check for the CUDA sink, on a machine WITH an NVIDIA GPU.
 #
-# Builds only what it needs (loadscope and loadscope-worker, CUDA on, no GUI,
-# no HDF5), makes a small JPEG dataset (a synthetic one where JPEG is not
-# built), runs the three pin modes with blocking and non-blocking copies at
-# 2 workers, and checks:
+#   bash tests/device/check.sh --bundle DIR   runs the bundle made here by
+#                                             tests/device/bundle.sh (never builds)
+#   bash tests/device/check.sh                builds what it needs first
+#                                             (tests/device/build-here.sh)
+#
+# Makes a small JPEG dataset (a synthetic one where JPEG is not built) and
+# checks first that a GPU answers (exit 2, "no usable GPU", when none does).
+# Then, as one recorded sweep (workers 1,2,4 x the three pin modes x
+# blocking and non-blocking copies), two runs on the registered arena with
+# forked and with spawned workers, and the sink's own test program:
 #   - every run used the real GPU: status done, sink "cuda", simulated false;
 #   - pinned copies (staging, arena) move more bytes per ms than pageable;
 #   - gpu_util_exact is in (0, 1], and the NVML series is present;
 #   - the model step lasts --model-ms (10 ms) within 5 % (median);
-#   - the pinned arena copies fewer bytes on the host than staging.
+#   - the pinned arena copies fewer bytes on the host than staging, and
+#     cudaHostRegister of the memfd-backed arena works with fork and spawn;
+#   - NVML's device is the CUDA device, matched by PCI bus id.
+# The PyTorch target (issue 15) is run only where `loadscope run` has
+# --target and python3's torch sees CUDA; otherwise the report says skipped.
 # Writes $OUT/device-report.json (./device-report.json without $OUT) with
-# every run's summary and each assertion's result, prints a table, and exits
-# 0 when everything held, 1 when an assertion failed, 2 when it could not
-# build or run at all. Meant to finish well within 4 minutes.
+# every run's summary and each assertion's result, and the sweep's three
+# headline charts ($OUT/chart-*.png); prints a table; exits 0 when
+# everything held, 1 when an assertion failed, 2 when it could not build or
+# run at all. Meant to finish well within 4 minutes.
 set -uo pipefail
+
+BUNDLE=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --bundle) BUNDLE=${2:-}; [ -n "$BUNDLE" ] || { echo "check.sh: --bundle needs a folder" >&2; exit 2; }; shift 2 ;;
+    *) echo "check.sh: unknown argument '$1' (usage: check.sh [--bundle DIR])" >&2; exit 2 ;;
+  esac
+done
+[ -z "$BUNDLE" ] || BUNDLE=$(cd "$BUNDLE" 2>/dev/null && pwd) || {
+  echo "check.sh: no bundle folder '$BUNDLE' (make it with: bash tests/device/bundle.sh)" >&2
+  exit 2
+}
 
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=$(pwd)
@@ -47,20 +70,26 @@ json_str() {
   printf '"%s"' "$s"
 }
 
+# The bundle's description (bundle-info.txt), one line; "" without one.
+bundle_info() {
+  [ -n "$BUNDLE" ] && [ -f "$BUNDLE/bundle-info.txt" ] && tr '\n' ';' <"$BUNDLE/bundle-info.txt"
+  return 0
+}
+
 # A report when nothing could be measured; exits 2.
 give_up() {
   note "$*"
   if [ -n "$PY" ]; then
-    "$PY" - "$REPORT" "$NOTES" "$(elapsed)" "$*" <<'PY'
+    "$PY" - "$REPORT" "$NOTES" "$(elapsed)" "$*" "$(bundle_info)" <<'PY'
 import json, sys
-report, notes, elapsed, why = sys.argv[1:5]
-json.dump({"ok": False, "error": why, "elapsed_s": int(elapsed),
+report, notes, elapsed, why, bundle = sys.argv[1:6]
+json.dump({"ok": False, "error": why, "elapsed_s": int(elapsed), "bundle": bundle or None,
            "notes": open(notes).read().splitlines(), "runs": [], "assertions": []},
           open(report, "w"), indent=2)
 PY
   else
-    printf '{"ok": false, "error": %s, "elapsed_s": %s, "notes": %s, "runs": [], "assertions": []}\n' \
-      "$(printf '%s' "$*" | json_str)" "$(elapsed)" "$(json_str <"$NOTES")" >"$REPORT"
+    printf '{"ok": false, "error": %s, "elapsed_s": %s, "bundle": %s, "notes": %s, "runs": [], "assertions": []}\n' \
+      "$(printf '%s' "$*" | json_str)" "$(elapsed)" "$(bundle_info | json_str)" "$(json_str <"$NOTES")" >"$REPORT"
   fi
   echo "device-check: FAILED before measuring: $*" >&2
   echo "device-check: report in $REPORT" >&2
@@ -82,105 +111,43 @@ if command -v nvidia-smi >/dev/null 2>&1; then
 else
   note "nvidia-smi not found"
 fi
-if command -v nvcc >/dev/null 2>&1; then
+if [ -n "$BUNDLE" ]; then
+  :
+elif command -v nvcc >/dev/null 2>&1; then
   note "nvcc: $(command -v nvcc), $(nvcc --version | grep -o 'release [0-9.]*' | head -n 1)"
 else
   note "nvcc not found (PATH, /usr/local/cuda/bin)"
 fi
 
-# ------------------------------------------------------------ build tools
 
-missing_tools() {
-  local m=()
-  command -v meson >/dev/null 2>&1 || m+=(meson)
-  command -v ninja >/dev/null 2>&1 || m+=(ninja-build)
-  command -v pkg-config >/dev/null 2>&1 || m+=(pkg-config)
-  command -v cc >/dev/null 2>&1 || m+=(gcc)
-  command -v g++ >/dev/null 2>&1 || m+=(g++) # nvcc's host compiler
-  if command -v pkg-config >/dev/null 2>&1; then
-    pkg-config --exists 'glib-2.0 >= 2.74' gio-2.0 || m+=(libglib2.0-dev)
-    pkg-config --exists 'json-glib-1.0 >= 1.6' || m+=(libjson-glib-dev)
-    pkg-config --exists libturbojpeg || m+=(libturbojpeg0-dev)
-    pkg-config --exists libjpeg || m+=(libjpeg-dev)
-  fi
-  command -v python3 >/dev/null 2>&1 || m+=(python3)
-  echo "${m[*]}"
-}
-
-missing=$(missing_tools)
-if [ -n "$missing" ] && command -v apt-get >/dev/null 2>&1; then
-  note "missing: $missing; trying apt-get"
-  sudo_cmd=()
-  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo -n)
-  export DEBIAN_FRONTEND=noninteractive
-  timeout 60 "${sudo_cmd[@]}" apt-get update -q >"$WORK/apt.log" 2>&1 || note "apt-get update failed (no network?)"
-  # One by one: package names differ between Debian and Ubuntu.
-  for p in meson ninja-build pkg-config gcc g++ libglib2.0-dev libjson-glib-dev libturbojpeg0-dev \
-    libjpeg62-turbo-dev libjpeg-turbo8-dev libjpeg-dev libsqlite3-dev python3; do
-    [ "$(elapsed)" -lt 110 ] || break
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" && continue
-    timeout 60 "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "$p" >>"$WORK/apt.log" 2>&1 ||
-      echo "apt-get install $p failed" >>"$WORK/apt.log"
-  done
-  [ -n "${LS_CHECK_NO_PYTHON:-}" ] || PY=$(command -v python3 || true)
-  missing=$(missing_tools)
+if [ -n "$BUNDLE" ]; then
+  . "$ROOT/tests/device/use-bundle.sh"
+else
+  . "$ROOT/tests/device/build-here.sh"
 fi
-[ -n "$missing" ] && note "still missing after any install: $missing"
-for t in meson ninja cc g++ pkg-config nvcc; do
-  command -v "$t" >/dev/null 2>&1 || give_up "cannot build: '$t' is not installed (missing: $missing)"
-done
-meson_version=$(meson --version 2>/dev/null)
-note "meson $meson_version, ninja $(ninja --version 2>/dev/null)"
-case "$meson_version" in
-  0.*) give_up "cannot build: meson $meson_version is older than 1.0.0 (the project needs >= 1.0)" ;;
-esac
+# ------------------------------------------------------------ a GPU?
 
-# ------------------------------------------------------------ build
+# LS_CHECK_SINK=sim rehearses the whole check on a machine without a GPU
+# (its assertions then fail, but every step and the report are exercised).
+SINK=${LS_CHECK_SINK:-cuda}
+[ "$SINK" = cuda ] || note "LS_CHECK_SINK=$SINK: a rehearsal, not a device check"
 
-setup_opts=(-Dgui=disabled -Dhdf5=disabled -Dcuda=enabled -Dbuildtype=debugoptimized)
-jpeg=yes
-pkg-config --exists libturbojpeg libjpeg || {
-  jpeg=no
-  setup_opts+=(-Djpeg=disabled)
-  note "no libjpeg-turbo: building without JPEG, measuring on a synthetic dataset"
-}
-setup() {
-  if [ -f "$BUILD/meson-private/coredata.dat" ]; then
-    meson setup --reconfigure "$BUILD" "${setup_opts[@]}" >"$WORK/setup.log" 2>&1 && return 0
-    rm -rf "$BUILD"
-  fi
-  meson setup "$BUILD" "${setup_opts[@]}" >"$WORK/setup.log" 2>&1
-}
-if ! setup; then
-  tail -n 30 "$WORK/setup.log" >&2
-  give_up "meson setup failed: $(grep -E 'ERROR|error' "$WORK/setup.log" | head -n 3 | tr '\n' ' ')"
+# One batch on the cuda sink: without a GPU, stop here (exit 2) rather
+# than fail every run the same way.
+PROBE=$WORK/probe.json
+timeout 90 "$LOADSCOPE" run --dataset synthetic --count 16 --size 8x8 --batch-size 8 --batches 1 --warmup 0 \
+  --sink "$SINK" --model-ms 1 --no-db --json >"$PROBE" 2>"$WORK/probe.err"
+probe_rc=$?
+if [ "$probe_rc" -ne 0 ]; then
+  why=$(grep -o '"error" *: *"[^"]*"' "$PROBE" | head -n 1 | sed 's/^"error" *: *"//; s/"$//')
+  [ -n "$why" ] || why=$(grep -v '^$' "$WORK/probe.err" | tail -n 2 | tr '\n' ' ')
+  case "$why" in
+    *"no usable GPU"* | *"no CUDA device"* | *cudaErrorNoDevice* | *cudaErrorInsufficientDriver*)
+      give_up "no usable GPU: $why" ;;
+    *) give_up "the first run on the cuda sink failed (exit $probe_rc): $why" ;;
+  esac
 fi
-compile() {
-  timeout 150 meson compile -C "$BUILD" app/loadscope loader/loadscope-worker >"$WORK/build.log" 2>&1
-}
-if ! compile; then
-  if grep -q "unsupported GNU version\|unsupported clang version" "$WORK/build.log"; then
-    note "nvcc does not support this host compiler's version; retrying with -allow-unsupported-compiler"
-    export NVCC_APPEND_FLAGS="${NVCC_APPEND_FLAGS:-} -allow-unsupported-compiler"
-    compile || {
-      tail -n 40 "$WORK/build.log" >&2
-      give_up "build failed: $(grep -iE 'error' "$WORK/build.log" | head -n 3 | tr '\n' ' ')"
-    }
-  else
-    tail -n 40 "$WORK/build.log" >&2
-    give_up "build failed: $(grep -iE 'error' "$WORK/build.log" | head -n 3 | tr '\n' ' ')"
-  fi
-fi
-# The sink's own test program, whose GPU half only runs here (optional).
-unit=yes
-timeout 60 meson compile -C "$BUILD" tests/test-sink-cuda >"$WORK/build-test.log" 2>&1 || {
-  unit=no
-  note "tests/test-sink-cuda did not build: $(grep -iE 'error' "$WORK/build-test.log" | head -n 2 | tr '\n' ' ')"
-}
-LOADSCOPE=$ROOT/$BUILD/app/loadscope
-export LOADSCOPE_WORKER=$ROOT/$BUILD/loader/loadscope-worker
-[ -x "$LOADSCOPE" ] || give_up "the build did not produce $LOADSCOPE"
-note "built in $(elapsed) s"
+note "a GPU answers: $(grep -o '"device" *: *"[^"]*"' "$PROBE" | head -n 1) ($(elapsed) s)"
 
 # ------------------------------------------------------------ dataset
 
@@ -198,156 +165,122 @@ note "dataset: $dataset_kind, ready at $(elapsed) s"
 
 # ------------------------------------------------------------ runs
 
+# One line per run: label, workers, start, pin, non_blocking, exit code,
+# summary JSON, stderr.
 MANIFEST=$WORK/manifest
 : >"$MANIFEST"
-i=0
-for nb in off on; do
-  for pin in off staging arena; do
-    i=$((i + 1))
-    json=$WORK/run-$i.json
-    errf=$WORK/run-$i.err
-    if [ "$(date +%s)" -ge "$DEADLINE" ]; then
-      note "skipped pin=$pin non_blocking=$nb: out of time"
-      printf '%s\t%s\t%s\t%s\t%s\n' "$pin" "$nb" "skipped" "$json" "$errf" >>"$MANIFEST"
-      continue
-    fi
-    timeout 90 "$LOADSCOPE" run "${dataset[@]}" --workers 2 --sink cuda --pin "$pin" --non-blocking "$nb" \
-      --model-ms 10 --batches 40 --json >"$json" 2>"$errf"
-    rc=$?
-    printf '%s\t%s\t%s\t%s\t%s\n' "$pin" "$nb" "$rc" "$json" "$errf" >>"$MANIFEST"
-    echo "device-check: pin=$pin non_blocking=$nb exit $rc ($(elapsed) s)" >&2
-  done
+DB=$WORK/device.sqlite
+
+# The sweep: recorded, so that its charts can be drawn.
+left=$((DEADLINE - $(date +%s) - 70)) # room for the arena runs and the test program
+[ "$left" -gt 170 ] && left=170
+SWEEP_ID=
+if [ "$left" -lt 20 ]; then
+  note "sweep skipped: out of time"
+else
+  timeout "$left" "$LOADSCOPE" sweep "${dataset[@]}" --workers 1,2,4 --pin off,staging,arena \
+    --non-blocking off,on --sink "$SINK" --model-ms 10 --batches 40 --db "$DB" --json \
+    >"$WORK/sweep.json" 2>"$WORK/sweep.err"
+  sweep_rc=$?
+  echo "device-check: sweep exit $sweep_rc ($(elapsed) s)" >&2
+  [ "$sweep_rc" -eq 0 ] || note "sweep exit $sweep_rc: $(grep -v '^\[' "$WORK/sweep.err" | tail -n 3 | tr '\n' ' ')"
+  SWEEP_ID=1 # the first sweep of a new store
+fi
+# Each recorded run, one file each (the shell-only checks read them so).
+for id in $(seq 1 18); do
+  json=$WORK/sweep-run-$id.json
+  "$LOADSCOPE" show "$id" --db "$DB" --json >"$json" 2>"$WORK/sweep-run-$id.err" || break
+  f=$(tr -d ' \n\t\r' <"$json")
+  field() { sed -n "s/^{\"run_id\".*\"$1\":\"\{0,1\}\([^\",}]*\)\"\{0,1\}[,}].*/\1/p" <<<"$f" | head -n 1; }
+  status=$(field status)
+  nb=off
+  [ "$(field non_blocking)" = true ] && nb=on
+  rc=1
+  [ "$status" = done ] && rc=0
+  printf 'sweep\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(field workers)" "$(field start)" "$(field pin)" "$nb" "$rc" \
+    "$json" "$WORK/sweep-run-$id.err" >>"$MANIFEST"
+done
+
+# cudaHostRegister of the memfd-backed arena, with forked and with spawned
+# workers writing into it.
+for start in fork spawn; do
+  json=$WORK/arena-$start.json
+  errf=$WORK/arena-$start.err
+  if [ "$(date +%s)" -ge "$DEADLINE" ]; then
+    note "skipped pin=arena start=$start: out of time"
+    printf 'arena-%s\t2\t%s\tarena\ton\tskipped\t%s\t%s\n' "$start" "$start" "$json" "$errf" >>"$MANIFEST"
+    continue
+  fi
+  timeout 60 "$LOADSCOPE" run "${dataset[@]}" --workers 2 --start "$start" --sink "$SINK" --pin arena \
+    --non-blocking on --model-ms 10 --batches 30 --no-db --json >"$json" 2>"$errf"
+  rc=$?
+  printf 'arena-%s\t2\t%s\tarena\ton\t%s\t%s\t%s\n' "$start" "$start" "$rc" "$json" "$errf" >>"$MANIFEST"
+  echo "device-check: pin=arena start=$start exit $rc ($(elapsed) s)" >&2
 done
 
 # The sink's test program: slot protocol, every pin mode, a run on the
-# pinned arena with forked workers.
+# pinned arena with forked workers, NVML matched by PCI bus id.
 UNIT_LOG=$WORK/unit.log
 UNIT_RC=skipped
-if [ "$unit" = yes ] && [ "$(date +%s)" -lt "$DEADLINE" ]; then
-  timeout 90 "$ROOT/$BUILD/tests/test-sink-cuda" --tap >"$UNIT_LOG" 2>&1
+if [ -n "$UNIT_BIN" ] && [ "$(date +%s)" -lt "$DEADLINE" ]; then
+  timeout 90 "$UNIT_BIN" --tap >"$UNIT_LOG" 2>&1
   UNIT_RC=$?
   echo "device-check: test-sink-cuda exit $UNIT_RC ($(elapsed) s)" >&2
 else
   echo "not run" >"$UNIT_LOG"
 fi
 
+# The PyTorch target (issue 15), where this build and this machine have it.
+torch_cuda=$(timeout 60 python3 -c "import torch; print(torch.cuda.is_available())" 2>/dev/null | tail -n 1)
+if ! "$LOADSCOPE" run --help-all 2>/dev/null | grep -q -- '--target'; then
+  PYTORCH_STATUS="skipped: no --target pytorch in this build (python3 torch.cuda.is_available(): ${torch_cuda:-no torch})"
+elif [ "$torch_cuda" != True ]; then
+  PYTORCH_STATUS="skipped: python3 torch.cuda.is_available() is not True (${torch_cuda:-no torch})"
+else
+  PYTORCH_STATUS="skipped: --target exists, but this check has no PyTorch script for it yet"
+fi
+note "pytorch: $PYTORCH_STATUS"
+
+# ------------------------------------------------------------ charts
+
+CHARTS=$WORK/charts.tsv
+: >"$CHARTS"
+for chart in utilization wait memory; do
+  png=$REPORT_DIR/chart-$chart.png
+  if [ -z "$SWEEP_ID" ]; then
+    printf '%s\t1\tno sweep\n' "$chart" >>"$CHARTS"
+    continue
+  fi
+  if timeout 60 "$LOADSCOPE" export --db "$DB" --sweep "$SWEEP_ID" --format png --chart "$chart" --force \
+    -o "$png" >"$WORK/chart-$chart.log" 2>&1; then
+    printf '%s\t0\t%s\n' "$chart" "$png" >>"$CHARTS"
+  else
+    printf '%s\t1\t%s\n' "$chart" "$(tail -n 2 "$WORK/chart-$chart.log" | tr '\n\t' '  ')" >>"$CHARTS"
+  fi
+done
+
 # ------------------------------------------------------------ checks
 
 if [ -n "$PY" ]; then
-  "$PY" - "$MANIFEST" "$REPORT" "$NOTES" "$dataset_kind" "$START" "$UNIT_RC" "$UNIT_LOG" <<'PY'
-import json, sys, time
-
-manifest, report_path, notes_path, dataset_kind, start, unit_rc, unit_log = sys.argv[1:8]
-MODEL_MS = 10.0
-
-runs = []
-for line in open(manifest):
-    pin, nb, rc, json_path, err_path = line.rstrip("\n").split("\t")
-    run = {"pin": pin, "non_blocking": nb == "on", "exit_code": None if rc == "skipped" else int(rc),
-           "skipped": rc == "skipped", "summary": None, "stderr_tail": ""}
-    try:
-        run["stderr_tail"] = open(err_path, errors="replace").read()[-2000:]
-    except OSError:
-        pass
-    try:
-        run["summary"] = json.load(open(json_path))
-    except (OSError, ValueError) as e:
-        run["parse_error"] = str(e)
-    runs.append(run)
-
-assertions = []
-def check(name, ok, detail):
-    assertions.append({"name": name, "ok": bool(ok), "detail": detail})
-
-def get(s, *path):
-    for p in path:
-        if not isinstance(s, dict) or s.get(p) is None:
-            return None
-        s = s[p]
-    return s
-
-def bandwidth_gbps(s):
-    b, ms = get(s, "batch_bytes"), get(s, "copy_ms", "p50")
-    if not isinstance(b, (int, float)) or not isinstance(ms, (int, float)) or ms <= 0:
-        return None
-    return b / (ms * 1e6)
-
-by = {}
-for r in runs:
-    nbw = "on" if r["non_blocking"] else "off"
-    tag = "pin=%s non_blocking=%s" % (r["pin"], nbw)
-    by[(r["pin"], nbw)] = r
-    s = r["summary"]
-    if r["skipped"]:
-        check(tag + ": ran", False, "skipped: out of time")
-        continue
-    check(tag + ": finished", r["exit_code"] == 0 and get(s, "status") == "done",
-          "exit %s, status %s, error %s" % (r["exit_code"], get(s, "status"),
-                                            get(s, "error") or r["stderr_tail"].strip()[-300:] or None))
-    check(tag + ": real GPU", get(s, "sink") == "cuda" and get(s, "simulated") is False,
-          "sink %r, simulated %r, device %r, note %r" % (get(s, "sink"), get(s, "simulated"), get(s, "device"),
-                                                       get(s, "sink_note")))
-    u = get(s, "gpu_util_exact")
-    check(tag + ": gpu_util_exact in (0, 1]", isinstance(u, (int, float)) and 0 < u <= 1, "gpu_util_exact %r" % u)
-    n = get(s, "gpu_util_nvml")
-    check(tag + ": gpu_util_nvml present", n is not None, "gpu_util_nvml %r" % n)
-    c = get(s, "compute_ms", "p50")
-    check(tag + ": model step %g ms +-5%%" % MODEL_MS,
-          isinstance(c, (int, float)) and abs(c - MODEL_MS) <= 0.05 * MODEL_MS, "compute_ms p50 %r" % c)
-
-for nbw in ("off", "on"):
-    off, staging, arena = by.get(("off", nbw)), by.get(("staging", nbw)), by.get(("arena", nbw))
-    s_off, s_st, s_ar = (get(x, "summary") if x else None for x in (off, staging, arena))
-    bw_off = bandwidth_gbps(s_off)
-    for name, s in (("staging", s_st), ("arena", s_ar)):
-        bw = bandwidth_gbps(s)
-        check("non_blocking=%s: %s copy bandwidth > pageable" % (nbw, name),
-              bw is not None and bw_off is not None and bw > bw_off,
-              "%s %s GB/s, pageable %s GB/s" % (name, None if bw is None else round(bw, 2),
-                                               None if bw_off is None else round(bw_off, 2)))
-    h_st, h_ar = get(s_st, "host_bytes_copied"), get(s_ar, "host_bytes_copied")
-    check("non_blocking=%s: arena host bytes copied < staging's" % nbw,
-          isinstance(h_st, int) and isinstance(h_ar, int) and h_ar < h_st,
-          "arena %r, staging %r" % (h_ar, h_st))
-
-unit_out = open(unit_log, errors="replace").read()
-gpu_tests = [l for l in unit_out.splitlines() if l.startswith(("ok ", "not ok ")) and "-on-gpu" in l]
-check("test-sink-cuda: passes, GPU tests run",
-      unit_rc == "0" and len(gpu_tests) == 2 and not any("SKIP" in l or l.startswith("not ok") for l in gpu_tests),
-      "exit %s; %s" % (unit_rc, "; ".join(gpu_tests) or unit_out.strip()[-500:]))
-
-ok = bool(assertions) and all(a["ok"] for a in assertions)
-report = {
-    "ok": ok,
-    "elapsed_s": round(time.time() - float(start), 1),
-    "dataset": dataset_kind,
-    "notes": open(notes_path).read().splitlines(),
-    "runs": runs,
-    "assertions": assertions,
-    "test_sink_cuda": {"exit_code": unit_rc, "output_tail": unit_out[-6000:]},
-}
-json.dump(report, open(report_path, "w"), indent=2)
-
-def fmt(v, f="%.3f"):
-    return "-" if not isinstance(v, (int, float)) or isinstance(v, bool) else f % v
-
-print("%-8s %-5s %-6s %-8s %9s %8s %10s %8s %8s %12s" % (
-    "pin", "nb", "status", "sink", "copy p50", "GB/s", "step p50", "util", "nvml", "host bytes"))
-for r in runs:
-    s = r["summary"]
-    print("%-8s %-5s %-6s %-8s %9s %8s %10s %8s %8s %12s" % (
-        r["pin"], "on" if r["non_blocking"] else "off",
-        "skip" if r["skipped"] else (get(s, "status") or "?")[:6], (get(s, "sink") or "?")[:8],
-        fmt(get(s, "copy_ms", "p50")), fmt(bandwidth_gbps(s), "%.1f"), fmt(get(s, "compute_ms", "p50")),
-        fmt(get(s, "gpu_util_exact")), fmt(get(s, "gpu_util_nvml")), fmt(get(s, "host_bytes_copied"), "%d")))
-print()
-for a in assertions:
-    print("%s  %s: %s" % ("PASS" if a["ok"] else "FAIL", a["name"], a["detail"]))
-failed = sum(not a["ok"] for a in assertions)
-print("\ndevice-check: %d of %d assertions held%s" % (len(assertions) - failed, len(assertions),
-                                                      "" if ok else " -- FAILED"))
-sys.exit(0 if ok else 1)
+  EXTRAS=$WORK/extras.json
+  smi=$WORK/smi.csv
+  nvidia-smi --query-gpu=index,pci.bus_id,name --format=csv,noheader >"$smi" 2>/dev/null || : >"$smi"
+  "$PY" - "$EXTRAS" "$(bundle_info)" "$smi" "$PYTORCH_STATUS" "${torch_cuda:-}" "$CHARTS" <<'PY'
+import json, sys
+extras, bundle, smi, pytorch, torch_cuda, charts = sys.argv[1:7]
+devices = []
+for line in open(smi):
+    parts = [p.strip() for p in line.split(",")]
+    if len(parts) >= 3 and parts[0].isdigit():
+        devices.append({"index": int(parts[0]), "bus_id": parts[1], "name": parts[2]})
+rows = [l.rstrip("\n").split("\t") for l in open(charts) if l.strip()]
+json.dump({"bundle": bundle or None, "nvidia_smi_devices": devices,
+           "pytorch": {"status": pytorch, "torch_cuda_available": torch_cuda or None},
+           "charts": [{"chart": r[0], "ok": r[1] == "0", "detail": r[2] if len(r) > 2 else ""} for r in rows]},
+          open(extras, "w"), indent=2)
 PY
+  "$PY" "$ROOT/tests/device/check-report.py" "$MANIFEST" "$REPORT" "$NOTES" "$dataset_kind" "$START" \
+    "$UNIT_RC" "$UNIT_LOG" "$EXTRAS"
   rc=$?
 else
   # No python3: the same checks on the summaries flattened to one line.
@@ -366,8 +299,8 @@ else
   }
   runs_json=()
   declare -A BW HB
-  while IFS=$'\t' read -r pin nb rc json errf; do
-    tag="pin=$pin non_blocking=$nb"
+  while IFS=$'\t' read -r label workers start pin nb rc json errf; do
+    tag="$label workers=$workers start=$start pin=$pin non_blocking=$nb"
     if [ "$rc" = skipped ]; then
       add "$tag: ran" false "skipped: out of time"
       runs_json+=("{\"pin\": \"$pin\", \"non_blocking\": $([ "$nb" = on ] && echo true || echo false), \"skipped\": true, \"summary\": null}")
@@ -396,6 +329,13 @@ else
     add "$tag: gpu_util_nvml present" $ok "gpu_util_nvml $nvml"
     ok=false; [ -n "$step" ] && awk_true "$step >= 9.5 && $step <= 10.5" && ok=true
     add "$tag: model step 10 ms +-5%" $ok "compute_ms p50 $step"
+    if [ "$label" != sweep ] || [ "$workers" != 2 ]; then
+      if [ "$pin" = arena ]; then
+        ok=false; [ "$host" = 0 ] && ok=true
+        add "$tag: registered arena, no host copy" $ok "host_bytes_copied $host"
+      fi
+      continue
+    fi
     BW[$pin/$nb]=""
     [ -n "$copy" ] && [ -n "$bytes" ] && awk_true "$copy > 0" && BW[$pin/$nb]=$(awk "BEGIN { print $bytes / ($copy * 1e6) }")
     HB[$pin/$nb]=$host

@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# Makes a self-contained folder that runs the device check on a bare GPU
+# machine, which has the NVIDIA driver but no meson, no GLib/SQLite/cairo
+# development files and no package registry:
+#
+#   bin/       loadscope, loadscope-worker, test-sink-cuda (the real ELF files)
+#   lib/       every shared library they need that is not the C runtime,
+#              found from DT_NEEDED, recursively (see bundle-lib.sh)
+#   share/     the compiled GSettings schema, a font and a fontconfig file
+#              (the charts need a font; a CUDA image may have none)
+#   env.sh     the library path and friends, for the wrappers
+#   loadscope, loadscope-worker, test-sink-cuda   wrappers: env.sh, then bin/
+#   bundle-info.txt  what was built, from which commit, the glibc it needs
+#
+# Usage: bash tests/device/bundle.sh [--from BUILDDIR] [--out DIR] [--max-mb N]
+#   --from  package the executables of an existing build folder instead of
+#           building (the tests package their own build this way)
+#   --out   where the bundle goes (default build-device-bundle/, git-ignored)
+#   --max-mb  fail when the bundle is larger (default 60: a device call
+#           carries 64 MiB at most; 0: no limit)
+# Without --from it builds build-device-bundle-src/ with CUDA on (the CUDA
+# runtime linked statically, as the meson build does), JPEG and HDF5 on, the
+# GUI off. Exit status: 0 made, 1 made but too large, 2 could not make it.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+FROM=
+OUT_DIR=$ROOT/build-device-bundle
+MAX_MB=60
+
+die() {
+  echo "bundle: $*" >&2
+  exit 2
+}
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --from) FROM=${2:?--from needs a build folder}; shift 2 ;;
+    --out) OUT_DIR=${2:?--out needs a folder}; shift 2 ;;
+    --max-mb) MAX_MB=${2:?--max-mb needs a number}; shift 2 ;;
+    -h | --help) sed -n '2,24p' "$0"; exit 0 ;;
+    *) die "unknown argument '$1' (usage: bundle.sh [--from BUILDDIR] [--out DIR] [--max-mb N])" ;;
+  esac
+done
+
+# ------------------------------------------------------------ build
+
+if [ -z "$FROM" ]; then
+  FROM=$ROOT/build-device-bundle-src
+  command -v meson >/dev/null || die "meson is not installed (bash scripts/setup.sh installs it)"
+  if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
+    export PATH=/usr/local/cuda/bin:$PATH
+  fi
+  command -v nvcc >/dev/null || die "nvcc not found (PATH, /usr/local/cuda/bin): the bundle must have the CUDA sink"
+  opts=(-Dgui=disabled -Dcuda=enabled -Dhdf5=enabled -Djpeg=enabled -Dbuildtype=debugoptimized)
+  if [ -f "$FROM/meson-private/coredata.dat" ]; then
+    meson setup --reconfigure "$FROM" "${opts[@]}" >/dev/null || die "meson setup --reconfigure $FROM failed"
+  else
+    (cd "$ROOT" && meson setup "$FROM" "${opts[@]}") >/dev/null || die "meson setup $FROM failed"
+  fi
+  meson compile -C "$FROM" app/loadscope loader/loadscope-worker tests/test-sink-cuda >/dev/null ||
+    die "meson compile -C $FROM failed (run it by hand for the errors)"
+fi
+FROM=$(cd "$FROM" && pwd) || die "no build folder $FROM"
+
+exes=()
+for p in app/loadscope loader/loadscope-worker tests/test-sink-cuda; do
+  if [ -x "$FROM/$p" ]; then
+    exes+=("$FROM/$p")
+  elif [ "$p" != tests/test-sink-cuda ]; then
+    die "$FROM/$p is missing: build it first (meson compile -C $FROM $p)"
+  fi
+done
+
+# ------------------------------------------------------------ assemble
+
+case "$OUT_DIR" in /*) ;; *) OUT_DIR=$(pwd)/$OUT_DIR ;; esac
+[ "$OUT_DIR" != / ] && [ "$OUT_DIR" != "$ROOT" ] || die "refusing to replace $OUT_DIR"
+rm -rf "$OUT_DIR"
+mkdir -p "$OUT_DIR/bin" "$OUT_DIR/lib/gio-modules" "$OUT_DIR/share/loadscope/schemas" "$OUT_DIR/share/fonts"
+
+for e in "${exes[@]}"; do
+  cp "$e" "$OUT_DIR/bin/"
+  # Debug info is most of their size and no use on the device.
+  if command -v strip >/dev/null; then
+    strip --strip-debug "$OUT_DIR/bin/$(basename "$e")"
+  fi
+done
+
+bash "$HERE/bundle-lib.sh" copy "$OUT_DIR/lib" "$OUT_DIR"/bin/* || die "could not gather the shared libraries"
+
+# The settings schema, where app/settings.c looks beside the executable.
+if command -v glib-compile-schemas >/dev/null; then
+  glib-compile-schemas --strict --targetdir "$OUT_DIR/share/loadscope/schemas" "$ROOT/data" ||
+    die "glib-compile-schemas failed on $ROOT/data"
+elif [ -f "$FROM/data/gschemas.compiled" ]; then
+  cp "$FROM/data/gschemas.compiled" "$OUT_DIR/share/loadscope/schemas/"
+else
+  echo "bundle: no glib-compile-schemas and no compiled schema in $FROM/data: none bundled" >&2
+fi
+
+# A font for the charts, found through a fontconfig file of the bundle's
+# own (the system's fonts too, where there are any).
+fonts=0
+for f in DejaVuSans.ttf DejaVuSans-Bold.ttf; do
+  for d in /usr/share/fonts/truetype/dejavu /usr/share/fonts/dejavu /usr/share/fonts/TTF; do
+    if [ -f "$d/$f" ]; then
+      cp "$d/$f" "$OUT_DIR/share/fonts/"
+      fonts=$((fonts + 1))
+      break
+    fi
+  done
+done
+[ "$fonts" -gt 0 ] || echo "bundle: no DejaVu font found here: charts there use the system's fonts, if any" >&2
+cat >"$OUT_DIR/share/fonts.conf" <<'EOF'
+<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">
+<fontconfig>
+  <dir prefix="relative">fonts</dir>
+  <dir>/usr/share/fonts</dir>
+  <cachedir prefix="xdg">loadscope-bundle-fontconfig</cachedir>
+  <alias><family>sans-serif</family><prefer><family>DejaVu Sans</family></prefer></alias>
+  <alias><family>sans</family><prefer><family>DejaVu Sans</family></prefer></alias>
+</fontconfig>
+EOF
+
+cat >"$OUT_DIR/env.sh" <<'EOF'
+# Sourced by the bundle's wrappers (made by tests/device/bundle.sh); $here is
+# the bundle. The bundle's libraries come first; the system's GIO modules
+# are kept out (they were built against another GLib).
+export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export LOADSCOPE_WORKER="${LOADSCOPE_WORKER:-$here/bin/loadscope-worker}"
+export GIO_MODULE_DIR="$here/lib/gio-modules"
+export GIO_USE_VFS=local
+export GSETTINGS_BACKEND="${GSETTINGS_BACKEND:-memory}"
+export FONTCONFIG_FILE="$here/share/fonts.conf"
+EOF
+for e in "$OUT_DIR"/bin/*; do
+  name=$(basename "$e")
+  cat >"$OUT_DIR/$name" <<EOF
+#!/bin/sh
+# Runs bin/$name with the bundle's libraries (tests/device/bundle.sh).
+here=\$(CDPATH= cd -- "\$(dirname -- "\$0")" && pwd) || exit 2
+. "\$here/env.sh"
+exec "\$here/bin/$name" "\$@"
+EOF
+  chmod +x "$OUT_DIR/$name"
+done
+
+# ------------------------------------------------------------ describe
+
+# The newest glibc symbol version any file needs: the device's glibc must
+# be at least that.
+glibc_needed=$(for f in "$OUT_DIR"/bin/* "$OUT_DIR"/lib/*.so*; do
+  objdump -T "$f" 2>/dev/null | grep -o 'GLIBC_[0-9][0-9.]*' || true
+done | sed 's/GLIBC_//' | sort -V | tail -n 1)
+cuda=no
+grep -q "this build has no CUDA support" "$OUT_DIR/bin/loadscope" || cuda=yes
+commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+dirty=$(git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null | head -n 1)
+bytes=$(du -sb "$OUT_DIR" | cut -f1)
+{
+  echo "made=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "commit=$commit${dirty:+ (with uncommitted changes)}"
+  echo "from=$FROM"
+  echo "cuda=$cuda"
+  echo "glibc_needed=${glibc_needed:-unknown}"
+  echo "libraries=$(find "$OUT_DIR/lib" -maxdepth 1 -name '*.so*' | wc -l)"
+  echo "size_bytes=$bytes"
+} >"$OUT_DIR/bundle-info.txt"
+
+mb=$(awk "BEGIN { printf \"%.1f\", $bytes / 1048576 }")
+echo "bundle: $OUT_DIR: $mb MiB ($bytes bytes), $(grep -c . <(ls "$OUT_DIR/lib"/*.so* 2>/dev/null)) libraries, CUDA $cuda, needs glibc >= ${glibc_needed:-?}"
+if [ "$MAX_MB" != 0 ] && [ "$bytes" -gt $((MAX_MB * 1048576)) ]; then
+  echo "bundle: too large: $mb MiB is over --max-mb $MAX_MB (a device call carries 64 MiB at most)" >&2
+  exit 1
+fi

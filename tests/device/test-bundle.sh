@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# meson test (suite device), no GPU needed:
+#   test-bundle.sh bundle BUILDDIR     packages BUILDDIR's executables with
+#       bundle.sh into a temporary folder and checks that every DT_NEEDED of
+#       them, recursively, is in the bundle or the C runtime (readelf, then
+#       ld.so's own view through ldd), that the wrappers start, and that a
+#       spawn-mode run finds loadscope-worker inside the bundle;
+#   test-bundle.sh no-gpu BUILDDIR     check.sh --bundle on that folder ends
+#       quickly with exit 2 and "no usable GPU" in its output and report
+#       (skipped where a GPU answers).
+set -uo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+mode=${1:?usage: test-bundle.sh bundle|no-gpu BUILDDIR}
+build=${2:?usage: test-bundle.sh bundle|no-gpu BUILDDIR}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/loadscope-bundle-test.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+start=$(date +%s)
+bash "$HERE/bundle.sh" --from "$build" --out "$TMP/bundle" --max-mb 0 || fail "bundle.sh --from $build failed"
+B=$TMP/bundle
+echo "bundle made in $(($(date +%s) - start)) s; $(grep size_bytes "$B/bundle-info.txt")"
+# The workers and the runner must find the bundle's, not the build's.
+unset LOADSCOPE_WORKER LOADSCOPE
+
+case "$mode" in
+  bundle)
+    bash "$HERE/bundle-lib.sh" verify "$B" || fail "a DT_NEEDED resolves neither in the bundle nor the C runtime"
+
+    # ld.so's view: with the bundle's library path, everything it loads is
+    # in the bundle or an allow-listed C runtime library.
+    allowed='^(libc|libm|libmvec|libpthread|libdl|librt|libresolv|libutil|libanl|libgcc_s|libstdc\+\+)\.so|^ld-linux|^linux-vdso|^/lib64/ld-linux'
+    for f in "$B"/bin/*; do
+      out=$(env LD_LIBRARY_PATH="$B/lib" ldd "$f" 2>&1) || fail "ldd $f: $out"
+      ! grep -q "not found" <<<"$out" || fail "$f: $(grep 'not found' <<<"$out" | head -n 3)"
+      while read -r name arrow path _; do
+        [ "$arrow" = "=>" ] || continue
+        case "$path" in "$B"/lib/*) continue ;; esac
+        [[ "$name" =~ $allowed ]] || fail "$(basename "$f") loads $name from $path, outside the bundle"
+      done <<<"$out"
+    done
+    echo "ldd: every library of bin/* is in the bundle or the C runtime"
+
+    # The wrappers start, and a spawned worker is found inside the bundle:
+    # run with the build's worker out of reach (a copy of the bundle
+    # elsewhere, the build folder not on any path).
+    "$B/loadscope" run --help-all >/dev/null 2>"$TMP/help.err" || fail "the loadscope wrapper does not start: $(cat "$TMP/help.err")"
+    cp -a "$B" "$TMP/moved"
+    rm -rf "$B"
+    out=$(cd "$TMP" && XDG_DATA_HOME=$TMP/xdg "$TMP/moved/loadscope" run --dataset synthetic --count 32 --size 16x16 \
+      --batch-size 8 --workers 1 --start spawn --sink sim --model-ms 1 --no-db --json 2>"$TMP/run.err") ||
+      fail "a spawn-mode run from the moved bundle failed: $(tail -n 3 "$TMP/run.err")"
+    grep -q '"status" *: *"done"' <<<"$out" || fail "the spawn-mode run did not finish: $out"
+    echo "a spawn-mode run from a moved bundle: done"
+    ;;
+  no-gpu)
+    if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+      echo "SKIP: a GPU answers here"
+      exit 77
+    fi
+    expect="no usable GPU"
+    grep -q '^cuda=yes' "$B/bundle-info.txt" || expect="built without CUDA"
+    t0=$(date +%s)
+    OUT=$TMP/out bash "$HERE/check.sh" --bundle "$B" >"$TMP/check.log" 2>&1
+    rc=$?
+    took=$(($(date +%s) - t0))
+    cat "$TMP/check.log"
+    echo "check.sh --bundle: exit $rc in $took s"
+    [ "$rc" -eq 2 ] || fail "check.sh --bundle exited $rc, not 2"
+    [ "$took" -le 60 ] || fail "check.sh --bundle took $took s to find no GPU"
+    grep -q "$expect" "$TMP/check.log" || fail "its output does not say '$expect'"
+    ! grep -qiE "could not build|cannot build|error while loading shared libraries|missing libraries" "$TMP/check.log" ||
+      fail "it failed on the build or a library, not on the GPU"
+    [ -f "$TMP/out/device-report.json" ] || fail "no \$OUT/device-report.json"
+    python3 - "$TMP/out/device-report.json" "$expect" <<'PY' || fail "the report does not say '$expect'"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["ok"] is False, r
+assert sys.argv[2] in r["error"], r["error"]
+assert r["bundle"], "no bundle description"
+print("report: " + r["error"])
+PY
+    ;;
+  *) fail "unknown mode '$mode'" ;;
+esac
+echo "PASS"
