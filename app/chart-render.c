@@ -8,10 +8,13 @@
 
 /* --- layout --- */
 
+/* The text size everything is measured in: with the size of the chart,
+ * but so that the smallest text (VALUE_SIZE) is at least min_text_px. */
 static double
-base_font_px (double width, double height)
+base_font_px (const ls_chart *chart, double width, double height)
 {
-  return CLAMP (MIN (width / 72.0, height / 40.0), 7.0, 18.0);
+  double f = CLAMP (MIN (width / 72.0, height / 40.0), 7.0, 18.0);
+  return MAX (f, chart->min_text_px / VALUE_SIZE);
 }
 
 static void
@@ -113,7 +116,7 @@ static GPtrArray *
 note_lines (const ls_chart *chart)
 {
   GPtrArray *lines = g_ptr_array_new ();
-  if (chart->simulated)
+  if (chart->simulated && !chart->simulated_note_elsewhere)
     g_ptr_array_add (lines, (gpointer) LS_CHART_SIMULATED_NOTE);
   for (guint i = 0; i < chart->notes->len; i++)
     g_ptr_array_add (lines, chart->notes->pdata[i]);
@@ -240,7 +243,7 @@ ls_chart_layout_compute (const ls_chart *chart, cairo_t *cr, double width, doubl
   ls_painter p;
   frame fr;
   g_return_if_fail (chart != NULL && cr != NULL && out != NULL);
-  ls_painter_init (&p, cr, ls_chart_theme_get (FALSE), base_font_px (width, height));
+  ls_painter_init (&p, cr, ls_chart_theme_get (FALSE), base_font_px (chart, width, height));
   compute_frame (chart, &p, width, height, &fr);
   *out = fr.pub;
   ls_painter_clear (&p);
@@ -448,7 +451,7 @@ ls_chart_render (const ls_chart *chart, cairo_t *cr, double x, double y, double 
   ls_painter_color (cr, theme->background, 1);
   cairo_paint (cr);
 
-  ls_painter_init (&p, cr, theme, base_font_px (width, height));
+  ls_painter_init (&p, cr, theme, base_font_px (chart, width, height));
   compute_frame (chart, &p, width, height, &fr);
   const ls_chart_layout *l = &fr.pub;
   double f = p.f;

@@ -103,6 +103,13 @@ typedef struct ls_chart {
   GPtrArray *notes;  /* lines of text under the plot */
   GArray *rules;     /* ls_chart_rule */
   gboolean simulated; /* a run in the chart used the simulated GPU: badge and note */
+  /* The smallest text may not be smaller than this many pixels (0: text
+   * scales freely with the size). On screen the layout then shows fewer
+   * ticks and wraps the legend instead of shrinking the letters. */
+  double min_text_px;
+  /* The window says LS_CHART_SIMULATED_NOTE once for all its charts: the
+   * badge stays on each, the note is left out. */
+  gboolean simulated_note_elsewhere;
 } ls_chart;
 
 /* The note drawn (and written into SVG/PDF metadata) on simulated charts. */

@@ -491,6 +491,32 @@ test_render_any_size (void)
   cairo_surface_destroy (surface);
 }
 
+/* On screen text keeps a floor: at the smallest window's chart size the
+ * smallest text is still min_text_px, where a free chart shrinks it; the
+ * plot stays inside and still has room (fewer ticks instead). */
+static void
+test_render_min_text (void)
+{
+  g_autoptr (ls_chart) chart = sample_chart (TRUE, 12);
+  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 420, 300);
+  cairo_t *cr = cairo_create (surface);
+  ls_chart_layout free_layout, floor_layout;
+  ls_chart_layout_compute (chart, cr, 420, 300, &free_layout);
+  g_assert_cmpfloat (free_layout.font_px * 0.75, <, 11);
+  chart->min_text_px = 11;
+  chart->simulated_note_elsewhere = TRUE;
+  ls_chart_layout_compute (chart, cr, 420, 300, &floor_layout);
+  g_assert_cmpfloat (floor_layout.font_px * 0.75, >=, 11 - 1e-9);
+  g_assert_true (floor_layout.has_plot);
+  g_assert_cmpfloat (floor_layout.plot_x + floor_layout.plot_w, <=, 420);
+  g_assert_cmpfloat (floor_layout.plot_y + floor_layout.plot_h, <=, 300);
+  g_assert_cmpuint (floor_layout.x.n, <=, free_layout.x.n);
+  ls_chart_render (chart, cr, 0, 0, 420, 300, FALSE);
+  g_assert_cmpint (cairo_status (cr), ==, CAIRO_STATUS_SUCCESS);
+  cairo_destroy (cr);
+  cairo_surface_destroy (surface);
+}
+
 /* Text must come out as glyphs: a chart with only a title has dark pixels
  * where the title is, on a light background. */
 static void
@@ -1160,6 +1186,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/chart/categories", test_categories);
   g_test_add_func ("/app/chart/decimate", test_decimate);
   g_test_add_func ("/app/chart/render/any-size", test_render_any_size);
+  g_test_add_func ("/app/chart/render/min-text", test_render_min_text);
   g_test_add_func ("/app/chart/render/draws-text", test_render_draws_text);
   g_test_add_func ("/app/chart/export/formats-and-sizes", test_export_formats);
   g_test_add_func ("/app/chart/export/errors", test_export_errors);

@@ -7,6 +7,7 @@
 
 #include "app/settings.h"
 #include "ui/ls-application.h"
+#include "ui/ls-compare-window.h"
 #include "ui/ls-history-page.h"
 #include "ui/ls-results-page.h"
 #include "ui/ls-setup-page.h"
@@ -162,6 +163,17 @@ test_workbench_end_to_end (void)
   g_assert_cmpuint (ls_history_page_count_runs (history), ==, 2);
   save_screenshot ("gui-history.png");
 
+  /* The smallest window the workbench is made for: every page still shows
+   * its text at full size (charts scroll rather than shrink). */
+  gtk_window_set_default_size (GTK_WINDOW (window), 900, 650);
+  iterate_until (never, 1);
+  save_screenshot ("gui-history-900.png");
+  show_page ("results");
+  save_screenshot ("gui-results-900.png");
+  show_page ("run");
+  save_screenshot ("gui-run-900.png");
+  show_page ("history");
+
   /* Export a PNG of the sweep's charts and a bundle, then import it. */
   const char *dir = g_getenv ("LS_ARTIFACTS");
   g_autofree char *png = g_build_filename (dir ? dir : ".", "gui-export.png", NULL);
@@ -181,6 +193,17 @@ test_workbench_end_to_end (void)
   g_assert_no_error (error);
   g_assert_cmpuint (ls_history_page_count_runs (history), ==, 2); /* the same runs: not twice */
   g_unlink (bundle);
+
+  /* Compare: both runs, the knob they differ in (workers 0 and 1) marked. */
+  GtkWindow *compare = ls_history_page_compare_shown (history);
+  g_assert_nonnull (compare);
+  g_assert_cmpuint (ls_compare_window_n_runs (LS_COMPARE_WINDOW (compare)), ==, 2);
+  GPtrArray *differing = ls_compare_window_differing_knobs (LS_COMPARE_WINDOW (compare));
+  g_assert_cmpuint (differing->len, ==, 1);
+  g_assert_cmpstr (differing->pdata[0], ==, "workers");
+  iterate_until (never, 1);
+  save_screenshot ("gui-compare.png");
+  gtk_window_destroy (compare);
 
   gtk_window_destroy (GTK_WINDOW (window));
   iterate_until (never, 1);

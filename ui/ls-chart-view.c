@@ -9,6 +9,7 @@ struct _LsChartView {
   GtkWidget parent_instance;
   ls_chart *chart;
   char *title, *x_label, *y_label;
+  gboolean simulated_note_elsewhere;
 };
 
 G_DEFINE_FINAL_TYPE (LsChartView, ls_chart_view, GTK_TYPE_WIDGET)
@@ -110,8 +111,9 @@ static void
 ls_chart_view_measure (GtkWidget *widget, GtkOrientation orientation, int for_size, int *min, int *nat, int *min_b,
                        int *nat_b)
 {
-  *min = orientation == GTK_ORIENTATION_HORIZONTAL ? 240 : 180;
-  *nat = orientation == GTK_ORIENTATION_HORIZONTAL ? 520 : 320;
+  /* Text keeps its size, so a chart needs room for it: taller, not smaller. */
+  *min = orientation == GTK_ORIENTATION_HORIZONTAL ? 320 : 300;
+  *nat = orientation == GTK_ORIENTATION_HORIZONTAL ? 560 : 380;
   *min_b = *nat_b = -1;
 }
 
@@ -170,6 +172,9 @@ ls_chart_view_set_chart (LsChartView *self, ls_chart *chart)
   self->chart = chart;
   if (chart)
     {
+      /* Readable at any window size: never smaller than the UI's small print. */
+      chart->min_text_px = LS_CHART_VIEW_MIN_TEXT_PX;
+      chart->simulated_note_elsewhere = self->simulated_note_elsewhere;
       g_autofree char *text = ls_chart_describe (chart);
       gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, text, -1);
     }
@@ -217,4 +222,13 @@ guint
 ls_chart_view_n_points (LsChartView *self)
 {
   return self->chart ? ls_chart_n_points (self->chart) : 0;
+}
+
+void
+ls_chart_view_set_simulated_note_elsewhere (LsChartView *self, gboolean elsewhere)
+{
+  self->simulated_note_elsewhere = elsewhere;
+  if (self->chart)
+    self->chart->simulated_note_elsewhere = elsewhere;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
 }

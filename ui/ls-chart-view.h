@@ -9,6 +9,9 @@
 
 G_BEGIN_DECLS
 
+/* The smallest text a chart in the window shows, in pixels. */
+#define LS_CHART_VIEW_MIN_TEXT_PX 11.0
+
 #define LS_TYPE_CHART_VIEW (ls_chart_view_get_type ())
 G_DECLARE_FINAL_TYPE (LsChartView, ls_chart_view, LS, CHART_VIEW, GtkWidget)
 
@@ -26,5 +29,9 @@ void ls_chart_view_set_series (LsChartView *self, const char *label, const doubl
 
 /* Points shown (the GUI test checks charts have data). */
 guint ls_chart_view_n_points (LsChartView *self);
+
+/* The page around the chart says the simulated-GPU note itself; the chart
+ * keeps only its badge. */
+void ls_chart_view_set_simulated_note_elsewhere (LsChartView *self, gboolean elsewhere);
 
 G_END_DECLS

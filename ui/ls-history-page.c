@@ -5,6 +5,7 @@
 #include "app/export.h"
 #include "app/import.h"
 #include "app/store-query.h"
+#include "ui/ls-compare-window.h"
 #include "ui/ls-window.h"
 
 /* ------------------------------------------------------------ one row */
@@ -249,21 +250,22 @@ chosen_ids (LsHistoryPage *self, gboolean all_if_none)
 
 /* ------------------------------------------------------------ compare */
 
-static void
-on_compare (LsHistoryPage *self)
+/* The runs selected (or, all_if_none, every shown run) side by side. */
+static GtkWindow *
+compare (LsHistoryPage *self, gboolean all_if_none)
 {
-  g_autoptr (GArray) ids = chosen_ids (self, FALSE);
+  g_autoptr (GArray) ids = chosen_ids (self, all_if_none);
   g_autoptr (GError) error = NULL;
   if (ids->len < 2)
     {
       toast (self, "Select two runs or more to compare them (Ctrl+click).");
-      return;
+      return NULL;
     }
   g_autoptr (ls_store) store = ls_store_open_to_read (self->db, &error);
   if (!store)
     {
       toast (self, error->message);
-      return;
+      return NULL;
     }
   g_autoptr (GPtrArray) runs = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
   for (guint i = 0; i < ids->len; i++)
@@ -272,70 +274,26 @@ on_compare (LsHistoryPage *self)
       if (!o)
         {
           toast (self, error->message);
-          return;
+          return NULL;
         }
       g_ptr_array_add (runs, o);
     }
 
-  /* A grid: figures down, runs across, differences against the first. */
-  GtkWidget *grid = gtk_grid_new ();
-  gtk_grid_set_column_spacing (GTK_GRID (grid), 18);
-  gtk_grid_set_row_spacing (GTK_GRID (grid), 6);
-  for (guint r = 0; r < runs->len; r++)
-    {
-      JsonObject *run = runs->pdata[r];
-      g_autofree char *head = g_strdup_printf ("Run %" G_GINT64_FORMAT "\n%s, %s", json_object_get_int_member (run, "id"),
-                                               json_object_get_string_member_with_default (run, "machine_hostname", "?"),
-                                               json_object_get_string_member_with_default (run, "machine_os", "?"));
-      GtkWidget *l = gtk_label_new (head);
-      gtk_widget_add_css_class (l, "heading");
-      gtk_grid_attach (GTK_GRID (grid), l, (int) r + 1, 0, 1, 1);
-    }
-  int y = 1;
-  for (guint k = 0; k < ls_n_run_knobs; k++, y++)
-    {
-      gtk_grid_attach (GTK_GRID (grid), gtk_label_new (ls_run_knobs[k].label), 0, y, 1, 1);
-      for (guint r = 0; r < runs->len; r++)
-        {
-          g_autofree char *t = ls_run_knob_text (runs->pdata[r], &ls_run_knobs[k]);
-          gtk_grid_attach (GTK_GRID (grid), gtk_label_new (t), (int) r + 1, y, 1, 1);
-        }
-    }
-  for (guint f = 0; f < ls_n_run_figures; f++, y++)
-    {
-      g_autofree char *label = g_strdup_printf ("%s (%s)", ls_run_figures[f].label, ls_run_figures[f].unit);
-      gtk_grid_attach (GTK_GRID (grid), gtk_label_new (label), 0, y, 1, 1);
-      double first = 0;
-      gboolean have_first = ls_json_member_double (runs->pdata[0], ls_run_figures[f].column, &first);
-      for (guint r = 0; r < runs->len; r++)
-        {
-          g_autofree char *t = ls_run_figure_text (runs->pdata[r], &ls_run_figures[f]);
-          double v;
-          g_autofree char *cell = NULL;
-          if (r > 0 && have_first && first != 0 && ls_json_member_double (runs->pdata[r], ls_run_figures[f].column, &v))
-            cell = g_strdup_printf ("%s  (%+.0f %%)", t, (v - first) / first * 100);
-          else
-            cell = g_strdup (t);
-          gtk_grid_attach (GTK_GRID (grid), gtk_label_new (cell), (int) r + 1, y, 1, 1);
-        }
-    }
-  GtkWidget *scroll = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroll), grid);
-  gtk_widget_set_margin_start (grid, 18);
-  gtk_widget_set_margin_end (grid, 18);
-  gtk_widget_set_margin_top (grid, 12);
-  gtk_widget_set_margin_bottom (grid, 18);
-  GtkWidget *win = adw_window_new ();
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  gtk_box_append (GTK_BOX (box), adw_header_bar_new ());
-  gtk_widget_set_vexpand (scroll, TRUE);
-  gtk_box_append (GTK_BOX (box), scroll);
-  adw_window_set_content (ADW_WINDOW (win), box);
-  gtk_window_set_title (GTK_WINDOW (win), "Compare runs");
-  gtk_window_set_default_size (GTK_WINDOW (win), 760, 640);
-  gtk_window_set_transient_for (GTK_WINDOW (win), GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self))));
-  gtk_window_set_modal (GTK_WINDOW (win), TRUE);
+  LsCompareWindow *win = ls_compare_window_new (GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self))), runs);
   gtk_window_present (GTK_WINDOW (win));
+  return GTK_WINDOW (win);
+}
+
+static void
+on_compare (LsHistoryPage *self)
+{
+  compare (self, FALSE);
+}
+
+GtkWindow *
+ls_history_page_compare_shown (LsHistoryPage *self)
+{
+  return compare (self, TRUE);
 }
 
 /* ------------------------------------------------------------ delete */

@@ -22,4 +22,8 @@ void ls_history_page_import (LsHistoryPage *self);
 gboolean ls_history_page_export_to (LsHistoryPage *self, const char *path, GError **error);
 gboolean ls_history_page_import_from (LsHistoryPage *self, const char *path, GError **error);
 
+/* Opens Compare over every shown run (tests); NULL with a toast when there
+ * are fewer than two. */
+GtkWindow *ls_history_page_compare_shown (LsHistoryPage *self);
+
 G_END_DECLS

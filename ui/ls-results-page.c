@@ -31,8 +31,13 @@ ls_results_page_show_sweep (LsResultsPage *self, const char *db, gint64 sweep_id
   ls_recommendation rec = ls_recommend (summaries);
   gtk_label_set_text (self->recommendation, rec.reason);
   ls_recommendation_clear (&rec);
-  g_autofree char *sub = g_strdup_printf ("Sweep %" G_GINT64_FORMAT ", %u runs; hover a point for its exact value.",
-                                          sweep_id, json_array_get_length (summaries));
+  gboolean simulated = FALSE;
+  for (guint i = 0; i < json_array_get_length (summaries); i++)
+    simulated |= json_object_get_boolean_member_with_default (json_array_get_object_element (summaries, i),
+                                                              "simulated", FALSE);
+  g_autofree char *sub = g_strdup_printf ("Sweep %" G_GINT64_FORMAT ", %u runs; hover a point for its exact value.%s%s",
+                                          sweep_id, json_array_get_length (summaries), simulated ? "\n" : "",
+                                          simulated ? LS_CHART_SIMULATED_NOTE : "");
   gtk_label_set_text (self->subtitle, sub);
   for (int i = 0; i < N_CHARTS; i++)
     {
@@ -95,6 +100,7 @@ ls_results_page_init (LsResultsPage *self)
   gtk_box_append (GTK_BOX (banner), GTK_WIDGET (self->recommendation));
   self->subtitle = GTK_LABEL (gtk_label_new (NULL));
   gtk_label_set_xalign (self->subtitle, 0);
+  gtk_label_set_wrap (self->subtitle, TRUE);
   gtk_widget_add_css_class (GTK_WIDGET (self->subtitle), "dim-label");
 
   GtkWidget *grid = gtk_grid_new ();
@@ -106,10 +112,16 @@ ls_results_page_init (LsResultsPage *self)
   for (int i = 0; i < N_CHARTS; i++)
     {
       self->charts[i] = ls_chart_view_new (NULL, NULL, NULL);
+      ls_chart_view_set_simulated_note_elsewhere (self->charts[i], TRUE);
       gtk_grid_attach (GTK_GRID (grid), GTK_WIDGET (self->charts[i]), i == 2 ? 0 : i, i == 2 ? 1 : 0, i == 2 ? 2 : 1, 1);
     }
   gtk_box_append (GTK_BOX (self->content), banner);
   gtk_box_append (GTK_BOX (self->content), GTK_WIDGET (self->subtitle));
-  gtk_box_append (GTK_BOX (self->content), grid);
+  /* Charts keep their text size: in a small window they scroll. */
+  GtkWidget *scroll = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroll), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroll), grid);
+  gtk_widget_set_vexpand (scroll, TRUE);
+  gtk_box_append (GTK_BOX (self->content), scroll);
   gtk_box_append (GTK_BOX (self), self->content);
 }

@@ -1,0 +1,21 @@
+/* Compare: runs side by side, knobs and figures down, one column a run.
+ * The row labels and the run headers stay in view while the table
+ * scrolls; knobs that differ between the runs are marked. */
+#pragma once
+
+#include <adwaita.h>
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+#define LS_TYPE_COMPARE_WINDOW (ls_compare_window_get_type ())
+G_DECLARE_FINAL_TYPE (LsCompareWindow, ls_compare_window, LS, COMPARE_WINDOW, AdwWindow)
+
+/* runs: JsonObject per run (ls_store_run_object), the first the baseline. */
+LsCompareWindow *ls_compare_window_new (GtkWindow *parent, GPtrArray *runs);
+
+guint ls_compare_window_n_runs (LsCompareWindow *self);
+/* The labels of the knobs whose values differ between the runs, in order. */
+GPtrArray *ls_compare_window_differing_knobs (LsCompareWindow *self);
+
+G_END_DECLS
