@@ -247,10 +247,11 @@ ls_store_history (ls_store *store, gint64 sweep_id, int limit, GError **error)
     params[n++] = sweep_id;
   params[n++] = limit > 0 ? limit : -1;
   g_autofree char *sql = g_strdup_printf (
-      "SELECT r.id, r.uuid, r.started_at, m.hostname AS machine, r.dataset, r.format, r.workers, "
+      "SELECT r.id, r.uuid, r.started_at, m.hostname AS machine, m.os, r.dataset, r.format, r.workers, "
       "r.start_method AS start, r.batch_size, r.prefetch, r.persistent, r.pin, r.non_blocking, r.model_ms, r.sink, "
       "r.simulated, r.status, r.error, r.throughput_sps, r.wait_p50_ms, r.wait_p95_ms, r.gpu_util_exact, "
-      "r.gpu_util_nvml, r.pss_peak_bytes, r.sweep_id, s.uuid AS sweep_uuid "
+      "r.gpu_util_nvml, r.pss_peak_bytes, COALESCE (r.pss_peak_bytes, r.private_peak_bytes) AS memory_peak_bytes, "
+      "r.sweep_id, s.uuid AS sweep_uuid "
       "FROM run r JOIN machine m ON m.id = r.machine_id LEFT JOIN sweep s ON s.id = r.sweep_id %s "
       "ORDER BY r.started_at DESC, r.id DESC LIMIT ?",
       sweep_id > 0 ? "WHERE r.sweep_id = ?" : "");

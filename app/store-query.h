@@ -37,10 +37,11 @@ JsonObject *ls_store_run_object (ls_store *store, gint64 run_id, GError **error)
 
 /* The runs of the history, newest first: every run (sweep_id 0) or one
  * sweep's, at most `limit` (0: all). One object per run with id, uuid,
- * started_at, machine (host name), dataset, format, workers, start,
+ * started_at, machine (host name), os, dataset, format, workers, start,
  * batch_size, prefetch, persistent (bool), pin, non_blocking (bool or null),
  * model_ms, sink, simulated (bool), status, error, throughput_sps,
  * wait_p50_ms, wait_p95_ms, gpu_util_exact, gpu_util_nvml, pss_peak_bytes,
+ * memory_peak_bytes (PSS, or private bytes where there is no PSS: Windows),
  * sweep_id and sweep_uuid (null outside a sweep). The CLI's `history` and
  * the window's history page read the same rows. */
 JsonArray *ls_store_history (ls_store *store, gint64 sweep_id, int limit, GError **error);

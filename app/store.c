@@ -427,3 +427,26 @@ ls_store_sweep_end (ls_store *store, gint64 sweep_id, const char *status, const 
   sqlite3_finalize (st);
   return rc == SQLITE_DONE ? TRUE : ls_store_set_error (store, rc, "finishing the sweep", error);
 }
+
+gboolean
+ls_store_delete_runs (ls_store *store, const gint64 *ids, guint n, GError **error)
+{
+  sqlite3_stmt *st = NULL;
+  if (!ls_store_exec (store, "BEGIN IMMEDIATE", error))
+    return FALSE;
+  int rc = sqlite3_prepare_v2 (store->db, "DELETE FROM run WHERE id = ?", -1, &st, NULL);
+  for (guint i = 0; rc == SQLITE_OK && i < n; i++)
+    {
+      sqlite3_bind_int64 (st, 1, ids[i]);
+      rc = sqlite3_step (st) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode (store->db);
+      sqlite3_reset (st);
+    }
+  sqlite3_finalize (st);
+  if (rc != SQLITE_OK || !ls_store_exec (store, "COMMIT", NULL))
+    {
+      ls_store_set_error (store, rc != SQLITE_OK ? rc : sqlite3_errcode (store->db), "deleting runs", error);
+      sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+      return FALSE;
+    }
+  return TRUE;
+}

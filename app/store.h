@@ -73,6 +73,9 @@ gint64 ls_store_sweep_begin (ls_store *store, gint64 machine_id, const char *gri
 gboolean ls_store_sweep_end (ls_store *store, gint64 sweep_id, const char *status, const char *reason,
                              GError **error);
 
+/* Deletes runs with their batches, samples and workers, all or none. */
+gboolean ls_store_delete_runs (ls_store *store, const gint64 *ids, guint n, GError **error);
+
 /* Recording one run. */
 typedef struct ls_run_recorder ls_run_recorder;
 

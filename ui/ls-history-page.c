@@ -64,21 +64,26 @@ typedef struct {
 } column_spec;
 
 static const column_spec columns[] = {
-  { "Run", "id", TRUE, 1, 0, "", 50 },
-  { "Date (UTC)", "started_at", FALSE, 0, 0, NULL, 128 },
-  { "Machine", "hostname", FALSE, 0, 0, NULL, 70 },
-  { "OS", "os", FALSE, 0, 0, NULL, 95 },
-  { "Dataset", "dataset", FALSE, 0, 0, NULL, 95 },
+  { "Run", "id", TRUE, 1, 0, "", 46 },
+  { "Date (UTC)", "started_at", FALSE, 0, 0, NULL, 136 },
+  { "Machine", "machine", FALSE, 0, 0, NULL, 70 },
+  { "OS", "os", FALSE, 0, 0, NULL, 72 },
+  { "Dataset", "dataset", FALSE, 0, 0, NULL, 80 },
+  { "Sweep", "sweep_id", TRUE, 1, 0, "", 54 },
   { "Workers", "workers", TRUE, 1, 0, "", 62 },
-  { "Start", "start_method", FALSE, 0, 0, NULL, 50 },
-  { "Pin", "pin", FALSE, 0, 0, NULL, 58 },
-  { "Consumer", "sink_shown", FALSE, 0, 0, NULL, 78 },
+  { "Start", "start", FALSE, 0, 0, NULL, 48 },
+  { "Batch", "batch_size", TRUE, 1, 0, "", 50 },
+  { "Prefetch", "prefetch_shown", TRUE, 1, 0, "", 62 },
+  { "Persistent", "persistent_shown", FALSE, 0, 0, NULL, 74 },
+  { "Pin", "pin", FALSE, 0, 0, NULL, 56 },
+  { "Model", "model_ms", TRUE, 1, 0, " ms", 62 },
+  { "Consumer", "sink_shown", FALSE, 0, 0, NULL, 74 },
   { "Status", "status", FALSE, 0, 0, NULL, 62 },
   { "img/s", "throughput_sps", TRUE, 1, 0, "", 55 },
-  { "Wait p50", "wait_p50_ms", TRUE, 1, 1, " ms", 92 },
-  { "Wait p95", "wait_p95_ms", TRUE, 1, 1, " ms", 92 },
-  { "GPU", "gpu_util_exact", TRUE, 100, 0, " %", 66 },
-  { "Memory", "memory_peak", TRUE, 1e-6, 0, " MB", 70 },
+  { "Wait p50", "wait_p50_ms", TRUE, 1, 1, " ms", 80 },
+  { "Wait p95", "wait_p95_ms", TRUE, 1, 1, " ms", 80 },
+  { "GPU", "gpu_util_exact", TRUE, 100, 0, " %", 54 },
+  { "Memory", "memory_peak_bytes", TRUE, 1e-6, 0, " MB", 70 },
 };
 
 static char *
@@ -140,7 +145,7 @@ matches (gpointer item, gpointer data)
     return TRUE;
   JsonObject *run = LS_RUN_ROW (item)->run;
   g_autofree char *lower = g_utf8_strdown (needle, -1);
-  const char *fields[] = { "hostname", "os", "dataset", "started_at", "sink_shown", "status", "pin", "start_method" };
+  const char *fields[] = { "machine", "os", "dataset", "started_at", "sink_shown", "status", "pin", "start" };
   for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
     {
       const char *v = json_object_get_string_member_with_default (run, fields[i], NULL);
@@ -185,6 +190,26 @@ ls_history_page_set_db (LsHistoryPage *self, const char *db)
   ls_history_page_reload (self);
 }
 
+/* What a row shows that is not a stored value as it is. */
+static void
+add_shown_members (JsonObject *run)
+{
+  gboolean simulated = json_object_get_boolean_member_with_default (run, "simulated", FALSE);
+  json_object_set_string_member (run, "sink_shown",
+                                 simulated ? "sim GPU" : json_object_get_string_member_with_default (run, "sink", "?"));
+  /* Prefetch and persistence mean nothing without workers. */
+  JsonNode *p = json_object_get_member (run, "persistent");
+  gboolean applies = json_object_get_int_member_with_default (run, "workers", 0) > 0;
+  if (applies)
+    json_object_set_int_member (run, "prefetch_shown", json_object_get_int_member_with_default (run, "prefetch", 0));
+  else
+    json_object_set_null_member (run, "prefetch_shown");
+  json_object_set_string_member (run, "persistent_shown",
+                                 !applies || !p || json_node_is_null (p) ? "–"
+                                 : json_node_get_boolean (p)            ? "on"
+                                                                        : "off");
+}
+
 void
 ls_history_page_reload (LsHistoryPage *self)
 {
@@ -196,18 +221,7 @@ ls_history_page_reload (LsHistoryPage *self)
       return;
     }
   g_autoptr (ls_store) store = ls_store_open_to_read (self->db, &error);
-  g_autoptr (JsonArray) runs = store ? ls_store_query_objects (store,
-                                                               "SELECT run.id, run.uuid, run.started_at, run.status, "
-                                                               "run.dataset, run.workers, run.start_method, run.pin, "
-                                                               "CASE run.simulated WHEN 1 THEN 'sim GPU' ELSE run.sink END AS sink_shown, "
-                                                               "run.throughput_sps, run.wait_p50_ms, run.wait_p95_ms, "
-                                                               "run.gpu_util_exact, "
-                                                               "COALESCE (run.pss_peak_bytes, run.private_peak_bytes) AS memory_peak, "
-                                                               "run.sweep_id, machine.hostname, machine.os "
-                                                               "FROM run JOIN machine ON machine.id = run.machine_id "
-                                                               "ORDER BY run.id DESC",
-                                                               NULL, 0, &error)
-                                     : NULL;
+  g_autoptr (JsonArray) runs = store ? ls_store_history (store, 0, 0, &error) : NULL;
   if (!runs)
     {
       toast (self, error->message);
@@ -218,6 +232,7 @@ ls_history_page_reload (LsHistoryPage *self)
     {
       LsRunRow *row = g_object_new (LS_TYPE_RUN_ROW, NULL);
       row->run = json_object_ref (json_array_get_object_element (runs, i));
+      add_shown_members (row->run);
       g_list_store_append (self->rows, row);
       g_object_unref (row);
     }
@@ -311,23 +326,8 @@ on_delete_response (AdwMessageDialog *dialog, const char *response, LsHistoryPag
       toast (self, error->message);
       return;
     }
-  sqlite3 *db = ls_store_db (store);
-  sqlite3_stmt *st = NULL;
-  sqlite3_exec (db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
-  sqlite3_prepare_v2 (db, "DELETE FROM run WHERE id = ?", -1, &st, NULL);
-  for (guint i = 0; i < ids->len; i++)
-    {
-      sqlite3_bind_int64 (st, 1, g_array_index (ids, gint64, i));
-      sqlite3_step (st);
-      sqlite3_reset (st);
-    }
-  sqlite3_finalize (st);
-  if (sqlite3_exec (db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-    {
-      ls_store_set_error (store, sqlite3_errcode (db), "deleting runs", &error);
-      sqlite3_exec (db, "ROLLBACK", NULL, NULL, NULL);
-      toast (self, error->message);
-    }
+  if (!ls_store_delete_runs (store, (const gint64 *) (void *) ids->data, ids->len, &error))
+    toast (self, error->message);
   ls_history_page_reload (self);
 }
 

@@ -1,6 +1,7 @@
 #include "ui/ls-setup-page.h"
 
 #include "app/dataset-check.h"
+#include "app/run-options.h"
 #include "app/sample-dataset.h"
 #include "ui/ls-window.h"
 
@@ -539,7 +540,7 @@ ls_setup_page_init (LsSetupPage *self)
 
   gtk_spin_button_set_value (self->batch_size, 64);
   gtk_spin_button_set_value (self->prefetch, 2);
-  gtk_spin_button_set_value (self->model_ms, 15);
+  gtk_spin_button_set_value (self->model_ms, ls_run_default.model_ms);
   gtk_spin_button_set_value (self->batches, 40);
   gtk_check_button_set_active (self->pin[0], TRUE);
   gtk_check_button_set_active (self->pin[1], TRUE);
