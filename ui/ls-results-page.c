@@ -29,7 +29,9 @@ ls_results_page_show_sweep (LsResultsPage *self, const char *db, gint64 sweep_id
   gtk_widget_set_visible (GTK_WIDGET (self->empty), FALSE);
   gtk_widget_set_visible (self->content, TRUE);
   ls_recommendation rec = ls_recommend (summaries);
-  gtk_label_set_text (self->recommendation, rec.reason);
+  g_autofree char *advice = rec.dataloader ? g_strdup_printf ("%s\nIn PyTorch: %s", rec.reason, rec.dataloader)
+                                            : g_strdup (rec.reason);
+  gtk_label_set_text (self->recommendation, advice);
   ls_recommendation_clear (&rec);
   gboolean simulated = FALSE;
   for (guint i = 0; i < json_array_get_length (summaries); i++)
