@@ -388,8 +388,8 @@ ls_sweep_main (int argc, char **argv, ls_sweep_result *result)
   progress p = { .tty = isatty (STDERR_FILENO), .total = total * (guint) repeat,
                  .sweep_start_us = g_get_monotonic_time () };
   g_mutex_init (&p.lock);
-  for (guint r = 0, k = 0; r < (guint) repeat && !interrupted; r++)
-    for (guint c = 0; c < total && !interrupted; c++, k++)
+  for (guint r = 0, k = 0; r < (guint) repeat && !interrupted && !result->refused; r++)
+    for (guint c = 0; c < total && !interrupted && !result->refused; c++, k++)
       {
         g_autofree char *label = ls_sweep_grid_label (grid, c);
         g_autoptr (GPtrArray) argv_run
@@ -422,6 +422,13 @@ ls_sweep_main (int argc, char **argv, ls_sweep_result *result)
                        member_double (o, "throughput_sps", 0));
             json_array_add_element (result->summaries, summary);
           }
+        else if (status == 2 && !interrupted)
+          {
+            /* Bad input: the runner said why (above); the rest would say it too. */
+            result->refused = TRUE;
+            fprintf (stderr, "[%u/%u] %s: the runner refused its input (exit status 2); the sweep stops here\n",
+                     p.index, p.total, label);
+          }
         else
           {
             result->runs_lost++;
@@ -438,7 +445,9 @@ ls_sweep_main (int argc, char **argv, ls_sweep_result *result)
   g_mutex_clear (&p.lock);
   result->interrupted = interrupted != 0;
   if (store)
-    ls_store_sweep_end (store, result->sweep_id, result->interrupted ? "interrupted" : "done", NULL, NULL);
+    ls_store_sweep_end (store, result->sweep_id,
+                        result->refused ? "failed" : result->interrupted ? "interrupted" : "done",
+                        result->refused ? "a runner refused its input (exit status 2)" : NULL, NULL);
 
   if (json)
     {
@@ -447,7 +456,7 @@ ls_sweep_main (int argc, char **argv, ls_sweep_result *result)
       g_autofree char *text = json_to_string (node, TRUE);
       printf ("%s\n", text);
     }
-  else if (!quiet)
+  else if (!quiet && !(result->refused && json_array_get_length (result->summaries) == 0))
     {
       ls_sweep_print_table (stdout, result->summaries);
       printf ("\n");
@@ -457,7 +466,7 @@ ls_sweep_main (int argc, char **argv, ls_sweep_result *result)
     fprintf (stderr, "sweep %" G_GINT64_FORMAT ": %u done, %u failed, %u lost%s; recorded in %s\n", result->sweep_id,
              result->runs_done, result->runs_failed, result->runs_lost, result->interrupted ? ", interrupted" : "",
              result->store_path);
-  exit_code = result->runs_failed || result->runs_lost || result->interrupted ? 1 : 0;
+  exit_code = result->refused ? 2 : result->runs_failed || result->runs_lost || result->interrupted ? 1 : 0;
 
 out:
   for (guint k = 0; k < LS_SWEEP_N_KNOBS; k++)

@@ -14,6 +14,7 @@ typedef struct ls_sweep_result {
   JsonArray *summaries;  /* one per run that finished (done or failed) */
   guint runs_done, runs_failed, runs_lost; /* lost: the runner died or the sweep was interrupted */
   gboolean interrupted;
+  gboolean refused;      /* a runner refused its input (exit 2): the sweep stopped there */
 } ls_sweep_result;
 
 void ls_sweep_result_clear (ls_sweep_result *r);
@@ -21,7 +22,8 @@ void ls_sweep_result_clear (ls_sweep_result *r);
 /* Runs `loadscope sweep ARGS` (argv[0] is "sweep"). Prints progress to
  * stderr and, unless quiet, the table or (json) the summaries to stdout.
  * Returns the exit status: 0 all done, 1 a run failed or was lost, 2 bad
- * usage. */
+ * usage or a runner that refused its input (every configuration would be
+ * refused the same way, so the sweep stops at once, recorded as failed). */
 int ls_sweep_main (int argc, char **argv, ls_sweep_result *result);
 
 /* The progress line's text: "[2/8] workers=1  batch 12/40  0:07 elapsed,

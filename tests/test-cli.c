@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <string.h>
 
+#include "test-sql.h"
 #include "test-util.h"
 
 typedef struct {
@@ -349,6 +350,33 @@ test_sweep_prints_the_recommendation (void)
   cli_result_clear (&r);
 }
 
+/* A runner that refuses its input stops the sweep at once (every
+ * configuration would be refused alike): exit 2, the reason, one runner,
+ * the sweep recorded as failed. */
+static void
+test_sweep_stops_at_bad_input (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("loadscope-test-cli-XXXXXX", NULL);
+  g_autofree char *flat = g_build_filename (dir, "flat", NULL);
+  g_autofree char *db = g_build_filename (dir, "h.sqlite", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (flat, 0700), ==, 0);
+  for (int i = 0; i < 3; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("%s/img%d.jpg", flat, i);
+      g_assert_true (g_file_set_contents (name, "\xff\xd8\xff\xd9", 4, NULL));
+    }
+  cli_result r = run_cli ("sweep", "--dataset", flat, "--workers", "0,1,2", "--sink", "sim", "--db", db, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "found 3 JPEG files but no class folders"));
+  g_assert_nonnull (strstr (r.err, "[1/3] workers=0: the runner refused its input"));
+  g_assert_null (strstr (r.err, "[2/3]"));
+  g_assert_null (strstr (r.out, "Recommendation"));
+  cli_result_clear (&r);
+  g_autofree char *status = ls_test_sql_text (db, "SELECT status FROM sweep");
+  g_assert_cmpstr (status, ==, "failed");
+  ls_test_remove_tree (dir);
+}
+
 /* Ctrl-C during a sweep: the interrupted run keeps the table's columns. */
 static void
 test_interrupted_sweep_keeps_the_columns (void)
@@ -406,5 +434,6 @@ main (int argc, char **argv)
   g_test_add_func ("/app/cli/one-set-of-defaults", test_one_set_of_defaults);
   g_test_add_func ("/app/cli/sweep-prints-the-recommendation", test_sweep_prints_the_recommendation);
   g_test_add_func ("/app/cli/interrupted-sweep-keeps-the-columns", test_interrupted_sweep_keeps_the_columns);
+  g_test_add_func ("/app/cli/sweep-stops-at-bad-input", test_sweep_stops_at_bad_input);
   return ls_test_run_checked_shm_only ();
 }
