@@ -8,7 +8,7 @@
 
 #include <glib.h>
 
-#include "app/cli.h"
+#include "app/cli/cli.h"
 
 #ifdef LS_HAVE_GUI
 #include "ui/ls-application.h"

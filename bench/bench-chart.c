@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "app/chart-render.h"
-#include "app/chart.h"
+#include "app/chart/chart-render.h"
+#include "app/chart/chart.h"
 
 #define WIDTH 1280
 #define HEIGHT 800

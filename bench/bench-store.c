@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app/store.h"
+#include "app/store/store.h"
 #include "loader/run.h"
 #include "platform/sysinfo.h"
 

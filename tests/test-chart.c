@@ -8,11 +8,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "app/chart-axis.h"
-#include "app/chart-decimate.h"
-#include "app/chart-export.h"
-#include "app/chart-render.h"
-#include "app/chart-store.h"
+#include "app/chart/chart-axis.h"
+#include "app/chart/chart-decimate.h"
+#include "app/chart/chart-export.h"
+#include "app/chart/chart-render.h"
+#include "app/report/chart-store.h"
 #include "test-util.h"
 
 static char *tmp_dir;

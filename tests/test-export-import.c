@@ -8,8 +8,8 @@
 #include <sqlite3.h>
 #include <string.h>
 
-#include "app/export-format.h"
-#include "app/store.h"
+#include "app/store/export-format.h"
+#include "app/store/store.h"
 #include "test-util.h"
 
 typedef struct {

@@ -5,7 +5,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "app/settings.h"
+#include "app/core/settings.h"
 #include "ui/ls-application.h"
 #include "ui/ls-compare-window.h"
 #include "ui/ls-history-page.h"

@@ -8,8 +8,8 @@
 #include <sqlite3.h>
 #include <string.h>
 
-#include "app/recommend.h"
-#include "app/sweep.h"
+#include "app/core/recommend.h"
+#include "app/sweep/sweep.h"
 #include "test-util.h"
 
 typedef struct {

@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "app/dataset-maker.h"
+#include "app/maker/dataset-maker.h"
 #include "loader/dataset.h"
 #include "loader/jpeg.h"
 #include "test-util.h"

@@ -5,7 +5,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "app/settings.h"
+#include "app/core/settings.h"
 #include "test-util.h"
 
 static char *scratch;

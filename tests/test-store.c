@@ -7,7 +7,7 @@
 #include <sqlite3.h>
 #include <string.h>
 
-#include "app/store.h"
+#include "app/store/store.h"
 #include "test-sql.h"
 #include "test-util.h"
 

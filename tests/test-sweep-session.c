@@ -9,7 +9,7 @@
 #include <sqlite3.h>
 #include <string.h>
 
-#include "app/sweep-session.h"
+#include "app/sweep/sweep-session.h"
 #include "test-sql.h"
 #include "test-util.h"
 

@@ -1,6 +1,6 @@
 #include "ui/ls-application.h"
 
-#include "app/settings.h"
+#include "app/core/settings.h"
 
 #include "ui/ls-window.h"
 

@@ -3,7 +3,7 @@
 #include <adwaita.h>
 #include <math.h>
 
-#include "app/chart-render.h"
+#include "app/chart/chart-render.h"
 
 struct _LsChartView {
   GtkWidget parent_instance;

@@ -5,7 +5,7 @@
 
 #include <gtk/gtk.h>
 
-#include "app/chart.h"
+#include "app/chart/chart.h"
 
 G_BEGIN_DECLS
 

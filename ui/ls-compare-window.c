@@ -1,6 +1,6 @@
 #include "ui/ls-compare-window.h"
 
-#include "app/store-query.h"
+#include "app/store/store-query.h"
 
 /* A run column is at least this wide and shows at most this many
  * characters (a dataset's path is ellipsized, whole in its tooltip). */

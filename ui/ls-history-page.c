@@ -1,10 +1,10 @@
 #include "ui/ls-history-page.h"
 
-#include "app/chart-export.h"
-#include "app/chart-store.h"
-#include "app/export.h"
-#include "app/import.h"
-#include "app/store-query.h"
+#include "app/chart/chart-export.h"
+#include "app/report/chart-store.h"
+#include "app/store/export.h"
+#include "app/store/import.h"
+#include "app/store/store-query.h"
 #include "ui/ls-compare-window.h"
 #include "ui/ls-window.h"
 

@@ -1,8 +1,8 @@
 #include "ui/ls-results-page.h"
 
-#include "app/chart-store.h"
-#include "app/recommend.h"
-#include "app/store-query.h"
+#include "app/report/chart-store.h"
+#include "app/core/recommend.h"
+#include "app/store/store-query.h"
 #include "ui/ls-chart-view.h"
 
 #define N_CHARTS 3

@@ -1,8 +1,8 @@
 #include "ui/ls-setup-page.h"
 
-#include "app/dataset-check.h"
-#include "app/run-options.h"
-#include "app/sample-dataset.h"
+#include "app/core/dataset-check.h"
+#include "app/core/run-options.h"
+#include "app/maker/sample-dataset.h"
 #include "ui/ls-window.h"
 
 struct _LsSetupPage {

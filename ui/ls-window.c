@@ -2,8 +2,8 @@
 
 #include "loadscope-ui-resources.h"
 
-#include "app/store.h"
-#include "app/sweep-session.h"
+#include "app/store/store.h"
+#include "app/sweep/sweep-session.h"
 #include "ui/ls-history-page.h"
 #include "ui/ls-results-page.h"
 #include "ui/ls-run-page.h"

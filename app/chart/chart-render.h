@@ -1,0 +1,33 @@
+/* Draws a chart with cairo and pango: into an image, SVG or PDF surface for
+ * exports, and into a widget's cairo context in the window. */
+#pragma once
+
+#include <cairo.h>
+
+#include "app/chart/chart-axis.h"
+#include "app/chart/chart.h"
+
+/* Where things go in a chart of a given size (the rectangle's origin is
+ * 0,0). The window uses it to map the pointer to data. */
+typedef struct {
+  double font_px;     /* the text size everything else is measured in */
+  gboolean has_plot;  /* FALSE: too small for a plot; only the title and notes */
+  double plot_x, plot_y, plot_w, plot_h;
+  ls_chart_ticks x, y, y2;
+  gboolean has_y2;
+} ls_chart_layout;
+
+/* Measures with cr's font machinery; draws nothing. */
+void ls_chart_layout_compute (const ls_chart *chart, cairo_t *cr, double width, double height, ls_chart_layout *out);
+
+/* Frees the caches of the font machinery (pango's default font map,
+ * cairo's static data, fontconfig) once a command-line process has drawn
+ * its last chart, so leak checkers see only leaks of ours. Never in the
+ * window: the toolkit shares them. */
+void ls_chart_release_fonts (void);
+
+/* Draws the chart into the rectangle (x, y, width, height) of cr, in the
+ * light or the dark theme. Text scales with the rectangle; any size works
+ * (parts that cannot be read at that size are left out, not overlapped). */
+void ls_chart_render (const ls_chart *chart, cairo_t *cr, double x, double y, double width, double height,
+                      gboolean dark);

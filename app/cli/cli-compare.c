@@ -1,0 +1,273 @@
+#include "app/cli/cli-compare.h"
+
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app/store/store-query.h"
+
+#define LABEL_WIDTH 24
+#define CELL_WIDTH 20
+
+/* Per cent of the first run's value; FALSE when either is absent or the
+ * first is zero. */
+static gboolean
+delta_percent (JsonObject *first, JsonObject *run, const char *column, double *delta)
+{
+  double a, b;
+  if (!ls_json_member_double (first, column, &a) || !ls_json_member_double (run, column, &b) || a == 0)
+    return FALSE;
+  *delta = (b - a) / fabs (a) * 100.0;
+  return TRUE;
+}
+
+static gboolean
+knob_differs (GPtrArray *runs, const char *column)
+{
+  JsonNode *first = json_object_get_member (g_ptr_array_index (runs, 0), column);
+  for (guint i = 1; i < runs->len; i++)
+    {
+      JsonNode *n = json_object_get_member (g_ptr_array_index (runs, i), column);
+      if (!first || !n ? first != n : !json_node_equal (first, n))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static const char *
+str_or (JsonObject *o, const char *name, const char *otherwise)
+{
+  JsonNode *n = json_object_get_member (o, name);
+  return n && JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING ? json_node_get_string (n)
+                                                                                          : otherwise;
+}
+
+static JsonNode *
+compare_json (GPtrArray *runs)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  JsonObject *first = g_ptr_array_index (runs, 0);
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "runs");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < runs->len; i++)
+    {
+      JsonObject *r = g_ptr_array_index (runs, i);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "run_id");
+      json_builder_add_int_value (b, json_object_get_int_member (r, "id"));
+      static const char *const texts[] = { "uuid", "machine_hostname", "dataset", "started_at", "status", "sink" };
+      static const char *const names[] = { "run_uuid", "machine", "dataset", "started_at", "status", "sink" };
+      for (guint k = 0; k < G_N_ELEMENTS (texts); k++)
+        {
+          json_builder_set_member_name (b, names[k]);
+          json_builder_add_string_value (b, str_or (r, texts[k], ""));
+        }
+      json_builder_set_member_name (b, "simulated");
+      json_builder_add_boolean_value (b, json_object_get_int_member (r, "simulated") != 0);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "figures");
+  json_builder_begin_object (b);
+  for (guint f = 0; f < ls_n_run_figures; f++)
+    {
+      const ls_run_figure *fig = &ls_run_figures[f];
+      json_builder_set_member_name (b, fig->column);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "label");
+      json_builder_add_string_value (b, fig->label);
+      json_builder_set_member_name (b, "values");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < runs->len; i++)
+        {
+          JsonNode *n = json_object_get_member (g_ptr_array_index (runs, i), fig->column);
+          json_builder_add_value (b, n ? json_node_copy (n) : json_node_new (JSON_NODE_NULL));
+        }
+      json_builder_end_array (b);
+      json_builder_set_member_name (b, "delta_percent");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < runs->len; i++)
+        {
+          double d;
+          if (delta_percent (first, g_ptr_array_index (runs, i), fig->column, &d))
+            json_builder_add_double_value (b, d);
+          else
+            json_builder_add_null_value (b);
+        }
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+    }
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "knobs_differ");
+  json_builder_begin_object (b);
+  for (guint k = 0; k < ls_n_run_knobs; k++)
+    {
+      const ls_run_knob *knob = &ls_run_knobs[k];
+      if (!knob_differs (runs, knob->column))
+        continue;
+      json_builder_set_member_name (b, knob->column);
+      json_builder_begin_array (b);
+      for (guint i = 0; i < runs->len; i++)
+        {
+          JsonNode *n = json_object_get_member (g_ptr_array_index (runs, i), knob->column);
+          if (n && knob->flag && !JSON_NODE_HOLDS_NULL (n))
+            json_builder_add_boolean_value (b, json_node_get_int (n) != 0);
+          else
+            json_builder_add_value (b, n ? json_node_copy (n) : json_node_new (JSON_NODE_NULL));
+        }
+      json_builder_end_array (b);
+    }
+  json_builder_end_object (b);
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+static void
+print_row (const char *label, GPtrArray *cells)
+{
+  printf ("%-*s", LABEL_WIDTH, label);
+  for (guint i = 0; i < cells->len; i++)
+    printf (" %-*s", i + 1 < cells->len ? CELL_WIDTH : 0, (const char *) g_ptr_array_index (cells, i));
+  printf ("\n");
+}
+
+static void
+compare_text (GPtrArray *runs)
+{
+  JsonObject *first = g_ptr_array_index (runs, 0);
+  g_autoptr (GPtrArray) cells = g_ptr_array_new_with_free_func (g_free);
+  gboolean any_simulated = FALSE;
+
+  for (guint i = 0; i < runs->len; i++)
+    g_ptr_array_add (cells, g_strdup_printf ("run %" G_GINT64_FORMAT,
+                                             json_object_get_int_member (g_ptr_array_index (runs, i), "id")));
+  print_row ("", cells);
+  static const char *const texts[] = { "uuid", "machine_hostname", "dataset", "status" };
+  static const char *const labels[] = { "uuid", "machine", "dataset", "status" };
+  for (guint k = 0; k < G_N_ELEMENTS (texts); k++)
+    {
+      g_ptr_array_set_size (cells, 0);
+      for (guint i = 0; i < runs->len; i++)
+        {
+          const char *s = str_or (g_ptr_array_index (runs, i), texts[k], "-");
+          g_ptr_array_add (cells, k == 0 ? g_strndup (s, 8) : g_strdup (s));
+        }
+      print_row (labels[k], cells);
+    }
+  g_ptr_array_set_size (cells, 0);
+  for (guint i = 0; i < runs->len; i++)
+    {
+      JsonObject *r = g_ptr_array_index (runs, i);
+      gboolean sim = json_object_get_int_member (r, "simulated") != 0;
+      any_simulated |= sim;
+      g_ptr_array_add (cells, g_strdup_printf ("%s%s", str_or (r, "sink", "-"), sim ? "*" : ""));
+    }
+  print_row ("sink", cells);
+
+  printf ("\nfigures (change against run %" G_GINT64_FORMAT "):\n", json_object_get_int_member (first, "id"));
+  for (guint f = 0; f < ls_n_run_figures; f++)
+    {
+      const ls_run_figure *fig = &ls_run_figures[f];
+      g_autofree char *label = ls_run_figure_heading (fig);
+      g_ptr_array_set_size (cells, 0);
+      for (guint i = 0; i < runs->len; i++)
+        {
+          JsonObject *r = g_ptr_array_index (runs, i);
+          g_autofree char *value = ls_run_figure_text (r, fig);
+          double d;
+          if (i > 0 && delta_percent (first, r, fig->column, &d))
+            g_ptr_array_add (cells, g_strdup_printf ("%s (%+.1f %%)", value, d));
+          else
+            g_ptr_array_add (cells, g_strdup (value));
+        }
+      print_row (label, cells);
+    }
+
+  gboolean header = FALSE;
+  for (guint k = 0; k < ls_n_run_knobs; k++)
+    {
+      const ls_run_knob *knob = &ls_run_knobs[k];
+      if (!knob_differs (runs, knob->column))
+        continue;
+      if (!header)
+        printf ("\nknobs that differ:\n");
+      header = TRUE;
+      g_ptr_array_set_size (cells, 0);
+      for (guint i = 0; i < runs->len; i++)
+        g_ptr_array_add (cells, ls_run_knob_text (g_ptr_array_index (runs, i), knob));
+      print_row (knob->label, cells);
+    }
+  if (!header)
+    printf ("\nthe runs have the same knobs\n");
+  if (any_simulated)
+    printf ("* simulated GPU: copy and model step are modelled, not measured on a device.\n");
+}
+
+int
+ls_cli_compare (int argc, char **argv)
+{
+  g_autoptr (GOptionContext) context = g_option_context_new ("RUN RUN... - headline figures side by side");
+  g_autoptr (GError) error = NULL;
+  g_autofree char *db = NULL;
+  gboolean json = FALSE;
+  GOptionEntry entries[] = {
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "The run store (default: $XDG_DATA_HOME/loadscope/history.sqlite)",
+      "PATH" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json,
+      "Print one JSON object: runs, figures (values and delta_percent against the first run), knobs_differ", NULL },
+    { NULL },
+  };
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_summary (
+      context, "Throughput, batch wait p50/p95/p99, GPU utilization (exact and NVML), peak PSS and RSS,\n"
+               "CPU, time to first batch and the epoch boundary of two or more runs, each as a change\n"
+               "in per cent against the first run, and the knobs in which the runs differ.\n"
+               "RUN is a run id (see `loadscope history`) or the first 4 or more characters of its uuid.\n"
+               "\n"
+               "Exit status: 0 compared, 1 the store could not be read, 2 bad usage or no such run.");
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      fprintf (stderr, "loadscope compare: %s\n", error->message);
+      return 2;
+    }
+  if (argc < 3)
+    {
+      fprintf (stderr, "loadscope compare: give two runs or more (ids or uuid prefixes)\n");
+      return 2;
+    }
+
+  g_autoptr (ls_store) store = ls_store_open_to_read (db, &error);
+  g_autoptr (GPtrArray) runs = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+  for (int i = 1; store && i < argc; i++)
+    {
+      gint64 id = ls_store_find_run (store, argv[i], &error);
+      JsonObject *run = id < 0 ? NULL : ls_store_run_object (store, id, &error);
+      if (!run)
+        break;
+      g_ptr_array_add (runs, run);
+    }
+  if (error)
+    {
+      fprintf (stderr, "loadscope compare: %s\n", error->message);
+      return error->domain == LS_STORE_ERROR
+                     && (error->code == LS_STORE_ERROR_NOT_FOUND || error->code == LS_STORE_ERROR_INVALID)
+                 ? 2
+                 : 1;
+    }
+
+  if (json)
+    {
+      g_autoptr (JsonNode) node = compare_json (runs);
+      g_autofree char *text = json_to_string (node, TRUE);
+      printf ("%s\n", text);
+    }
+  else
+    compare_text (runs);
+  return 0;
+}

@@ -1,0 +1,126 @@
+/* The headless default: generate a sample JPEG dataset once (in the cache
+ * folder), sweep workers 0,1,2,4 x pin off,staging over it into the store,
+ * and print the comparison, the recommendation and where the history is;
+ * write the sweep's headline charts as PNG files and print their paths. */
+#include "app/cli/cli-demo.h"
+
+#include <stdio.h>
+#include <unistd.h>
+
+#include "app/chart/chart-render.h"
+#include "app/report/chart-store.h"
+#include "app/maker/dataset-maker.h"
+#include "app/core/recommend.h"
+#include "app/core/run-options.h"
+#include "app/maker/sample-dataset.h"
+#include "app/store/store.h"
+#include "app/sweep/sweep.h"
+
+/* 12 batches of 64: 768 of the 800 sample images, one epoch, as many
+ * images per run as the demo loaded before the defaults were one set. */
+#define DEMO_BATCHES "12"
+
+static void
+show_generation (uint64_t done, uint64_t total, uint64_t bytes, void *user)
+{
+  static gint64 last;
+  gint64 now = g_get_monotonic_time ();
+  (void) user;
+  if (done != total && now - last < 200000)
+    return;
+  last = now;
+  fprintf (stderr, "\r  %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " images, %.1f MB", done, total, bytes / 1e6);
+  if (done == total)
+    fprintf (stderr, "\n");
+}
+
+static char *
+sample_dataset (GError **error)
+{
+  g_autofree char *path = ls_sample_dataset_path ();
+  if (!g_file_test (path, G_FILE_TEST_IS_DIR))
+    fprintf (stderr, "Generating the sample dataset (%d JPEG images like ImageNet's, once) in %s\n", LS_SAMPLE_IMAGES,
+             path);
+  return ls_sample_dataset_ensure (isatty (STDERR_FILENO) ? show_generation : NULL, NULL, NULL, error);
+}
+
+int
+ls_cli_demo (int argc, char **argv)
+{
+  g_autoptr (GOptionContext) context = g_option_context_new ("- the headless default: a sample dataset and a sweep");
+  g_autoptr (GError) error = NULL;
+  g_autofree char *db = NULL;
+  g_autofree char *dataset = NULL;
+  g_autofree char *charts_dir = NULL;
+  GOptionEntry entries[] = {
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "The run store", "PATH" },
+    { "dataset", 0, 0, G_OPTION_ARG_FILENAME, &dataset, "Use this dataset instead of the sample one", "PATH" },
+    { "charts-dir", 0, 0, G_OPTION_ARG_FILENAME, &charts_dir,
+      "Write the charts here (default: $XDG_DATA_HOME/loadscope/charts)", "DIR" },
+    { NULL },
+  };
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_summary (context,
+                                "Generates a sample dataset of JPEG images (once), runs workers 0,1,2,4 x pin\n"
+                                "off,staging over it into the run store, and prints the comparison and a\n"
+                                "recommendation, and writes the sweep's charts (GPU utilization and\n"
+                                "throughput, batch wait, peak memory against workers) as PNG files.\n"
+                                "Without a GPU the consumer is the simulated one, and says so.\n"
+                                "\n"
+                                "Each run: " DEMO_BATCHES " batches, the first 2 not measured; every other knob as\n"
+                                "`loadscope run` has it: " LS_RUN_DEFAULTS_TEXT ".");
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      fprintf (stderr, "loadscope demo: %s\n", error->message);
+      return 2;
+    }
+  if (!dataset && !(dataset = sample_dataset (&error)))
+    {
+      fprintf (stderr, "loadscope demo: %s\n", error->message);
+      return 1;
+    }
+
+  g_autofree char *store_path = db ? g_strdup (db) : ls_store_default_path ();
+  /* The knobs not swept are the defaults of every run (run-options.h). */
+  const char *sweep_argv[] = {
+    "sweep", "--dataset", dataset, "--workers", "0,1,2,4", "--pin", "off,staging", "--batches", DEMO_BATCHES,
+    "--warmup", "2", "--sink", "auto", "--db", store_path, "--quiet", NULL,
+  };
+  int sweep_argc = (int) G_N_ELEMENTS (sweep_argv) - 1;
+  ls_sweep_result result;
+  printf ("Loadscope demo: %s, workers 0,1,2,4 x pin off,staging, %s batches each;\n"
+          "the other knobs as every run has them: %s\n\n",
+          dataset, DEMO_BATCHES, LS_RUN_DEFAULTS_TEXT);
+  fflush (stdout);
+  int rc = ls_sweep_main (sweep_argc, (char **) sweep_argv, &result);
+  if (rc == 2 || !result.summaries)
+    {
+      ls_sweep_result_clear (&result);
+      return rc ? rc : 1;
+    }
+  ls_sweep_print_table (stdout, result.summaries);
+  printf ("\n");
+  ls_recommend_print (stdout, result.summaries);
+  printf ("\nThe runs are recorded in %s (sweep %" G_GINT64_FORMAT ").\n", result.store_path ? result.store_path : store_path,
+          result.sweep_id);
+  printf ("See them with `loadscope history`, one run with `loadscope show RUN`.\n");
+  if (result.sweep_id > 0)
+    {
+      g_autoptr (ls_store) store = ls_store_open (result.store_path ? result.store_path : store_path, &error);
+      g_auto (GStrv) pngs = store ? ls_chart_sweep_write_pngs (store, result.sweep_id, charts_dir, 0, 0, &error) : NULL;
+      if (pngs)
+        {
+          printf ("\nCharts of the sweep:\n");
+          for (guint i = 0; pngs[i]; i++)
+            printf ("  %s\n", pngs[i]);
+        }
+      else
+        {
+          fprintf (stderr, "loadscope demo: the charts were not written: %s\n", error->message);
+          rc = rc ? rc : 1;
+        }
+      ls_chart_release_fonts ();
+    }
+  ls_sweep_result_clear (&result);
+  return rc;
+}

@@ -1,0 +1,120 @@
+#include "app/cli/cli-export-chart.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "app/chart/chart-export.h"
+#include "app/chart/chart-render.h"
+#include "app/report/chart-store.h"
+#include "app/store/store-query.h"
+
+static const char *const run_charts[] = { "timeline", "memory", NULL };
+static const char *const all_charts[] = { "start-cost", NULL };
+
+static int
+fail (const GError *error)
+{
+  fprintf (stderr, "loadscope export: %s\n", error->message);
+  return error->domain == LS_STORE_ERROR
+                 && (error->code == LS_STORE_ERROR_NOT_FOUND || error->code == LS_STORE_ERROR_INVALID)
+             ? 2
+             : 1;
+}
+
+static gboolean
+offered (const char *const *names, const char *name)
+{
+  for (guint i = 0; names[i]; i++)
+    if (strcmp (names[i], name) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static int export_charts (const ls_chart_export_request *req);
+
+int
+ls_cli_export_charts (const ls_chart_export_request *req)
+{
+  int rc = export_charts (req);
+  ls_chart_release_fonts ();
+  return rc;
+}
+
+static int
+export_charts (const ls_chart_export_request *req)
+{
+  g_autoptr (GError) error = NULL;
+  const char *const *names = req->sweep ? ls_chart_sweep_names : req->run ? run_charts : all_charts;
+  const char *what = req->sweep ? LS_CHARTS_OF_SWEEP : req->run ? LS_CHARTS_OF_RUN : LS_CHARTS_OF_ALL;
+  const char *flag = req->sweep ? "--sweep" : req->run ? "--run" : "--all";
+  g_auto (GStrv) wanted = req->charts ? g_strsplit (req->charts, ",", -1) : g_strdupv ((char **) names);
+
+  if (g_strv_length (wanted) == 0)
+    {
+      fprintf (stderr, "loadscope export: --chart: name a chart (%s: %s)\n", flag, what);
+      return 2;
+    }
+  for (guint i = 0; wanted[i]; i++)
+    {
+      g_strstrip (wanted[i]);
+      if (!offered (names, wanted[i]))
+        {
+          fprintf (stderr, "loadscope export: --chart %s: not a chart of %s (%s: %s)\n", wanted[i],
+                   req->sweep ? "a sweep" : req->run ? "a run" : "the whole store", flag, what);
+          return 2;
+        }
+    }
+  if ((req->width > 0 && req->width > LS_CHART_MAX_SIZE) || (req->height > 0 && req->height > LS_CHART_MAX_SIZE))
+    {
+      fprintf (stderr, "loadscope export: --width and --height go up to %d\n", LS_CHART_MAX_SIZE);
+      return 2;
+    }
+
+  g_autoptr (ls_store) store = ls_store_open_to_read (req->db, &error);
+  if (!store)
+    return fail (error);
+  gint64 id = 0;
+  if (req->sweep && (id = ls_store_find_sweep (store, req->sweep, &error)) < 0)
+    return fail (error);
+  if (req->run && (id = ls_store_find_run (store, req->run, &error)) < 0)
+    return fail (error);
+
+  g_autoptr (GPtrArray) charts = g_ptr_array_new_with_free_func ((GDestroyNotify) ls_chart_free);
+  for (guint i = 0; wanted[i]; i++)
+    {
+      ls_chart *chart;
+      if (req->sweep)
+        chart = ls_chart_sweep (store, id, wanted[i], &error);
+      else if (req->run)
+        chart = strcmp (wanted[i], "timeline") == 0 ? ls_chart_run_timeline (store, id, &error)
+                                                    : ls_chart_run_memory (store, id, &error);
+      else
+        chart = ls_chart_start_cost (store, &error);
+      if (!chart)
+        return fail (error);
+      g_ptr_array_add (charts, chart);
+    }
+
+  int width = req->width, height = req->height, dw, dh;
+  ls_chart_page_default_size (charts->len, &dw, &dh);
+  if (width <= 0)
+    width = dw;
+  if (height <= 0)
+    height = dh;
+  if (!ls_chart_export ((ls_chart *const *) charts->pdata, charts->len, req->output, req->format, width, height,
+                        req->dark, &error))
+    return fail (error);
+
+  g_autofree char *list = g_strjoinv (", ", wanted);
+  gboolean simulated = FALSE;
+  for (guint i = 0; i < charts->len; i++)
+    simulated |= ((ls_chart *) charts->pdata[i])->simulated;
+  if (req->all)
+    printf ("exported the chart (%s) of all runs to %s (%s, %d x %d)\n", list, req->output, req->format, width,
+            height);
+  else
+    printf ("exported %u chart%s (%s) of %s %" G_GINT64_FORMAT " to %s (%s, %d x %d)%s\n", charts->len,
+            charts->len == 1 ? "" : "s", list, req->sweep ? "sweep" : "run", id, req->output, req->format, width,
+            height, simulated ? "; marked SIMULATED GPU" : "");
+  return 0;
+}

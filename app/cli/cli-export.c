@@ -1,0 +1,187 @@
+#include "app/cli/cli-export.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app/cli/cli-export-chart.h"
+#include "app/store/export.h"
+#include "app/store/store-query.h"
+
+static int usage_error (const char *format, ...) G_GNUC_PRINTF (1, 2);
+
+static int
+usage_error (const char *format, ...)
+{
+  va_list ap;
+  va_start (ap, format);
+  g_autofree char *message = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  fprintf (stderr, "loadscope export: %s\n", message);
+  return 2;
+}
+
+static int
+store_error_status (const GError *error)
+{
+  return error->domain == LS_STORE_ERROR
+                 && (error->code == LS_STORE_ERROR_NOT_FOUND || error->code == LS_STORE_ERROR_INVALID)
+             ? 2
+             : 1;
+}
+
+int
+ls_cli_export (int argc, char **argv)
+{
+  g_autoptr (GOptionContext) context = g_option_context_new ("- write recorded runs to a file");
+  g_autoptr (GError) error = NULL;
+  g_autofree char *db = NULL;
+  g_autofree char *run = NULL;
+  g_autofree char *sweep = NULL;
+  g_autofree char *format = NULL;
+  g_autofree char *output = NULL;
+  g_autofree char *chart = NULL;
+  gboolean all = FALSE, batches = FALSE, force = FALSE, dark = FALSE;
+  int width = 0, height = 0;
+  GOptionEntry entries[] = {
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "The run store (default: $XDG_DATA_HOME/loadscope/history.sqlite)",
+      "PATH" },
+    { "run", 0, 0, G_OPTION_ARG_STRING, &run, "One run (id or uuid prefix)", "ID" },
+    { "sweep", 0, 0, G_OPTION_ARG_STRING, &sweep, "The runs of a sweep (id or uuid prefix)", "ID" },
+    { "all", 0, 0, G_OPTION_ARG_NONE, &all, "Every run of the store", NULL },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format, "csv, json, sqlite, or charts: png, svg or pdf", "FORMAT" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "The file to write (csv and json: - for stdout)", "FILE" },
+    { "batches", 0, 0, G_OPTION_ARG_NONE, &batches, "csv: one row per batch instead of one per run", NULL },
+    { "force", 0, 0, G_OPTION_ARG_NONE, &force, "Replace FILE if it exists", NULL },
+    { "chart", 0, 0, G_OPTION_ARG_STRING, &chart,
+      "Charts: which (comma list; default: all of them on one page)", "NAME" },
+    { "width", 0, 0, G_OPTION_ARG_INT, &width, "Charts: page width, pixels (svg, pdf: points)", "W" },
+    { "height", 0, 0, G_OPTION_ARG_INT, &height, "Charts: page height", "H" },
+    { "dark", 0, 0, G_OPTION_ARG_NONE, &dark, "Charts: the dark theme", NULL },
+    { NULL },
+  };
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_summary (
+      context,
+      "csv:    one row per run: every knob, the headline figures and the machine\n"
+      "        (--batches: run_id,seq,epoch,batch,samples,ready_ms,wait_ms,copy_ms,compute_ms)\n"
+      "json:   {\"format\":\"loadscope-export\",\"version\":N,...,\"machines\":[...],\"sweeps\":[...],\n"
+      "        \"runs\":[{every field, \"batches\":[...],\"series\":[...],\"worker_processes\":[...]}]}\n"
+      "sqlite: a self-contained store holding only these runs, for `loadscope import`\n"
+      "png, svg, pdf: charts on one page (default 1280 x 800 for one, 560 high per chart)\n"
+      "        --sweep ID [--chart " LS_CHARTS_OF_SWEEP "]\n"
+      "        --run ID   [--chart " LS_CHARTS_OF_RUN "]\n"
+      "        --all      [--chart " LS_CHARTS_OF_ALL "]  (worker start-up by platform and start method)\n"
+      "        charts of runs on the simulated GPU carry a SIMULATED GPU mark\n"
+      "\n"
+      "Exit status: 0 written, 1 the store could not be read or FILE written, 2 bad usage.");
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    return usage_error ("%s", error->message);
+  if (argc > 1)
+    return usage_error ("unexpected argument '%s'", argv[1]);
+  if ((run != NULL) + (sweep != NULL) + (all != FALSE) != 1)
+    return usage_error ("%s", "say what to export: one of --run ID, --sweep ID or --all");
+  if (!format)
+    return usage_error ("%s", "--format is required: csv, json, sqlite, png, svg or pdf");
+  gboolean charts = strcmp (format, "png") == 0 || strcmp (format, "svg") == 0 || strcmp (format, "pdf") == 0;
+  if (!charts && strcmp (format, "csv") != 0 && strcmp (format, "json") != 0 && strcmp (format, "sqlite") != 0)
+    return usage_error ("--format %s: must be csv, json, sqlite, png, svg or pdf", format);
+  if (!charts && (chart || width || height || dark))
+    return usage_error ("%s", "--chart, --width, --height and --dark are for charts: --format png, svg or pdf");
+  if (charts && (width < 0 || height < 0))
+    return usage_error ("%s", "--width and --height must be positive");
+  if (batches && strcmp (format, "csv") != 0)
+    return usage_error ("%s", "--batches is for --format csv (json and sqlite exports always hold the batches)");
+  if (!output)
+    return usage_error ("%s", "-o FILE is required");
+  gboolean to_stdout = strcmp (output, "-") == 0;
+  if (to_stdout && strcmp (format, "sqlite") == 0)
+    return usage_error ("%s", "a sqlite bundle cannot go to stdout: give -o FILE");
+  if (to_stdout && charts)
+    return usage_error ("%s", "charts cannot go to stdout: give -o FILE");
+  if (!to_stdout && g_file_test (output, G_FILE_TEST_EXISTS))
+    {
+      if (!force)
+        return usage_error ("%s: already exists (--force replaces it)", output);
+      if (g_file_test (output, G_FILE_TEST_IS_DIR))
+        return usage_error ("%s: is a folder", output);
+    }
+
+  if (charts)
+    {
+      ls_chart_export_request req = { db, run, sweep, all, chart, format, output, width, height, dark };
+      return ls_cli_export_charts (&req);
+    }
+
+  g_autoptr (ls_store) store = ls_store_open_to_read (db, &error);
+  g_autoptr (GArray) ids = store ? ls_store_select_runs (store, run, sweep, &error) : NULL;
+  if (!ids)
+    {
+      fprintf (stderr, "loadscope export: %s\n", error->message);
+      return store_error_status (error);
+    }
+
+  if (strcmp (format, "sqlite") == 0)
+    {
+      if (force && g_file_test (output, G_FILE_TEST_EXISTS))
+        {
+          if (g_unlink (output) != 0)
+            {
+              fprintf (stderr, "loadscope export: %s: cannot replace it: %s\n", output, g_strerror (errno));
+              return 1;
+            }
+          /* What SQLite may have left beside it. */
+          static const char *const suffixes[] = { "-wal", "-shm", "-journal" };
+          for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
+            {
+              g_autofree char *p = g_strconcat (output, suffixes[i], NULL);
+              g_unlink (p);
+            }
+        }
+      if (!ls_export_sqlite (store, ids, output, &error))
+        {
+          fprintf (stderr, "loadscope export: %s\n", error->message);
+          return 1;
+        }
+    }
+  else
+    {
+      g_autoptr (GString) text = g_string_new (NULL);
+      if (strcmp (format, "json") == 0)
+        {
+          g_autoptr (JsonNode) root = ls_export_json (store, ids, &error);
+          if (root)
+            {
+              g_autoptr (JsonGenerator) gen = json_generator_new ();
+              json_generator_set_root (gen, root);
+              json_generator_to_gstring (gen, text);
+              g_string_append_c (text, '\n');
+            }
+        }
+      else if (batches)
+        ls_export_csv_batches (store, ids, text, &error);
+      else
+        ls_export_csv_runs (store, ids, text, &error);
+      if (error)
+        {
+          fprintf (stderr, "loadscope export: %s\n", error->message);
+          return 1;
+        }
+      if (to_stdout)
+        {
+          fwrite (text->str, 1, text->len, stdout);
+          return fflush (stdout) == 0 ? 0 : 1;
+        }
+      if (!g_file_set_contents (output, text->str, (gssize) text->len, &error))
+        {
+          fprintf (stderr, "loadscope export: %s\n", error->message);
+          return 1;
+        }
+    }
+  printf ("exported %u run%s to %s\n", ids->len, ids->len == 1 ? "" : "s", output);
+  return 0;
+}

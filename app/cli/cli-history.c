@@ -1,0 +1,181 @@
+#include "app/cli/cli-history.h"
+
+#include <json-glib/json-glib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app/store/store-query.h"
+
+/* The last part of a path written on Linux or Windows. */
+static const char *
+base_name (const char *path)
+{
+  const char *slash = strrchr (path, '/'), *back = strrchr (path, '\\');
+  const char *last = slash > back ? slash : back;
+  return last && last[1] ? last + 1 : path;
+}
+
+/* At most `width` bytes of text, "..." ending what was cut. */
+static char *
+fit (const char *text, int width)
+{
+  if ((int) strlen (text) <= width)
+    return g_strdup (text);
+  return g_strdup_printf ("%.*s...", width - 3, text);
+}
+
+/* A knob column: "-" where the run has no value (the none sink has no pin
+ * or model step) or where it means nothing (prefetch, persistence and the
+ * start method with 0 workers). */
+static char *
+knob_cell (JsonObject *r, const char *column, gboolean needs_workers)
+{
+  JsonNode *n = json_object_get_member (r, column);
+  if (!n || !JSON_NODE_HOLDS_VALUE (n) || (needs_workers && json_object_get_int_member (r, "workers") == 0))
+    return g_strdup ("-");
+  GType t = json_node_get_value_type (n);
+  if (t == G_TYPE_BOOLEAN)
+    return g_strdup (json_node_get_boolean (n) ? "on" : "off");
+  if (t == G_TYPE_STRING)
+    return g_strdup (json_node_get_string (n));
+  if (t == G_TYPE_INT64)
+    return g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (n));
+  return g_strdup_printf ("%g", json_node_get_double (n));
+}
+
+static void
+print_table (JsonArray *rows)
+{
+  gboolean any_simulated = FALSE;
+#define ROW "%-5s %-16s %-12s %-16s %3s %-5s %5s %2s %-4s %-7s %5s %-5s %-11s %8s %8s %8s %5s %7s %5s\n"
+
+  printf (ROW, "ID", "DATE (UTC)", "MACHINE", "DATASET", "WRK", "START", "BATCH", "PF", "PERS", "PIN", "MODEL", "SINK",
+          "STATUS", "IMG/S", "WAIT P50", "WAIT P95", "GPU %", "PSS MB", "SWEEP");
+  for (guint i = 0; i < json_array_get_length (rows); i++)
+    {
+      JsonObject *r = json_array_get_object_element (rows, i);
+      gboolean sim = json_object_get_boolean_member (r, "simulated");
+      g_autofree char *id = g_strdup_printf ("%" G_GINT64_FORMAT, json_object_get_int_member (r, "id"));
+      g_autofree char *date = ls_store_time_short (json_object_get_string_member (r, "started_at"));
+      g_autofree char *machine = fit (json_object_get_string_member (r, "machine"), 12);
+      g_autofree char *dataset = fit (base_name (json_object_get_string_member (r, "dataset")), 16);
+      g_autofree char *workers = knob_cell (r, "workers", FALSE);
+      g_autofree char *start = knob_cell (r, "start", TRUE);
+      g_autofree char *batch = knob_cell (r, "batch_size", FALSE);
+      g_autofree char *prefetch = knob_cell (r, "prefetch", TRUE);
+      g_autofree char *persistent = knob_cell (r, "persistent", TRUE);
+      g_autofree char *pin = knob_cell (r, "pin", FALSE);
+      g_autofree char *model = knob_cell (r, "model_ms", FALSE);
+      g_autofree char *sweep = knob_cell (r, "sweep_id", FALSE);
+      g_autofree char *sink = g_strdup_printf ("%s%s", json_object_get_string_member (r, "sink"), sim ? "*" : "");
+      static const ls_run_figure throughput = { "throughput_sps", NULL, NULL, 1, 0 };
+      static const ls_run_figure p50 = { "wait_p50_ms", NULL, NULL, 1, 3 };
+      static const ls_run_figure p95 = { "wait_p95_ms", NULL, NULL, 1, 3 };
+      static const ls_run_figure pss = { "pss_peak_bytes", NULL, NULL, 1e-6, 1 };
+      g_autofree char *t = ls_run_figure_text (r, &throughput);
+      g_autofree char *w50 = ls_run_figure_text (r, &p50);
+      g_autofree char *w95 = ls_run_figure_text (r, &p95);
+      g_autofree char *m = ls_run_figure_text (r, &pss);
+      char u[32] = "-";
+      double util;
+
+      /* Exact where the consumer measured it, else NVML's. */
+      if (ls_json_member_double (r, "gpu_util_exact", &util) || ls_json_member_double (r, "gpu_util_nvml", &util))
+        g_snprintf (u, sizeof u, "%.1f", util * 100);
+
+      any_simulated |= sim;
+      printf (ROW, id, date, machine, dataset, workers, start, batch, prefetch, persistent, pin, model, sink,
+              json_object_get_string_member (r, "status"), t, w50, w95, u, m, sweep);
+    }
+#undef ROW
+  if (any_simulated)
+    printf ("* simulated GPU: copy and model step are modelled, not measured on a device.\n");
+}
+
+int
+ls_cli_history (int argc, char **argv)
+{
+  g_autoptr (GOptionContext) context = g_option_context_new ("- the recorded runs, newest first");
+  g_autoptr (GError) error = NULL;
+  g_autofree char *db = NULL;
+  g_autofree char *sweep = NULL;
+  gboolean json = FALSE;
+  int limit = 0;
+  GOptionEntry entries[] = {
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "The run store (default: $XDG_DATA_HOME/loadscope/history.sqlite)",
+      "PATH" },
+    { "sweep", 0, 0, G_OPTION_ARG_STRING, &sweep, "Only the runs of this sweep (id or uuid prefix)", "ID" },
+    { "limit", 0, 0, G_OPTION_ARG_INT, &limit, "At most N runs (default: all)", "N" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print a JSON array of runs", NULL },
+    { NULL },
+  };
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_summary (context,
+                                "One line per recorded run: id, date (UTC), machine, dataset, workers, start\n"
+                                "method, batch size, prefetch, persistent workers, pin mode, model step (ms),\n"
+                                "sink (sim* marks the simulated GPU), status, throughput, batch wait p50/p95\n"
+                                "(ms), GPU utilization (exact, else NVML), peak PSS and the sweep's id.\n"
+                                "(WRK workers, PF prefetch, PERS persistent workers, MODEL model step in ms;\n"
+                                "start, prefetch and persistence show - for runs without workers.)\n"
+                                "\n"
+                                "Exit status: 0 listed, 1 the store could not be read, 2 bad usage.");
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      fprintf (stderr, "loadscope history: %s\n", error->message);
+      return 2;
+    }
+  if (argc > 1)
+    {
+      fprintf (stderr, "loadscope history: unexpected argument '%s'\n", argv[1]);
+      return 2;
+    }
+  if (limit < 0)
+    {
+      fprintf (stderr, "loadscope history: --limit %d: must not be negative\n", limit);
+      return 2;
+    }
+
+  g_autoptr (ls_store) store = ls_store_open_to_read (db, &error);
+  if (!store)
+    {
+      if (g_error_matches (error, LS_STORE_ERROR, LS_STORE_ERROR_NOT_FOUND) && !sweep)
+        {
+          if (json)
+            printf ("[]\n");
+          else
+            printf ("no runs recorded yet (%s)\n", error->message);
+          return 0;
+        }
+      fprintf (stderr, "loadscope history: %s\n", error->message);
+      return g_error_matches (error, LS_STORE_ERROR, LS_STORE_ERROR_NOT_FOUND) ? 2 : 1;
+    }
+
+  gint64 sweep_id = 0;
+  if (sweep && (sweep_id = ls_store_find_sweep (store, sweep, &error)) < 0)
+    {
+      fprintf (stderr, "loadscope history: %s\n", error->message);
+      return error->code == LS_STORE_ERROR_NOT_FOUND || error->code == LS_STORE_ERROR_INVALID ? 2 : 1;
+    }
+  g_autoptr (JsonArray) rows = ls_store_history (store, sweep_id, limit, &error);
+  if (!rows)
+    {
+      fprintf (stderr, "loadscope history: %s\n", error->message);
+      return 1;
+    }
+
+  if (json)
+    {
+      g_autoptr (JsonNode) root = json_node_init_array (json_node_alloc (), rows);
+      g_autofree char *text = json_to_string (root, TRUE);
+      printf ("%s\n", text);
+      return 0;
+    }
+  if (json_array_get_length (rows) == 0)
+    {
+      printf ("no runs recorded in %s%s\n", ls_store_path (store), sweep ? " for this sweep" : "");
+      return 0;
+    }
+  print_table (rows);
+  return 0;
+}

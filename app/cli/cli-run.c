@@ -1,0 +1,204 @@
+#include "app/cli/cli-run.h"
+
+#include <json-glib/json-glib.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app/core/run-events.h"
+#include "app/core/run-options.h"
+#include "app/core/run-summary.h"
+#include "app/store/store.h"
+
+static volatile sig_atomic_t interrupted;
+
+static void
+on_signal (int sig)
+{
+  (void) sig;
+  interrupted = 1;
+}
+
+/* What the run's observers need: the store and the event stream. */
+typedef struct {
+  const ls_run_config *config;
+  ls_store *store;
+  gint64 machine_id;
+  gint64 sweep_id;
+  ls_run_recorder *recorder;
+  ls_run_events *events;
+  GError *store_error; /* the first failure to record; the run goes on */
+} run_observer;
+
+static uint64_t
+planned_batches (const ls_run_config *c, const ls_run_result *r)
+{
+  uint64_t per_epoch = 0;
+  if (c->pool.batch_size)
+    per_epoch = c->pool.drop_last ? r->dataset_samples / c->pool.batch_size
+                                  : (r->dataset_samples + c->pool.batch_size - 1) / c->pool.batch_size;
+  uint64_t planned = c->pool.epochs ? per_epoch * c->pool.epochs : UINT64_MAX;
+  if (c->max_batches && c->max_batches < planned)
+    planned = c->max_batches;
+  return planned;
+}
+
+static void
+observe_started (void *user, const ls_run_result *so_far)
+{
+  run_observer *o = user;
+  if (o->store)
+    o->recorder = ls_run_recorder_begin (o->store, o->machine_id, o->sweep_id, o->config, so_far, &o->store_error);
+  if (o->events)
+    ls_run_events_started (o->events, so_far, o->recorder ? ls_run_recorder_id (o->recorder) : 0,
+                           o->recorder ? ls_run_recorder_uuid (o->recorder) : NULL, planned_batches (o->config, so_far));
+}
+
+static void
+observe_workers (void *user, const ls_worker_info *w, size_t n)
+{
+  run_observer *o = user;
+  if (o->events)
+    ls_run_events_workers (o->events, w, n);
+}
+
+static void
+observe_batch (void *user, uint64_t seq, const ls_batch_record *b)
+{
+  run_observer *o = user;
+  if (o->recorder)
+    ls_run_recorder_batch (o->recorder, seq, b);
+  if (o->events)
+    ls_run_events_batch (o->events, seq, b);
+}
+
+static void
+observe_memory (void *user, const ls_memory_point *p)
+{
+  run_observer *o = user;
+  if (o->events)
+    ls_run_events_memory (o->events, p);
+}
+
+int
+ls_cli_run (int argc, char **argv)
+{
+  g_autoptr (GOptionContext) context = g_option_context_new ("- one measured run of the loader");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ls_store) store = NULL;
+  ls_run_options opts;
+  ls_run_config config;
+  ls_run_result result;
+  ls_error err = { 0 };
+  run_observer obs = { 0 };
+  int exit_code;
+
+  ls_run_options_init (&opts);
+  ls_run_options_add_to (&opts, context);
+  g_option_context_set_summary (context,
+                                "Loads --dataset with the given knobs, hands every batch to the consumer (--sink)\n"
+                                "and measures throughput, the consumer's wait per batch, worker start-up,\n"
+                                "memory of the runner and its workers, and CPU. The run is recorded in the\n"
+                                "store (see `loadscope history`) unless --no-db.\n"
+                                "\n"
+                                "Defaults (the same for sweep, demo and the window): workers "
+                                G_STRINGIFY (LS_RUN_DEFAULT_WORKERS) ",\n" LS_RUN_DEFAULTS_TEXT ".\n"
+                                "\n"
+                                "Exit status: 0 the run finished, 1 it failed (the reason is printed),\n"
+                                "2 bad usage or bad input.");
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      fprintf (stderr, "loadscope run: %s\n", error->message);
+      ls_run_options_clear (&opts);
+      return 2;
+    }
+  if (argc > 1)
+    {
+      fprintf (stderr, "loadscope run: unexpected argument '%s'\n", argv[1]);
+      ls_run_options_clear (&opts);
+      return 2;
+    }
+  if (!ls_run_options_resolve (&opts, &config, &error))
+    {
+      fprintf (stderr, "loadscope run: %s\n", error->message);
+      ls_run_options_clear (&opts);
+      return 2;
+    }
+
+  if (!opts.no_db)
+    {
+      store = ls_store_open (opts.db, &error);
+      if (store)
+        obs.machine_id = ls_store_this_machine (store, NULL, NULL, &error);
+      if (!store || obs.machine_id < 0)
+        {
+          fprintf (stderr, "loadscope run: %s\n(use --no-db to run without recording)\n", error->message);
+          ls_run_options_clear (&opts);
+          return 1;
+        }
+    }
+  if (opts.events && !(obs.events = ls_run_events_open (opts.events, &error)))
+    {
+      fprintf (stderr, "loadscope run: %s\n", error->message);
+      ls_run_options_clear (&opts);
+      return 2;
+    }
+  obs.config = &config;
+  obs.store = store;
+  obs.sweep_id = opts.sweep_id;
+  config.user = &obs;
+  config.on_started = observe_started;
+  config.on_workers = observe_workers;
+  config.on_batch = observe_batch;
+  config.on_memory = observe_memory;
+
+  /* Ctrl-C and a polite kill end the run as interrupted, recorded as such. */
+  signal (SIGINT, on_signal);
+  signal (SIGTERM, on_signal);
+  config.interrupt = &interrupted;
+  if (ls_run (&config, &result, &err) != LS_OK)
+    {
+      fprintf (stderr, "loadscope run: %s\n", err.message);
+      if (obs.events)
+        ls_run_events_error (obs.events, err.message);
+      ls_run_events_close (obs.events);
+      ls_run_options_clear (&opts);
+      return err.code == LS_ERR_INVALID || err.code == LS_ERR_NOT_FOUND || err.code == LS_ERR_UNSUPPORTED ? 2 : 1;
+    }
+
+  g_autoptr (JsonNode) node = ls_run_summary_json (&config, &result);
+  if (obs.recorder)
+    {
+      json_object_set_int_member (json_node_get_object (node), "run_id", ls_run_recorder_id (obs.recorder));
+      json_object_set_string_member (json_node_get_object (node), "run_uuid", ls_run_recorder_uuid (obs.recorder));
+    }
+  g_autofree char *text = json_to_string (node, TRUE);
+  if (obs.recorder)
+    {
+      g_autofree char *compact = json_to_string (node, FALSE);
+      if (!ls_run_recorder_finish (obs.recorder, &result, compact, obs.store_error ? NULL : &obs.store_error))
+        obs.recorder = NULL;
+    }
+  if (obs.store_error)
+    fprintf (stderr, "loadscope run: the run could not be recorded: %s\n", obs.store_error->message);
+
+  if (obs.events)
+    {
+      if (result.status != LS_RUN_DONE)
+        ls_run_events_error (obs.events, result.error);
+      ls_run_events_finished (obs.events, node);
+    }
+  if (opts.json)
+    printf ("%s\n", text);
+  else if (!obs.events || strcmp (opts.events, "-") != 0)
+    ls_run_summary_print (stdout, &config, &result);
+  if (result.status != LS_RUN_DONE)
+    fprintf (stderr, "loadscope run: %s\n", result.error);
+
+  exit_code = result.status == LS_RUN_DONE ? 0 : 1;
+  g_clear_error (&obs.store_error);
+  ls_run_events_close (obs.events);
+  ls_run_result_clear (&result);
+  ls_run_options_clear (&opts);
+  return exit_code;
+}

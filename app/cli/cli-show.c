@@ -1,0 +1,248 @@
+#include "app/cli/cli-show.h"
+
+#include <json-glib/json-glib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app/store/store-query.h"
+
+static const char *const machine_columns[] = { "hostname", "os",  "kernel", "arch", "cpu_model", "logical_cores",
+                                               "ram_bytes", "gpu", "driver", "cuda", "fingerprint" };
+
+static const char *
+str_or (JsonObject *o, const char *name, const char *otherwise)
+{
+  JsonNode *n = json_object_get_member (o, name);
+  return n && JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING ? json_node_get_string (n)
+                                                                                          : otherwise;
+}
+
+static JsonNode *
+copy_member (JsonObject *o, const char *name)
+{
+  JsonNode *n = json_object_get_member (o, name);
+  return n ? json_node_copy (n) : json_node_new (JSON_NODE_NULL);
+}
+
+/* The stored summary (what `run --json` printed), with the run's current
+ * status and its machine, knobs, figures and workers from the store. */
+static JsonNode *
+show_json (JsonObject *run, JsonArray *workers, gint64 series)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *root = NULL;
+  const char *summary = str_or (run, "summary", NULL);
+
+  if (summary && json_parser_load_from_data (parser, summary, -1, NULL)
+      && JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+    root = json_object_ref (json_node_get_object (json_parser_get_root (parser)));
+  else
+    root = json_object_new ();
+
+  json_object_set_int_member (root, "run_id", json_object_get_int_member (run, "id"));
+  json_object_set_string_member (root, "run_uuid", str_or (run, "uuid", ""));
+  json_object_set_member (root, "status", copy_member (run, "status"));
+  json_object_set_member (root, "error", copy_member (run, "error"));
+  json_object_set_member (root, "started_at", copy_member (run, "started_at"));
+  json_object_set_member (root, "finished_at", copy_member (run, "finished_at"));
+  json_object_set_member (root, "sweep_uuid", copy_member (run, "sweep_uuid"));
+  json_object_set_boolean_member (root, "simulated", json_object_get_int_member (run, "simulated") != 0);
+
+  JsonObject *machine = json_object_new ();
+  for (guint i = 0; i < G_N_ELEMENTS (machine_columns); i++)
+    {
+      g_autofree char *column = g_strdup_printf ("machine_%s", machine_columns[i]);
+      json_object_set_member (machine, machine_columns[i], copy_member (run, column));
+    }
+  json_object_set_object_member (root, "machine", machine);
+
+  JsonObject *knobs = json_object_new ();
+  for (guint i = 0; i < ls_n_run_knobs; i++)
+    {
+      JsonNode *n = json_object_get_member (run, ls_run_knobs[i].column);
+      if (ls_run_knobs[i].flag && n && !JSON_NODE_HOLDS_NULL (n))
+        json_object_set_boolean_member (knobs, ls_run_knobs[i].column, json_node_get_int (n) != 0);
+      else
+        json_object_set_member (knobs, ls_run_knobs[i].column, copy_member (run, ls_run_knobs[i].column));
+    }
+  json_object_set_object_member (root, "knobs", knobs);
+
+  JsonObject *figures = json_object_new ();
+  for (guint i = 0; i < ls_n_run_figures; i++)
+    json_object_set_member (figures, ls_run_figures[i].column, copy_member (run, ls_run_figures[i].column));
+  static const char *const more[] = { "wait_max_ms", "uss_peak_bytes", "private_peak_bytes", "arena_bytes",
+                                      "samples", "skipped_samples", "copy_ms_mean", "compute_ms_mean" };
+  for (guint i = 0; i < G_N_ELEMENTS (more); i++)
+    json_object_set_member (figures, more[i], copy_member (run, more[i]));
+  json_object_set_object_member (root, "figures", figures);
+
+  json_object_set_array_member (root, "worker_processes", json_array_ref (workers));
+  json_object_set_member (root, "batches_recorded", copy_member (run, "batches_recorded"));
+  json_object_set_member (root, "epochs_run", copy_member (run, "epochs_run"));
+  json_object_set_int_member (root, "series_samples_recorded", series);
+  return json_node_init_object (json_node_alloc (), root);
+}
+
+/* A knob as shown; epochs and batches as run, not only as asked. */
+static char *
+knob_text (JsonObject *run, const ls_run_knob *knob)
+{
+  double asked = 0, ran = 0;
+  if (strcmp (knob->column, "epochs") == 0 && ls_json_member_double (run, "epochs", &asked)
+      && ls_json_member_double (run, "epochs_run", &ran))
+    {
+      if (asked == 0)
+        return g_strdup_printf ("%.0f run (as many as the batches asked for)", ran);
+      if (ran != asked)
+        return g_strdup_printf ("%.0f (%.0f run)", asked, ran);
+    }
+  if (strcmp (knob->column, "max_batches") == 0 && ls_json_member_double (run, "max_batches", &asked) && asked == 0)
+    return g_strdup ("every batch of each epoch");
+  return ls_run_knob_text (run, knob);
+}
+
+static void
+show_text (JsonObject *run, JsonArray *workers, gint64 series)
+{
+  gboolean sim = json_object_get_int_member (run, "simulated") != 0;
+  double v;
+
+  printf ("run %" G_GINT64_FORMAT "  %s\n", json_object_get_int_member (run, "id"), str_or (run, "uuid", ""));
+  printf ("  %-20s %s\n", "status:", str_or (run, "status", "-"));
+  if (str_or (run, "error", NULL))
+    printf ("  %-20s %s\n", "error:", str_or (run, "error", ""));
+  printf ("  %-20s %s\n", "started:", str_or (run, "started_at", "-"));
+  printf ("  %-20s %s\n", "finished:", str_or (run, "finished_at", "-"));
+  printf ("  %-20s %s\n", "sweep:", str_or (run, "sweep_uuid", "-"));
+
+  ls_json_member_double (run, "machine_ram_bytes", &v);
+  printf ("  %-20s %s: %s, %s, %s, %s, %" G_GINT64_FORMAT " logical cores, %.1f GiB\n", "machine:",
+          str_or (run, "machine_hostname", "?"), str_or (run, "machine_os", "?"), str_or (run, "machine_kernel", "?"),
+          str_or (run, "machine_arch", "?"), str_or (run, "machine_cpu_model", "?"),
+          json_object_get_int_member (run, "machine_logical_cores"), v / (1024.0 * 1024.0 * 1024.0));
+  if (str_or (run, "machine_gpu", NULL))
+    printf ("  %-20s %s (driver %s, CUDA %s)\n", "GPU:", str_or (run, "machine_gpu", ""),
+            str_or (run, "machine_driver", "?"), str_or (run, "machine_cuda", "?"));
+
+  printf ("knobs:\n");
+  for (guint i = 0; i < ls_n_run_knobs; i++)
+    {
+      g_autofree char *label = g_strdup_printf ("%s:", ls_run_knobs[i].label);
+      g_autofree char *value = knob_text (run, &ls_run_knobs[i]);
+      printf ("  %-20s %s%s\n", label, value,
+              sim && strcmp (ls_run_knobs[i].column, "sink") == 0 ? " (SIMULATED GPU)" : "");
+    }
+
+  printf ("figures:\n");
+  for (guint i = 0; i < ls_n_run_figures; i++)
+    {
+      const ls_run_figure *f = &ls_run_figures[i];
+      g_autofree char *label = g_strdup_printf ("%s:", f->label);
+      g_autofree char *value = ls_run_figure_text (run, f);
+      gboolean absent = strcmp (value, "-") == 0;
+      printf ("  %-20s %s%s%s%s\n", label, value, absent ? "" : " ", absent ? "" : f->unit,
+              !absent && sim && g_str_has_prefix (f->column, "gpu_util") ? " (simulated)" : "");
+    }
+  /* The device side of a batch, where there was a device (or its model). */
+  static const struct {
+    const char *column, *label;
+  } per_batch[] = { { "copy_ms_mean", "copy per batch:" }, { "compute_ms_mean", "compute per batch:" } };
+  for (guint i = 0; i < G_N_ELEMENTS (per_batch); i++)
+    if (ls_json_member_double (run, per_batch[i].column, &v))
+      printf ("  %-20s %.3f ms (mean after the warm-up%s)\n", per_batch[i].label, v, sim ? ", simulated" : "");
+  if (ls_json_member_double (run, "samples", &v))
+    {
+      double skipped = 0;
+      printf ("  %-20s %.0f", "samples:", v);
+      if (ls_json_member_double (run, "skipped_samples", &skipped) && skipped > 0)
+        printf (" (%.0f skipped)", skipped);
+      printf ("\n");
+    }
+  if (ls_json_member_double (run, "arena_bytes", &v))
+    printf ("  %-20s %.1f MB\n", "arena:", v / 1e6);
+
+  printf ("workers:%s\n", json_array_get_length (workers) ? "" : " none recorded");
+  for (guint i = 0; i < json_array_get_length (workers); i++)
+    {
+      JsonObject *w = json_array_get_object_element (workers, i);
+      char ready[64] = "never ready", cpu[64] = "";
+      if (ls_json_member_double (w, "startup_ms", &v))
+        g_snprintf (ready, sizeof ready, "ready after %.1f ms", v);
+      if (ls_json_member_double (w, "cpu_ns", &v))
+        g_snprintf (cpu, sizeof cpu, ", CPU %.1f ms", v / 1e6);
+      printf ("  #%" G_GINT64_FORMAT " epoch %" G_GINT64_FORMAT ", pid %" G_GINT64_FORMAT ", %s, %s%s\n",
+              json_object_get_int_member (w, "idx"), json_object_get_int_member (w, "epoch"),
+              json_object_get_int_member (w, "pid"), ready, str_or (w, "exit", "exit not recorded"), cpu);
+    }
+  printf ("recorded: %" G_GINT64_FORMAT " batches, %" G_GINT64_FORMAT " series samples\n",
+          json_object_get_int_member (run, "batches_recorded"), series);
+}
+
+int
+ls_cli_show (int argc, char **argv)
+{
+  g_autoptr (GOptionContext) context = g_option_context_new ("RUN - everything recorded about one run");
+  g_autoptr (GError) error = NULL;
+  g_autofree char *db = NULL;
+  gboolean json = FALSE;
+  GOptionEntry entries[] = {
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "The run store (default: $XDG_DATA_HOME/loadscope/history.sqlite)",
+      "PATH" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json,
+      "Print the run's summary with its machine, knobs, figures and workers as one JSON object", NULL },
+    { NULL },
+  };
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_summary (context, "RUN is a run id (see `loadscope history`) or the first 4 or more characters of its uuid.\n"
+                                         "\n"
+                                         "Exit status: 0 shown, 1 the store could not be read, 2 bad usage or no such run.");
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      fprintf (stderr, "loadscope show: %s\n", error->message);
+      return 2;
+    }
+  if (argc != 2)
+    {
+      fprintf (stderr, "loadscope show: %s\n", argc < 2 ? "which run? (give its id or uuid prefix)"
+                                                         : "one run at a time (see `loadscope compare`)");
+      return 2;
+    }
+
+  g_autoptr (ls_store) store = ls_store_open_to_read (db, &error);
+  gint64 id = store ? ls_store_find_run (store, argv[1], &error) : -1;
+  if (id < 0)
+    {
+      fprintf (stderr, "loadscope show: %s\n", error->message);
+      return error->domain == LS_STORE_ERROR
+                     && (error->code == LS_STORE_ERROR_NOT_FOUND || error->code == LS_STORE_ERROR_INVALID)
+                 ? 2
+                 : 1;
+    }
+  g_autoptr (JsonObject) run = ls_store_run_object (store, id, &error);
+  g_autoptr (JsonArray) workers
+      = run ? ls_store_query_objects (store,
+                                      "SELECT idx, epoch, pid, startup_ms, exit, cpu_ns FROM worker WHERE run_id = ? "
+                                      "ORDER BY epoch, idx",
+                                      &id, 1, &error)
+            : NULL;
+  g_autoptr (JsonArray) series
+      = workers ? ls_store_query_objects (store, "SELECT count (*) AS n FROM sample WHERE run_id = ?", &id, 1, &error)
+                : NULL;
+  if (!series)
+    {
+      fprintf (stderr, "loadscope show: %s\n", error->message);
+      return 1;
+    }
+  gint64 n_series = json_object_get_int_member (json_array_get_object_element (series, 0), "n");
+
+  if (json)
+    {
+      g_autoptr (JsonNode) node = show_json (run, workers, n_series);
+      g_autofree char *text = json_to_string (node, TRUE);
+      printf ("%s\n", text);
+    }
+  else
+    show_text (run, workers, n_series);
+  return 0;
+}

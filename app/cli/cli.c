@@ -1,0 +1,89 @@
+#include "app/cli/cli.h"
+
+#include <glib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app/cli/cli-compare.h"
+#include "app/cli/cli-demo.h"
+#include "app/cli/cli-export.h"
+#include "app/cli/cli-history.h"
+#include "app/cli/cli-import.h"
+#include "app/cli/cli-machine.h"
+#include "app/cli/cli-make-dataset.h"
+#include "app/cli/cli-run.h"
+#include "app/cli/cli-show.h"
+#include "app/cli/cli-sweep.h"
+#include "app/core/run-options.h"
+
+typedef struct {
+  const char *name;
+  const char *synopsis;
+  const char *summary;
+  int (*run) (int argc, char **argv); /* NULL: described here, built by a later part */
+} ls_command;
+
+static const ls_command commands[] = {
+  { "run", "run --dataset PATH [knobs]", "one measured run of the loader (see run --help)", ls_cli_run },
+  { "sweep", "sweep --dataset PATH --workers 0,1,2 ...", "every combination of knobs given as lists, recorded",
+    ls_cli_sweep },
+  { "history", "history [--sweep ID] [--json]", "the recorded runs, newest first, one line each", ls_cli_history },
+  { "show", "show RUN [--json]", "everything recorded about one run: knobs, machine, figures, workers",
+    ls_cli_show },
+  { "compare", "compare RUN RUN... [--json]", "headline figures side by side, in per cent of the first run",
+    ls_cli_compare },
+  { "export", "export --run|--sweep|--all --format F -o FILE",
+    "runs to csv, json, a sqlite bundle, or charts (png, svg, pdf)", ls_cli_export },
+  { "import", "import FILE", "merge a bundle or JSON export from another machine, checked first", ls_cli_import },
+  { "make-dataset", "make-dataset --format F --count N OUT",
+    "write a sample dataset: jpeg-dir, hdf5 or hdf5-jpeg (see make-dataset --help)", ls_cli_make_dataset },
+  { "demo", "demo", "the headless default: a sample dataset, a sweep and a recommendation", ls_cli_demo },
+  { "machine", "machine", "describe this machine (cores, memory, OS, CPU) as runs will record it", ls_cli_machine },
+};
+
+static void
+print_usage (FILE *to)
+{
+  fprintf (to,
+           "Usage: loadscope COMMAND [OPTIONS]\n"
+           "\n"
+           "Loadscope runs a multi-process data loader with PyTorch DataLoader's knobs over\n"
+           "real data into a GPU consumer, sweeps the knobs, records every run and plots\n"
+           "GPU utilization, batch latency and memory against them.\n"
+           "\n"
+           "Commands:\n");
+  for (size_t i = 0; i < G_N_ELEMENTS (commands); i++)
+    fprintf (to, "  %-36s %s\n", commands[i].synopsis, commands[i].summary);
+  fprintf (to,
+           "\n"
+           "Options:\n"
+           "  -h, --help     show this help\n"
+           "  --version      show the version\n"
+           "\n"
+           "Every run, sweep and demo starts from the same knobs unless told otherwise:\n"
+           "workers " G_STRINGIFY (LS_RUN_DEFAULT_WORKERS) ", " LS_RUN_DEFAULTS_TEXT ".\n"
+           "\n"
+           "`loadscope COMMAND --help` describes each command's options.\n");
+}
+
+int
+ls_cli_main (int argc, char **argv)
+{
+  if (argc < 2 || strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0 || strcmp (argv[1], "help") == 0)
+    {
+      print_usage (stdout);
+      return argc < 2 ? 2 : 0;
+    }
+  if (strcmp (argv[1], "--version") == 0)
+    {
+      printf ("loadscope %s\n", LS_VERSION);
+      return 0;
+    }
+  for (size_t i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (strcmp (argv[1], commands[i].name) == 0)
+      return commands[i].run (argc - 1, argv + 1);
+
+  fprintf (stderr, "loadscope: unknown command '%s'\n\n", argv[1]);
+  print_usage (stderr);
+  return 2;
+}

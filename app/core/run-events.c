@@ -1,0 +1,180 @@
+#include "app/core/run-events.h"
+
+#include <string.h>
+
+struct ls_run_events {
+  FILE *out;
+  gboolean owned;
+};
+
+ls_run_events *
+ls_run_events_open (const char *path, GError **error)
+{
+  ls_run_events *ev = g_new0 (ls_run_events, 1);
+  if (strcmp (path, "-") == 0)
+    ev->out = stdout;
+  else
+    {
+      ev->out = fopen (path, "w");
+      ev->owned = TRUE;
+      if (!ev->out)
+        {
+          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "--events %s: %s", path,
+                       g_strerror (errno));
+          g_free (ev);
+          return NULL;
+        }
+    }
+  return ev;
+}
+
+void
+ls_run_events_close (ls_run_events *ev)
+{
+  if (!ev)
+    return;
+  if (ev->owned)
+    fclose (ev->out);
+  else
+    fflush (ev->out);
+  g_free (ev);
+}
+
+static JsonBuilder *
+begin (const char *event)
+{
+  JsonBuilder *b = json_builder_new ();
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "event");
+  json_builder_add_string_value (b, event);
+  return b;
+}
+
+static void
+emit (ls_run_events *ev, JsonBuilder *b)
+{
+  json_builder_end_object (b);
+  g_autoptr (JsonNode) node = json_builder_get_root (b);
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  json_generator_set_root (gen, node);
+  g_autofree char *line = json_generator_to_data (gen, NULL);
+  fputs (line, ev->out);
+  fputc ('\n', ev->out);
+  fflush (ev->out);
+  g_object_unref (b);
+}
+
+static void
+add_double (JsonBuilder *b, const char *name, double v, gboolean valid)
+{
+  json_builder_set_member_name (b, name);
+  if (valid)
+    json_builder_add_double_value (b, v);
+  else
+    json_builder_add_null_value (b);
+}
+
+void
+ls_run_events_started (ls_run_events *ev, const ls_run_result *r, gint64 run_id, const char *run_uuid,
+                       uint64_t planned_batches)
+{
+  JsonBuilder *b = begin ("started");
+  json_builder_set_member_name (b, "run_id");
+  if (run_id > 0)
+    json_builder_add_int_value (b, run_id);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "run_uuid");
+  if (run_uuid)
+    json_builder_add_string_value (b, run_uuid);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "sink");
+  json_builder_add_string_value (b, r->sink_name);
+  json_builder_set_member_name (b, "simulated");
+  json_builder_add_boolean_value (b, r->simulated);
+  json_builder_set_member_name (b, "sink_note");
+  if (r->sink_note[0])
+    json_builder_add_string_value (b, r->sink_note);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "planned_batches");
+  if (planned_batches != UINT64_MAX)
+    json_builder_add_int_value (b, (gint64) planned_batches);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "arena_bytes");
+  json_builder_add_int_value (b, (gint64) r->arena_bytes);
+  emit (ev, b);
+}
+
+void
+ls_run_events_workers (ls_run_events *ev, const ls_worker_info *w, size_t n)
+{
+  JsonBuilder *b = begin ("workers");
+  json_builder_set_member_name (b, "epoch");
+  json_builder_add_int_value (b, n ? w[0].epoch : 0);
+  json_builder_set_member_name (b, "pids");
+  json_builder_begin_array (b);
+  for (size_t i = 0; i < n; i++)
+    json_builder_add_int_value (b, (gint64) w[i].pid);
+  json_builder_end_array (b);
+  emit (ev, b);
+}
+
+void
+ls_run_events_batch (ls_run_events *ev, uint64_t seq, const ls_batch_record *r)
+{
+  JsonBuilder *b = begin ("batch");
+  json_builder_set_member_name (b, "seq");
+  json_builder_add_int_value (b, (gint64) seq);
+  json_builder_set_member_name (b, "epoch");
+  json_builder_add_int_value (b, r->epoch);
+  json_builder_set_member_name (b, "batch");
+  json_builder_add_int_value (b, (gint64) r->batch);
+  json_builder_set_member_name (b, "samples");
+  json_builder_add_int_value (b, r->samples);
+  add_double (b, "ready_ms", r->ready_ms, TRUE);
+  add_double (b, "wait_ms", r->wait_ms, TRUE);
+  add_double (b, "copy_ms", r->copy_ms, r->compute_ms >= 0);
+  add_double (b, "compute_ms", r->compute_ms, r->compute_ms >= 0);
+  emit (ev, b);
+}
+
+void
+ls_run_events_memory (ls_run_events *ev, const ls_memory_point *p)
+{
+  JsonBuilder *b = begin ("sample");
+  add_double (b, "t_ms", p->t_ms, TRUE);
+  json_builder_set_member_name (b, "processes");
+  json_builder_add_int_value (b, p->processes);
+  json_builder_set_member_name (b, "rss_bytes");
+  json_builder_add_int_value (b, (gint64) p->rss_bytes);
+  json_builder_set_member_name (b, "pss_bytes");
+  json_builder_add_int_value (b, (gint64) p->pss_bytes);
+  json_builder_set_member_name (b, "uss_bytes");
+  json_builder_add_int_value (b, (gint64) p->uss_bytes);
+  json_builder_set_member_name (b, "private_bytes");
+  json_builder_add_int_value (b, (gint64) p->private_bytes);
+  json_builder_set_member_name (b, "runner_pss_bytes");
+  json_builder_add_int_value (b, (gint64) p->runner_pss_bytes);
+  emit (ev, b);
+}
+
+void
+ls_run_events_error (ls_run_events *ev, const char *message)
+{
+  JsonBuilder *b = begin ("error");
+  json_builder_set_member_name (b, "message");
+  json_builder_add_string_value (b, message);
+  emit (ev, b);
+}
+
+void
+ls_run_events_finished (ls_run_events *ev, JsonNode *summary)
+{
+  JsonBuilder *b = begin ("finished");
+  json_builder_set_member_name (b, "summary");
+  json_builder_add_value (b, json_node_copy (summary));
+  emit (ev, b);
+}

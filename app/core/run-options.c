@@ -1,0 +1,366 @@
+#include "app/core/run-options.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/core/worker-path.h"
+#include "loader/transform.h"
+#include "platform/channel.h"
+
+#define LS_ERROR_DOMAIN g_quark_from_static_string ("loadscope-usage")
+
+const ls_run_defaults ls_run_default = {
+  .workers = LS_RUN_DEFAULT_WORKERS,
+  .batch_size = LS_RUN_DEFAULT_BATCH_SIZE,
+  .prefetch = LS_RUN_DEFAULT_PREFETCH,
+  .persistent = LS_RUN_DEFAULT_PERSISTENT,
+  .pin = LS_RUN_DEFAULT_PIN,
+  .non_blocking = LS_RUN_DEFAULT_NON_BLOCKING,
+  .start = LS_RUN_DEFAULT_START,
+  .model_ms = LS_RUN_DEFAULT_MODEL_MS,
+};
+
+void
+ls_run_options_init (ls_run_options *o)
+{
+  memset (o, 0, sizeof *o);
+  o->count = 2000;
+  o->crop = LS_DEFAULT_CROP;
+  o->pixel_limit_mp = LS_DEFAULT_PIXEL_LIMIT / 1e6;
+  o->workers = ls_run_default.workers;
+  o->batch_size = ls_run_default.batch_size;
+  o->prefetch = ls_run_default.prefetch;
+  o->epochs = -1;
+  o->batches = 0;
+  o->warmup = -1;
+  o->seed = 0;
+  o->timeout = 60;
+  o->fail_every = 0;
+  o->crash_at = -1;
+  o->hang_at = -1;
+  o->model_ms = ls_run_default.model_ms;
+}
+
+void
+ls_run_options_clear (ls_run_options *o)
+{
+  g_free (o->dataset);
+  g_free (o->format);
+  g_free (o->size);
+  g_free (o->persistent);
+  g_free (o->start);
+  g_free (o->sink);
+  g_free (o->on_error);
+  g_free (o->output);
+  g_free (o->shuffle);
+  g_free (o->in_order);
+  g_free (o->pin);
+  g_free (o->non_blocking);
+  g_free (o->db);
+  g_free (o->events);
+}
+
+void
+ls_run_options_add_to (ls_run_options *o, GOptionContext *context)
+{
+  GOptionEntry knobs[] = {
+    { "dataset", 0, 0, G_OPTION_ARG_STRING, &o->dataset,
+      "What to load: a folder of class folders of JPEGs, an HDF5 file, or 'synthetic'", "PATH|synthetic" },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &o->format, "Dataset format (default auto: by the path)",
+      "auto|jpeg-dir|hdf5" },
+    { "crop", 0, 0, G_OPTION_ARG_INT, &o->crop, "Side of the random resized crop of images (default 224)", "N" },
+    { "pixel-limit", 0, 0, G_OPTION_ARG_DOUBLE, &o->pixel_limit_mp,
+      "Refuse images larger than this many megapixels (default 64)", "MP" },
+    { "workers", 0, 0, G_OPTION_ARG_INT, &o->workers, "Worker processes; 0 loads in this process (default " G_STRINGIFY (LS_RUN_DEFAULT_WORKERS) ")", "N" },
+    { "batch-size", 0, 0, G_OPTION_ARG_INT, &o->batch_size, "Samples per batch (default " G_STRINGIFY (LS_RUN_DEFAULT_BATCH_SIZE) ")", "B" },
+    { "prefetch", 0, 0, G_OPTION_ARG_INT, &o->prefetch, "Batches in flight per worker (default " G_STRINGIFY (LS_RUN_DEFAULT_PREFETCH) ")", "P" },
+    { "persistent", 0, 0, G_OPTION_ARG_STRING, &o->persistent, "Keep workers across epochs (default " LS_RUN_DEFAULT_PERSISTENT_TEXT ", as PyTorch)", "on|off" },
+    { "start", 0, 0, G_OPTION_ARG_STRING, &o->start, "How workers start (default " LS_RUN_DEFAULT_START_TEXT ")", "fork|spawn" },
+    { "shuffle", 0, 0, G_OPTION_ARG_STRING, &o->shuffle, "Shuffle each epoch (default on)", "on|off" },
+    { "drop-last", 0, 0, G_OPTION_ARG_NONE, &o->drop_last, "Drop the last partial batch of each epoch", NULL },
+    { "in-order", 0, 0, G_OPTION_ARG_STRING, &o->in_order, "Deliver batches in order (default on)", "on|off" },
+    { "epochs", 0, 0, G_OPTION_ARG_INT, &o->epochs, "Epochs to run (default 1; with --batches, as many as needed)", "E" },
+    { "batches", 0, 0, G_OPTION_ARG_INT64, &o->batches, "Stop after K batches", "K" },
+    { "warmup", 0, 0, G_OPTION_ARG_INT, &o->warmup, "Batches left out of the figures (default: workers, at least 1)", "W" },
+    { "sink", 0, 0, G_OPTION_ARG_STRING, &o->sink,
+      "Consumer of the batches: a CUDA GPU, a simulated one, or none (default auto: cuda if a GPU answers, else sim)",
+      "auto|cuda|sim|none" },
+    { "pin", 0, 0, G_OPTION_ARG_STRING, &o->pin,
+      "Host memory the copy reads: pageable, a pinned staging copy (PyTorch's pin_memory), or the pinned arena itself "
+      "(default " LS_RUN_DEFAULT_PIN_TEXT ")",
+      "off|staging|arena" },
+    { "non-blocking", 0, 0, G_OPTION_ARG_STRING, &o->non_blocking,
+      "Copy asynchronously on a copy stream, overlapped with the model step (default " LS_RUN_DEFAULT_NON_BLOCKING_TEXT ")", "on|off" },
+    { "model-ms", 0, 0, G_OPTION_ARG_DOUBLE, &o->model_ms, "Device busy time of the model step per batch, in ms (default " G_STRINGIFY (LS_RUN_DEFAULT_MODEL_MS) ")",
+      "X" },
+    { "device", 0, 0, G_OPTION_ARG_INT, &o->device, "CUDA device index (default 0)", "N" },
+    { "sim-bandwidth-pageable", 0, 0, G_OPTION_ARG_DOUBLE, &o->sim_bw_pageable,
+      "Sim sink: host-to-device GB/s from pageable memory (default 6)", "GBPS" },
+    { "sim-bandwidth-pinned", 0, 0, G_OPTION_ARG_DOUBLE, &o->sim_bw_pinned,
+      "Sim sink: host-to-device GB/s from pinned memory (default 24)", "GBPS" },
+    { "seed", 0, 0, G_OPTION_ARG_INT64, &o->seed, "Seed of shuffling and random transforms (default 0)", "S" },
+    { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &o->timeout, "Seconds to wait for a batch before failing; 0 waits forever (default 60)", "SEC" },
+    { "on-error", 0, 0, G_OPTION_ARG_STRING, &o->on_error, "A sample that fails stops the run, or is replaced and counted (default fail)", "fail|skip" },
+    { "output", 0, 0, G_OPTION_ARG_STRING, &o->output, "Sample layout (default f32-chw)", "f32-chw|u8-hwc" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, "Print the run summary as one JSON object", NULL },
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &o->db, "The run store (default: $XDG_DATA_HOME/loadscope/history.sqlite)",
+      "PATH" },
+    { "no-db", 0, 0, G_OPTION_ARG_NONE, &o->no_db, "Do not record the run", NULL },
+    { "events", 0, 0, G_OPTION_ARG_FILENAME, &o->events, "Stream the run as JSON lines to FILE (- for stdout)",
+      "FILE|-" },
+    { "sweep-id", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT64, &o->sweep_id, "The sweep this run belongs to", "ID" },
+    { "checksum", 0, 0, G_OPTION_ARG_NONE, &o->checksum, "Hash every batch (shows the batches are identical across knobs)", NULL },
+    { NULL },
+  };
+  GOptionEntry synthetic[] = {
+    { "count", 0, 0, G_OPTION_ARG_INT64, &o->count, "Samples (default 2000)", "N" },
+    { "size", 0, 0, G_OPTION_ARG_STRING, &o->size, "Sample size (default 224x224)", "WxH" },
+    { "sample-cost-us", 0, 0, G_OPTION_ARG_INT, &o->sample_cost_us, "CPU work per sample in microseconds (default 0)", "U" },
+    { NULL },
+  };
+  GOptionEntry faults[] = {
+    { "fail-every", 0, 0, G_OPTION_ARG_INT64, &o->fail_every, "Every K-th sample fails to read", "K" },
+    { "crash-at", 0, 0, G_OPTION_ARG_INT64, &o->crash_at, "The worker reading sample I crashes", "I" },
+    { "hang-at", 0, 0, G_OPTION_ARG_INT64, &o->hang_at, "The worker reading sample I hangs", "I" },
+    { NULL },
+  };
+
+  g_option_context_add_main_entries (context, knobs, NULL);
+  GOptionGroup *g = g_option_group_new ("synthetic", "Synthetic dataset (--dataset synthetic):",
+                                        "Show the synthetic dataset's options", NULL, NULL);
+  g_option_group_add_entries (g, synthetic);
+  g_option_context_add_group (context, g);
+  g = g_option_group_new ("faults", "Fault injection (synthetic dataset), to see how failures are reported:",
+                          "Show the fault-injection options", NULL, NULL);
+  g_option_group_add_entries (g, faults);
+  g_option_context_add_group (context, g);
+}
+
+const char *
+ls_start_method_name (ls_start_method m)
+{
+  return m == LS_START_SPAWN ? "spawn" : "fork";
+}
+
+static gboolean
+parse_on_off (const char *option, const char *value, gboolean fallback, gboolean *out, GError **error)
+{
+  if (!value)
+    *out = fallback;
+  else if (strcmp (value, "on") == 0 || strcmp (value, "true") == 0 || strcmp (value, "1") == 0)
+    *out = TRUE;
+  else if (strcmp (value, "off") == 0 || strcmp (value, "false") == 0 || strcmp (value, "0") == 0)
+    *out = FALSE;
+  else
+    {
+      g_set_error (error, LS_ERROR_DOMAIN, 2, "--%s %s: expected on or off", option, value);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+parse_size (const char *text, uint32_t *w, uint32_t *h, GError **error)
+{
+  char *end = NULL;
+  unsigned long long a, b;
+
+  errno = 0;
+  a = strtoull (text, &end, 10);
+  if (errno || end == text || (*end != 'x' && *end != 'X'))
+    goto bad;
+  const char *rest = end + 1;
+  b = strtoull (rest, &end, 10);
+  if (errno || end == rest || *end || a == 0 || b == 0 || a > 65535 || b > 65535)
+    goto bad;
+  *w = (uint32_t) a;
+  *h = (uint32_t) b;
+  return TRUE;
+bad:
+  g_set_error (error, LS_ERROR_DOMAIN, 2, "--size %s: expected WIDTHxHEIGHT such as 224x224", text);
+  return FALSE;
+}
+
+static gboolean
+fail (GError **error, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+
+static gboolean
+fail (GError **error, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  char *msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_set_error_literal (error, LS_ERROR_DOMAIN, 2, msg);
+  g_free (msg);
+  return FALSE;
+}
+
+gboolean
+ls_run_options_resolve (const ls_run_options *o, ls_run_config *config, GError **error)
+{
+  ls_pool_config *pool = &config->pool;
+  ls_dataset_spec *spec = &pool->dataset;
+  gboolean persistent, shuffle, in_order;
+
+  memset (config, 0, sizeof *config);
+  ls_pool_config_init (pool);
+
+  if (!o->dataset)
+    return fail (error, "--dataset is missing: give a folder of class folders of JPEGs, an HDF5 file, or 'synthetic'");
+  if (o->crop < 1 || o->crop > 4096)
+    return fail (error, "--crop %d: must be between 1 and 4096", o->crop);
+  if (!(o->pixel_limit_mp > 0))
+    return fail (error, "--pixel-limit %g: must be more than 0", o->pixel_limit_mp);
+  if (strcmp (o->dataset, "synthetic") == 0)
+    {
+      if (o->format && strcmp (o->format, "auto") != 0)
+        return fail (error, "--format %s: the synthetic dataset has no format to choose", o->format);
+      g_strlcpy (spec->kind, "synthetic", sizeof spec->kind);
+      if (o->count <= 0)
+        return fail (error, "--count %" G_GINT64_FORMAT ": must be at least 1", o->count);
+      spec->count = (uint64_t) o->count;
+      spec->width = spec->height = 224;
+      if (o->size && !parse_size (o->size, &spec->width, &spec->height, error))
+        return FALSE;
+      if (o->sample_cost_us < 0 || o->sample_cost_us > 10000000)
+        return fail (error, "--sample-cost-us %d: must be between 0 and 10000000", o->sample_cost_us);
+      spec->sample_cost_us = (uint32_t) o->sample_cost_us;
+      if (spec->sample_cost_us)
+        spec->work_per_us = ls_synthetic_calibrate ();
+    }
+  else
+    {
+      ls_error err = { 0 };
+      const char *kind = NULL;
+      if (!o->format || strcmp (o->format, "auto") == 0)
+        {
+          kind = ls_dataset_detect_kind (o->dataset, &err);
+          if (!kind)
+            return fail (error, "--dataset %s", err.message);
+        }
+      else if (strcmp (o->format, "jpeg-dir") == 0 || strcmp (o->format, "hdf5") == 0)
+        kind = o->format;
+      else
+        return fail (error, "--format %s: expected auto, jpeg-dir or hdf5", o->format);
+      if (strlen (o->dataset) >= sizeof spec->path)
+        return fail (error, "--dataset: the path is longer than %zu bytes", sizeof spec->path - 1);
+      g_strlcpy (spec->kind, kind, sizeof spec->kind);
+      g_strlcpy (spec->path, o->dataset, sizeof spec->path);
+      spec->width = spec->height = (uint32_t) o->crop;
+      spec->pixel_limit = (uint64_t) (o->pixel_limit_mp * 1e6);
+      if (o->size || o->sample_cost_us || o->fail_every > 0 || o->crash_at >= 0 || o->hang_at >= 0)
+        return fail (error, "--size, --sample-cost-us and the fault-injection options are for --dataset synthetic");
+    }
+  if (o->seed < 0)
+    return fail (error, "--seed %" G_GINT64_FORMAT ": must not be negative", o->seed);
+  spec->seed = (uint64_t) o->seed;
+  pool->seed = (uint64_t) o->seed;
+
+  if (!o->output || strcmp (o->output, "f32-chw") == 0)
+    spec->output = LS_OUTPUT_F32_CHW;
+  else if (strcmp (o->output, "u8-hwc") == 0)
+    spec->output = LS_OUTPUT_U8_HWC;
+  else
+    return fail (error, "--output %s: expected f32-chw or u8-hwc", o->output);
+
+  if (o->fail_every < 0)
+    return fail (error, "--fail-every %" G_GINT64_FORMAT ": must not be negative", o->fail_every);
+  spec->fail_every = (uint64_t) o->fail_every;
+  spec->crash_at = o->crash_at >= 0 ? (uint64_t) o->crash_at + 1 : 0;
+  spec->hang_at = o->hang_at >= 0 ? (uint64_t) o->hang_at + 1 : 0;
+
+  if (o->workers < 0 || o->workers > LS_CHANNEL_WAIT_MAX)
+    return fail (error, "--workers %d: must be between 0 and %d", o->workers, LS_CHANNEL_WAIT_MAX);
+  pool->num_workers = (uint32_t) o->workers;
+  if (o->batch_size < 1 || o->batch_size > 65536)
+    return fail (error, "--batch-size %d: must be between 1 and 65536", o->batch_size);
+  pool->batch_size = (uint32_t) o->batch_size;
+  if (o->prefetch < 1 || o->prefetch > 64)
+    return fail (error, "--prefetch %d: must be between 1 and 64", o->prefetch);
+  pool->prefetch_factor = (uint32_t) o->prefetch;
+  if (!parse_on_off ("persistent", o->persistent, ls_run_default.persistent, &persistent, error)
+      || !parse_on_off ("shuffle", o->shuffle, TRUE, &shuffle, error)
+      || !parse_on_off ("in-order", o->in_order, TRUE, &in_order, error))
+    return FALSE;
+  pool->persistent_workers = persistent;
+  pool->shuffle = shuffle;
+  pool->in_order = in_order;
+  pool->drop_last = o->drop_last;
+
+  if (!o->start)
+    pool->start = ls_run_default.start;
+  else if (strcmp (o->start, "fork") == 0)
+    pool->start = LS_START_FORK;
+  else if (strcmp (o->start, "spawn") == 0)
+    pool->start = LS_START_SPAWN;
+  else
+    return fail (error, "--start %s: expected fork or spawn", o->start);
+  if (pool->start == LS_START_SPAWN)
+    pool->worker_path = ls_worker_path (); /* owned by the config for the process's life */
+
+  if (!o->on_error || strcmp (o->on_error, "fail") == 0)
+    pool->skip_bad_samples = false;
+  else if (strcmp (o->on_error, "skip") == 0)
+    pool->skip_bad_samples = true;
+  else
+    return fail (error, "--on-error %s: expected fail or skip", o->on_error);
+
+  if (o->timeout < 0)
+    return fail (error, "--timeout %g: must not be negative", o->timeout);
+  pool->timeout_s = o->timeout;
+
+  if (o->batches < 0)
+    return fail (error, "--batches %" G_GINT64_FORMAT ": must not be negative", o->batches);
+  config->max_batches = (uint64_t) o->batches;
+  if (o->epochs == 0 || o->epochs < -1)
+    return fail (error, "--epochs %d: must be at least 1", o->epochs);
+  /* --batches alone runs as many epochs as it takes. */
+  pool->epochs = o->epochs > 0 ? (uint32_t) o->epochs : (o->batches > 0 ? 0 : 1);
+  if (o->warmup < -1)
+    return fail (error, "--warmup %d: must not be negative", o->warmup);
+  config->warmup = o->warmup >= 0 ? (uint32_t) o->warmup : (pool->num_workers ? pool->num_workers : 1);
+
+  ls_sink_config *sink = &config->sink;
+  ls_sink_config_init (sink);
+  if (!o->sink || strcmp (o->sink, "auto") == 0)
+    sink->kind = LS_SINK_AUTO;
+  else if (strcmp (o->sink, "cuda") == 0)
+    sink->kind = LS_SINK_CUDA;
+  else if (strcmp (o->sink, "sim") == 0)
+    sink->kind = LS_SINK_SIM;
+  else if (strcmp (o->sink, "none") == 0)
+    sink->kind = LS_SINK_NONE;
+  else
+    return fail (error, "--sink %s: expected auto, cuda, sim or none", o->sink);
+  if (!o->pin)
+    sink->pin = ls_run_default.pin;
+  else if (strcmp (o->pin, "off") == 0)
+    sink->pin = LS_PIN_OFF;
+  else if (strcmp (o->pin, "staging") == 0)
+    sink->pin = LS_PIN_STAGING;
+  else if (strcmp (o->pin, "arena") == 0)
+    sink->pin = LS_PIN_ARENA;
+  else
+    return fail (error, "--pin %s: expected off, staging or arena", o->pin);
+  gboolean non_blocking;
+  if (!parse_on_off ("non-blocking", o->non_blocking, ls_run_default.non_blocking, &non_blocking, error))
+    return FALSE;
+  sink->non_blocking = non_blocking;
+  if (o->model_ms < 0 || o->model_ms > 60000)
+    return fail (error, "--model-ms %g: must be between 0 and 60000", o->model_ms);
+  sink->model_ms = o->model_ms;
+  if (o->device < 0)
+    return fail (error, "--device %d: must not be negative", o->device);
+  sink->device = o->device;
+  if (o->sim_bw_pageable < 0 || o->sim_bw_pinned < 0)
+    return fail (error, "--sim-bandwidth-*: must be more than 0 GB/s");
+  sink->sim_bandwidth_gbps[LS_PIN_OFF] = o->sim_bw_pageable;
+  sink->sim_bandwidth_gbps[LS_PIN_STAGING] = o->sim_bw_pinned;
+  sink->sim_bandwidth_gbps[LS_PIN_ARENA] = o->sim_bw_pinned;
+  config->checksum = o->checksum;
+  config->sample_interval_ms = 100;
+  return TRUE;
+}

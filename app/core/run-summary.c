@@ -1,0 +1,261 @@
+#include "app/core/run-summary.h"
+
+#include "app/core/run-options.h"
+
+#include <string.h>
+
+const char *
+ls_run_status_name (ls_run_status status)
+{
+  switch (status)
+    {
+    case LS_RUN_DONE: return "done";
+    case LS_RUN_FAILED: return "failed";
+    case LS_RUN_INTERRUPTED: return "interrupted";
+    default: return "unknown";
+    }
+}
+
+static void
+add_dist (JsonBuilder *b, const char *name, const ls_dist *d)
+{
+  json_builder_set_member_name (b, name);
+  if (!d->valid)
+    {
+      json_builder_add_null_value (b);
+      return;
+    }
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "p50");
+  json_builder_add_double_value (b, d->p50);
+  json_builder_set_member_name (b, "p95");
+  json_builder_add_double_value (b, d->p95);
+  json_builder_set_member_name (b, "p99");
+  json_builder_add_double_value (b, d->p99);
+  json_builder_set_member_name (b, "max");
+  json_builder_add_double_value (b, d->max);
+  json_builder_set_member_name (b, "mean");
+  json_builder_add_double_value (b, d->mean);
+  json_builder_end_object (b);
+}
+
+static void
+add_bytes_or_null (JsonBuilder *b, const char *name, unsigned valid, unsigned bit, uint64_t value)
+{
+  json_builder_set_member_name (b, name);
+  if (valid & bit)
+    json_builder_add_int_value (b, (gint64) value);
+  else
+    json_builder_add_null_value (b);
+}
+
+static void
+add_ms_or_null (JsonBuilder *b, const char *name, double ms)
+{
+  json_builder_set_member_name (b, name);
+  if (ms < 0)
+    json_builder_add_null_value (b);
+  else
+    json_builder_add_double_value (b, ms);
+}
+
+JsonNode *
+ls_run_summary_json (const ls_run_config *config, const ls_run_result *r)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  const ls_pool_config *pool = &config->pool;
+  const ls_memory_summary *mem = &r->memory;
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "run_id");
+  json_builder_add_null_value (b); /* set by the caller once the run is recorded */
+  json_builder_set_member_name (b, "status");
+  json_builder_add_string_value (b, ls_run_status_name (r->status));
+  json_builder_set_member_name (b, "error");
+  if (r->status == LS_RUN_DONE)
+    json_builder_add_null_value (b);
+  else
+    json_builder_add_string_value (b, r->error);
+  json_builder_set_member_name (b, "sink");
+  json_builder_add_string_value (b, r->sink_name);
+  json_builder_set_member_name (b, "simulated");
+  json_builder_add_boolean_value (b, r->simulated);
+  json_builder_set_member_name (b, "sink_note");
+  if (r->sink_note[0])
+    json_builder_add_string_value (b, r->sink_note);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "device");
+  json_builder_add_string_value (b, r->device_name);
+  json_builder_set_member_name (b, "dataset");
+  json_builder_add_string_value (b, pool->dataset.kind[0] && strcmp (pool->dataset.kind, "synthetic") != 0
+                                        ? pool->dataset.path
+                                        : "synthetic");
+  json_builder_set_member_name (b, "format");
+  json_builder_add_string_value (b, pool->dataset.kind);
+  json_builder_set_member_name (b, "dataset_samples");
+  json_builder_add_int_value (b, (gint64) r->dataset_samples);
+  json_builder_set_member_name (b, "sample_bytes");
+  json_builder_add_int_value (b, (gint64) r->sample_bytes);
+  json_builder_set_member_name (b, "workers");
+  json_builder_add_int_value (b, pool->num_workers);
+  json_builder_set_member_name (b, "start");
+  json_builder_add_string_value (b, ls_start_method_name (pool->start));
+  gboolean has_device = strcmp (r->sink_name, "none") != 0;
+  json_builder_set_member_name (b, "pin");
+  if (has_device)
+    json_builder_add_string_value (b, ls_pin_mode_name (config->sink.pin));
+  else
+    json_builder_add_null_value (b); /* no device copy with the none sink */
+  json_builder_set_member_name (b, "non_blocking");
+  if (has_device)
+    json_builder_add_boolean_value (b, config->sink.non_blocking);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "model_ms");
+  if (has_device)
+    json_builder_add_double_value (b, config->sink.model_ms);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "prefetch");
+  json_builder_add_int_value (b, pool->prefetch_factor);
+  json_builder_set_member_name (b, "persistent");
+  json_builder_add_boolean_value (b, pool->persistent_workers);
+  json_builder_set_member_name (b, "batch_size");
+  json_builder_add_int_value (b, pool->batch_size);
+  json_builder_set_member_name (b, "batches");
+  json_builder_add_int_value (b, (gint64) r->batches);
+  json_builder_set_member_name (b, "warmup_batches");
+  json_builder_add_int_value (b, r->warmup_used);
+  json_builder_set_member_name (b, "samples");
+  json_builder_add_int_value (b, (gint64) r->samples);
+  json_builder_set_member_name (b, "throughput_sps");
+  if (r->measured_s > 0)
+    json_builder_add_double_value (b, r->throughput_sps);
+  else
+    json_builder_add_null_value (b);
+  add_dist (b, "batch_wait_ms", &r->wait_ms);
+  add_dist (b, "copy_ms", &r->copy_ms);
+  add_dist (b, "compute_ms", &r->compute_ms);
+  json_builder_set_member_name (b, "batch_bytes");
+  json_builder_add_int_value (b, (gint64) r->batch_bytes);
+  json_builder_set_member_name (b, "host_bytes_copied");
+  json_builder_add_int_value (b, (gint64) r->host_bytes_copied);
+  json_builder_set_member_name (b, "gpu_util_exact");
+  if (r->gpu_util_exact >= 0)
+    json_builder_add_double_value (b, r->gpu_util_exact);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "gpu_util_nvml");
+  if (r->gpu_util_nvml >= 0)
+    json_builder_add_double_value (b, r->gpu_util_nvml);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "nvml");
+  if (r->gpu.valid)
+    {
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "device");
+      json_builder_add_string_value (b, r->gpu.device_name);
+      json_builder_set_member_name (b, "driver");
+      json_builder_add_string_value (b, r->gpu.driver_version);
+      json_builder_set_member_name (b, "samples");
+      json_builder_add_int_value (b, (gint64) r->gpu.samples);
+      json_builder_set_member_name (b, "peak_mem_used_bytes");
+      json_builder_add_int_value (b, (gint64) r->gpu.peak_mem_used_bytes);
+      json_builder_end_object (b);
+    }
+  else
+    json_builder_add_null_value (b);
+
+  json_builder_set_member_name (b, "memory");
+  json_builder_begin_object (b);
+  add_bytes_or_null (b, "rss_peak_bytes", mem->valid, LS_PROCMEM_RSS, mem->peak.rss_bytes);
+  add_bytes_or_null (b, "pss_peak_bytes", mem->valid, LS_PROCMEM_PSS, mem->peak.pss_bytes);
+  add_bytes_or_null (b, "uss_peak_bytes", mem->valid, LS_PROCMEM_USS, mem->peak.uss_bytes);
+  add_bytes_or_null (b, "rss_mean_bytes", mem->valid, LS_PROCMEM_RSS, mem->mean.rss_bytes);
+  add_bytes_or_null (b, "pss_mean_bytes", mem->valid, LS_PROCMEM_PSS, mem->mean.pss_bytes);
+  add_bytes_or_null (b, "private_peak_bytes", mem->valid, LS_PROCMEM_PRIVATE, mem->peak.private_bytes);
+  add_bytes_or_null (b, "working_set_peak_bytes", mem->valid, LS_PROCMEM_WORKING_SET, mem->peak.working_set_bytes);
+  json_builder_set_member_name (b, "arena_bytes");
+  json_builder_add_int_value (b, (gint64) r->arena_bytes);
+  json_builder_set_member_name (b, "samples_taken");
+  json_builder_add_int_value (b, (gint64) mem->samples);
+  json_builder_set_member_name (b, "sampler_cpu_ms");
+  json_builder_add_double_value (b, (double) mem->sampler_cpu_ns / 1e6);
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "worker_startup_ms");
+  json_builder_begin_array (b);
+  for (size_t i = 0; i < r->n_workers; i++)
+    if (r->workers[i].startup_ms >= 0)
+      json_builder_add_double_value (b, r->workers[i].startup_ms);
+    else
+      json_builder_add_null_value (b);
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "worker_pids");
+  json_builder_begin_array (b);
+  for (size_t i = 0; i < r->n_workers; i++)
+    json_builder_add_int_value (b, (gint64) r->workers[i].pid);
+  json_builder_end_array (b);
+
+  add_ms_or_null (b, "time_to_first_batch_ms", r->time_to_first_batch_ms);
+  add_ms_or_null (b, "epoch_boundary_ms", r->epoch_boundary_ms);
+  json_builder_set_member_name (b, "cpu_percent");
+  json_builder_add_double_value (b, r->cpu_percent);
+  json_builder_set_member_name (b, "cpu_ms_per_sample");
+  json_builder_add_double_value (b, r->cpu_ms_per_sample);
+  json_builder_set_member_name (b, "skipped_samples");
+  json_builder_add_int_value (b, (gint64) r->skipped_samples);
+  json_builder_set_member_name (b, "wall_s");
+  json_builder_add_double_value (b, r->wall_s);
+  if (config->checksum)
+    {
+      char hex[17];
+      g_snprintf (hex, sizeof hex, "%016" G_GINT64_MODIFIER "x", (guint64) r->checksum);
+      json_builder_set_member_name (b, "checksum");
+      json_builder_add_string_value (b, hex);
+    }
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+void
+ls_run_summary_print (FILE *to, const ls_run_config *config, const ls_run_result *r)
+{
+  const ls_pool_config *pool = &config->pool;
+
+  fprintf (to, "run %s: %s, %u workers (%s), batch %u, prefetch %u, persistent %s, sink %s%s\n",
+           ls_run_status_name (r->status), pool->dataset.kind, pool->num_workers, ls_start_method_name (pool->start),
+           pool->batch_size, pool->prefetch_factor, pool->persistent_workers ? "on" : "off", r->sink_name,
+           r->simulated ? " (SIMULATED GPU)" : "");
+  if (r->sink_note[0])
+    fprintf (to, "  note:              %s\n", r->sink_note);
+  if (r->status != LS_RUN_DONE)
+    fprintf (to, "  error:             %s\n", r->error);
+  fprintf (to, "  batches:           %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " samples, first %u not measured)\n",
+           r->batches, r->samples, r->warmup_used);
+  if (r->status != LS_RUN_DONE)
+    return; /* the figures of a run cut short mislead more than they tell */
+  if (r->measured_s > 0)
+    fprintf (to, "  throughput:        %.0f samples/s\n", r->throughput_sps);
+  if (r->wait_ms.valid)
+    fprintf (to, "  batch wait:        p50 %.3f  p95 %.3f  p99 %.3f  max %.3f ms\n", r->wait_ms.p50, r->wait_ms.p95,
+             r->wait_ms.p99, r->wait_ms.max);
+  if (r->copy_ms.valid)
+    fprintf (to, "  copy / compute:    p50 %.3f / %.3f ms per batch (pin %s, non-blocking %s)%s\n", r->copy_ms.p50,
+             r->compute_ms.p50, ls_pin_mode_name (config->sink.pin), config->sink.non_blocking ? "on" : "off",
+             r->simulated ? ", simulated" : "");
+  if (r->gpu_util_exact >= 0)
+    fprintf (to, "  GPU utilization:   %.1f %%%s\n", r->gpu_util_exact * 100, r->simulated ? " (simulated)" : "");
+  if (r->time_to_first_batch_ms >= 0)
+    fprintf (to, "  first batch after: %.1f ms\n", r->time_to_first_batch_ms);
+  if (r->epoch_boundary_ms >= 0)
+    fprintf (to, "  epoch boundary:    %.1f ms\n", r->epoch_boundary_ms);
+  if (r->memory.valid & LS_PROCMEM_PSS)
+    fprintf (to, "  peak memory:       PSS %.1f MB, RSS %.1f MB (arena %.1f MB)\n", r->memory.peak.pss_bytes / 1e6,
+             r->memory.peak.rss_bytes / 1e6, r->arena_bytes / 1e6);
+  fprintf (to, "  CPU:               %.0f %% of one core, %.2f ms per sample\n", r->cpu_percent, r->cpu_ms_per_sample);
+  if (r->skipped_samples)
+    fprintf (to, "  skipped samples:   %" G_GUINT64_FORMAT "\n", r->skipped_samples);
+}

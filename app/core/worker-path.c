@@ -1,0 +1,39 @@
+#include "app/core/worker-path.h"
+
+#include <glib.h>
+#include <stdlib.h>
+
+#include "platform/fs.h"
+
+char *
+ls_worker_path (void)
+{
+  const char *env = g_getenv ("LOADSCOPE_WORKER");
+  g_autofree char *self = NULL;
+  g_autofree char *dir = NULL;
+
+  if (env && *env)
+    return g_strdup (env);
+  self = ls_self_exe_path ();
+  if (g_strcmp0 (self, "loadscope") == 0)
+    return g_strdup ("loadscope-worker");
+  dir = g_path_get_dirname (self);
+  char *beside = g_build_filename (dir, "loadscope-worker", NULL);
+  if (g_file_test (beside, G_FILE_TEST_IS_EXECUTABLE))
+    return beside;
+  g_free (beside);
+  char *build_tree = g_build_filename (dir, "..", "loader", "loadscope-worker", NULL);
+  if (g_file_test (build_tree, G_FILE_TEST_IS_EXECUTABLE))
+    return build_tree;
+  g_free (build_tree);
+  return g_build_filename (dir, "loadscope-worker", NULL);
+}
+
+char *
+ls_self_exe_path (void)
+{
+  char *raw = ls_fs_self_exe ();
+  char *self = g_strdup (raw ? raw : "loadscope");
+  free (raw);
+  return self;
+}

@@ -1,0 +1,235 @@
+/* One run's charts: the wait of every batch over the run's time, and the
+ * memory of its processes over time. */
+#include "app/report/chart-store.h"
+#include "app/store/store-query.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "app/chart/chart-axis.h"
+
+typedef struct {
+  char *status;
+  gint64 workers;
+  char *start;
+  char *pin;
+  char *sink;
+  gboolean simulated;
+  gint64 warmup;
+  double p50, p95;
+  double arena_bytes;
+  char *hostname;
+  char *os;
+  char *started_at;
+} run_info;
+
+static void
+run_info_clear (run_info *r)
+{
+  g_free (r->status);
+  g_free (r->start);
+  g_free (r->pin);
+  g_free (r->sink);
+  g_free (r->hostname);
+  g_free (r->os);
+  g_free (r->started_at);
+}
+
+static gboolean
+load_run (ls_store *store, gint64 run_id, run_info *r, GError **error)
+{
+  memset (r, 0, sizeof *r);
+  sqlite3_stmt *st = ls_store_row_by_id (store,
+                                         "SELECT run.status, run.workers, run.start_method, run.pin, run.sink, "
+                                         "run.simulated, run.warmup, run.wait_p50_ms, run.wait_p95_ms, run.arena_bytes, "
+                                         "machine.hostname, machine.os, run.started_at FROM run "
+                                         "JOIN machine ON machine.id = run.machine_id WHERE run.id = ?",
+                                         run_id, "run", error);
+  if (!st)
+    return FALSE;
+  r->status = ls_store_column_text (st, 0);
+  r->workers = sqlite3_column_int64 (st, 1);
+  r->start = ls_store_column_text (st, 2);
+  r->pin = ls_store_column_text (st, 3);
+  r->sink = ls_store_column_text (st, 4);
+  r->simulated = sqlite3_column_int (st, 5) != 0;
+  r->warmup = sqlite3_column_int64 (st, 6);
+  r->p50 = ls_store_column_double (st, 7);
+  r->p95 = ls_store_column_double (st, 8);
+  r->arena_bytes = ls_store_column_double (st, 9);
+  r->hostname = ls_store_column_text (st, 10);
+  r->os = ls_store_column_text (st, 11);
+  r->started_at = ls_store_column_text (st, 12);
+  sqlite3_finalize (st);
+  return TRUE;
+}
+
+static void
+set_subtitle (ls_chart *chart, gint64 run_id, const run_info *r)
+{
+  g_autofree char *when = ls_chart_time_text (r->started_at);
+  gboolean done = g_strcmp0 (r->status, "done") == 0;
+  g_autofree char *sub = g_strdup_printf ("Run %" G_GINT64_FORMAT "%s%s · %" G_GINT64_FORMAT
+                                          " worker%s (%s) · pin %s · sink %s · on %s, %s, %s",
+                                          run_id, done ? "" : ", ", done ? "" : r->status, r->workers,
+                                          r->workers == 1 ? "" : "s", r->start ? r->start : "-", r->pin ? r->pin : "-",
+                                          r->sink ? r->sink : "-", r->hostname, r->os, when);
+  ls_chart_set_subtitle (chart, sub);
+  chart->simulated = r->simulated;
+}
+
+static void
+time_axis (ls_chart *chart)
+{
+  ls_chart_axis *x = ls_chart_axis_get (chart, LS_CHART_X);
+  ls_chart_axis_set (x, "time since the loader started", LS_CHART_UNIT_MS, LS_CHART_LINEAR);
+  x->include_zero = TRUE;
+  x->pad = TRUE;
+}
+
+ls_chart *
+ls_chart_run_timeline (ls_store *store, gint64 run_id, GError **error)
+{
+  g_return_val_if_fail (store != NULL, NULL);
+  run_info r;
+  if (!load_run (store, run_id, &r, error))
+    {
+      run_info_clear (&r);
+      return NULL;
+    }
+
+  sqlite3_stmt *st = NULL;
+  int rc = sqlite3_prepare_v2 (ls_store_db (store),
+                               "SELECT seq, ready_ms, wait_ms, copy_ms FROM batch WHERE run_id = ? ORDER BY seq", -1,
+                               &st, NULL);
+  if (rc != SQLITE_OK)
+    {
+      run_info_clear (&r);
+      return ls_store_set_error (store, rc, "reading the run's batches", error), NULL;
+    }
+  ls_chart *chart = ls_chart_new ("Batch wait over the run");
+  set_subtitle (chart, run_id, &r);
+  ls_chart_series *wait = ls_chart_add_series (chart, "wait for the batch", LS_CHART_LINE, 0, LS_CHART_Y);
+  ls_chart_series *warm = ls_chart_add_series (chart, "warm-up batches (not in the figures)", LS_CHART_SCATTER, 1,
+                                               LS_CHART_Y);
+  ls_chart_series *copy = ls_chart_add_series (chart, "host-to-device copy", LS_CHART_LINE, 2, LS_CHART_Y);
+  copy->dash = LS_CHART_DASHED;
+  copy->markers = FALSE;
+  sqlite3_bind_int64 (st, 1, run_id);
+  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
+    {
+      gint64 seq = sqlite3_column_int64 (st, 0);
+      double t = sqlite3_column_double (st, 1), w = sqlite3_column_double (st, 2), c = ls_store_column_double (st, 3);
+      if (seq < r.warmup)
+        ls_chart_series_add (warm, t, w);
+      else
+        ls_chart_series_add (wait, t, w);
+      if (isfinite (c))
+        ls_chart_series_add (copy, t, c);
+    }
+  sqlite3_finalize (st);
+  if (rc != SQLITE_DONE)
+    {
+      run_info_clear (&r);
+      ls_chart_free (chart);
+      return ls_store_set_error (store, rc, "reading the run's batches", error), NULL;
+    }
+  warm->in_legend = warm->points->len > 0;
+  copy->in_legend = copy->points->len > 0;
+
+  time_axis (chart);
+  ls_chart_axis *y = ls_chart_axis_get (chart, LS_CHART_Y);
+  ls_chart_axis_set (y, "time per batch", LS_CHART_UNIT_MS, LS_CHART_LINEAR);
+  y->include_zero = TRUE;
+  if (isfinite (r.p50))
+    {
+      g_autofree char *v = ls_chart_format_value (LS_CHART_UNIT_MS, r.p50);
+      g_autofree char *label = g_strdup_printf ("wait p50 %s", v);
+      ls_chart_add_rule (chart, LS_CHART_Y, r.p50, label);
+    }
+  if (isfinite (r.p95))
+    {
+      g_autofree char *v = ls_chart_format_value (LS_CHART_UNIT_MS, r.p95);
+      g_autofree char *label = g_strdup_printf ("wait p95 %s", v);
+      ls_chart_add_rule (chart, LS_CHART_Y, r.p95, label);
+    }
+  ls_chart_add_note (chart, "Each point is one batch, at the time it was ready: how long the training loop waited "
+                            "for it%s.",
+                     copy->points->len > 0 ? ", and how long its copy to the device took" : "");
+  if (ls_chart_n_points (chart) == 0)
+    ls_chart_add_note (chart, "No batch of this run was recorded.");
+  run_info_clear (&r);
+  return chart;
+}
+
+ls_chart *
+ls_chart_run_memory (ls_store *store, gint64 run_id, GError **error)
+{
+  g_return_val_if_fail (store != NULL, NULL);
+  run_info r;
+  if (!load_run (store, run_id, &r, error))
+    {
+      run_info_clear (&r);
+      return NULL;
+    }
+  sqlite3_stmt *st = NULL;
+  int rc = sqlite3_prepare_v2 (ls_store_db (store),
+                               "SELECT t_ms, pss_bytes, runner_pss_bytes, private_bytes FROM sample "
+                               "WHERE run_id = ? ORDER BY t_ms",
+                               -1, &st, NULL);
+  if (rc != SQLITE_OK)
+    {
+      run_info_clear (&r);
+      return ls_store_set_error (store, rc, "reading the run's samples", error), NULL;
+    }
+  ls_chart *chart = ls_chart_new ("Memory over the run");
+  set_subtitle (chart, run_id, &r);
+  ls_chart_series *total
+      = ls_chart_add_series (chart, "all processes (runner + workers)", LS_CHART_LINE, 0, LS_CHART_Y);
+  ls_chart_series *runner = ls_chart_add_series (chart, "runner alone", LS_CHART_LINE, 1, LS_CHART_Y);
+  gboolean pss = FALSE;
+  sqlite3_bind_int64 (st, 1, run_id);
+  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
+    {
+      double t = sqlite3_column_double (st, 0), all = ls_store_column_double (st, 1), mine = ls_store_column_double (st, 2);
+      if (isfinite (all))
+        pss = TRUE;
+      else
+        all = ls_store_column_double (st, 3); /* Windows: private bytes */
+      if (isfinite (all))
+        ls_chart_series_add (total, t, all);
+      if (isfinite (mine))
+        ls_chart_series_add (runner, t, mine);
+    }
+  sqlite3_finalize (st);
+  if (rc != SQLITE_DONE)
+    {
+      run_info_clear (&r);
+      ls_chart_free (chart);
+      return ls_store_set_error (store, rc, "reading the run's samples", error), NULL;
+    }
+  runner->in_legend = runner->points->len > 0;
+
+  time_axis (chart);
+  ls_chart_axis *y = ls_chart_axis_get (chart, LS_CHART_Y);
+  ls_chart_axis_set (y, pss || total->points->len == 0 ? "PSS" : "private bytes", LS_CHART_UNIT_BYTES,
+                     LS_CHART_LINEAR);
+  y->include_zero = TRUE;
+  if (pss)
+    ls_chart_add_note (chart, "PSS: each process's own pages plus its share of the pages it shares, summed; sampled "
+                              "ten times a second.");
+  else if (total->points->len > 0)
+    ls_chart_add_note (chart, "Private bytes (Windows): memory committed by the processes alone, summed; sampled "
+                              "ten times a second.");
+  if (isfinite (r.arena_bytes) && r.arena_bytes > 0)
+    {
+      g_autofree char *arena = ls_chart_format_value (LS_CHART_UNIT_BYTES, r.arena_bytes);
+      ls_chart_add_note (chart, "The shared batch arena (%s) is counted once in the total, split between the "
+                                "processes that map it.",
+                         arena);
+    }
+  if (ls_chart_n_points (chart) == 0)
+    ls_chart_add_note (chart, "No memory sample of this run was recorded.");
+  run_info_clear (&r);
+  return chart;
+}

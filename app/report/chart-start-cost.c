@@ -1,0 +1,124 @@
+/* Worker start cost by platform and start method, over every run of every
+ * machine in the store (imported ones included): what spawning costs on
+ * Windows next to forking on Linux. */
+#include "app/report/chart-store.h"
+#include "loader/stats.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const categories[] = { "Linux fork", "Linux spawn", "Windows spawn", "Windows fork" };
+#define N_CATEGORIES 4
+
+typedef struct {
+  GArray *ms;         /* double */
+  GHashTable *machines; /* machine id (as a pointer-sized key) */
+} category;
+
+static int
+compare_doubles (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* The same percentile as every run figure (loader/stats.c). */
+static double
+percentile (const GArray *sorted, double q)
+{
+  return sorted->len ? ls_percentile_sorted ((const double *) (const void *) sorted->data, sorted->len, q * 100) : NAN;
+}
+
+ls_chart *
+ls_chart_start_cost (ls_store *store, GError **error)
+{
+  g_return_val_if_fail (store != NULL, NULL);
+  category cats[N_CATEGORIES];
+  sqlite3_stmt *st = NULL;
+  int rc = sqlite3_prepare_v2 (ls_store_db (store),
+                               "SELECT machine.os LIKE 'Windows%', run.start_method, worker.startup_ms, machine.id "
+                               "FROM worker JOIN run ON run.id = worker.run_id "
+                               "JOIN machine ON machine.id = run.machine_id WHERE worker.startup_ms IS NOT NULL",
+                               -1, &st, NULL);
+  if (rc != SQLITE_OK)
+    return ls_store_set_error (store, rc, "reading worker start-ups", error), NULL;
+  for (int i = 0; i < N_CATEGORIES; i++)
+    {
+      cats[i].ms = g_array_new (FALSE, FALSE, sizeof (double));
+      cats[i].machines = g_hash_table_new (g_direct_hash, g_direct_equal);
+    }
+  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
+    {
+      gboolean windows = sqlite3_column_int (st, 0) != 0;
+      gboolean spawn = g_strcmp0 ((const char *) sqlite3_column_text (st, 1), "spawn") == 0;
+      double ms = sqlite3_column_double (st, 2);
+      gint64 machine = sqlite3_column_int64 (st, 3);
+      int c = windows ? (spawn ? 2 : 3) : (spawn ? 1 : 0);
+      if (!isfinite (ms))
+        continue;
+      g_array_append_val (cats[c].ms, ms);
+      g_hash_table_add (cats[c].machines, GSIZE_TO_POINTER ((gsize) machine));
+    }
+  sqlite3_finalize (st);
+  if (rc != SQLITE_DONE)
+    {
+      for (int i = 0; i < N_CATEGORIES; i++)
+        {
+          g_array_unref (cats[i].ms);
+          g_hash_table_unref (cats[i].machines);
+        }
+      return ls_store_set_error (store, rc, "reading worker start-ups", error), NULL;
+    }
+
+  ls_chart *chart = ls_chart_new ("Worker start cost by platform and start method");
+  ls_chart_set_subtitle (chart, "All runs in the store, from every machine (imported ones included)");
+  ls_chart_axis *x = ls_chart_axis_get (chart, LS_CHART_X);
+  ls_chart_axis_set (x, "", LS_CHART_UNIT_CATEGORY, LS_CHART_LINEAR);
+  ls_chart_axis *y = ls_chart_axis_get (chart, LS_CHART_Y);
+  ls_chart_axis_set (y, "worker start-up", LS_CHART_UNIT_MS, LS_CHART_LINEAR);
+  y->include_zero = TRUE;
+  ls_chart_series *bars = ls_chart_add_series (chart, "median start-up; whisker: its 95th percentile", LS_CHART_BARS,
+                                               0, LS_CHART_Y);
+  bars->value_labels = TRUE;
+
+  guint shown = 0, total = 0;
+  g_autoptr (GString) counts = g_string_new ("Start-ups counted: ");
+  g_autoptr (GString) missing = g_string_new (NULL);
+  for (int i = 0; i < N_CATEGORIES; i++)
+    {
+      category *c = &cats[i];
+      if (c->ms->len == 0)
+        {
+          if (i < 2)
+            g_string_append_printf (missing, "%s%s", missing->len ? " and " : "", categories[i]);
+          continue;
+        }
+      ls_chart_axis_add_category (x, categories[i]);
+      g_array_sort (c->ms, compare_doubles);
+      ls_chart_series_add_band (bars, shown, percentile (c->ms, 0.5), percentile (c->ms, 0.5),
+                                percentile (c->ms, 0.95));
+      guint machines = g_hash_table_size (c->machines);
+      g_string_append_printf (counts, "%s%s %u on %u machine%s", total > 0 ? "; " : "", categories[i], c->ms->len,
+                              machines, machines == 1 ? "" : "s");
+      total += c->ms->len;
+      shown++;
+    }
+  if (total > 0)
+    {
+      ls_chart_add_note (chart, "Worker start-up: from the pool's start to the worker's ready message. Fork copies "
+                                "the runner; spawn starts the worker program afresh and reopens the dataset.");
+      ls_chart_add_note (chart, "%s.", counts->str);
+      if (missing->len > 0)
+        ls_chart_add_note (chart, "No %s start-up is recorded yet (a sweep with --start fork,spawn records both).",
+                           missing->str);
+    }
+  else
+    ls_chart_add_note (chart, "No worker start-up is recorded yet: runs with 1 or more workers record them.");
+
+  for (int i = 0; i < N_CATEGORIES; i++)
+    {
+      g_array_unref (cats[i].ms);
+      g_hash_table_unref (cats[i].machines);
+    }
+  return chart;
+}

@@ -1,0 +1,37 @@
+/* The charts of recorded runs, built from the store: a sweep's headline
+ * charts, one run's batch-wait timeline and memory over time, and worker
+ * start cost across every machine in the store. Each returns a new chart,
+ * or NULL with LS_STORE_ERROR_NOT_FOUND for a sweep or run that is not
+ * there (LS_CHART_ERROR_UNKNOWN for a chart name that is not one). */
+#pragma once
+
+#include "app/chart/chart.h"
+#include "app/store/store.h"
+
+/* The names of a sweep's headline charts, in page order, NULL-terminated. */
+extern const char *const ls_chart_sweep_names[];
+
+/* name: "utilization" (GPU busy, exact and NVML, with throughput),
+ * "wait" (batch wait p50/p95/p99) or "memory" (peak PSS; private bytes
+ * on Windows), each against workers: one series per pin mode, and per
+ * start method or any other knob the sweep varied; repeated runs as their
+ * mean with a min..max band. */
+ls_chart *ls_chart_sweep (ls_store *store, gint64 sweep_id, const char *name, GError **error);
+
+/* The wait of each batch over the run's time, with p50 and p95 lines. */
+ls_chart *ls_chart_run_timeline (ls_store *store, gint64 run_id, GError **error);
+
+/* Memory over the run's time: all processes (runner + workers) and the
+ * runner alone (PSS; private bytes on Windows). */
+ls_chart *ls_chart_run_memory (ls_store *store, gint64 run_id, GError **error);
+
+/* Worker start-up (pool start to ready) by platform and start method:
+ * Linux fork, Linux spawn, Windows spawn, over all runs of all machines. */
+ls_chart *ls_chart_start_cost (ls_store *store, GError **error);
+
+/* Writes a sweep's headline charts as PNG files of width x height (<= 0:
+ * 1280 x 800) into dir, made if needed (NULL: $XDG_DATA_HOME/loadscope/
+ * charts), as sweep-<id>-<name>.png. Returns their paths (a NULL-terminated
+ * newly allocated array), or NULL with the error. */
+char **ls_chart_sweep_write_pngs (ls_store *store, gint64 sweep_id, const char *dir, int width, int height,
+                                  GError **error);

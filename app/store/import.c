@@ -1,0 +1,831 @@
+#include "app/store/import.h"
+
+#include <errno.h>
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app/store/export-format.h"
+
+#define SQLITE_MAGIC "SQLite format 3"
+#define RUNNING_NOTE "it was still running when it was exported"
+
+enum { K_MACHINE, K_SWEEP, K_RUN, K_BATCH, K_SAMPLE, K_WORKER, N_KINDS };
+
+static const ls_record_kind *const kinds[N_KINDS] = {
+  &ls_record_machine, &ls_record_sweep, &ls_record_run, &ls_record_batch, &ls_record_sample, &ls_record_worker,
+};
+
+static const char *const child_extra[] = { "batches", "series", "worker_processes", NULL };
+
+typedef struct {
+  ls_store *store;
+  sqlite3 *db;
+  GHashTable *machines; /* fingerprint -> id in the store, for the machines of the file */
+  GHashTable *sweeps;   /* uuid -> id in the store */
+  GHashTable *runs;     /* uuids of the file's runs */
+  GHashTable *hosts;    /* fingerprint -> host name, for the machines of the file */
+  GArray *imported;     /* ls_import_run, in the file's order */
+  sqlite3_stmt *find[3];
+  sqlite3_stmt *insert[N_KINDS];
+  ls_import_counts counts;
+} importer;
+
+static gboolean
+invalid (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static gboolean
+invalid (GError **error, const char *format, ...)
+{
+  va_list ap;
+  va_start (ap, format);
+  char *message = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  g_set_error_literal (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID, message);
+  g_free (message);
+  return FALSE;
+}
+
+static gboolean
+store_failed (importer *imp, const char *what, GError **error)
+{
+  g_set_error (error, LS_STORE_ERROR, (sqlite3_errcode (imp->db) & 0xff) == SQLITE_BUSY ? LS_STORE_ERROR_BUSY
+                                                                                        : LS_STORE_ERROR_SQL,
+               "%s: %s: %s", ls_store_path (imp->store), what, sqlite3_errmsg (imp->db));
+  return FALSE;
+}
+
+static ls_field_value *
+value (const ls_record_kind *kind, ls_field_value *values, const char *name)
+{
+  int i = ls_record_field_index (kind, name);
+  g_assert (i >= 0);
+  return &values[i];
+}
+
+static gint64 *
+boxed_id (gint64 id)
+{
+  gint64 *p = g_new (gint64, 1);
+  *p = id;
+  return p;
+}
+
+/* ---- writing into the store ------------------------------------------ */
+
+static gboolean
+importer_init (importer *imp, ls_store *store, GError **error)
+{
+  static const char *const finds[] = {
+    "SELECT id FROM machine WHERE fingerprint = ?",
+    "SELECT id FROM sweep WHERE uuid = ?",
+    "SELECT id FROM run WHERE uuid = ?",
+  };
+
+  memset (imp, 0, sizeof *imp);
+  imp->store = store;
+  imp->db = ls_store_db (store);
+  imp->machines = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  imp->sweeps = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  imp->runs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  imp->hosts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  imp->imported = g_array_new (FALSE, TRUE, sizeof (ls_import_run));
+  g_array_set_clear_func (imp->imported, (GDestroyNotify) ls_import_run_clear);
+  for (guint i = 0; i < G_N_ELEMENTS (finds); i++)
+    if (sqlite3_prepare_v2 (imp->db, finds[i], -1, &imp->find[i], NULL) != SQLITE_OK)
+      return store_failed (imp, "preparing the import", error);
+  for (guint k = 0; k < N_KINDS; k++)
+    {
+      const ls_record_kind *kind = kinds[k];
+      gboolean child = k >= K_BATCH;
+      g_autoptr (GString) sql = g_string_new (NULL);
+      g_string_append_printf (sql, "INSERT INTO \"%s\" (%s", kind->table, child ? "run_id" : "");
+      for (guint i = 0; i < kind->n_fields; i++)
+        {
+          const ls_field *f = &kind->fields[i];
+          const char *column = f->kind == LS_FIELD_MACHINE_REF ? "machine_id"
+                               : f->kind == LS_FIELD_SWEEP_REF ? "sweep_id"
+                                                               : f->name;
+          g_string_append_printf (sql, "%s\"%s\"", child || i ? ", " : "", column);
+        }
+      g_string_append (sql, ") VALUES (");
+      for (guint i = 0; i < kind->n_fields + child; i++)
+        g_string_append (sql, i ? ", ?" : "?");
+      g_string_append (sql, ")");
+      if (sqlite3_prepare_v2 (imp->db, sql->str, -1, &imp->insert[k], NULL) != SQLITE_OK)
+        return store_failed (imp, "preparing the import", error);
+    }
+  return TRUE;
+}
+
+static void
+importer_clear (importer *imp)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (imp->find); i++)
+    sqlite3_finalize (imp->find[i]);
+  for (guint k = 0; k < N_KINDS; k++)
+    sqlite3_finalize (imp->insert[k]);
+  g_clear_pointer (&imp->machines, g_hash_table_unref);
+  g_clear_pointer (&imp->sweeps, g_hash_table_unref);
+  g_clear_pointer (&imp->runs, g_hash_table_unref);
+  g_clear_pointer (&imp->hosts, g_hash_table_unref);
+  g_clear_pointer (&imp->imported, g_array_unref);
+}
+
+void
+ls_import_run_clear (ls_import_run *run)
+{
+  g_clear_pointer (&run->uuid, g_free);
+  g_clear_pointer (&run->source_host, g_free);
+}
+
+/* Keeps what became of a run of the file. */
+static void
+note_run (importer *imp, gint64 local_id, const char *uuid, const char *fingerprint, gint64 source_id,
+          gboolean present)
+{
+  ls_import_run run = { local_id, g_strdup (uuid), g_strdup (g_hash_table_lookup (imp->hosts, fingerprint)),
+                        source_id, present };
+  g_array_append_val (imp->imported, run);
+}
+
+/* The store's id of a row by its identity: 0 when absent, -1 on error. */
+static gint64
+find_id (importer *imp, int which, const char *key, GError **error)
+{
+  sqlite3_stmt *st = imp->find[which];
+  gint64 id = 0;
+  sqlite3_bind_text (st, 1, key, -1, SQLITE_TRANSIENT);
+  int rc = sqlite3_step (st);
+  if (rc == SQLITE_ROW)
+    id = sqlite3_column_int64 (st, 0);
+  sqlite3_reset (st);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return store_failed (imp, "looking up existing rows", error), -1;
+  return id;
+}
+
+/* Inserts a checked record; run_id > 0 for the rows of a run. */
+static gint64
+insert (importer *imp, int k, gint64 run_id, ls_field_value *values, const char *where, GError **error)
+{
+  const ls_record_kind *kind = kinds[k];
+  sqlite3_stmt *st = imp->insert[k];
+  int p = 1;
+
+  if (run_id > 0)
+    sqlite3_bind_int64 (st, p++, run_id);
+  for (guint i = 0; i < kind->n_fields; i++, p++)
+    {
+      const ls_field *f = &kind->fields[i];
+      const ls_field_value *v = &values[i];
+      if (f->kind == LS_FIELD_MACHINE_REF || (f->kind == LS_FIELD_SWEEP_REF && v->type == LS_VALUE_TEXT))
+        sqlite3_bind_int64 (st, p, *(gint64 *) g_hash_table_lookup (
+                                       f->kind == LS_FIELD_MACHINE_REF ? imp->machines : imp->sweeps, v->s));
+      else
+        ls_field_value_bind (st, p, f, v);
+    }
+  int rc = sqlite3_step (st);
+  sqlite3_reset (st);
+  sqlite3_clear_bindings (st);
+  if (rc == SQLITE_CONSTRAINT)
+    return invalid (error, "%s: conflicts with the rest of the file (%s)", where, sqlite3_errmsg (imp->db)), -1;
+  if (rc != SQLITE_DONE)
+    return store_failed (imp, "importing", error), -1;
+  return sqlite3_last_insert_rowid (imp->db);
+}
+
+static gboolean
+import_machine (importer *imp, ls_field_value *v, const char *where, GError **error)
+{
+  const ls_record_kind *k = &ls_record_machine;
+  if (!ls_record_check (k, v, where, error))
+    return FALSE;
+  const char *fp = value (k, v, "fingerprint")->s;
+  if (g_hash_table_contains (imp->machines, fp))
+    return invalid (error, "%s: machine %s appears twice", where, fp);
+  g_autofree char *expected = ls_machine_fingerprint (value (k, v, "hostname")->s, value (k, v, "os")->s,
+                                                      value (k, v, "cpu_model")->s, value (k, v, "logical_cores")->i,
+                                                      value (k, v, "ram_bytes")->i);
+  if (strcmp (expected, fp) != 0)
+    return invalid (error, "%s.fingerprint: %s does not match the machine described (that one is %s)", where, fp,
+                    expected);
+  /* A machine already known keeps its row: it is the same machine. */
+  gint64 id = find_id (imp, 0, fp, error);
+  if (id == 0 && (id = insert (imp, K_MACHINE, 0, v, where, error)) > 0)
+    imp->counts.machines_added++;
+  if (id < 0)
+    return FALSE;
+  g_hash_table_insert (imp->machines, g_strdup (fp), boxed_id (id));
+  g_hash_table_insert (imp->hosts, g_strdup (fp), g_strdup (value (k, v, "hostname")->s));
+  return TRUE;
+}
+
+static gboolean
+import_sweep (importer *imp, ls_field_value *v, const char *where, GError **error)
+{
+  const ls_record_kind *k = &ls_record_sweep;
+  if (!ls_record_check (k, v, where, error))
+    return FALSE;
+  const char *uuid = value (k, v, "uuid")->s;
+  const char *machine = value (k, v, "machine_fingerprint")->s;
+  if (g_hash_table_contains (imp->sweeps, uuid))
+    return invalid (error, "%s: sweep %s appears twice", where, uuid);
+  if (!g_hash_table_contains (imp->machines, machine))
+    return invalid (error, "%s.machine_fingerprint: no machine %s in the file", where, machine);
+  ls_field_value *status = value (k, v, "status");
+  if (strcmp (status->s, "running") == 0)
+    {
+      status->s = "interrupted";
+      status->len = strlen (status->s);
+    }
+  gint64 id = find_id (imp, 1, uuid, error);
+  if (id == 0 && (id = insert (imp, K_SWEEP, 0, v, where, error)) > 0)
+    imp->counts.sweeps_added++;
+  if (id < 0)
+    return FALSE;
+  g_hash_table_insert (imp->sweeps, g_strdup (uuid), boxed_id (id));
+  return TRUE;
+}
+
+/* The run's id in the store, 0 when it is there already (its rows are
+ * then checked, not written), -1 on error. */
+static gint64
+import_run (importer *imp, ls_field_value *v, gint64 source_id, const char *where, GError **error)
+{
+  const ls_record_kind *k = &ls_record_run;
+  if (!ls_record_check (k, v, where, error))
+    return -1;
+  const char *uuid = value (k, v, "uuid")->s;
+  const char *machine = value (k, v, "machine_fingerprint")->s;
+  const ls_field_value *sweep = value (k, v, "sweep_uuid");
+  if (g_hash_table_contains (imp->runs, uuid))
+    return invalid (error, "%s: run %s appears twice", where, uuid), -1;
+  g_hash_table_add (imp->runs, g_strdup (uuid));
+  if (!g_hash_table_contains (imp->machines, machine))
+    return invalid (error, "%s.machine_fingerprint: no machine %s in the file", where, machine), -1;
+  if (sweep->type == LS_VALUE_TEXT && !g_hash_table_contains (imp->sweeps, sweep->s))
+    return invalid (error, "%s.sweep_uuid: no sweep %s in the file", where, sweep->s), -1;
+  gboolean sim_sink = strcmp (value (k, v, "sink")->s, "sim") == 0;
+  if (value (k, v, "simulated")->i != sim_sink)
+    return invalid (error, "%s.simulated: %s, but the sink is %s", where,
+                    value (k, v, "simulated")->i ? "true" : "false", value (k, v, "sink")->s),
+           -1;
+
+  gint64 id = find_id (imp, 2, uuid, error);
+  if (id != 0)
+    {
+      if (id > 0)
+        {
+          imp->counts.runs_present++;
+          note_run (imp, id, uuid, machine, source_id, TRUE);
+        }
+      return id > 0 ? 0 : -1;
+    }
+  /* Its runner is on another machine, or gone: the run will not end. */
+  ls_field_value *status = value (k, v, "status"), *err = value (k, v, "error");
+  if (strcmp (status->s, "running") == 0)
+    {
+      status->s = "interrupted";
+      status->len = strlen (status->s);
+      if (err->type == LS_VALUE_NULL)
+        {
+          err->type = LS_VALUE_TEXT;
+          err->s = RUNNING_NOTE;
+          err->len = strlen (RUNNING_NOTE);
+        }
+    }
+  value (k, v, "runner_pid")->type = LS_VALUE_NULL;
+  id = insert (imp, K_RUN, 0, v, where, error);
+  if (id > 0)
+    {
+      imp->counts.runs_imported++;
+      note_run (imp, id, uuid, machine, source_id, FALSE);
+    }
+  return id;
+}
+
+/* A batch, sample or worker of a run (run_id 0: the run was there already). */
+static gboolean
+import_child (importer *imp, int k, gint64 run_id, gint64 batch_size, ls_field_value *v, const char *where,
+              GError **error)
+{
+  if (!ls_record_check (kinds[k], v, where, error))
+    return FALSE;
+  if (k == K_BATCH && value (kinds[k], v, "samples")->i > batch_size)
+    return invalid (error, "%s.samples: %" G_GINT64_FORMAT " is more than the run's batch size (%" G_GINT64_FORMAT ")",
+                    where, value (kinds[k], v, "samples")->i, batch_size);
+  return run_id == 0 || insert (imp, k, run_id, v, where, error) > 0;
+}
+
+/* ---- JSON exports ------------------------------------------------------ */
+
+static JsonArray *
+array_member (JsonObject *o, const char *name, const char *where, GError **error)
+{
+  JsonNode *n = json_object_get_member (o, name);
+  if (!n)
+    return invalid (error, "%s: missing field '%s'", where, name), NULL;
+  if (!JSON_NODE_HOLDS_ARRAY (n))
+    return invalid (error, "%s.%s: expected an array", where, name), NULL;
+  return json_node_get_array (n);
+}
+
+static JsonObject *
+object_element (JsonArray *a, guint i, const char *where, GError **error)
+{
+  JsonNode *n = json_array_get_element (a, i);
+  if (!JSON_NODE_HOLDS_OBJECT (n))
+    return invalid (error, "%s: expected an object", where), NULL;
+  return json_node_get_object (n);
+}
+
+static gboolean
+import_json_run (importer *imp, JsonObject *o, int version, const char *where, GError **error)
+{
+  ls_field_value values[64];
+  g_assert (ls_record_run.n_fields <= G_N_ELEMENTS (values));
+
+  if (!ls_record_from_json (&ls_record_run, o, version, child_extra, values, where, error))
+    return FALSE;
+  gint64 run_id = import_run (imp, values, -1, where, error);
+  gint64 batch_size = value (&ls_record_run, values, "batch_size")->i;
+  ls_field_values_clear (values, ls_record_run.n_fields);
+  if (run_id < 0)
+    return FALSE;
+
+  for (int k = K_BATCH; k <= K_WORKER; k++)
+    {
+      const ls_record_kind *kind = kinds[k];
+      JsonArray *rows = array_member (o, kind->plural, where, error);
+      if (!rows)
+        return FALSE;
+      for (guint i = 0; i < json_array_get_length (rows); i++)
+        {
+          g_autofree char *at = g_strdup_printf ("%s.%s[%u]", where, kind->plural, i);
+          JsonObject *row = object_element (rows, i, at, error);
+          gboolean ok = row && ls_record_from_json (kind, row, version, NULL, values, at, error)
+                        && import_child (imp, k, run_id, batch_size, values, at, error);
+          ls_field_values_clear (values, kind->n_fields);
+          if (!ok)
+            return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static gboolean
+import_json (importer *imp, JsonNode *root, GError **error)
+{
+  static const char *const top[] = { "format", "version", "exported_at", "generator", "machines", "sweeps", "runs" };
+  ls_field_value values[64];
+
+  if (!JSON_NODE_HOLDS_OBJECT (root))
+    return invalid (error, "not a Loadscope export (JSON, but not an object)");
+  JsonObject *o = json_node_get_object (root);
+  JsonNode *format = json_object_get_member (o, "format");
+  if (!format || !JSON_NODE_HOLDS_VALUE (format) || json_node_get_value_type (format) != G_TYPE_STRING
+      || strcmp (json_node_get_string (format), LS_EXPORT_FORMAT_NAME) != 0)
+    return invalid (error, "not a Loadscope export (JSON without \"format\": \"%s\")", LS_EXPORT_FORMAT_NAME);
+  JsonNode *version_node = json_object_get_member (o, "version");
+  if (!version_node || !JSON_NODE_HOLDS_VALUE (version_node) || json_node_get_value_type (version_node) != G_TYPE_INT64)
+    return invalid (error, "version: missing, or not an integer");
+  gint64 version = json_node_get_int (version_node);
+  if (version > LS_STORE_SCHEMA_VERSION)
+    {
+      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_VERSION,
+                   "written by a newer Loadscope (export version %" G_GINT64_FORMAT "; this one reads up to %d)",
+                   version, LS_STORE_SCHEMA_VERSION);
+      return FALSE;
+    }
+  if (version < 1)
+    return invalid (error, "version: %" G_GINT64_FORMAT " is not a Loadscope export version", version);
+
+  g_autoptr (GList) members = json_object_get_members (o);
+  for (GList *l = members; l; l = l->next)
+    {
+      gboolean known = FALSE;
+      for (guint i = 0; i < G_N_ELEMENTS (top); i++)
+        known |= strcmp (top[i], l->data) == 0;
+      if (!known)
+        return invalid (error, "unknown field '%s'", (const char *) l->data);
+    }
+  JsonNode *when = json_object_get_member (o, "exported_at");
+  GDateTime *t = when && JSON_NODE_HOLDS_VALUE (when) && json_node_get_value_type (when) == G_TYPE_STRING
+                     ? g_date_time_new_from_iso8601 (json_node_get_string (when), NULL)
+                     : NULL;
+  if (!t)
+    return invalid (error, "exported_at: missing, or not an ISO 8601 time");
+  g_date_time_unref (t);
+  JsonNode *generator = json_object_get_member (o, "generator");
+  if (generator && (!JSON_NODE_HOLDS_VALUE (generator) || json_node_get_value_type (generator) != G_TYPE_STRING))
+    return invalid (error, "generator: expected text");
+
+  JsonArray *machines = array_member (o, "machines", "the export", error);
+  JsonArray *sweeps = machines ? array_member (o, "sweeps", "the export", error) : NULL;
+  JsonArray *runs = sweeps ? array_member (o, "runs", "the export", error) : NULL;
+  if (!runs)
+    return FALSE;
+
+  for (int k = K_MACHINE; k <= K_SWEEP; k++)
+    {
+      JsonArray *rows = k == K_MACHINE ? machines : sweeps;
+      for (guint i = 0; i < json_array_get_length (rows); i++)
+        {
+          g_autofree char *at = g_strdup_printf ("%s[%u]", kinds[k]->plural, i);
+          JsonObject *row = object_element (rows, i, at, error);
+          gboolean ok = row && ls_record_from_json (kinds[k], row, (int) version, NULL, values, at, error)
+                        && (k == K_MACHINE ? import_machine (imp, values, at, error)
+                                           : import_sweep (imp, values, at, error));
+          ls_field_values_clear (values, kinds[k]->n_fields);
+          if (!ok)
+            return FALSE;
+        }
+    }
+  for (guint i = 0; i < json_array_get_length (runs); i++)
+    {
+      g_autofree char *at = g_strdup_printf ("runs[%u]", i);
+      JsonObject *row = object_element (runs, i, at, error);
+      if (!row || !import_json_run (imp, row, (int) version, at, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* ---- sqlite bundles ---------------------------------------------------- */
+
+typedef struct {
+  char *dir;
+  char *copy;
+  ls_store *store;
+} bundle;
+
+static void
+bundle_clear (bundle *b)
+{
+  static const char *const suffixes[] = { "", "-wal", "-shm", "-journal" };
+  g_clear_pointer (&b->store, ls_store_close);
+  for (guint i = 0; b->copy && i < G_N_ELEMENTS (suffixes); i++)
+    {
+      g_autofree char *p = g_strconcat (b->copy, suffixes[i], NULL);
+      g_unlink (p);
+    }
+  if (b->dir)
+    g_rmdir (b->dir);
+  g_clear_pointer (&b->copy, g_free);
+  g_clear_pointer (&b->dir, g_free);
+}
+
+static gboolean
+copy_file (const char *from, const char *to, GError **error)
+{
+  g_autoptr (GFile) src = g_file_new_for_path (from);
+  g_autoptr (GFile) dst = g_file_new_for_path (to);
+  return g_file_copy (src, dst, G_FILE_COPY_NONE, NULL, NULL, NULL, error);
+}
+
+static gboolean
+bundle_invalid (bundle *b, const char *what, GError **error)
+{
+  return invalid (error, "%s: %s", what, sqlite3_errmsg (ls_store_db (b->store)));
+}
+
+static gint64
+bundle_count (bundle *b, const char *sql, GError **error)
+{
+  sqlite3_stmt *st = NULL;
+  gint64 n = -1;
+  if (sqlite3_prepare_v2 (ls_store_db (b->store), sql, -1, &st, NULL) != SQLITE_OK)
+    return bundle_invalid (b, "not a Loadscope bundle", error), -1;
+  if (sqlite3_step (st) == SQLITE_ROW)
+    n = sqlite3_column_int64 (st, 0);
+  else
+    bundle_invalid (b, "damaged", error);
+  sqlite3_finalize (st);
+  return n;
+}
+
+static guint32
+be32 (const guint8 *p)
+{
+  return (guint32) p[0] << 24 | (guint32) p[1] << 16 | (guint32) p[2] << 8 | p[3];
+}
+
+/* SQLite's header gives the page size and, when valid, the number of
+ * pages: a file cut short (in the middle of a page too) is caught here,
+ * before its remains could read as plausible rows. */
+static gboolean
+check_size (const char *path, GError **error)
+{
+  guint8 head[100];
+  GStatBuf st;
+  FILE *f = fopen (path, "rb");
+  size_t got = f ? fread (head, 1, sizeof head, f) : 0;
+  g_autofree char *wal = g_strconcat (path, "-wal", NULL);
+
+  if (f)
+    fclose (f);
+  if (got < sizeof head || g_stat (path, &st) != 0)
+    return invalid (error, "a damaged or truncated SQLite file (no complete header)");
+  guint64 page = (guint64) head[16] << 8 | head[17];
+  if (page == 1)
+    page = 65536;
+  if (page < 512 || (page & (page - 1)) != 0)
+    return invalid (error, "a damaged or truncated SQLite file (page size %" G_GUINT64_FORMAT ")", page);
+  if ((guint64) st.st_size % page != 0)
+    return invalid (error, "a damaged or truncated SQLite file (%" G_GUINT64_FORMAT " bytes: not whole pages of %"
+                    G_GUINT64_FORMAT ")", (guint64) st.st_size, page);
+  /* The page count is valid when the change counter matches "version
+   * valid for"; with a WAL beside it the file may lag. */
+  guint64 pages = be32 (head + 28);
+  if (be32 (head + 24) == be32 (head + 92) && pages > 0 && !g_file_test (wal, G_FILE_TEST_EXISTS)
+      && (guint64) st.st_size < pages * page)
+    return invalid (error, "a damaged or truncated SQLite file (%" G_GUINT64_FORMAT " of its %" G_GUINT64_FORMAT " bytes)",
+                    (guint64) st.st_size, pages * page);
+  return TRUE;
+}
+
+/* A private copy, checked, at the current schema version. */
+static gboolean
+bundle_open (bundle *b, const char *path, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+
+  if (!check_size (path, error))
+    return FALSE;
+
+  b->dir = g_dir_make_tmp ("loadscope-import-XXXXXX", error);
+  if (!b->dir)
+    return FALSE;
+  b->copy = g_build_filename (b->dir, "bundle.sqlite", NULL);
+  if (!copy_file (path, b->copy, error))
+    return FALSE;
+  /* A store copied while open keeps recent rows in its WAL. */
+  g_autofree char *wal = g_strconcat (path, "-wal", NULL);
+  g_autofree char *wal_copy = g_strconcat (b->copy, "-wal", NULL);
+  if (g_file_test (wal, G_FILE_TEST_IS_REGULAR) && !copy_file (wal, wal_copy, error))
+    return FALSE;
+
+  b->store = ls_store_open_existing (b->copy, SQLITE_OPEN_READWRITE, &local);
+  if (!b->store)
+    {
+      /* The message names the temporary copy: keep only SQLite's reason. */
+      const char *open = strchr (local->message, '('), *close = strrchr (local->message, ')');
+      if (open && close > open)
+        return invalid (error, "damaged, or not a Loadscope bundle (%.*s)", (int) (close - open - 1), open + 1);
+      return invalid (error, "damaged, or not a Loadscope bundle");
+    }
+  /* The structure here; values (CHECK constraints too) field by field
+   * later, where the message can name the field. */
+  sqlite3_exec (ls_store_db (b->store), "PRAGMA trusted_schema = OFF; PRAGMA ignore_check_constraints = ON", NULL,
+                NULL, NULL);
+
+  sqlite3_stmt *st = NULL;
+  g_autofree char *check = NULL;
+  if (sqlite3_prepare_v2 (ls_store_db (b->store), "PRAGMA quick_check", -1, &st, NULL) == SQLITE_OK
+      && sqlite3_step (st) == SQLITE_ROW)
+    check = g_strdup ((const char *) sqlite3_column_text (st, 0));
+  else
+    check = g_strdup (sqlite3_errmsg (ls_store_db (b->store)));
+  sqlite3_finalize (st);
+  if (!check || strcmp (check, "ok") != 0)
+    return invalid (error, "a damaged or truncated SQLite file (%s)", check ? check : "unreadable");
+
+  int version = ls_store_schema_version (b->store);
+  if (version > LS_STORE_SCHEMA_VERSION)
+    {
+      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_VERSION,
+                   "written by a newer Loadscope (schema version %d; this one knows up to %d)", version,
+                   LS_STORE_SCHEMA_VERSION);
+      return FALSE;
+    }
+  if (version < 1)
+    return invalid (error, "not a Loadscope bundle (an SQLite file without Loadscope's schema)");
+  if (version < LS_STORE_SCHEMA_VERSION && !ls_store_migrate_to (b->store, LS_STORE_SCHEMA_VERSION, &local))
+    return invalid (error, "migrating the bundle from schema version %d: %s", version, local->message);
+
+  /* Every row belongs to a record of the bundle. */
+  static const struct {
+    const char *sql;
+    const char *what;
+  } orphans[] = {
+    { "SELECT count (*) FROM sweep WHERE machine_id NOT IN (SELECT id FROM machine)", "sweeps of no machine" },
+    { "SELECT count (*) FROM run WHERE machine_id NOT IN (SELECT id FROM machine)", "runs of no machine" },
+    { "SELECT count (*) FROM run WHERE sweep_id IS NOT NULL AND sweep_id NOT IN (SELECT id FROM sweep)",
+      "runs of a missing sweep" },
+    { "SELECT count (*) FROM batch WHERE run_id NOT IN (SELECT id FROM run)", "batches of no run" },
+    { "SELECT count (*) FROM sample WHERE run_id NOT IN (SELECT id FROM run)", "samples of no run" },
+    { "SELECT count (*) FROM worker WHERE run_id NOT IN (SELECT id FROM run)", "workers of no run" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (orphans); i++)
+    {
+      gint64 n = bundle_count (b, orphans[i].sql, error);
+      if (n < 0)
+        return FALSE;
+      if (n > 0)
+        return invalid (error, "%" G_GINT64_FORMAT " %s", n, orphans[i].what);
+    }
+  return TRUE;
+}
+
+typedef gboolean (*bundle_row_func) (importer *imp, ls_field_value *values, gint64 source_id, gpointer user,
+                                     GError **error);
+
+/* Each row of a table of the bundle (t.id or t.rowid as source_id). */
+static gboolean
+bundle_rows (bundle *b, importer *imp, int k, const char *tail, gint64 param, bundle_row_func each, gpointer user,
+             GError **error)
+{
+  const ls_record_kind *kind = kinds[k];
+  /* batch is WITHOUT ROWID: its rows are known by seq. */
+  g_autofree char *sql = ls_record_select_sql (kind, k == K_BATCH ? "t.seq" : "t.rowid", tail);
+  ls_field_value values[64];
+  sqlite3_stmt *st = NULL;
+  int rc;
+
+  g_assert (kind->n_fields <= G_N_ELEMENTS (values));
+  if (sqlite3_prepare_v2 (ls_store_db (b->store), sql, -1, &st, NULL) != SQLITE_OK)
+    return bundle_invalid (b, "not a Loadscope bundle", error);
+  if (param > 0)
+    sqlite3_bind_int64 (st, 1, param);
+  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
+    {
+      ls_record_from_row (kind, st, values);
+      gboolean ok = each (imp, values, sqlite3_column_int64 (st, (int) kind->n_fields), user, error);
+      ls_field_values_clear (values, kind->n_fields);
+      if (!ok)
+        {
+          sqlite3_finalize (st);
+          return FALSE;
+        }
+    }
+  sqlite3_finalize (st);
+  return rc == SQLITE_DONE ? TRUE : bundle_invalid (b, "damaged", error);
+}
+
+static gboolean
+bundle_machine (importer *imp, ls_field_value *values, gint64 id, gpointer user, GError **error)
+{
+  (void) user;
+  g_autofree char *where = g_strdup_printf ("machine %" G_GINT64_FORMAT, id);
+  return import_machine (imp, values, where, error);
+}
+
+static gboolean
+bundle_sweep (importer *imp, ls_field_value *values, gint64 id, gpointer user, GError **error)
+{
+  (void) user;
+  g_autofree char *where = g_strdup_printf ("sweep %" G_GINT64_FORMAT, id);
+  return import_sweep (imp, values, where, error);
+}
+
+typedef struct {
+  bundle *b;
+  int k;
+  gint64 source_run;
+  gint64 run_id;
+  gint64 batch_size;
+} bundle_run_ctx;
+
+static gboolean
+bundle_child (importer *imp, ls_field_value *values, gint64 id, gpointer user, GError **error)
+{
+  bundle_run_ctx *c = user;
+  g_autofree char *where = g_strdup_printf ("%s %s %" G_GINT64_FORMAT " of run %" G_GINT64_FORMAT, kinds[c->k]->table,
+                                            c->k == K_BATCH ? "seq" : "row", id, c->source_run);
+  return import_child (imp, c->k, c->run_id, c->batch_size, values, where, error);
+}
+
+static gboolean
+bundle_run (importer *imp, ls_field_value *values, gint64 id, gpointer user, GError **error)
+{
+  static const char *const tails[] = { "WHERE t.run_id = ? ORDER BY t.seq", "WHERE t.run_id = ? ORDER BY t.rowid",
+                                       "WHERE t.run_id = ? ORDER BY t.rowid" };
+  bundle_run_ctx c = { user, 0, id, 0, 0 };
+  g_autofree char *where = g_strdup_printf ("run %" G_GINT64_FORMAT, id);
+
+  c.run_id = import_run (imp, values, id, where, error);
+  if (c.run_id < 0)
+    return FALSE;
+  c.batch_size = value (&ls_record_run, values, "batch_size")->i;
+  for (c.k = K_BATCH; c.k <= K_WORKER; c.k++)
+    if (!bundle_rows (c.b, imp, c.k, tails[c.k - K_BATCH], id, bundle_child, &c, error))
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+import_bundle (importer *imp, bundle *b, GError **error)
+{
+  return bundle_rows (b, imp, K_MACHINE, "ORDER BY t.id", 0, bundle_machine, NULL, error)
+         && bundle_rows (b, imp, K_SWEEP, "ORDER BY t.id", 0, bundle_sweep, NULL, error)
+         && bundle_rows (b, imp, K_RUN, "ORDER BY t.id", 0, bundle_run, b, error);
+}
+
+/* ---- the whole import -------------------------------------------------- */
+
+gboolean
+ls_import_file (ls_store *store, const char *path, ls_import_counts *counts, GError **error)
+{
+  return ls_import_file_runs (store, path, counts, NULL, error);
+}
+
+gboolean
+ls_import_file_runs (ls_store *store, const char *path, ls_import_counts *counts, GArray **runs, GError **error)
+{
+  g_autoptr (JsonParser) parser = NULL;
+  g_autoptr (GError) local = NULL;
+  bundle b = { 0 };
+  importer imp;
+  char head[16] = { 0 };
+  gboolean ok = FALSE, in_transaction = FALSE;
+
+  memset (counts, 0, sizeof *counts);
+  if (runs)
+    *runs = NULL;
+  FILE *f = fopen (path, "rb");
+  if (!f)
+    {
+      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID, "%s: cannot read it: %s", path, g_strerror (errno));
+      return FALSE;
+    }
+  size_t got = fread (head, 1, sizeof head, f);
+  fclose (f);
+  gboolean is_sqlite = got == sizeof head && memcmp (head, SQLITE_MAGIC, sizeof SQLITE_MAGIC) == 0;
+
+  /* The file first: nothing is written until it has been opened. */
+  if (is_sqlite)
+    {
+      if (!bundle_open (&b, path, &local))
+        goto out;
+    }
+  else
+    {
+      parser = json_parser_new_immutable ();
+      if (!json_parser_load_from_file (parser, path, &local))
+        {
+          g_autofree char *why = g_strdup (local->message);
+          g_clear_error (&local);
+          if (g_str_has_suffix (path, ".csv") || g_str_has_suffix (path, ".CSV") || strncmp (head, "run_id,", 7) == 0)
+            invalid (&local, "a CSV file: " LS_IMPORT_FORMATS_TEXT);
+          else
+            invalid (&local, "not a Loadscope export: neither an SQLite bundle nor JSON (%s); " LS_IMPORT_FORMATS_TEXT,
+                     why);
+          goto out;
+        }
+      if (!json_parser_get_root (parser))
+        {
+          invalid (&local, "not a Loadscope export: an empty file");
+          goto out;
+        }
+    }
+
+  if (!importer_init (&imp, store, &local))
+    goto clear;
+  /* IMMEDIATE: wait for (or fail on) another writer now, not halfway. */
+  if (!ls_store_exec (store, "BEGIN IMMEDIATE", &local))
+    {
+      if (g_error_matches (local, LS_STORE_ERROR, LS_STORE_ERROR_BUSY))
+        {
+          g_clear_error (&local);
+          g_set_error (&local, LS_STORE_ERROR, LS_STORE_ERROR_BUSY,
+                       "%s: the store is locked by another program (a run or an import?)",
+                       ls_store_path (store));
+        }
+      goto clear;
+    }
+  in_transaction = TRUE;
+  ok = is_sqlite ? import_bundle (&imp, &b, &local) : import_json (&imp, json_parser_get_root (parser), &local);
+  if (ok && !ls_store_exec (store, "COMMIT", &local))
+    ok = FALSE;
+  if (ok)
+    {
+      *counts = imp.counts;
+      if (runs)
+        *runs = g_steal_pointer (&imp.imported);
+    }
+
+clear:
+  if (!ok && in_transaction)
+    sqlite3_exec (ls_store_db (store), "ROLLBACK", NULL, NULL, NULL);
+  importer_clear (&imp);
+out:
+  bundle_clear (&b);
+  if (!ok)
+    {
+      /* Problems of the file name it; those of the store name the store. */
+      if (local->domain == LS_STORE_ERROR
+          && (local->code == LS_STORE_ERROR_INVALID || local->code == LS_STORE_ERROR_VERSION))
+        g_prefix_error (&local, "%s: ", path);
+      else if (local->domain != LS_STORE_ERROR)
+        {
+          g_autofree char *why = g_strdup (local->message);
+          g_clear_error (&local);
+          g_set_error (&local, LS_STORE_ERROR, LS_STORE_ERROR_OPEN, "%s: %s", path, why);
+        }
+      g_propagate_error (error, g_steal_pointer (&local));
+    }
+  return ok;
+}

@@ -1,0 +1,372 @@
+/* Recording one run into the store as it goes. */
+#include <string.h>
+#include <unistd.h>
+
+#include "app/core/run-options.h"
+#include "app/store/store.h"
+
+#define BATCH_COMMIT_US (250 * 1000)
+#define BATCH_COMMIT_ROWS 2048
+
+struct ls_run_recorder {
+  ls_store *store;
+  gint64 run_id;
+  char *uuid;
+  sqlite3_stmt *insert_batch;
+  gboolean in_transaction;
+  guint pending;
+  gint64 transaction_started_us;
+};
+
+static gboolean
+step_done (ls_store *store, sqlite3_stmt *st, const char *what, GError **error)
+{
+  int rc = sqlite3_step (st);
+  if (rc == SQLITE_DONE || rc == SQLITE_ROW)
+    return TRUE;
+  return ls_store_set_error (store, rc, what, error);
+}
+
+static gboolean
+prepare (ls_store *store, const char *sql, sqlite3_stmt **st, const char *what, GError **error)
+{
+  int rc = sqlite3_prepare_v2 (ls_store_db (store), sql, -1, st, NULL);
+  return rc == SQLITE_OK ? TRUE : ls_store_set_error (store, rc, what, error);
+}
+
+static const char *
+output_name (ls_output_format f)
+{
+  return f == LS_OUTPUT_U8_HWC ? "u8-hwc" : "f32-chw";
+}
+
+ls_run_recorder *
+ls_run_recorder_begin (ls_store *store, gint64 machine_id, gint64 sweep_id, const ls_run_config *config,
+                       const ls_run_result *so_far, GError **error)
+{
+  const ls_pool_config *p = &config->pool;
+  const ls_sink_config *k = &config->sink;
+  sqlite3_stmt *st = NULL;
+  g_autofree char *now = ls_store_now ();
+  gboolean device = k->kind != LS_SINK_NONE;
+  const char *sink = so_far->sink_name[0] ? so_far->sink_name : "none";
+
+  if (!prepare (store,
+                "INSERT INTO run (uuid, machine_id, sweep_id, runner_pid, started_at, status, dataset, format, "
+                "workers, start_method, batch_size, prefetch, persistent, shuffle, drop_last, in_order, seed, "
+                "timeout_s, on_error, output, epochs, max_batches, warmup, sink, simulated, pin, non_blocking, model_ms) "
+                "VALUES (?,?,?,?,?,'running',?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                &st, "recording the run", error))
+    return NULL;
+
+  ls_run_recorder *rec = g_new0 (ls_run_recorder, 1);
+  rec->store = store;
+  rec->uuid = g_uuid_string_random ();
+  int i = 1;
+  sqlite3_bind_text (st, i++, rec->uuid, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64 (st, i++, machine_id);
+  if (sweep_id > 0)
+    sqlite3_bind_int64 (st, i++, sweep_id);
+  else
+    sqlite3_bind_null (st, i++);
+  sqlite3_bind_int64 (st, i++, getpid ());
+  sqlite3_bind_text (st, i++, now, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (st, i++, strcmp (p->dataset.kind, "synthetic") == 0 ? "synthetic" : p->dataset.path, -1,
+                     SQLITE_TRANSIENT);
+  sqlite3_bind_text (st, i++, p->dataset.kind, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int (st, i++, (int) p->num_workers);
+  sqlite3_bind_text (st, i++, ls_start_method_name (p->start), -1, SQLITE_STATIC);
+  sqlite3_bind_int (st, i++, (int) p->batch_size);
+  sqlite3_bind_int (st, i++, (int) p->prefetch_factor);
+  sqlite3_bind_int (st, i++, p->persistent_workers);
+  sqlite3_bind_int (st, i++, p->shuffle);
+  sqlite3_bind_int (st, i++, p->drop_last);
+  sqlite3_bind_int (st, i++, p->in_order);
+  sqlite3_bind_int64 (st, i++, (gint64) p->seed);
+  sqlite3_bind_double (st, i++, p->timeout_s);
+  sqlite3_bind_text (st, i++, p->skip_bad_samples ? "skip" : "fail", -1, SQLITE_STATIC);
+  sqlite3_bind_text (st, i++, output_name (p->dataset.output), -1, SQLITE_STATIC);
+  sqlite3_bind_int (st, i++, (int) p->epochs);
+  sqlite3_bind_int64 (st, i++, (gint64) config->max_batches);
+  sqlite3_bind_int (st, i++, (int) config->warmup);
+  sqlite3_bind_text (st, i++, sink, -1, SQLITE_STATIC);
+  sqlite3_bind_int (st, i++, so_far->simulated);
+  if (device)
+    {
+      sqlite3_bind_text (st, i++, ls_pin_mode_name (k->pin), -1, SQLITE_STATIC);
+      sqlite3_bind_int (st, i++, k->non_blocking);
+      sqlite3_bind_double (st, i++, k->model_ms);
+    }
+  gboolean ok = step_done (store, st, "recording the run", error);
+  sqlite3_finalize (st);
+  if (!ok)
+    {
+      g_free (rec->uuid);
+      g_free (rec);
+      return NULL;
+    }
+  rec->run_id = sqlite3_last_insert_rowid (ls_store_db (store));
+  if (!prepare (store,
+                "INSERT INTO batch (run_id, seq, epoch, batch, samples, ready_ms, wait_ms, copy_ms, compute_ms, "
+                "stage_ms) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                &rec->insert_batch, "recording batches", error))
+    {
+      g_free (rec->uuid);
+      g_free (rec);
+      return NULL;
+    }
+  return rec;
+}
+
+gint64
+ls_run_recorder_id (const ls_run_recorder *rec)
+{
+  return rec->run_id;
+}
+
+const char *
+ls_run_recorder_uuid (const ls_run_recorder *rec)
+{
+  return rec->uuid;
+}
+
+static void
+commit_batches (ls_run_recorder *rec)
+{
+  if (!rec->in_transaction)
+    return;
+  /* A failed commit (a locked store) is retried with the next batch. */
+  if (sqlite3_exec (ls_store_db (rec->store), "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
+    {
+      rec->in_transaction = FALSE;
+      rec->pending = 0;
+    }
+}
+
+void
+ls_run_recorder_batch (ls_run_recorder *rec, uint64_t seq, const ls_batch_record *b)
+{
+  sqlite3_stmt *st = rec->insert_batch;
+
+  if (!rec->in_transaction)
+    {
+      if (sqlite3_exec (ls_store_db (rec->store), "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+        return;
+      rec->in_transaction = TRUE;
+      rec->transaction_started_us = g_get_monotonic_time ();
+    }
+  sqlite3_bind_int64 (st, 1, rec->run_id);
+  sqlite3_bind_int64 (st, 2, (gint64) seq);
+  sqlite3_bind_int (st, 3, (int) b->epoch);
+  sqlite3_bind_int64 (st, 4, (gint64) b->batch);
+  sqlite3_bind_int (st, 5, (int) b->samples);
+  sqlite3_bind_double (st, 6, b->ready_ms);
+  sqlite3_bind_double (st, 7, b->wait_ms);
+  if (b->compute_ms >= 0)
+    {
+      sqlite3_bind_double (st, 8, b->copy_ms);
+      sqlite3_bind_double (st, 9, b->compute_ms);
+      sqlite3_bind_double (st, 10, b->stage_ms);
+    }
+  else
+    {
+      sqlite3_bind_null (st, 8);
+      sqlite3_bind_null (st, 9);
+      sqlite3_bind_null (st, 10);
+    }
+  sqlite3_step (st);
+  sqlite3_reset (st);
+  rec->pending++;
+  if (rec->pending >= BATCH_COMMIT_ROWS || g_get_monotonic_time () - rec->transaction_started_us >= BATCH_COMMIT_US)
+    commit_batches (rec);
+}
+
+static void
+bind_opt_double (sqlite3_stmt *st, int i, gboolean valid, double v)
+{
+  if (valid)
+    sqlite3_bind_double (st, i, v);
+  else
+    sqlite3_bind_null (st, i);
+}
+
+static void
+bind_opt_int (sqlite3_stmt *st, int i, gboolean valid, gint64 v)
+{
+  if (valid)
+    sqlite3_bind_int64 (st, i, v);
+  else
+    sqlite3_bind_null (st, i);
+}
+
+static gboolean
+write_workers_and_series (ls_run_recorder *rec, const ls_run_result *r, GError **error)
+{
+  sqlite3_stmt *st = NULL;
+
+  if (!prepare (rec->store, "INSERT INTO worker (run_id, idx, epoch, pid, startup_ms, exit, cpu_ns) VALUES (?,?,?,?,?,?,?)",
+                &st, "recording workers", error))
+    return FALSE;
+  for (size_t i = 0; i < r->n_workers; i++)
+    {
+      const ls_worker_info *w = &r->workers[i];
+      char how[128];
+      ls_exit_status_describe (&w->exit, how, sizeof how);
+      sqlite3_bind_int64 (st, 1, rec->run_id);
+      sqlite3_bind_int (st, 2, (int) w->index);
+      sqlite3_bind_int (st, 3, (int) w->epoch);
+      sqlite3_bind_int64 (st, 4, (gint64) w->pid);
+      bind_opt_double (st, 5, w->startup_ms >= 0, w->startup_ms);
+      sqlite3_bind_text (st, 6, how, -1, SQLITE_TRANSIENT);
+      bind_opt_int (st, 7, w->cpu_ns > 0, (gint64) w->cpu_ns);
+      if (!step_done (rec->store, st, "recording workers", error))
+        {
+          sqlite3_finalize (st);
+          return FALSE;
+        }
+      sqlite3_reset (st);
+    }
+  sqlite3_finalize (st);
+
+  if (!prepare (rec->store,
+                "INSERT INTO sample (run_id, t_ms, processes, rss_bytes, pss_bytes, uss_bytes, working_set_bytes, "
+                "private_bytes, runner_pss_bytes, cpu_ns) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                &st, "recording memory samples", error))
+    return FALSE;
+  unsigned v = r->memory.valid;
+  for (size_t i = 0; i < r->memory.n_series; i++)
+    {
+      const ls_memory_point *p = &r->memory.series[i];
+      sqlite3_bind_int64 (st, 1, rec->run_id);
+      sqlite3_bind_double (st, 2, p->t_ms);
+      sqlite3_bind_int (st, 3, (int) p->processes);
+      bind_opt_int (st, 4, v & LS_PROCMEM_RSS, (gint64) p->rss_bytes);
+      bind_opt_int (st, 5, v & LS_PROCMEM_PSS, (gint64) p->pss_bytes);
+      bind_opt_int (st, 6, v & LS_PROCMEM_USS, (gint64) p->uss_bytes);
+      bind_opt_int (st, 7, v & LS_PROCMEM_WORKING_SET, (gint64) p->working_set_bytes);
+      bind_opt_int (st, 8, v & LS_PROCMEM_PRIVATE, (gint64) p->private_bytes);
+      sqlite3_bind_int64 (st, 9, (gint64) p->runner_pss_bytes);
+      sqlite3_bind_int64 (st, 10, (gint64) p->cpu_ns);
+      if (!step_done (rec->store, st, "recording memory samples", error))
+        {
+          sqlite3_finalize (st);
+          return FALSE;
+        }
+      sqlite3_reset (st);
+    }
+  sqlite3_finalize (st);
+
+  /* NVML's series, beside the memory one. */
+  if (r->gpu.valid && r->gpu.samples)
+    {
+      if (!prepare (rec->store, "INSERT INTO sample (run_id, t_ms, gpu_util, gpu_mem_bytes) VALUES (?,?,?,?)", &st,
+                    "recording GPU samples", error))
+        return FALSE;
+      for (size_t i = 0; i < r->gpu.samples; i++)
+        {
+          const ls_gpumon_sample *g = &r->gpu.series[i];
+          sqlite3_bind_int64 (st, 1, rec->run_id);
+          sqlite3_bind_double (st, 2, g->t_ms);
+          bind_opt_double (st, 3, g->valid & LS_GPUMON_UTIL, g->gpu_util_percent / 100.0);
+          bind_opt_int (st, 4, g->valid & LS_GPUMON_MEM, (gint64) g->mem_used_bytes);
+          if (!step_done (rec->store, st, "recording GPU samples", error))
+            {
+              sqlite3_finalize (st);
+              return FALSE;
+            }
+          sqlite3_reset (st);
+        }
+      sqlite3_finalize (st);
+    }
+  return TRUE;
+}
+
+static const char *
+status_name (ls_run_status s)
+{
+  return s == LS_RUN_DONE ? "done" : s == LS_RUN_FAILED ? "failed" : "interrupted";
+}
+
+gboolean
+ls_run_recorder_finish (ls_run_recorder *rec, const ls_run_result *r, const char *summary_json, GError **error)
+{
+  ls_store *store = rec->store;
+  sqlite3 *db = ls_store_db (store);
+  sqlite3_stmt *st = NULL;
+  g_autofree char *now = ls_store_now ();
+  gboolean ok = FALSE;
+  const ls_memory_summary *m = &r->memory;
+
+  commit_batches (rec);
+  sqlite3_finalize (rec->insert_batch);
+  rec->insert_batch = NULL;
+  if (rec->in_transaction)
+    sqlite3_exec (db, "ROLLBACK", NULL, NULL, NULL);
+
+  if (sqlite3_exec (db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+    {
+      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_BUSY, "%s: finishing the run: %s", ls_store_path (store),
+                   sqlite3_errmsg (db));
+      goto out;
+    }
+  if (!write_workers_and_series (rec, r, error))
+    goto rollback;
+  if (!prepare (store,
+                "UPDATE run SET status = ?, error = ?, finished_at = ?, summary = ?, sink = ?, simulated = ?, "
+                "dataset_samples = ?, sample_bytes = ?, throughput_sps = ?, wait_p50_ms = ?, wait_p95_ms = ?, "
+                "wait_p99_ms = ?, wait_max_ms = ?, gpu_util_exact = ?, rss_peak_bytes = ?, pss_peak_bytes = ?, "
+                "uss_peak_bytes = ?, private_peak_bytes = ?, arena_bytes = ?, cpu_percent = ?, "
+                "time_to_first_batch_ms = ?, epoch_boundary_ms = ?, samples = ?, skipped_samples = ?, gpu_util_nvml = ? "
+                "WHERE id = ?",
+                &st, "finishing the run", error))
+    goto rollback;
+  int i = 1;
+  sqlite3_bind_text (st, i++, status_name (r->status), -1, SQLITE_STATIC);
+  if (r->status == LS_RUN_DONE)
+    sqlite3_bind_null (st, i++);
+  else
+    sqlite3_bind_text (st, i++, r->error, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (st, i++, now, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (st, i++, summary_json, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (st, i++, r->sink_name[0] ? r->sink_name : "none", -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int (st, i++, r->simulated);
+  sqlite3_bind_int64 (st, i++, (gint64) r->dataset_samples);
+  sqlite3_bind_int64 (st, i++, (gint64) r->sample_bytes);
+  bind_opt_double (st, i++, r->measured_s > 0, r->throughput_sps);
+  bind_opt_double (st, i++, r->wait_ms.valid, r->wait_ms.p50);
+  bind_opt_double (st, i++, r->wait_ms.valid, r->wait_ms.p95);
+  bind_opt_double (st, i++, r->wait_ms.valid, r->wait_ms.p99);
+  bind_opt_double (st, i++, r->wait_ms.valid, r->wait_ms.max);
+  bind_opt_double (st, i++, r->gpu_util_exact >= 0, r->gpu_util_exact);
+  bind_opt_int (st, i++, m->valid & LS_PROCMEM_RSS, (gint64) m->peak.rss_bytes);
+  bind_opt_int (st, i++, m->valid & LS_PROCMEM_PSS, (gint64) m->peak.pss_bytes);
+  bind_opt_int (st, i++, m->valid & LS_PROCMEM_USS, (gint64) m->peak.uss_bytes);
+  bind_opt_int (st, i++, m->valid & LS_PROCMEM_PRIVATE, (gint64) m->peak.private_bytes);
+  sqlite3_bind_int64 (st, i++, (gint64) r->arena_bytes);
+  sqlite3_bind_double (st, i++, r->cpu_percent);
+  bind_opt_double (st, i++, r->time_to_first_batch_ms >= 0, r->time_to_first_batch_ms);
+  bind_opt_double (st, i++, r->epoch_boundary_ms >= 0, r->epoch_boundary_ms);
+  sqlite3_bind_int64 (st, i++, (gint64) r->samples);
+  sqlite3_bind_int64 (st, i++, (gint64) r->skipped_samples);
+  bind_opt_double (st, i++, r->gpu_util_nvml >= 0, r->gpu_util_nvml);
+  sqlite3_bind_int64 (st, i++, rec->run_id);
+  ok = step_done (store, st, "finishing the run", error);
+  sqlite3_finalize (st);
+  if (!ok)
+    goto rollback;
+  if (sqlite3_exec (db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+    {
+      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_SQL, "%s: finishing the run: %s", ls_store_path (store),
+                   sqlite3_errmsg (db));
+      ok = FALSE;
+      goto rollback;
+    }
+  goto out;
+
+rollback:
+  sqlite3_exec (db, "ROLLBACK", NULL, NULL, NULL);
+out:
+  g_free (rec->uuid);
+  g_free (rec);
+  return ok;
+}

@@ -1,0 +1,93 @@
+/* Reading the store: runs and sweeps found by what a user types, the
+ * selections of an export, rows as JSON objects, and a run's knobs and
+ * headline figures as history, show and compare present them. */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "app/store/store.h"
+
+/* Opens an existing store to read it (migrating it, as every open does).
+ * A file that does not exist is LS_STORE_ERROR_NOT_FOUND: nothing has been
+ * recorded there. path NULL: the default store. */
+ls_store *ls_store_open_to_read (const char *path, GError **error);
+
+/* A run by its id ("12") or the start of its uuid, 4 characters or more
+ * ("dd1f"; a number shorter than 8 digits is only ever an id). Returns -1 with
+ * LS_STORE_ERROR_NOT_FOUND naming `ref`, or LS_STORE_ERROR_INVALID when a
+ * uuid prefix matches several runs. */
+gint64 ls_store_find_run (ls_store *store, const char *ref, GError **error);
+gint64 ls_store_find_sweep (ls_store *store, const char *ref, GError **error);
+
+/* The ids of one run (run_ref), of a sweep's runs (sweep_ref), or of every
+ * run (both NULL), oldest first. */
+GArray *ls_store_select_runs (ls_store *store, const char *run_ref, const char *sweep_ref, GError **error);
+
+/* The rows of a query, one object per row and one member per column
+ * (integer, real, text or null). params are bound as integers. */
+JsonArray *ls_store_query_objects (ls_store *store, const char *sql, const gint64 *params, guint n_params,
+                                   GError **error);
+
+/* A run's columns with its machine (machine_hostname, machine_os, ...,
+ * machine_fingerprint), sweep_uuid, batches_recorded, epochs_run (epochs
+ * its batches came from), and copy_ms_mean and compute_ms_mean (the device
+ * copy and model step per batch after the warm-up; null without a device). */
+JsonObject *ls_store_run_object (ls_store *store, gint64 run_id, GError **error);
+
+/* The runs of the history, newest first: every run (sweep_id 0) or one
+ * sweep's, at most `limit` (0: all). One object per run with id, uuid,
+ * started_at, machine (host name), os, dataset, format, workers, start,
+ * batch_size, prefetch, persistent (bool), pin, non_blocking (bool or null),
+ * model_ms, sink, simulated (bool), status, error, throughput_sps,
+ * wait_p50_ms, wait_p95_ms, gpu_util_exact, gpu_util_nvml, pss_peak_bytes,
+ * memory_peak_bytes (PSS, or private bytes where there is no PSS: Windows),
+ * sweep_id and sweep_uuid (null outside a sweep). The CLI's `history` and
+ * the window's history page read the same rows. */
+JsonArray *ls_store_history (ls_store *store, gint64 sweep_id, int limit, GError **error);
+
+typedef struct {
+  const char *column; /* in the run table */
+  const char *label;
+  gboolean flag;      /* 0/1 shown as off/on */
+} ls_run_knob;
+
+extern const ls_run_knob ls_run_knobs[];
+extern const guint ls_n_run_knobs;
+
+typedef struct {
+  const char *column;
+  const char *label;
+  const char *unit;
+  double scale;  /* stored value x scale = shown value */
+  int decimals;
+} ls_run_figure;
+
+extern const ls_run_figure ls_run_figures[];
+extern const guint ls_n_run_figures;
+
+/* A column of the current row: a copy of the text (NULL for null), or the
+ * number (NAN for null). */
+char *ls_store_column_text (sqlite3_stmt *st, int column);
+double ls_store_column_double (sqlite3_stmt *st, int column);
+
+/* Prepares sql, binds id to its one parameter and steps to the row. NULL
+ * with an error on failure, LS_STORE_ERROR_NOT_FOUND ("no <what> <id>")
+ * when there is no row; finalize the statement when done. */
+sqlite3_stmt *ls_store_row_by_id (ls_store *store, const char *sql, gint64 id, const char *what, GError **error);
+
+/* The value of a member as a number; FALSE when null or absent. */
+gboolean ls_json_member_double (JsonObject *o, const char *name, double *value);
+
+/* A knob's value as shown ("on", "fork", "-" when absent). */
+char *ls_run_knob_text (JsonObject *run, const ls_run_knob *knob);
+
+/* A figure's heading with its unit: "throughput (samples/s)", and for a
+ * label that ends in brackets the unit inside them: "GPU util (exact, %)". */
+char *ls_run_figure_heading (const ls_run_figure *figure);
+
+/* A figure as shown, without its unit ("30037", "-" when absent). */
+char *ls_run_figure_text (JsonObject *run, const ls_run_figure *figure);
+
+/* "2026-11-30 08:42" from the store's ISO 8601 time (UTC). */
+char *ls_store_time_short (const char *iso);

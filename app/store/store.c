@@ -1,0 +1,452 @@
+#include "app/store/store.h"
+
+#include "loadscope-app-resources.h"
+
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+
+struct ls_store {
+  sqlite3 *db;
+  char *path;
+};
+
+G_DEFINE_QUARK (loadscope-store-error-quark, ls_store_error)
+
+char *
+ls_store_default_path (void)
+{
+  return g_build_filename (g_get_user_data_dir (), "loadscope", "history.sqlite", NULL);
+}
+
+const char *
+ls_store_path (const ls_store *store)
+{
+  return store->path;
+}
+
+sqlite3 *
+ls_store_db (ls_store *store)
+{
+  return store->db;
+}
+
+static int
+store_error_code (int rc)
+{
+  switch (rc & 0xff)
+    {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return LS_STORE_ERROR_BUSY;
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+    case SQLITE_CANTOPEN:
+      return rc == SQLITE_CANTOPEN ? LS_STORE_ERROR_OPEN : LS_STORE_ERROR_READONLY;
+    default:
+      return LS_STORE_ERROR_SQL;
+    }
+}
+
+gboolean
+ls_store_set_error (ls_store *store, int rc, const char *what, GError **error)
+{
+  const char *why = store->db ? sqlite3_errmsg (store->db) : sqlite3_errstr (rc);
+  int code = store_error_code (rc);
+  if (code == LS_STORE_ERROR_BUSY)
+    g_set_error (error, LS_STORE_ERROR, code, "%s: %s: the store is locked by another program (%s)", store->path, what,
+                 why);
+  else if (code == LS_STORE_ERROR_READONLY)
+    g_set_error (error, LS_STORE_ERROR, code, "%s: %s: the store cannot be written (%s)", store->path, what, why);
+  else
+    g_set_error (error, LS_STORE_ERROR, code, "%s: %s: %s", store->path, what, why);
+  return FALSE;
+}
+
+gboolean
+ls_store_exec (ls_store *store, const char *sql, GError **error)
+{
+  char *msg = NULL;
+  int rc = sqlite3_exec (store->db, sql, NULL, NULL, &msg);
+  if (rc != SQLITE_OK)
+    {
+      g_set_error (error, LS_STORE_ERROR, store_error_code (rc), "%s: %s", store->path, msg ? msg : sqlite3_errstr (rc));
+      sqlite3_free (msg);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+int
+ls_store_schema_version (ls_store *store)
+{
+  sqlite3_stmt *st = NULL;
+  int v = -1;
+  if (sqlite3_prepare_v2 (store->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK && sqlite3_step (st) == SQLITE_ROW)
+    v = sqlite3_column_int (st, 0);
+  sqlite3_finalize (st);
+  return v;
+}
+
+/* One schema step in its own transaction; rolled back whole on failure. */
+static gboolean
+migrate_step (ls_store *store, int v, GError **error)
+{
+  g_autofree char *name = g_strdup_printf ("/org/loadscope/Loadscope/schema/%03d.sql", v);
+  g_autoptr (GBytes) sql = g_resources_lookup_data (name, 0, NULL);
+  if (!sql)
+    {
+      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_SQL, "schema step %d is missing from this build", v);
+      return FALSE;
+    }
+  g_autofree char *text = g_strdup_printf ("BEGIN IMMEDIATE;\n%.*s\nPRAGMA user_version = %d;",
+                                           (int) g_bytes_get_size (sql), (const char *) g_bytes_get_data (sql, NULL), v);
+  sqlite3_stmt *st = NULL;
+  gboolean ok = ls_store_exec (store, text, error);
+  if (ok)
+    {
+      int rc = sqlite3_prepare_v2 (store->db, "PRAGMA foreign_key_check", -1, &st, NULL);
+      if (rc != SQLITE_OK)
+        ok = ls_store_set_error (store, rc, "checking references", error);
+      else if ((rc = sqlite3_step (st)) == SQLITE_ROW)
+        {
+          g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_SQL, "a row of table %s refers to a missing %s row",
+                       (const char *) sqlite3_column_text (st, 0), (const char *) sqlite3_column_text (st, 2));
+          ok = FALSE;
+        }
+      else if (rc != SQLITE_DONE)
+        ok = ls_store_set_error (store, rc, "checking references", error);
+      sqlite3_finalize (st);
+    }
+  if (ok)
+    ok = ls_store_exec (store, "COMMIT", error);
+  if (!ok)
+    {
+      sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+      g_prefix_error (error, "migrating to schema version %d: ", v);
+    }
+  return ok;
+}
+
+gboolean
+ls_store_migrate_to (ls_store *store, int version, GError **error)
+{
+  int current = ls_store_schema_version (store);
+
+  /* Referencing the resource keeps its object (and the schema) linked in. */
+  (void) ls_app_resources_get_resource ();
+  if (current < 0)
+    return ls_store_set_error (store, sqlite3_errcode (store->db), "reading the schema version", error);
+  if (current > LS_STORE_SCHEMA_VERSION)
+    {
+      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_VERSION,
+                   "%s: written by a newer Loadscope (schema version %d; this one knows up to %d)", store->path,
+                   current, LS_STORE_SCHEMA_VERSION);
+      return FALSE;
+    }
+  /* Foreign keys off while the schema changes, as SQLite's procedure for
+   * rebuilding a table asks (a dropped parent table would otherwise clear
+   * its children's references), and checked before each step commits. */
+  if (current < version && !ls_store_exec (store, "PRAGMA foreign_keys = OFF", error))
+    return FALSE;
+  gboolean ok = TRUE;
+  for (int v = current + 1; ok && v <= version; v++)
+    ok = migrate_step (store, v, error);
+  if (current < version && !ls_store_exec (store, "PRAGMA foreign_keys = ON", ok ? error : NULL))
+    ok = FALSE;
+  return ok;
+}
+
+char *
+ls_store_now (void)
+{
+  g_autoptr (GDateTime) now = g_date_time_new_now_utc ();
+  return g_date_time_format (now, "%Y-%m-%dT%H:%M:%S.%fZ");
+}
+
+/* A runner is alive when its pid exists and runs loadscope. */
+static gboolean
+runner_alive (gint64 pid)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *cmdline = NULL;
+  gsize len = 0;
+
+  if (pid <= 0 || kill ((pid_t) pid, 0) != 0)
+    return FALSE;
+  path = g_strdup_printf ("/proc/%" G_GINT64_FORMAT "/cmdline", pid);
+  if (!g_file_get_contents (path, &cmdline, &len, NULL))
+    return TRUE; /* cannot tell: leave it alone */
+  for (gsize i = 0; i + 1 < len; i++)
+    if (cmdline[i] == '\0')
+      cmdline[i] = ' ';
+  return strstr (cmdline, "loadscope") != NULL;
+}
+
+/* Runs of this machine left 'running' by a runner that is gone. */
+gboolean
+ls_store_mark_dead_runs (ls_store *store, GError **error)
+{
+  sqlite3_stmt *st = NULL;
+  g_autoptr (GArray) dead = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr (GArray) pids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  int rc = sqlite3_prepare_v2 (store->db,
+                               "SELECT run.id, run.runner_pid FROM run JOIN machine ON machine.id = run.machine_id "
+                               "WHERE run.status = 'running' AND machine.hostname = ?",
+                               -1, &st, NULL);
+  if (rc != SQLITE_OK)
+    return ls_store_set_error (store, rc, "looking for interrupted runs", error);
+  sqlite3_bind_text (st, 1, g_get_host_name (), -1, SQLITE_TRANSIENT);
+  while (sqlite3_step (st) == SQLITE_ROW)
+    {
+      gint64 id = sqlite3_column_int64 (st, 0), pid = sqlite3_column_int64 (st, 1);
+      if (!runner_alive (pid))
+        {
+          g_array_append_val (dead, id);
+          g_array_append_val (pids, pid);
+        }
+    }
+  sqlite3_finalize (st);
+  if (dead->len == 0)
+    return TRUE;
+
+  g_autofree char *now = ls_store_now ();
+  rc = sqlite3_prepare_v2 (store->db,
+                           "UPDATE run SET status = 'interrupted', finished_at = ?, "
+                           "error = ? WHERE id = ? AND status = 'running'",
+                           -1, &st, NULL);
+  if (rc != SQLITE_OK)
+    return ls_store_set_error (store, rc, "marking interrupted runs", error);
+  for (guint i = 0; i < dead->len; i++)
+    {
+      g_autofree char *why = g_strdup_printf ("its runner (pid %" G_GINT64_FORMAT ") stopped before the run finished",
+                                              g_array_index (pids, gint64, i));
+      sqlite3_bind_text (st, 1, now, -1, SQLITE_TRANSIENT);
+      sqlite3_bind_text (st, 2, why, -1, SQLITE_TRANSIENT);
+      sqlite3_bind_int64 (st, 3, g_array_index (dead, gint64, i));
+      rc = sqlite3_step (st);
+      sqlite3_reset (st);
+      if (rc != SQLITE_DONE)
+        {
+          sqlite3_finalize (st);
+          return ls_store_set_error (store, rc, "marking interrupted runs", error);
+        }
+    }
+  sqlite3_finalize (st);
+  return TRUE;
+}
+
+static ls_store *
+open_common (const char *path, int flags, GError **error)
+{
+  ls_store *store = g_new0 (ls_store, 1);
+  store->path = g_strdup (path);
+  int rc = sqlite3_open_v2 (path, &store->db, flags, NULL);
+  if (rc != SQLITE_OK)
+    {
+      if (!(flags & SQLITE_OPEN_CREATE) && !g_file_test (path, G_FILE_TEST_EXISTS))
+        g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_OPEN, "%s: no such file", path);
+      else
+        ls_store_set_error (store, rc, "opening", error);
+      ls_store_close (store);
+      return NULL;
+    }
+  /* Wait for another writer for a while rather than fail at once. */
+  sqlite3_busy_timeout (store->db, g_getenv ("LOADSCOPE_STORE_BUSY_MS") ? atoi (g_getenv ("LOADSCOPE_STORE_BUSY_MS")) : 5000);
+  sqlite3_extended_result_codes (store->db, 0);
+  return store;
+}
+
+ls_store *
+ls_store_open_existing (const char *path, int flags, GError **error)
+{
+  ls_store *store = open_common (path, flags ? flags : SQLITE_OPEN_READONLY, error);
+  if (!store)
+    return NULL;
+  /* A file that is not SQLite fails on its first read. */
+  if (ls_store_schema_version (store) < 0)
+    {
+      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID, "%s: not a Loadscope store (%s)", path,
+                   sqlite3_errmsg (store->db));
+      ls_store_close (store);
+      return NULL;
+    }
+  return store;
+}
+
+ls_store *
+ls_store_open (const char *path, GError **error)
+{
+  g_autofree char *default_path = path ? NULL : ls_store_default_path ();
+  g_autofree char *dir = NULL;
+  ls_store *store;
+
+  if (!path)
+    path = default_path;
+  dir = g_path_get_dirname (path);
+  if (g_mkdir_with_parents (dir, 0700) != 0)
+    {
+      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_OPEN, "%s: cannot create the folder: %s", dir,
+                   g_strerror (errno));
+      return NULL;
+    }
+  store = open_common (path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, error);
+  if (!store)
+    return NULL;
+  if (ls_store_schema_version (store) < 0)
+    {
+      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID, "%s: not a Loadscope store (%s)", path,
+                   sqlite3_errmsg (store->db));
+      ls_store_close (store);
+      return NULL;
+    }
+  if (!ls_store_exec (store, "PRAGMA foreign_keys = ON; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;",
+                      error)
+      || !ls_store_migrate_to (store, LS_STORE_SCHEMA_VERSION, error) || !ls_store_mark_dead_runs (store, error))
+    {
+      ls_store_close (store);
+      return NULL;
+    }
+  return store;
+}
+
+void
+ls_store_close (ls_store *store)
+{
+  if (!store)
+    return;
+  sqlite3_close_v2 (store->db);
+  g_free (store->path);
+  g_free (store);
+}
+
+char *
+ls_machine_fingerprint (const char *hostname, const char *os, const char *cpu_model, gint64 cores, gint64 ram_bytes)
+{
+  g_autofree char *key = g_strdup_printf ("%s\n%s\n%s\n%" G_GINT64_FORMAT "\n%" G_GINT64_FORMAT, hostname, os,
+                                          cpu_model, cores, ram_bytes);
+  g_autofree char *sum = g_compute_checksum_for_string (G_CHECKSUM_SHA256, key, -1);
+  return g_strndup (sum, 32);
+}
+
+gint64
+ls_store_this_machine (ls_store *store, const char *gpu, const char *driver, GError **error)
+{
+  ls_sysinfo info;
+  ls_error err = { 0 };
+  sqlite3_stmt *st = NULL;
+  gint64 id = -1;
+
+  if (ls_sysinfo_read (&info, &err) != LS_OK)
+    {
+      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_SQL, "describing this machine: %s", err.message);
+      return -1;
+    }
+  g_autofree char *fp = ls_machine_fingerprint (info.hostname, info.os_name, info.cpu_model, info.logical_cores,
+                                                (gint64) info.total_ram_bytes);
+  int rc = sqlite3_prepare_v2 (store->db,
+                               "INSERT INTO machine (fingerprint, hostname, os, kernel, arch, cpu_model, logical_cores, "
+                               "ram_bytes, gpu, driver) VALUES (?,?,?,?,?,?,?,?,?,?) "
+                               "ON CONFLICT (fingerprint) DO UPDATE SET kernel = excluded.kernel, "
+                               "gpu = COALESCE (excluded.gpu, machine.gpu), driver = COALESCE (excluded.driver, machine.driver) "
+                               "RETURNING id",
+                               -1, &st, NULL);
+  if (rc != SQLITE_OK)
+    {
+      ls_store_set_error (store, rc, "recording this machine", error);
+      return -1;
+    }
+  sqlite3_bind_text (st, 1, fp, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (st, 2, info.hostname, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (st, 3, info.os_name, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (st, 4, info.kernel, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (st, 5, info.arch, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (st, 6, info.cpu_model, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64 (st, 7, info.logical_cores);
+  sqlite3_bind_int64 (st, 8, (gint64) info.total_ram_bytes);
+  if (gpu)
+    sqlite3_bind_text (st, 9, gpu, -1, SQLITE_TRANSIENT);
+  if (driver)
+    sqlite3_bind_text (st, 10, driver, -1, SQLITE_TRANSIENT);
+  rc = sqlite3_step (st);
+  if (rc == SQLITE_ROW)
+    id = sqlite3_column_int64 (st, 0);
+  else
+    ls_store_set_error (store, rc, "recording this machine", error);
+  sqlite3_finalize (st);
+  return id;
+}
+
+gint64
+ls_store_sweep_begin (ls_store *store, gint64 machine_id, const char *grid_json, int configurations, int repeat,
+                      GError **error)
+{
+  sqlite3_stmt *st = NULL;
+  g_autofree char *uuid = g_uuid_string_random ();
+  g_autofree char *now = ls_store_now ();
+  int rc = sqlite3_prepare_v2 (store->db,
+                               "INSERT INTO sweep (uuid, machine_id, started_at, status, grid, configurations, repeat) "
+                               "VALUES (?, ?, ?, 'running', ?, ?, ?)",
+                               -1, &st, NULL);
+  if (rc != SQLITE_OK)
+    return ls_store_set_error (store, rc, "recording the sweep", error), -1;
+  sqlite3_bind_text (st, 1, uuid, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64 (st, 2, machine_id);
+  sqlite3_bind_text (st, 3, now, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (st, 4, grid_json, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int (st, 5, configurations);
+  sqlite3_bind_int (st, 6, repeat);
+  rc = sqlite3_step (st);
+  sqlite3_finalize (st);
+  if (rc != SQLITE_DONE)
+    return ls_store_set_error (store, rc, "recording the sweep", error), -1;
+  return sqlite3_last_insert_rowid (store->db);
+}
+
+gboolean
+ls_store_sweep_end (ls_store *store, gint64 sweep_id, const char *status, const char *reason, GError **error)
+{
+  sqlite3_stmt *st = NULL;
+  g_autofree char *now = ls_store_now ();
+  int rc = sqlite3_prepare_v2 (store->db, "UPDATE sweep SET status = ?, finished_at = ?, error = ? WHERE id = ?", -1,
+                               &st, NULL);
+  if (rc != SQLITE_OK)
+    return ls_store_set_error (store, rc, "finishing the sweep", error);
+  sqlite3_bind_text (st, 1, status, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (st, 2, now, -1, SQLITE_TRANSIENT);
+  if (reason)
+    sqlite3_bind_text (st, 3, reason, -1, SQLITE_TRANSIENT);
+  else
+    sqlite3_bind_null (st, 3);
+  sqlite3_bind_int64 (st, 4, sweep_id);
+  rc = sqlite3_step (st);
+  sqlite3_finalize (st);
+  return rc == SQLITE_DONE ? TRUE : ls_store_set_error (store, rc, "finishing the sweep", error);
+}
+
+gboolean
+ls_store_delete_runs (ls_store *store, const gint64 *ids, guint n, GError **error)
+{
+  sqlite3_stmt *st = NULL;
+  if (!ls_store_exec (store, "BEGIN IMMEDIATE", error))
+    return FALSE;
+  int rc = sqlite3_prepare_v2 (store->db, "DELETE FROM run WHERE id = ?", -1, &st, NULL);
+  for (guint i = 0; rc == SQLITE_OK && i < n; i++)
+    {
+      sqlite3_bind_int64 (st, 1, ids[i]);
+      rc = sqlite3_step (st) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode (store->db);
+      sqlite3_reset (st);
+    }
+  sqlite3_finalize (st);
+  if (rc != SQLITE_OK || !ls_store_exec (store, "COMMIT", NULL))
+    {
+      ls_store_set_error (store, rc != SQLITE_OK ? rc : sqlite3_errcode (store->db), "deleting runs", error);
+      sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
+      return FALSE;
+    }
+  return TRUE;
+}

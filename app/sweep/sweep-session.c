@@ -1,0 +1,591 @@
+/* LsSweepSession: `loadscope sweep` driven from a main loop. One runner
+ * (`loadscope run ... --events -`) at a time, started with GSubprocess; its
+ * stdout is read line by line asynchronously and every JSON object is
+ * emitted as "event". A run ends when both its stdout has reached EOF and
+ * the runner has been reaped; then "run-finished" is emitted and the next
+ * runner starts. While anything is pending, the pending operation holds a
+ * reference to the session, so dropping the last outside reference does
+ * not stop a sweep: cancel it first. */
+#include "app/sweep/sweep-session.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/store/store.h"
+#include "app/core/sweep-grid.h"
+#include "app/core/worker-path.h"
+
+/* How long to wait for the rest of a reaped runner's output (a worker it
+ * left behind may hold the pipe open) before giving up on it. */
+#define DRAIN_TIMEOUT_S 2
+
+/* A runner's own words (its stderr, merged into the events pipe) are
+ * kept up to this many bytes, the latest ones. */
+#define SAID_MAX 4096
+
+/* `loadscope run` exits 2 for bad usage or input: the same for every
+ * configuration of the sweep, so the sweep stops there. */
+#define RUNNER_BAD_INPUT 2
+
+struct _LsSweepSession {
+  GObject parent_instance;
+
+  GHashTable *knobs; /* char * -> char *, a copy of what was given */
+  char *db;
+  char *runner;
+
+  ls_sweep_grid *grid;
+  guint repeat;
+  ls_store *store;
+  gint64 sweep_id;
+  guint total;
+  guint current;
+  gboolean started;
+  gboolean running;
+  gboolean cancelled;
+  char *failure; /* why the sweep stopped by itself; NULL otherwise */
+  JsonArray *summaries;
+
+  /* The current run. */
+  GSubprocess *proc;
+  GDataInputStream *in;
+  GCancellable *reading;
+  char *label;
+  GString *said; /* what the runner wrote that is not an event */
+  char *run_error; /* its "error" event's message, said when it ends */
+  JsonObject *summary;
+  gboolean read_done;
+  gboolean wait_done;
+  guint drain_source;
+};
+
+G_DEFINE_FINAL_TYPE (LsSweepSession, ls_sweep_session, G_TYPE_OBJECT)
+
+enum {
+  SIGNAL_RUN_STARTED,
+  SIGNAL_EVENT,
+  SIGNAL_RUN_FINISHED,
+  SIGNAL_FINISHED,
+  SIGNAL_ERROR,
+  N_SIGNALS,
+};
+
+static guint signals[N_SIGNALS];
+
+static void start_next (LsSweepSession *self);
+static char *runner_words (LsSweepSession *self);
+
+static void
+ls_sweep_session_dispose (GObject *object)
+{
+  LsSweepSession *self = LS_SWEEP_SESSION (object);
+
+  /* Only reached with a runner still going through g_object_run_dispose ():
+   * pending operations hold references. Do not leave it running. */
+  if (self->proc)
+    g_subprocess_send_signal (self->proc, SIGINT);
+  g_clear_handle_id (&self->drain_source, g_source_remove);
+  if (self->reading)
+    g_cancellable_cancel (self->reading);
+  G_OBJECT_CLASS (ls_sweep_session_parent_class)->dispose (object);
+}
+
+static void
+ls_sweep_session_finalize (GObject *object)
+{
+  LsSweepSession *self = LS_SWEEP_SESSION (object);
+
+  if (self->store && self->sweep_id > 0 && self->running)
+    ls_store_sweep_end (self->store, self->sweep_id, "interrupted", NULL, NULL);
+  g_clear_pointer (&self->store, ls_store_close);
+  g_clear_pointer (&self->grid, ls_sweep_grid_free);
+  g_clear_pointer (&self->knobs, g_hash_table_unref);
+  g_clear_pointer (&self->summaries, json_array_unref);
+  g_clear_pointer (&self->summary, json_object_unref);
+  g_clear_object (&self->proc);
+  g_clear_object (&self->in);
+  g_clear_object (&self->reading);
+  g_free (self->label);
+  g_free (self->failure);
+  g_free (self->run_error);
+  if (self->said)
+    g_string_free (self->said, TRUE);
+  g_free (self->db);
+  g_free (self->runner);
+  G_OBJECT_CLASS (ls_sweep_session_parent_class)->finalize (object);
+}
+
+static void
+ls_sweep_session_class_init (LsSweepSessionClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = ls_sweep_session_dispose;
+  object_class->finalize = ls_sweep_session_finalize;
+
+  signals[SIGNAL_RUN_STARTED] = g_signal_new ("run-started", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                                              NULL, NULL, G_TYPE_NONE, 2, G_TYPE_UINT, G_TYPE_STRING);
+  signals[SIGNAL_EVENT] = g_signal_new ("event", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                        G_TYPE_NONE, 1, JSON_TYPE_OBJECT);
+  signals[SIGNAL_RUN_FINISHED] = g_signal_new ("run-finished", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                                               NULL, NULL, G_TYPE_NONE, 2, G_TYPE_UINT, JSON_TYPE_OBJECT);
+  signals[SIGNAL_FINISHED] = g_signal_new ("finished", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                                           NULL, G_TYPE_NONE, 1, G_TYPE_BOOLEAN);
+  signals[SIGNAL_ERROR] = g_signal_new ("error", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                        G_TYPE_NONE, 1, G_TYPE_STRING);
+}
+
+static void
+ls_sweep_session_init (LsSweepSession *self)
+{
+  self->repeat = 1;
+}
+
+LsSweepSession *
+ls_sweep_session_new (GHashTable *knobs, const char *db, const char *runner)
+{
+  LsSweepSession *self;
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_return_val_if_fail (knobs != NULL, NULL);
+
+  self = g_object_new (LS_TYPE_SWEEP_SESSION, NULL);
+  self->knobs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_hash_table_iter_init (&iter, knobs);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    g_hash_table_insert (self->knobs, g_strdup (key), g_strdup (value));
+  self->db = g_strdup (db);
+  self->runner = g_strdup (runner);
+  return self;
+}
+
+static void
+emit_error (LsSweepSession *self, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static void
+emit_error (LsSweepSession *self, const char *format, ...)
+{
+  va_list ap;
+  va_start (ap, format);
+  g_autofree char *message = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  g_signal_emit (self, signals[SIGNAL_ERROR], 0, message);
+}
+
+static gboolean
+parse_switch (const char *text, gboolean *out)
+{
+  static const char *const yes[] = { "on", "true", "yes", "1" };
+  static const char *const no[] = { "off", "false", "no", "0" };
+  for (guint i = 0; i < G_N_ELEMENTS (yes); i++)
+    if (g_ascii_strcasecmp (text, yes[i]) == 0)
+      return *out = TRUE, TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (no); i++)
+    if (g_ascii_strcasecmp (text, no[i]) == 0)
+      return *out = FALSE, TRUE;
+  return FALSE;
+}
+
+static int
+compare_names (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* The knobs as the grid takes them, plus "repeat" and "drop-last". */
+static gboolean
+read_knobs (LsSweepSession *self, const char **values, gboolean *drop_last, GError **error)
+{
+  guint n = 0;
+  g_autofree gpointer *names = g_hash_table_get_keys_as_array (self->knobs, &n);
+
+  /* In name order, so the error for several bad knobs is always the same. */
+  qsort (names, n, sizeof *names, compare_names);
+  *drop_last = FALSE;
+  for (guint i = 0; i < n; i++)
+    {
+      const char *name = names[i];
+      const char *value = g_hash_table_lookup (self->knobs, name);
+      int k = ls_sweep_knob_find (name);
+
+      if (!value)
+        {
+          g_set_error (error, LS_SWEEP_ERROR, LS_SWEEP_ERROR_KNOB, "--%s: no value", name);
+          return FALSE;
+        }
+      if (k >= 0)
+        values[k] = value;
+      else if (strcmp (name, "repeat") == 0)
+        {
+          guint64 r = 0;
+          if (!g_ascii_string_to_unsigned (value, 10, 1, 1000, &r, NULL))
+            {
+              g_set_error (error, LS_SWEEP_ERROR, LS_SWEEP_ERROR_KNOB, "--repeat %s: must be between 1 and 1000",
+                           value);
+              return FALSE;
+            }
+          self->repeat = (guint) r;
+        }
+      else if (strcmp (name, "drop-last") == 0)
+        {
+          if (!parse_switch (value, drop_last))
+            {
+              g_set_error (error, LS_SWEEP_ERROR, LS_SWEEP_ERROR_KNOB, "--drop-last %s: must be on or off", value);
+              return FALSE;
+            }
+        }
+      else
+        {
+          g_set_error (error, LS_SWEEP_ERROR, LS_SWEEP_ERROR_KNOB, "--%s: not a knob a sweep takes", name);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static char *
+find_runner (const char *runner, GError **error)
+{
+  g_autofree char *path = NULL;
+
+  if (!runner)
+    path = ls_self_exe_path ();
+  else if (strchr (runner, G_DIR_SEPARATOR))
+    path = g_strdup (runner);
+  else
+    path = g_find_program_in_path (runner);
+  if (!path || !g_file_test (path, G_FILE_TEST_IS_EXECUTABLE) || g_file_test (path, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT, "the runner %s is not an executable program",
+                   runner ? runner : path ? path : "(this program)");
+      return NULL;
+    }
+  return g_steal_pointer (&path);
+}
+
+gboolean
+ls_sweep_session_start (LsSweepSession *self, GError **error)
+{
+  const char *values[LS_SWEEP_N_KNOBS] = { 0 };
+  gboolean drop_last = FALSE;
+  g_autoptr (ls_sweep_grid) grid = NULL;
+  g_autoptr (ls_store) store = NULL;
+  g_autofree char *runner = NULL;
+  g_autofree char *grid_text = NULL;
+  gint64 machine, sweep_id;
+
+  g_return_val_if_fail (LS_IS_SWEEP_SESSION (self), FALSE);
+  g_return_val_if_fail (!self->started, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!read_knobs (self, values, &drop_last, error))
+    return FALSE;
+  grid = ls_sweep_grid_new (values, drop_last, error);
+  if (!grid)
+    return FALSE;
+  runner = find_runner (self->runner, error);
+  if (!runner)
+    return FALSE;
+
+  store = ls_store_open (self->db, error);
+  if (!store)
+    return FALSE;
+  machine = ls_store_this_machine (store, NULL, NULL, error);
+  if (machine < 0)
+    return FALSE;
+  grid_text = ls_sweep_grid_to_json (grid);
+  sweep_id = ls_store_sweep_begin (store, machine, grid_text, (int) ls_sweep_grid_size (grid), (int) self->repeat,
+                                   error);
+  if (sweep_id < 0)
+    return FALSE;
+
+  self->started = TRUE;
+  self->running = TRUE;
+  self->grid = g_steal_pointer (&grid);
+  self->store = g_steal_pointer (&store);
+  self->sweep_id = sweep_id;
+  self->total = ls_sweep_grid_size (self->grid) * self->repeat;
+  g_free (self->runner);
+  self->runner = g_steal_pointer (&runner);
+  self->summaries = json_array_new ();
+
+  /* A handler may drop the caller's reference during the first run-started. */
+  g_autoptr (LsSweepSession) hold = g_object_ref (self);
+  start_next (self);
+  return TRUE;
+}
+
+static void
+finish_sweep (LsSweepSession *self)
+{
+  g_autoptr (GError) error = NULL;
+
+  self->running = FALSE;
+  const char *status = self->failure ? "failed" : self->cancelled ? "interrupted" : "done";
+  if (!ls_store_sweep_end (self->store, self->sweep_id, status, self->failure, &error))
+    emit_error (self, "%s", error->message);
+  g_clear_pointer (&self->store, ls_store_close);
+  g_signal_emit (self, signals[SIGNAL_FINISHED], 0, self->cancelled);
+}
+
+static void
+end_run (LsSweepSession *self)
+{
+  g_autoptr (JsonObject) summary = g_steal_pointer (&self->summary);
+  g_autofree char *label = g_steal_pointer (&self->label);
+  int status = -1;
+
+  g_clear_handle_id (&self->drain_source, g_source_remove);
+  if (g_subprocess_get_if_exited (self->proc))
+    status = g_subprocess_get_exit_status (self->proc);
+  else if (g_subprocess_get_if_signaled (self->proc))
+    status = 128 + g_subprocess_get_term_sig (self->proc);
+  g_clear_object (&self->proc);
+  g_clear_object (&self->in);
+  g_clear_object (&self->reading);
+
+  g_autofree char *said = runner_words (self);
+  g_autofree char *run_error = g_steal_pointer (&self->run_error);
+  if (status == RUNNER_BAD_INPUT && !summary && !self->cancelled)
+    {
+      /* Every configuration would be refused the same way: stop here. */
+      self->failure = g_strdup (run_error ? run_error : *said ? said : "the runner refused its input (exit status 2)");
+      emit_error (self, "%s", self->failure);
+    }
+  else
+    {
+      if (run_error && !self->cancelled)
+        emit_error (self, "[%u/%u] %s: %s", self->current, self->total, label, run_error);
+      if (summary)
+        json_array_add_object_element (self->summaries, json_object_ref (summary));
+      else
+        {
+          /* Its run, if it was recorded, is marked interrupted now. A runner
+           * told to stop before it could catch SIGINT is no news either. */
+          ls_store_mark_dead_runs (self->store, NULL);
+          if (!self->cancelled)
+            emit_error (self, "[%u/%u] %s: the runner ended without a summary (exit status %d)%s%s", self->current,
+                        self->total, label, status, *said ? ": " : "", said);
+        }
+    }
+  g_signal_emit (self, signals[SIGNAL_RUN_FINISHED], 0, self->current, summary);
+  start_next (self);
+}
+
+/* What the runner wrote outside its events, trimmed, on one line each
+ * joined by "; ", without the "loadscope run: " prefix of its messages. */
+static char *
+runner_words (LsSweepSession *self)
+{
+  g_autoptr (GString) out = g_string_new (NULL);
+  g_auto (GStrv) lines = g_strsplit (self->said ? self->said->str : "", "\n", -1);
+  for (guint i = 0; lines[i]; i++)
+    {
+      char *line = g_strstrip (lines[i]);
+      if (g_str_has_prefix (line, "loadscope run: "))
+        line += strlen ("loadscope run: ");
+      if (!*line)
+        continue;
+      if (out->len)
+        g_string_append (out, "; ");
+      g_string_append (out, line);
+    }
+  if (self->said)
+    g_string_truncate (self->said, 0);
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+static void
+keep_said (LsSweepSession *self, const char *line, gsize len)
+{
+  if (!self->said)
+    self->said = g_string_new (NULL);
+  g_string_append_len (self->said, line, (gssize) len);
+  g_string_append_c (self->said, '\n');
+  if (self->said->len > SAID_MAX)
+    g_string_erase (self->said, 0, (gssize) (self->said->len - SAID_MAX));
+}
+
+static void
+maybe_end_run (LsSweepSession *self)
+{
+  if (self->read_done && self->wait_done)
+    end_run (self);
+}
+
+/* One line of the runner's --events stream. */
+static void
+handle_line (LsSweepSession *self, const char *line, gsize len)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonNode *root;
+  JsonObject *event;
+  const char *kind;
+
+  if (!g_utf8_validate (line, (gssize) len, NULL))
+    return;
+  if (line[0] != '{' || !json_parser_load_from_data (parser, line, (gssize) len, NULL)
+      || !(root = json_parser_get_root (parser)) || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      keep_said (self, line, len);
+      return;
+    }
+  event = json_node_get_object (root);
+  kind = json_object_get_string_member_with_default (event, "event", "");
+  if (strcmp (kind, "finished") == 0)
+    {
+      JsonNode *summary = json_object_get_member (event, "summary");
+      if (summary && JSON_NODE_HOLDS_OBJECT (summary))
+        {
+          g_clear_pointer (&self->summary, json_object_unref);
+          self->summary = json_object_ref (json_node_get_object (summary));
+        }
+    }
+  g_signal_emit (self, signals[SIGNAL_EVENT], 0, event);
+  /* Said when the run ends, once it is known whether it stops the sweep.
+   * After cancel, the runner's "interrupted after N batches" is no news. */
+  if (strcmp (kind, "error") == 0 && !self->cancelled)
+    {
+      g_free (self->run_error);
+      self->run_error = g_strdup (json_object_get_string_member_with_default (event, "message", "?"));
+    }
+}
+
+static void
+on_line (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (LsSweepSession) self = user_data;
+  g_autoptr (GError) error = NULL;
+  gsize len = 0;
+  g_autofree char *line = g_data_input_stream_read_line_finish (G_DATA_INPUT_STREAM (source), result, &len, &error);
+
+  if (!line)
+    {
+      self->read_done = TRUE;
+      maybe_end_run (self);
+      return;
+    }
+  handle_line (self, line, len);
+  g_data_input_stream_read_line_async (self->in, G_PRIORITY_DEFAULT, self->reading, on_line, g_object_ref (self));
+}
+
+static gboolean
+on_drain_timeout (gpointer user_data)
+{
+  LsSweepSession *self = user_data;
+  self->drain_source = 0;
+  g_cancellable_cancel (self->reading);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_exit (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (LsSweepSession) self = user_data;
+
+  g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL);
+  self->wait_done = TRUE;
+  if (!self->read_done)
+    self->drain_source = g_timeout_add_seconds (DRAIN_TIMEOUT_S, on_drain_timeout, self);
+  maybe_end_run (self);
+}
+
+/* Starts the next runner, or ends the sweep when there is none (or it was
+ * cancelled). A runner that cannot be started is reported and skipped. */
+static void
+start_next (LsSweepSession *self)
+{
+  guint size = ls_sweep_grid_size (self->grid);
+
+  while (!self->cancelled && !self->failure && self->current < self->total)
+    {
+      g_autoptr (GError) error = NULL;
+      guint c = self->current % size;
+      guint round = self->current / size;
+      g_autoptr (GPtrArray) argv
+          = ls_sweep_grid_runner_argv (self->grid, c, self->runner, ls_store_path (self->store), self->sweep_id);
+      g_autofree char *label = ls_sweep_grid_label (self->grid, c);
+
+      self->current++;
+      if (self->repeat > 1)
+        {
+          char *more = g_strdup_printf ("%s (repeat %u of %u)", label, round + 1, self->repeat);
+          g_free (label);
+          label = more;
+        }
+      /* Its stderr comes on the same pipe: a reason it gives is shown. */
+      self->proc = g_subprocess_newv ((const char *const *) argv->pdata,
+                                      G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_MERGE, &error);
+      if (!self->proc)
+        {
+          emit_error (self, "[%u/%u] %s: %s", self->current, self->total, label, error->message);
+          g_signal_emit (self, signals[SIGNAL_RUN_FINISHED], 0, self->current, NULL);
+          continue;
+        }
+      self->label = g_steal_pointer (&label);
+      self->in = g_data_input_stream_new (g_subprocess_get_stdout_pipe (self->proc));
+      self->reading = g_cancellable_new ();
+      self->read_done = self->wait_done = FALSE;
+      g_data_input_stream_read_line_async (self->in, G_PRIORITY_DEFAULT, self->reading, on_line, g_object_ref (self));
+      g_subprocess_wait_async (self->proc, NULL, on_exit, g_object_ref (self));
+      g_signal_emit (self, signals[SIGNAL_RUN_STARTED], 0, self->current, self->label);
+      return;
+    }
+  finish_sweep (self);
+}
+
+void
+ls_sweep_session_cancel (LsSweepSession *self)
+{
+  g_return_if_fail (LS_IS_SWEEP_SESSION (self));
+
+  if (!self->running || self->cancelled)
+    return;
+  self->cancelled = TRUE;
+  if (self->proc)
+    g_subprocess_send_signal (self->proc, SIGINT);
+}
+
+guint
+ls_sweep_session_get_total (LsSweepSession *self)
+{
+  g_return_val_if_fail (LS_IS_SWEEP_SESSION (self), 0);
+  return self->total;
+}
+
+guint
+ls_sweep_session_get_current (LsSweepSession *self)
+{
+  g_return_val_if_fail (LS_IS_SWEEP_SESSION (self), 0);
+  return self->current;
+}
+
+gint64
+ls_sweep_session_get_sweep_id (LsSweepSession *self)
+{
+  g_return_val_if_fail (LS_IS_SWEEP_SESSION (self), 0);
+  return self->sweep_id;
+}
+
+gboolean
+ls_sweep_session_is_running (LsSweepSession *self)
+{
+  g_return_val_if_fail (LS_IS_SWEEP_SESSION (self), FALSE);
+  return self->running;
+}
+
+JsonArray *
+ls_sweep_session_get_summaries (LsSweepSession *self)
+{
+  g_return_val_if_fail (LS_IS_SWEEP_SESSION (self), NULL);
+  return self->summaries;
+}
+
+const char *
+ls_sweep_session_get_failure (LsSweepSession *self)
+{
+  g_return_val_if_fail (LS_IS_SWEEP_SESSION (self), NULL);
+  return self->failure;
+}
