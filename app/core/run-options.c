@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "app/core/worker-path.h"
+#include "loader/pool.h"
 #include "loader/transform.h"
-#include "platform/channel.h"
 
 #define LS_ERROR_DOMAIN g_quark_from_static_string ("loadscope-usage")
 
@@ -272,8 +272,8 @@ ls_run_options_resolve (const ls_run_options *o, ls_run_config *config, GError *
   spec->crash_at = o->crash_at >= 0 ? (uint64_t) o->crash_at + 1 : 0;
   spec->hang_at = o->hang_at >= 0 ? (uint64_t) o->hang_at + 1 : 0;
 
-  if (o->workers < 0 || o->workers > LS_CHANNEL_WAIT_MAX)
-    return fail (error, "--workers %d: must be between 0 and %d", o->workers, LS_CHANNEL_WAIT_MAX);
+  if (o->workers < 0 || o->workers > LS_POOL_MAX_WORKERS)
+    return fail (error, "--workers %d: must be between 0 and %d", o->workers, LS_POOL_MAX_WORKERS);
   pool->num_workers = (uint32_t) o->workers;
   if (o->batch_size < 1 || o->batch_size > 65536)
     return fail (error, "--batch-size %d: must be between 1 and 65536", o->batch_size);
@@ -299,7 +299,7 @@ ls_run_options_resolve (const ls_run_options *o, ls_run_config *config, GError *
   else
     return fail (error, "--start %s: expected fork or spawn", o->start);
   if (pool->start == LS_START_SPAWN)
-    pool->worker_path = ls_worker_path (); /* owned by the config for the process's life */
+    pool->worker_path = ls_worker_path_for_process ();
 
   if (!o->on_error || strcmp (o->on_error, "fail") == 0)
     pool->skip_bad_samples = false;

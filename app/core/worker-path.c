@@ -37,3 +37,16 @@ ls_self_exe_path (void)
   free (raw);
   return self;
 }
+
+const char *
+ls_worker_path_for_process (void)
+{
+  static char *path;
+  static gsize once;
+  if (g_once_init_enter (&once))
+    {
+      path = ls_worker_path ();
+      g_once_init_leave (&once, 1);
+    }
+  return path;
+}
