@@ -17,6 +17,11 @@
 #include "loader/dataset.h"
 #include "platform/process.h"
 
+/* The most workers a pool runs (num_workers 0..LS_POOL_MAX_WORKERS): the
+ * pool waits on all their channels at once, and Win32 waits on at most 64
+ * objects. */
+#define LS_POOL_MAX_WORKERS 60
+
 typedef enum {
   LS_START_FORK = 0,
   LS_START_SPAWN = 1,
