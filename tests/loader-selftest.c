@@ -314,7 +314,9 @@ kill_from_outside (ls_pid pid, char *why, size_t len)
 static void
 test_killed_worker (void)
 {
-  const char *name = "worker killed from outside is named within 1 s";
+  /* Promptly: by the pool's watch on its workers, long before the batch
+   * timeout (120 s); the bound leaves room for a loaded machine. */
+  const char *name = "worker killed from outside is named promptly";
   ls_pool_config c = small_config (2).pool;
   ls_pool *pool = NULL;
   ls_error err = { 0 };
@@ -325,6 +327,7 @@ test_killed_worker (void)
 
   c.dataset.sample_cost_us = 2000; /* slow enough that the kill lands mid-run */
   c.dataset.work_per_us = ls_synthetic_calibrate ();
+  c.timeout_s = 120;
   if (ls_pool_create (&c, &pool, &err) != LS_OK)
     {
       check (0, name, "ls_pool_create: %s", err.message);
@@ -366,7 +369,7 @@ test_killed_worker (void)
 #endif
   check (rc != LS_OK && rc != LS_POOL_END, "killed worker: the pool reports an error", "rc %d after %" PRIu64 " batches",
          rc, got);
-  check (rc < 0 && ms < 1000, "killed worker: detected in < 1 s", "took %.0f ms (rc %d)", ms, rc);
+  check (rc < 0 && ms < 30000, "killed worker: detected long before the timeout", "took %.0f ms (rc %d)", ms, rc);
   check (rc < 0 && starts_with (err.message, expect), "killed worker: error names worker 1, its pid and how it ended",
          "got [%s], want it to start with [%s]", err.message, expect);
   printf ("# kill detected in %.1f ms: %s\n", ms, err.message);
@@ -410,7 +413,8 @@ test_hang_timeout (void)
   double s = ms_since (t0) / 1000.0;
   check (r.status == LS_RUN_FAILED && strstr (r.error, "timed out after 1.0 s waiting for batch 2 of epoch 0"), name,
          "status %d, error [%s]", (int) r.status, r.error);
-  check (s < 8, "hang: the run ends within a few seconds", "took %.1f s", s);
+  /* The 1 s timeout, not the end of the test: far below its time limit. */
+  check (s < 30, "hang: the run ends at the timeout, not never", "took %.1f s", s);
   ls_run_result_clear (&r);
 }
 

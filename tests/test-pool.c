@@ -338,8 +338,12 @@ assert_no_process (ls_pid pid)
   g_assert_cmpint (errno, ==, ESRCH);
 }
 
+/* Promptly means by the pool's own watch on its workers, not by the batch
+ * timeout: the timeout is set far beyond what the check allows, and the
+ * check far beyond what a loaded machine adds (a timed bound of 1 s failed
+ * on busy machines). */
 static void
-test_killed_worker_is_named_within_a_second (void)
+test_killed_worker_is_named_promptly (void)
 {
   for (int start = LS_START_FORK; start <= LS_START_SPAWN; start++)
     {
@@ -352,6 +356,7 @@ test_killed_worker_is_named_within_a_second (void)
 
       c.dataset.sample_cost_us = 2000; /* slow enough that the kill lands mid-run */
       c.dataset.work_per_us = ls_synthetic_calibrate ();
+      c.timeout_s = 120;
       g_assert_cmpint (ls_pool_create (&c, &pool, &err), ==, LS_OK);
       g_assert_cmpint (ls_pool_next (pool, &b, &err), ==, LS_OK);
       ls_pool_release (pool, &b);
@@ -364,7 +369,7 @@ test_killed_worker_is_named_within_a_second (void)
       int rc;
       while ((rc = ls_pool_next (pool, &b, &err)) == LS_OK)
         ls_pool_release (pool, &b);
-      g_assert_cmpuint ((ls_clock_ns () - t0) / 1000000u, <, 1000);
+      g_assert_cmpuint ((ls_clock_ns () - t0) / 1000000u, <, 30000);
       g_assert_cmpint (rc, ==, LS_ERR_CLOSED);
       g_snprintf (expect, sizeof expect, "worker 1 (pid %d) killed by signal 9 (SIGKILL)", (int) victim);
       g_assert_true (g_str_has_prefix (err.message, expect));
@@ -529,7 +534,7 @@ main (int argc, char **argv)
   g_test_add_func ("/loader/pool/new-workers-each-epoch", test_new_workers_each_epoch);
   g_test_add_func ("/loader/pool/in-process-loading", test_in_process_loading);
   g_test_add_func ("/loader/pool/bad-sample-fails-or-is-skipped", test_bad_sample_fails_or_is_skipped);
-  g_test_add_func ("/loader/pool/killed-worker-is-named-within-a-second", test_killed_worker_is_named_within_a_second);
+  g_test_add_func ("/loader/pool/killed-worker-is-named-promptly", test_killed_worker_is_named_promptly);
   g_test_add_func ("/loader/pool/crashing-worker-is-reported", test_crashing_worker_is_reported);
   g_test_add_func ("/loader/pool/hanging-worker-trips-timeout", test_hanging_worker_trips_timeout);
   g_test_add_func ("/loader/pool/missing-worker-executable", test_missing_worker_executable);
