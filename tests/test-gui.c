@@ -129,7 +129,7 @@ test_workbench_end_to_end (void)
   g_assert_nonnull (strstr (ls_setup_page_get_dataset_problem (setup), "found 30 JPEG files but no class folders"));
   {
     g_autoptr (GError) refused = NULL;
-    g_autoptr (GHashTable) none = ls_setup_page_get_knobs (setup, &refused);
+    g_autoptr (ls_sweep_request) none = ls_setup_page_get_request (setup, &refused);
     g_assert_null (none);
     g_assert_nonnull (strstr (refused->message, "no class folders"));
   }

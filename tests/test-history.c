@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "app/core/recommend.h"
-#include "app/sweep/sweep.h"
+#include "app/sweep/sweep-text.h"
 #include "test-util.h"
 
 typedef struct {

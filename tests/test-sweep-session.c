@@ -6,6 +6,7 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sqlite3.h>
 #include <string.h>
 
@@ -47,6 +48,8 @@ typedef struct {
   GPtrArray *labels;
   GPtrArray *summaries;     /* JsonObject or NULL per run-finished */
   GPtrArray *errors;
+  GPtrArray *outputs;       /* what the runners wrote that is not an event */
+  GArray *exit_statuses;    /* int, per run-finished */
   guint batches, runs_started, runs_finished, finishes;
   gboolean cancelled;
   gint64 run_id;            /* of the current run, from its "started" event */
@@ -98,6 +101,8 @@ on_run_finished (LsSweepSession *s, guint index, JsonObject *summary, recorder *
   g_assert_cmpuint (index, ==, r->runs_started);
   r->in_run = FALSE;
   r->runs_finished++;
+  int status = ls_sweep_session_get_exit_status (s);
+  g_array_append_val (r->exit_statuses, status);
   g_ptr_array_add (r->summaries, summary ? json_object_ref (summary) : NULL);
   g_ptr_array_add (r->log, g_strdup_printf ("run-finished %u %s", index, summary ? "summary" : "NULL"));
 }
@@ -117,6 +122,12 @@ static void
 on_error (LsSweepSession *s, const char *message, recorder *r)
 {
   g_ptr_array_add (r->errors, g_strdup (message));
+}
+
+static void
+on_output (LsSweepSession *s, const char *line, recorder *r)
+{
+  g_ptr_array_add (r->outputs, g_strdup (line));
 }
 
 static gboolean
@@ -144,12 +155,15 @@ recorder_init (recorder *r, LsSweepSession *s, const char *db, action act)
   r->log = g_ptr_array_new_with_free_func (g_free);
   r->labels = g_ptr_array_new_with_free_func (g_free);
   r->errors = g_ptr_array_new_with_free_func (g_free);
+  r->outputs = g_ptr_array_new_with_free_func (g_free);
+  r->exit_statuses = g_array_new (FALSE, FALSE, sizeof (int));
   r->summaries = g_ptr_array_new_with_free_func (free_summary);
   g_signal_connect (s, "run-started", G_CALLBACK (on_run_started), r);
   g_signal_connect (s, "event", G_CALLBACK (on_event), r);
   g_signal_connect (s, "run-finished", G_CALLBACK (on_run_finished), r);
   g_signal_connect (s, "finished", G_CALLBACK (on_finished), r);
   g_signal_connect (s, "error", G_CALLBACK (on_error), r);
+  g_signal_connect (s, "output", G_CALLBACK (on_output), r);
 }
 
 static void
@@ -173,19 +187,35 @@ recorder_clear (recorder *r)
   g_ptr_array_unref (r->log);
   g_ptr_array_unref (r->labels);
   g_ptr_array_unref (r->errors);
+  g_ptr_array_unref (r->outputs);
+  g_array_unref (r->exit_statuses);
   g_ptr_array_unref (r->summaries);
 }
 
-static GHashTable *
-knobs_new (const char *first, ...)
+/* A request from knobs as `loadscope sweep` takes them (name, text, ...,
+ * NULL), plus "repeat" and "drop-last"; the store and runner of the test. */
+static ls_sweep_request *
+request_new (const char *db, const char *first, ...)
 {
-  GHashTable *t = g_hash_table_new (g_str_hash, g_str_equal);
+  ls_sweep_request *r = ls_sweep_request_new ();
   va_list ap;
   va_start (ap, first);
   for (const char *k = first; k; k = va_arg (ap, const char *))
-    g_hash_table_insert (t, (char *) k, va_arg (ap, char *));
+    {
+      const char *v = va_arg (ap, const char *);
+      g_autoptr (GError) error = NULL;
+      if (strcmp (k, "repeat") == 0)
+        r->repeat = (guint) atoi (v);
+      else if (strcmp (k, "drop-last") == 0)
+        r->drop_last = strcmp (v, "on") == 0;
+      else
+        g_assert_true (ls_sweep_request_set_text (r, k, v, &error));
+      g_assert_no_error (error);
+    }
   va_end (ap);
-  return t;
+  r->db = g_strdup (db);
+  r->runner = g_strdup (runner ());
+  return r;
 }
 
 static gint64
@@ -207,10 +237,10 @@ static void
 test_two_configurations (void)
 {
   g_autofree char *db = tmp_path ("two.sqlite");
-  g_autoptr (GHashTable) knobs = knobs_new ("dataset", "synthetic", "count", "256", "size", "8x8", "batch-size", "8",
-                                            "workers", "0,1", "batches", "6", "warmup", "1", "sink", "sim",
-                                            "model-ms", "1", NULL);
-  g_autoptr (LsSweepSession) s = ls_sweep_session_new (knobs, db, runner ());
+  g_autoptr (ls_sweep_request) request = request_new (db, "dataset", "synthetic", "count", "256", "size", "8x8",
+                                                      "batch-size", "8", "workers", "0,1", "batches", "6", "warmup",
+                                                      "1", "sink", "sim", "model-ms", "1", NULL);
+  g_autoptr (LsSweepSession) s = ls_sweep_session_new (request);
   g_autoptr (GError) error = NULL;
   recorder r;
 
@@ -260,20 +290,20 @@ test_two_configurations (void)
   recorder_clear (&r);
 }
 
-static GHashTable *
-slow_knobs (void)
+static ls_sweep_request *
+slow_request (const char *db)
 {
   /* About 5 ms a batch with one worker: long enough to act in the middle. */
-  return knobs_new ("dataset", "synthetic", "count", "4000", "size", "8x8", "sample-cost-us", "600", "batch-size", "8",
-                    "workers", "1,2", "batches", "400", "sink", "sim", "model-ms", "1", NULL);
+  return request_new (db, "dataset", "synthetic", "count", "4000", "size", "8x8", "sample-cost-us", "600",
+                      "batch-size", "8", "workers", "1,2", "batches", "400", "sink", "sim", "model-ms", "1", NULL);
 }
 
 static void
 test_cancel (void)
 {
   g_autofree char *db = tmp_path ("cancel.sqlite");
-  g_autoptr (GHashTable) knobs = slow_knobs ();
-  g_autoptr (LsSweepSession) s = ls_sweep_session_new (knobs, db, runner ());
+  g_autoptr (ls_sweep_request) request = slow_request (db);
+  g_autoptr (LsSweepSession) s = ls_sweep_session_new (request);
   g_autoptr (GError) error = NULL;
   recorder r;
 
@@ -308,8 +338,8 @@ static void
 test_cancel_at_once (void)
 {
   g_autofree char *db = tmp_path ("cancel-at-once.sqlite");
-  g_autoptr (GHashTable) knobs = slow_knobs ();
-  g_autoptr (LsSweepSession) s = ls_sweep_session_new (knobs, db, runner ());
+  g_autoptr (ls_sweep_request) request = slow_request (db);
+  g_autoptr (LsSweepSession) s = ls_sweep_session_new (request);
   g_autoptr (GError) error = NULL;
   recorder r;
 
@@ -335,9 +365,9 @@ static void
 test_killed_runner (void)
 {
   g_autofree char *db = tmp_path ("killed.sqlite");
-  g_autoptr (GHashTable) knobs = slow_knobs ();
-  g_hash_table_insert (knobs, "batches", "30");
-  g_autoptr (LsSweepSession) s = ls_sweep_session_new (knobs, db, runner ());
+  g_autoptr (ls_sweep_request) request = slow_request (db);
+  g_assert_true (ls_sweep_request_set_text (request, "batches", "30", NULL));
+  g_autoptr (LsSweepSession) s = ls_sweep_session_new (request);
   g_autoptr (GError) error = NULL;
   recorder r;
 
@@ -378,31 +408,62 @@ test_bad_knobs (void)
     { "workers", "1,,2", "--workers 1,,2: an empty value" },
     { "wrokers", "1", "--wrokers: not a knob" },
     { "repeat", "0", "--repeat 0" },
-    { "drop-last", "maybe", "--drop-last maybe" },
   };
   for (size_t i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      g_autoptr (GHashTable) knobs = knobs_new ("dataset", "synthetic", "sink", "sim", cases[i].knob, cases[i].value,
-                                                NULL);
-      g_autoptr (LsSweepSession) s = ls_sweep_session_new (knobs, db, runner ());
+      g_autoptr (ls_sweep_request) request = request_new (db, "dataset", "synthetic", "sink", "sim", NULL);
       g_autoptr (GError) error = NULL;
+
+      if (strcmp (cases[i].knob, "repeat") == 0)
+        request->repeat = (guint) atoi (cases[i].value);
+      else if (!ls_sweep_request_set_text (request, cases[i].knob, cases[i].value, &error))
+        {
+          /* Refused as typed, before there is a session. */
+          g_test_message ("%s", error->message);
+          g_assert_error (error, LS_SWEEP_ERROR, LS_SWEEP_ERROR_KNOB);
+          g_assert_nonnull (strstr (error->message, cases[i].message));
+          continue;
+        }
+      g_autoptr (LsSweepSession) s = ls_sweep_session_new (request);
       recorder r;
 
       recorder_init (&r, s, db, ON_NOTHING);
       g_assert_false (ls_sweep_session_start (s, &error));
-      g_assert_nonnull (error);
+      g_assert_error (error, LS_SWEEP_ERROR, LS_SWEEP_ERROR_KNOB);
       g_test_message ("%s", error->message);
       g_assert_nonnull (strstr (error->message, cases[i].message));
       g_assert_false (ls_sweep_session_is_running (s));
       g_assert_cmpuint (r.runs_started + r.finishes + r.errors->len, ==, 0);
       recorder_clear (&r);
     }
+  /* The same knobs added one value at a time: a list for a knob that takes
+   * one value, and an empty value, are refused by the session. */
+  {
+    g_autoptr (ls_sweep_request) request = request_new (db, "dataset", "synthetic", NULL);
+    g_autoptr (GError) error = NULL;
+    ls_sweep_request_add_int (request, LS_SWEEP_KNOB_EPOCHS, 1);
+    ls_sweep_request_add_int (request, LS_SWEEP_KNOB_EPOCHS, 2);
+    g_autoptr (LsSweepSession) s = ls_sweep_session_new (request);
+    g_assert_false (ls_sweep_session_start (s, &error));
+    g_assert_nonnull (strstr (error->message, "--epochs 1,2: this knob takes one value"));
+  }
+  {
+    g_autoptr (ls_sweep_request) request = request_new (db, "dataset", "synthetic", NULL);
+    g_autoptr (GError) error = NULL;
+    ls_sweep_request_add (request, LS_SWEEP_KNOB_PIN, "off");
+    ls_sweep_request_add (request, LS_SWEEP_KNOB_PIN, " ");
+    g_autoptr (LsSweepSession) s = ls_sweep_session_new (request);
+    g_assert_false (ls_sweep_session_start (s, &error));
+    g_assert_nonnull (strstr (error->message, "an empty value in the list"));
+  }
   /* Nothing was recorded: the store was not even created. */
   g_assert_false (g_file_test (db, G_FILE_TEST_EXISTS));
 
   /* A runner that is not there is refused too, before the store. */
-  g_autoptr (GHashTable) knobs = knobs_new ("dataset", "synthetic", NULL);
-  g_autoptr (LsSweepSession) s = ls_sweep_session_new (knobs, db, "/nonexistent/loadscope");
+  g_autoptr (ls_sweep_request) request = request_new (db, "dataset", "synthetic", NULL);
+  g_free (request->runner);
+  request->runner = g_strdup ("/nonexistent/loadscope");
+  g_autoptr (LsSweepSession) s = ls_sweep_session_new (request);
   g_autoptr (GError) error = NULL;
   g_assert_false (ls_sweep_session_start (s, &error));
   g_assert_nonnull (strstr (error->message, "/nonexistent/loadscope"));
@@ -422,9 +483,9 @@ test_bad_input_stops (void)
       g_autofree char *name = g_strdup_printf ("%s/img%d.jpg", flat, i);
       g_assert_true (g_file_set_contents (name, "\xff\xd8\xff\xd9", 4, NULL));
     }
-  g_autoptr (GHashTable) knobs = knobs_new ("dataset", flat, "workers", "0,1,2", "pin", "off,staging", "sink", "sim",
-                                            "batches", "3", NULL);
-  g_autoptr (LsSweepSession) s = ls_sweep_session_new (knobs, db, runner ());
+  g_autoptr (ls_sweep_request) request = request_new (db, "dataset", flat, "workers", "0,1,2", "pin", "off,staging",
+                                                      "sink", "sim", "batches", "3", NULL);
+  g_autoptr (LsSweepSession) s = ls_sweep_session_new (request);
   g_autoptr (GError) error = NULL;
   recorder r;
 
@@ -442,6 +503,12 @@ test_bad_input_stops (void)
   g_assert_nonnull (strstr (failure, "found 3 JPEG files but no class folders"));
   g_assert_cmpuint (r.errors->len, ==, 1);
   g_assert_cmpstr (r.errors->pdata[0], ==, failure);
+  /* Its stderr came through as it was written, and its exit status. */
+  gboolean said = FALSE;
+  for (guint i = 0; i < r.outputs->len; i++)
+    said |= strstr (r.outputs->pdata[i], "found 3 JPEG files but no class folders") != NULL;
+  g_assert_true (said);
+  g_assert_cmpint (g_array_index (r.exit_statuses, int, 0), ==, 2);
 
   gint64 sweep = ls_sweep_session_get_sweep_id (s);
   g_autofree char *status = sweep_status (db, sweep);
@@ -456,10 +523,10 @@ static void
 test_repeat (void)
 {
   g_autofree char *db = tmp_path ("repeat.sqlite");
-  g_autoptr (GHashTable) knobs = knobs_new ("dataset", "synthetic", "count", "64", "size", "8x8", "batch-size", "8",
-                                            "pin", "off,staging", "batches", "3", "sink", "sim", "model-ms", "0",
-                                            "repeat", "2", NULL);
-  g_autoptr (LsSweepSession) s = ls_sweep_session_new (knobs, db, runner ());
+  g_autoptr (ls_sweep_request) request = request_new (db, "dataset", "synthetic", "count", "64", "size", "8x8",
+                                                      "batch-size", "8", "pin", "off,staging", "batches", "3", "sink",
+                                                      "sim", "model-ms", "0", "repeat", "2", NULL);
+  g_autoptr (LsSweepSession) s = ls_sweep_session_new (request);
   g_autoptr (GError) error = NULL;
   recorder r;
 
@@ -472,8 +539,87 @@ test_repeat (void)
   g_assert_cmpstr (r.labels->pdata[0], ==, "pin=off (repeat 1 of 2)");
   g_assert_cmpstr (r.labels->pdata[1], ==, "pin=staging (repeat 1 of 2)");
   g_assert_cmpstr (r.labels->pdata[3], ==, "pin=staging (repeat 2 of 2)");
+  g_assert_cmpstr (ls_sweep_session_get_configuration_label (s), ==, "pin=staging");
+  for (guint i = 0; i < 4; i++)
+    g_assert_cmpint (g_array_index (r.exit_statuses, int, i), ==, 0);
   g_assert_cmpint (count_for_sweep (db, "status = 'done'", ls_sweep_session_get_sweep_id (s)), ==, 4);
   recorder_clear (&r);
+}
+
+/* A request built value by value (as the workbench does), recorded
+ * nowhere (as `loadscope sweep --no-db`). */
+static void
+test_typed_request_without_store (void)
+{
+  g_autofree char *db = tmp_path ("never.sqlite");
+  g_autoptr (ls_sweep_request) request = ls_sweep_request_new ();
+  g_autoptr (GError) error = NULL;
+  recorder r;
+
+  ls_sweep_request_add (request, LS_SWEEP_KNOB_DATASET, "synthetic");
+  ls_sweep_request_add_int (request, LS_SWEEP_KNOB_COUNT, 64);
+  ls_sweep_request_add (request, LS_SWEEP_KNOB_SIZE, "8x8");
+  ls_sweep_request_add_int (request, LS_SWEEP_KNOB_BATCH_SIZE, 8);
+  ls_sweep_request_add_int (request, LS_SWEEP_KNOB_WORKERS, 0);
+  ls_sweep_request_add_int (request, LS_SWEEP_KNOB_WORKERS, 1);
+  ls_sweep_request_add_switch (request, LS_SWEEP_KNOB_PERSISTENT, TRUE);
+  ls_sweep_request_add_double (request, LS_SWEEP_KNOB_MODEL_MS, 0.5);
+  ls_sweep_request_add_int (request, LS_SWEEP_KNOB_BATCHES, 3);
+  ls_sweep_request_add (request, LS_SWEEP_KNOB_SINK, "sim");
+  request->drop_last = TRUE;
+  request->db = g_strdup (db);
+  request->no_db = TRUE;
+  request->runner = g_strdup (runner ());
+  g_assert_cmpuint (ls_sweep_request_count (request, LS_SWEEP_KNOB_WORKERS), ==, 2);
+  g_assert_cmpuint (ls_sweep_request_count (request, LS_SWEEP_KNOB_DATASET), ==, 1);
+  g_assert_cmpuint (ls_sweep_request_configurations (request), ==, 2);
+
+  g_autoptr (LsSweepSession) s = ls_sweep_session_new (request);
+  /* The session keeps its own copy. */
+  g_clear_pointer (&request, ls_sweep_request_free);
+  recorder_init (&r, s, db, ON_NOTHING);
+  g_assert_true (ls_sweep_session_start (s, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (ls_sweep_session_get_sweep_id (s), ==, 0);
+  g_assert_null (ls_sweep_session_get_store_path (s));
+  recorder_run (&r);
+  g_assert_cmpuint (r.runs_finished, ==, 2);
+  g_assert_cmpuint (r.errors->len, ==, 0);
+  for (guint i = 0; i < 2; i++)
+    {
+      JsonObject *o = r.summaries->pdata[i];
+      g_assert_nonnull (o);
+      g_assert_cmpstr (json_object_get_string_member (o, "status"), ==, "done");
+      g_assert_true (json_object_get_null_member (o, "run_id"));
+      g_assert_cmpfloat (json_object_get_double_member (o, "model_ms"), ==, 0.5);
+    }
+  g_assert_false (g_file_test (db, G_FILE_TEST_EXISTS));
+  recorder_clear (&r);
+}
+
+/* The Setup page's estimate, from the request alone. */
+static void
+test_estimate (void)
+{
+  g_autoptr (ls_sweep_request) request = ls_sweep_request_new ();
+
+  /* No --batches: cannot be told. */
+  g_assert_cmpfloat (ls_sweep_request_estimate_seconds (request, 4), <, 0);
+  g_assert_true (ls_sweep_request_set_text (request, "workers", "0,1,2,4", NULL));
+  g_assert_true (ls_sweep_request_set_text (request, "pin", "off,staging", NULL));
+  g_assert_true (ls_sweep_request_set_text (request, "batch-size", "64", NULL));
+  g_assert_true (ls_sweep_request_set_text (request, "model-ms", "20", NULL));
+  g_assert_true (ls_sweep_request_set_text (request, "batches", "40", NULL));
+  g_assert_cmpuint (ls_sweep_request_configurations (request), ==, 8);
+  /* Loading 40 x 64 images at 2 ms on 1, 1, 2 and 2 cores (5.12, 5.12,
+   * 2.56, 2.56 s) outlasts 40 steps of 20 ms; 0.5 s start-up; x 2 pins. */
+  double expected = 2 * ((5.12 + 0.5) * 2 + (2.56 + 0.5) * 2);
+  g_assert_cmpfloat_with_epsilon (ls_sweep_request_estimate_seconds (request, 2), expected, 1e-9);
+  /* Enough cores: the model step (0.8 s per run) is the slower for 4 workers. */
+  expected = 2 * ((5.12 + 0.5) * 2 + (2.56 + 0.5) + (1.28 + 0.5));
+  g_assert_cmpfloat_with_epsilon (ls_sweep_request_estimate_seconds (request, 16), expected, 1e-9);
+  request->repeat = 3;
+  g_assert_cmpfloat_with_epsilon (ls_sweep_request_estimate_seconds (request, 16), 3 * expected, 1e-9);
 }
 
 int
@@ -488,6 +634,8 @@ main (int argc, char **argv)
   g_test_add_func ("/app/sweep-session/bad-knobs", test_bad_knobs);
   g_test_add_func ("/app/sweep-session/repeat", test_repeat);
   g_test_add_func ("/app/sweep-session/bad-input-stops", test_bad_input_stops);
+  g_test_add_func ("/app/sweep-session/typed-request-without-store", test_typed_request_without_store);
+  g_test_add_func ("/app/sweep-session/estimate", test_estimate);
   int rc = ls_test_run_checked_shm_only ();
   ls_test_remove_tree (tmp_dir);
   g_free (tmp_dir);

@@ -2,6 +2,7 @@
 
 #include "app/core/dataset-check.h"
 #include "app/core/run-options.h"
+#include "app/core/sweep-request.h"
 #include "app/maker/sample-dataset.h"
 #include "ui/ls-window.h"
 
@@ -78,48 +79,59 @@ checked_list (GtkCheckButton **checks, const char *const *names, int n)
   return g_string_free (s, FALSE);
 }
 
-static guint
-count_list (const char *text)
+/* ------------------------------------------------------------ request */
+
+static void
+add_checked (ls_sweep_request *request, ls_sweep_knob_id k, GtkCheckButton **checks, const char *const *names,
+             int n)
 {
-  g_auto (GStrv) parts = g_strsplit (text, ",", -1);
-  guint n = 0;
-  for (char **p = parts; *p; p++)
-    n += *g_strstrip (*p) != '\0';
-  return n;
+  for (int i = 0; i < n; i++)
+    if (gtk_check_button_get_active (checks[i]))
+      ls_sweep_request_add (request, k, names[i]);
 }
 
-/* A rough duration: per run the slower of loading (2 ms of CPU per image
- * on the cores the workers get) and the model steps, plus start-up. */
+/* The request as the knobs stand, without the dataset, not checked: the
+ * worker counts as typed, empty ones left out. */
+static ls_sweep_request *
+knobs_request (LsSetupPage *self)
+{
+  ls_sweep_request *request = ls_sweep_request_new ();
+  g_auto (GStrv) workers = g_strsplit (gtk_editable_get_text (GTK_EDITABLE (self->workers)), ",", -1);
+  char ms[G_ASCII_DTOSTR_BUF_SIZE];
+
+  for (char **w = workers; *w; w++)
+    if (*g_strstrip (*w) != '\0')
+      ls_sweep_request_add (request, LS_SWEEP_KNOB_WORKERS, *w);
+  add_checked (request, LS_SWEEP_KNOB_PIN, self->pin, pin_names, 3);
+  add_checked (request, LS_SWEEP_KNOB_START, self->start, start_names, 2);
+  ls_sweep_request_add_int (request, LS_SWEEP_KNOB_BATCH_SIZE, gtk_spin_button_get_value_as_int (self->batch_size));
+  ls_sweep_request_add_int (request, LS_SWEEP_KNOB_PREFETCH, gtk_spin_button_get_value_as_int (self->prefetch));
+  ls_sweep_request_add_switch (request, LS_SWEEP_KNOB_PERSISTENT, gtk_switch_get_active (self->persistent));
+  ls_sweep_request_add_switch (request, LS_SWEEP_KNOB_NON_BLOCKING, gtk_switch_get_active (self->non_blocking));
+  ls_sweep_request_add (request, LS_SWEEP_KNOB_MODEL_MS,
+                        g_ascii_dtostr (ms, sizeof ms, gtk_spin_button_get_value (self->model_ms)));
+  ls_sweep_request_add_int (request, LS_SWEEP_KNOB_BATCHES, gtk_spin_button_get_value_as_int (self->batches));
+  ls_sweep_request_add (request, LS_SWEEP_KNOB_SINK, "auto");
+  return request;
+}
+
 static void
 update_estimate (LsSetupPage *self)
 {
-  const char *workers_text = gtk_editable_get_text (GTK_EDITABLE (self->workers));
-  g_autofree char *pins = checked_list (self->pin, pin_names, 3);
-  g_autofree char *starts = checked_list (self->start, start_names, 2);
-  guint nw = count_list (workers_text), np = count_list (pins), ns = count_list (starts);
+  g_autoptr (ls_sweep_request) request = knobs_request (self);
+  guint nw = ls_sweep_request_count (request, LS_SWEEP_KNOB_WORKERS);
+  guint np = ls_sweep_request_count (request, LS_SWEEP_KNOB_PIN);
+  guint ns = ls_sweep_request_count (request, LS_SWEEP_KNOB_START);
   guint configs = nw * np * ns;
-  double batches = gtk_spin_button_get_value (self->batches);
-  double bs = gtk_spin_button_get_value (self->batch_size);
-  double model = gtk_spin_button_get_value (self->model_ms);
-  double cores = g_get_num_processors ();
-  double seconds = 0;
-  g_auto (GStrv) ws = g_strsplit (workers_text, ",", -1);
-  for (char **w = ws; *w; w++)
-    {
-      if (*g_strstrip (*w) == '\0')
-        continue;
-      double workers = g_ascii_strtod (*w, NULL);
-      double lanes = MAX (1.0, MIN (workers, cores));
-      double load = batches * bs * 2e-3 / lanes;
-      seconds += (MAX (load, batches * model / 1e3) + 0.5) * np * ns;
-    }
   g_autofree char *text = NULL;
+
   if (configs == 0)
     text = g_strdup ("Choose at least one worker count, pin mode and start method.");
   else
     text = g_strdup_printf ("%u configuration%s (%u worker counts × %u pin modes × %u start methods), %.0f batches "
                             "each: about %.0f s.",
-                            configs, configs == 1 ? "" : "s", nw, np, ns, batches, MAX (1.0, seconds));
+                            configs, configs == 1 ? "" : "s", nw, np, ns, gtk_spin_button_get_value (self->batches),
+                            MAX (1.0, ls_sweep_request_estimate_seconds (request, g_get_num_processors ())));
   gtk_label_set_text (self->estimate, text);
 }
 
@@ -316,8 +328,8 @@ ls_setup_page_generate_sample (LsSetupPage *self)
 
 /* ------------------------------------------------------------ knobs */
 
-GHashTable *
-ls_setup_page_get_knobs (LsSetupPage *self, GError **error)
+ls_sweep_request *
+ls_setup_page_get_request (LsSetupPage *self, GError **error)
 {
   if (!self->dataset || !*self->dataset)
     {
@@ -331,29 +343,21 @@ ls_setup_page_get_knobs (LsSetupPage *self, GError **error)
                    self->dataset_problem);
       return NULL;
     }
-  g_autofree char *pins = checked_list (self->pin, pin_names, 3);
-  g_autofree char *starts = checked_list (self->start, start_names, 2);
-  const char *workers = gtk_editable_get_text (GTK_EDITABLE (self->workers));
-  if (count_list (workers) == 0 || !*pins || !*starts)
+  g_autoptr (ls_sweep_request) request = knobs_request (self);
+  if (ls_sweep_request_count (request, LS_SWEEP_KNOB_WORKERS) == 0
+      || ls_sweep_request_count (request, LS_SWEEP_KNOB_PIN) == 0
+      || ls_sweep_request_count (request, LS_SWEEP_KNOB_START) == 0)
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                            "Choose at least one worker count, pin mode and start method.");
       return NULL;
     }
-  GHashTable *k = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
-  g_hash_table_insert (k, "dataset", g_strdup (self->dataset));
-  g_hash_table_insert (k, "workers", g_strdup (workers));
-  g_hash_table_insert (k, "pin", g_strdup (pins));
-  g_hash_table_insert (k, "start", g_strdup (starts));
-  g_hash_table_insert (k, "batch-size", g_strdup_printf ("%d", gtk_spin_button_get_value_as_int (self->batch_size)));
-  g_hash_table_insert (k, "prefetch", g_strdup_printf ("%d", gtk_spin_button_get_value_as_int (self->prefetch)));
-  g_hash_table_insert (k, "persistent", g_strdup (gtk_switch_get_active (self->persistent) ? "on" : "off"));
-  g_hash_table_insert (k, "non-blocking", g_strdup (gtk_switch_get_active (self->non_blocking) ? "on" : "off"));
-  char ms[G_ASCII_DTOSTR_BUF_SIZE];
-  g_hash_table_insert (k, "model-ms", g_strdup (g_ascii_dtostr (ms, sizeof ms, gtk_spin_button_get_value (self->model_ms))));
-  g_hash_table_insert (k, "batches", g_strdup_printf ("%d", gtk_spin_button_get_value_as_int (self->batches)));
-  g_hash_table_insert (k, "sink", g_strdup ("auto"));
-  return k;
+  /* The worker counts as typed: an empty one in the list is refused,
+   * naming it, as `loadscope sweep` refuses it. */
+  if (!ls_sweep_request_set_text (request, "workers", gtk_editable_get_text (GTK_EDITABLE (self->workers)), error))
+    return NULL;
+  ls_sweep_request_add (request, LS_SWEEP_KNOB_DATASET, self->dataset);
+  return g_steal_pointer (&request);
 }
 
 /* Settings keep a comma list for a row of check buttons. */

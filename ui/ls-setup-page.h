@@ -4,6 +4,8 @@
 
 #include <adwaita.h>
 
+#include "app/core/sweep-request.h"
+
 G_BEGIN_DECLS
 
 #define LS_TYPE_SETUP_PAGE (ls_setup_page_get_type ())
@@ -12,9 +14,10 @@ G_DECLARE_FINAL_TYPE (LsSetupPage, ls_setup_page, LS, SETUP_PAGE, GtkBox)
 /* Keeps the knobs in these settings (the workbench's). */
 void ls_setup_page_bind (LsSetupPage *self, GSettings *settings);
 
-/* The sweep's knobs as `loadscope sweep` takes them (name -> value or comma
- * list), or NULL with an error a user can act on. */
-GHashTable *ls_setup_page_get_knobs (LsSetupPage *self, GError **error);
+/* The sweep the page describes: the dataset and the knobs (the store and
+ * the runner are the caller's to fill in), or NULL with an error a user can
+ * act on. */
+ls_sweep_request *ls_setup_page_get_request (LsSetupPage *self, GError **error);
 
 /* Generates the sample dataset (in a thread) and selects it. */
 void ls_setup_page_generate_sample (LsSetupPage *self);

@@ -128,13 +128,15 @@ run_activated (GtkWidget *widget, const char *action, GVariant *param)
   if (self->session)
     return;
   dismiss_sweep_toasts (self);
-  g_autoptr (GHashTable) knobs = ls_setup_page_get_knobs (self->setup_page, &error);
-  if (!knobs)
+  g_autoptr (ls_sweep_request) request = ls_setup_page_get_request (self->setup_page, &error);
+  if (!request)
     {
       ls_window_toast (self, error->message);
       return;
     }
-  self->session = ls_sweep_session_new (knobs, self->db, g_getenv ("LOADSCOPE"));
+  request->db = g_strdup (self->db);
+  request->runner = g_strdup (g_getenv ("LOADSCOPE"));
+  self->session = ls_sweep_session_new (request);
   g_signal_connect (self->session, "run-started", G_CALLBACK (on_run_started), self);
   g_signal_connect (self->session, "event", G_CALLBACK (on_event), self);
   g_signal_connect (self->session, "run-finished", G_CALLBACK (on_run_finished), self);

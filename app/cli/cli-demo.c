@@ -3,6 +3,7 @@
  * and print the comparison, the recommendation and where the history is;
  * write the sweep's headline charts as PNG files and print their paths. */
 #include "app/cli/cli-demo.h"
+#include "app/cli/cli-sweep.h"
 
 #include <stdio.h>
 #include <unistd.h>
@@ -14,7 +15,7 @@
 #include "app/core/run-options.h"
 #include "app/maker/sample-dataset.h"
 #include "app/store/store.h"
-#include "app/sweep/sweep.h"
+#include "app/sweep/sweep-text.h"
 
 /* 12 batches of 64: 768 of the 800 sample images, one epoch, as many
  * images per run as the demo loaded before the defaults were one set. */
@@ -82,20 +83,26 @@ ls_cli_demo (int argc, char **argv)
 
   g_autofree char *store_path = db ? g_strdup (db) : ls_store_default_path ();
   /* The knobs not swept are the defaults of every run (run-options.h). */
-  const char *sweep_argv[] = {
-    "sweep", "--dataset", dataset, "--workers", "0,1,2,4", "--pin", "off,staging", "--batches", DEMO_BATCHES,
-    "--warmup", "2", "--sink", "auto", "--db", store_path, "--quiet", NULL,
-  };
-  int sweep_argc = (int) G_N_ELEMENTS (sweep_argv) - 1;
-  ls_sweep_result result;
+  g_autoptr (ls_sweep_request) request = ls_sweep_request_new ();
+  static const int workers[] = { 0, 1, 2, 4 };
+  ls_sweep_request_add (request, LS_SWEEP_KNOB_DATASET, dataset);
+  for (guint i = 0; i < G_N_ELEMENTS (workers); i++)
+    ls_sweep_request_add_int (request, LS_SWEEP_KNOB_WORKERS, workers[i]);
+  ls_sweep_request_add (request, LS_SWEEP_KNOB_PIN, "off");
+  ls_sweep_request_add (request, LS_SWEEP_KNOB_PIN, "staging");
+  ls_sweep_request_add (request, LS_SWEEP_KNOB_BATCHES, DEMO_BATCHES);
+  ls_sweep_request_add_int (request, LS_SWEEP_KNOB_WARMUP, 2);
+  ls_sweep_request_add (request, LS_SWEEP_KNOB_SINK, "auto");
+  request->db = g_strdup (store_path);
+  ls_cli_sweep_result result;
   printf ("Loadscope demo: %s, workers 0,1,2,4 x pin off,staging, %s batches each;\n"
           "the other knobs as every run has them: %s\n\n",
           dataset, DEMO_BATCHES, LS_RUN_DEFAULTS_TEXT);
   fflush (stdout);
-  int rc = ls_sweep_main (sweep_argc, (char **) sweep_argv, &result);
+  int rc = ls_cli_sweep_run (request, LS_CLI_SWEEP_QUIET, &result);
   if (rc == 2 || !result.summaries)
     {
-      ls_sweep_result_clear (&result);
+      ls_cli_sweep_result_clear (&result);
       return rc ? rc : 1;
     }
   ls_sweep_print_table (stdout, result.summaries);
@@ -121,6 +128,6 @@ ls_cli_demo (int argc, char **argv)
         }
       ls_chart_release_fonts ();
     }
-  ls_sweep_result_clear (&result);
+  ls_cli_sweep_result_clear (&result);
   return rc;
 }

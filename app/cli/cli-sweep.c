@@ -1,12 +1,317 @@
+/* `loadscope sweep`: the knobs into an ls_sweep_request, LsSweepSession
+ * (the one sweep engine, app/sweep/) in a main loop, and the terminal
+ * output from its signals. `loadscope demo` runs its sweep through
+ * ls_cli_sweep_run too. */
 #include "app/cli/cli-sweep.h"
 
-#include "app/sweep/sweep.h"
+#include <glib-unix.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app/core/recommend.h"
+#include "app/core/run-options.h"
+#include "app/sweep/sweep-session.h"
+#include "app/sweep/sweep-text.h"
+
+void
+ls_cli_sweep_result_clear (ls_cli_sweep_result *r)
+{
+  g_clear_pointer (&r->summaries, json_array_unref);
+  g_clear_pointer (&r->store_path, g_free);
+}
+
+/* The progress line (a terminal only) and every message of the sweep and
+ * its runners share stderr: a message first ends the progress line with a
+ * newline, so the two never run together. */
+typedef struct {
+  LsSweepSession *session;
+  GMainLoop *loop;
+  ls_cli_sweep_result *result;
+  gboolean tty;
+  guint repeat;
+  guint index;
+  gint64 sweep_start_us;
+  gint64 batches, planned; /* planned 0: not known yet (the runner is starting) */
+  gboolean started;        /* the runner said how many batches it plans */
+  gboolean line_open;      /* a progress line is on the terminal, without its newline */
+  gboolean interrupted;    /* Ctrl-C or SIGTERM */
+  gboolean finished;
+} driver;
+
+static void
+show_progress (driver *d)
+{
+  if (!d->tty)
+    return;
+  double elapsed = (g_get_monotonic_time () - d->sweep_start_us) / 1e6;
+  g_autofree char *text
+      = ls_sweep_progress_text (d->index, ls_sweep_session_get_total (d->session),
+                                ls_sweep_session_get_configuration_label (d->session), d->batches, d->planned,
+                                d->started, elapsed);
+  fprintf (stderr, "\r\033[K%s", text);
+  fflush (stderr);
+  d->line_open = TRUE;
+}
+
+/* Removes the progress line (it is about to be replaced by a result). */
+static void
+progress_clear (driver *d)
+{
+  if (d->line_open)
+    fprintf (stderr, "\r\033[K");
+  d->line_open = FALSE;
+}
+
+static void
+on_run_started (LsSweepSession *s, guint index, const char *label, driver *d)
+{
+  d->index = index;
+  d->batches = d->planned = 0;
+  d->started = FALSE;
+  if (!d->tty)
+    fprintf (stderr, "[%u/%u] %s%s\n", index, ls_sweep_session_get_total (s),
+             ls_sweep_session_get_configuration_label (s), d->repeat > 1 ? " (repeat)" : "");
+  show_progress (d);
+}
+
+static void
+on_event (LsSweepSession *s, JsonObject *event, driver *d)
+{
+  const char *kind = json_object_get_string_member_with_default (event, "event", "");
+  if (strcmp (kind, "started") == 0)
+    {
+      d->planned = json_object_get_int_member_with_default (event, "planned_batches", 0);
+      d->started = TRUE;
+      show_progress (d);
+    }
+  else if (strcmp (kind, "batch") == 0)
+    {
+      d->batches = json_object_get_int_member_with_default (event, "seq", 0) + 1;
+      show_progress (d);
+    }
+}
+
+/* The runner's stderr, a line of its own after the progress line (ended,
+ * not erased). */
+static void
+on_output (LsSweepSession *s, const char *line, driver *d)
+{
+  if (d->line_open)
+    fputc ('\n', stderr);
+  d->line_open = FALSE;
+  fprintf (stderr, "%s\n", line);
+  fflush (stderr);
+}
+
+static double
+member_double (JsonObject *o, const char *name, double fallback)
+{
+  JsonNode *n = json_object_get_member (o, name);
+  return n && JSON_NODE_HOLDS_VALUE (n) ? json_node_get_double (n) : fallback;
+}
+
+static void
+on_run_finished (LsSweepSession *s, guint index, JsonObject *summary, driver *d)
+{
+  ls_cli_sweep_result *result = d->result;
+  guint total = ls_sweep_session_get_total (s);
+  const char *label = ls_sweep_session_get_configuration_label (s);
+
+  progress_clear (d);
+  if (summary)
+    {
+      const char *st = json_object_get_string_member_with_default (summary, "status", "failed");
+      if (strcmp (st, "done") == 0)
+        result->runs_done++;
+      else
+        result->runs_failed++;
+      if (strcmp (st, "done") != 0)
+        fprintf (stderr, "[%u/%u] %s: %s: %s\n", index, total, label, st,
+                 json_object_get_string_member_with_default (summary, "error", "?"));
+      else if (d->tty)
+        fprintf (stderr, "[%u/%u] %s: %.0f samples/s\n", index, total, label,
+                 member_double (summary, "throughput_sps", 0));
+    }
+  else if (ls_sweep_session_get_failure (s))
+    {
+      /* Bad input: the runner said why (above); the rest would say it too. */
+      result->refused = TRUE;
+      fprintf (stderr, "[%u/%u] %s: the runner refused its input (exit status 2); the sweep stops here\n", index,
+               total, label);
+    }
+  else
+    {
+      /* Its run, if recorded, is marked interrupted by the session. */
+      result->runs_lost++;
+      fprintf (stderr, "[%u/%u] %s: the runner ended without a summary (exit status %d)\n", index, total, label,
+               ls_sweep_session_get_exit_status (s));
+    }
+}
+
+static void
+on_finished (LsSweepSession *s, gboolean cancelled, driver *d)
+{
+  d->finished = TRUE;
+  d->interrupted |= cancelled;
+  g_main_loop_quit (d->loop);
+}
+
+/* Ctrl-C reaches the runner too when it shares our terminal; one outside
+ * our process group is told by the session (SIGINT). Either way it ends
+ * its run as interrupted, recorded with its figures, and no more start. */
+static gboolean
+on_unix_signal (gpointer user_data)
+{
+  driver *d = user_data;
+  d->interrupted = TRUE;
+  ls_sweep_session_cancel (d->session);
+  return G_SOURCE_CONTINUE;
+}
+
+int
+ls_cli_sweep_run (const ls_sweep_request *request, ls_cli_sweep_flags flags, ls_cli_sweep_result *result)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LsSweepSession) session = ls_sweep_session_new (request);
+  driver d = { .session = session, .result = result, .tty = isatty (STDERR_FILENO), .repeat = request->repeat };
+
+  memset (result, 0, sizeof *result);
+  g_signal_connect (session, "run-started", G_CALLBACK (on_run_started), &d);
+  g_signal_connect (session, "event", G_CALLBACK (on_event), &d);
+  g_signal_connect (session, "output", G_CALLBACK (on_output), &d);
+  g_signal_connect (session, "run-finished", G_CALLBACK (on_run_finished), &d);
+  g_signal_connect (session, "finished", G_CALLBACK (on_finished), &d);
+
+  d.loop = g_main_loop_new (NULL, FALSE);
+  guint sigint = g_unix_signal_add (SIGINT, on_unix_signal, &d);
+  guint sigterm = g_unix_signal_add (SIGTERM, on_unix_signal, &d);
+  d.sweep_start_us = g_get_monotonic_time ();
+  gboolean started = ls_sweep_session_start (session, &error);
+  if (started)
+    {
+      result->summaries = json_array_ref (ls_sweep_session_get_summaries (session));
+      result->sweep_id = ls_sweep_session_get_sweep_id (session);
+      result->store_path = g_strdup (ls_sweep_session_get_store_path (session));
+      if (!d.finished)
+        g_main_loop_run (d.loop);
+    }
+  g_source_remove (sigint);
+  g_source_remove (sigterm);
+  g_signal_handlers_disconnect_by_data (session, &d);
+  g_main_loop_unref (d.loop);
+  if (!started)
+    {
+      if (error->domain == LS_SWEEP_ERROR)
+        {
+          fprintf (stderr, "loadscope sweep: %s\n", error->message);
+          return 2;
+        }
+      /* The store could not be opened, or not written. */
+      fprintf (stderr, "loadscope sweep: %s\n%s", error->message,
+               ls_sweep_session_get_store_path (session) ? "" : "(use --no-db to sweep without recording)\n");
+      return 1;
+    }
+  progress_clear (&d);
+  result->interrupted = d.interrupted;
+
+  if (flags & LS_CLI_SWEEP_JSON)
+    {
+      g_autoptr (JsonNode) node = json_node_new (JSON_NODE_ARRAY);
+      json_node_set_array (node, result->summaries);
+      g_autofree char *text = json_to_string (node, TRUE);
+      printf ("%s\n", text);
+    }
+  else if (!(flags & LS_CLI_SWEEP_QUIET) && !(result->refused && json_array_get_length (result->summaries) == 0))
+    {
+      ls_sweep_print_table (stdout, result->summaries);
+      printf ("\n");
+      ls_recommend_print (stdout, result->summaries);
+    }
+  if (!(flags & LS_CLI_SWEEP_JSON) && result->store_path)
+    fprintf (stderr, "sweep %" G_GINT64_FORMAT ": %u done, %u failed, %u lost%s; recorded in %s\n", result->sweep_id,
+             result->runs_done, result->runs_failed, result->runs_lost, result->interrupted ? ", interrupted" : "",
+             result->store_path);
+  return result->refused ? 2 : result->runs_failed || result->runs_lost || result->interrupted ? 1 : 0;
+}
 
 int
 ls_cli_sweep (int argc, char **argv)
 {
-  ls_sweep_result result;
-  int rc = ls_sweep_main (argc, argv, &result);
-  ls_sweep_result_clear (&result);
-  return rc;
+  g_autoptr (GOptionContext) context = g_option_context_new ("- run every combination of the knobs given as lists");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ls_sweep_request) request = ls_sweep_request_new ();
+  char *values[LS_SWEEP_N_KNOBS] = { 0 };
+  GOptionEntry entries[LS_SWEEP_N_KNOBS + 8];
+  int repeat = 1;
+  gboolean json = FALSE, no_db = FALSE, drop_last = FALSE, quiet = FALSE;
+  char *db = NULL;
+  int exit_code = 2;
+
+  memset (entries, 0, sizeof entries);
+  for (guint k = 0; k < LS_SWEEP_N_KNOBS; k++)
+    entries[k] = (GOptionEntry){ ls_sweep_knobs[k].name, 0, 0, G_OPTION_ARG_STRING, &values[k],
+                                 ls_sweep_knobs[k].help, ls_sweep_knobs[k].sweepable ? "A,B,..." : "VALUE" };
+  entries[LS_SWEEP_N_KNOBS] = (GOptionEntry){ "repeat", 0, 0, G_OPTION_ARG_INT, &repeat, "Run every configuration R times", "R" };
+  entries[LS_SWEEP_N_KNOBS + 1] = (GOptionEntry){ "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the summaries as a JSON array", NULL };
+  entries[LS_SWEEP_N_KNOBS + 2] = (GOptionEntry){ "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "The run store", "PATH" };
+  entries[LS_SWEEP_N_KNOBS + 3] = (GOptionEntry){ "no-db", 0, 0, G_OPTION_ARG_NONE, &no_db, "Do not record the runs", NULL };
+  entries[LS_SWEEP_N_KNOBS + 4] = (GOptionEntry){ "drop-last", 0, 0, G_OPTION_ARG_NONE, &drop_last, "Drop each epoch's last partial batch", NULL };
+  entries[LS_SWEEP_N_KNOBS + 5] = (GOptionEntry){ "quiet", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &quiet, "No table", NULL };
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_summary (context,
+                                "Any run knob (see `loadscope run --help`) may be a comma list; the sweep runs\n"
+                                "their product, each configuration in its own runner process, and records every\n"
+                                "run. Example:\n"
+                                "  loadscope sweep --dataset D --workers 0,1,2,4 --pin off,staging --batches 40\n"
+                                "\n"
+                                "Knobs not given take the defaults of every run (the same in `run`, `demo` and\n"
+                                "the window): workers " G_STRINGIFY (LS_RUN_DEFAULT_WORKERS) ", " LS_RUN_DEFAULTS_TEXT ".\n"
+                                "After the table comes a recommendation, also as a PyTorch DataLoader call.\n"
+                                "\n"
+                                "Ctrl-C stops after marking the current run interrupted.");
+
+  char **args = g_memdup2 (argv, sizeof (char *) * (gsize) (argc + 1));
+  if (!g_option_context_parse (context, &argc, &args, &error))
+    {
+      fprintf (stderr, "loadscope sweep: %s\n", error->message);
+      g_free (args);
+      goto out;
+    }
+  if (argc > 1)
+    {
+      fprintf (stderr, "loadscope sweep: unexpected argument '%s'\n", args[1]);
+      g_free (args);
+      goto out;
+    }
+  g_free (args);
+  if (repeat < 1 || repeat > LS_SWEEP_REPEAT_MAX)
+    {
+      fprintf (stderr, "loadscope sweep: --repeat %d: must be between 1 and %d\n", repeat, LS_SWEEP_REPEAT_MAX);
+      goto out;
+    }
+
+  /* The lists as typed; every configuration is checked before anything runs. */
+  for (guint k = 0; k < LS_SWEEP_N_KNOBS; k++)
+    if (values[k] && !ls_sweep_request_set_text (request, ls_sweep_knobs[k].name, values[k], &error))
+      {
+        fprintf (stderr, "loadscope sweep: %s\n", error->message);
+        goto out;
+      }
+  request->repeat = (guint) repeat;
+  request->drop_last = drop_last;
+  request->no_db = no_db;
+  request->db = g_strdup (db);
+
+  ls_cli_sweep_result result;
+  exit_code = ls_cli_sweep_run (request, (json ? LS_CLI_SWEEP_JSON : 0) | (quiet ? LS_CLI_SWEEP_QUIET : 0), &result);
+  ls_cli_sweep_result_clear (&result);
+
+out:
+  for (guint k = 0; k < LS_SWEEP_N_KNOBS; k++)
+    g_free (values[k]);
+  g_free (db);
+  return exit_code;
 }

@@ -4,38 +4,39 @@
 #include <string.h>
 
 #include "app/core/run-options.h"
+#include "app/core/sweep-request.h"
 
 G_DEFINE_QUARK (ls-sweep-error-quark, ls_sweep_error)
 
 const ls_sweep_knob ls_sweep_knobs[LS_SWEEP_N_KNOBS] = {
-  { "workers", TRUE, "Worker processes" },
-  { "batch-size", TRUE, "Samples per batch" },
-  { "prefetch", TRUE, "Batches in flight per worker" },
-  { "persistent", TRUE, "on|off" },
-  { "start", TRUE, "fork|spawn" },
-  { "shuffle", TRUE, "on|off" },
-  { "in-order", TRUE, "on|off" },
-  { "pin", TRUE, "off|staging|arena" },
-  { "non-blocking", TRUE, "on|off" },
-  { "model-ms", TRUE, "Device busy time per batch" },
-  { "output", TRUE, "f32-chw|u8-hwc" },
-  { "sink", TRUE, "auto|cuda|sim|none" },
-  { "seed", TRUE, "Seed" },
-  { "crop", TRUE, "Crop side" },
-  { "dataset", FALSE, "PATH or synthetic" },
-  { "format", FALSE, "auto|jpeg-dir|hdf5" },
-  { "count", FALSE, "Synthetic samples" },
-  { "size", FALSE, "Synthetic sample size WxH" },
-  { "sample-cost-us", FALSE, "Synthetic CPU work per sample" },
-  { "epochs", FALSE, "Epochs per run" },
-  { "batches", FALSE, "Batches per run" },
-  { "warmup", FALSE, "Batches left out of the figures" },
-  { "timeout", FALSE, "Seconds to wait for a batch" },
-  { "on-error", FALSE, "fail|skip" },
-  { "pixel-limit", FALSE, "Megapixels" },
-  { "device", FALSE, "CUDA device" },
-  { "sim-bandwidth-pageable", FALSE, "GB/s" },
-  { "sim-bandwidth-pinned", FALSE, "GB/s" },
+  [LS_SWEEP_KNOB_WORKERS] = { "workers", TRUE, "Worker processes" },
+  [LS_SWEEP_KNOB_BATCH_SIZE] = { "batch-size", TRUE, "Samples per batch" },
+  [LS_SWEEP_KNOB_PREFETCH] = { "prefetch", TRUE, "Batches in flight per worker" },
+  [LS_SWEEP_KNOB_PERSISTENT] = { "persistent", TRUE, "on|off" },
+  [LS_SWEEP_KNOB_START] = { "start", TRUE, "fork|spawn" },
+  [LS_SWEEP_KNOB_SHUFFLE] = { "shuffle", TRUE, "on|off" },
+  [LS_SWEEP_KNOB_IN_ORDER] = { "in-order", TRUE, "on|off" },
+  [LS_SWEEP_KNOB_PIN] = { "pin", TRUE, "off|staging|arena" },
+  [LS_SWEEP_KNOB_NON_BLOCKING] = { "non-blocking", TRUE, "on|off" },
+  [LS_SWEEP_KNOB_MODEL_MS] = { "model-ms", TRUE, "Device busy time per batch" },
+  [LS_SWEEP_KNOB_OUTPUT] = { "output", TRUE, "f32-chw|u8-hwc" },
+  [LS_SWEEP_KNOB_SINK] = { "sink", TRUE, "auto|cuda|sim|none" },
+  [LS_SWEEP_KNOB_SEED] = { "seed", TRUE, "Seed" },
+  [LS_SWEEP_KNOB_CROP] = { "crop", TRUE, "Crop side" },
+  [LS_SWEEP_KNOB_DATASET] = { "dataset", FALSE, "PATH or synthetic" },
+  [LS_SWEEP_KNOB_FORMAT] = { "format", FALSE, "auto|jpeg-dir|hdf5" },
+  [LS_SWEEP_KNOB_COUNT] = { "count", FALSE, "Synthetic samples" },
+  [LS_SWEEP_KNOB_SIZE] = { "size", FALSE, "Synthetic sample size WxH" },
+  [LS_SWEEP_KNOB_SAMPLE_COST_US] = { "sample-cost-us", FALSE, "Synthetic CPU work per sample" },
+  [LS_SWEEP_KNOB_EPOCHS] = { "epochs", FALSE, "Epochs per run" },
+  [LS_SWEEP_KNOB_BATCHES] = { "batches", FALSE, "Batches per run" },
+  [LS_SWEEP_KNOB_WARMUP] = { "warmup", FALSE, "Batches left out of the figures" },
+  [LS_SWEEP_KNOB_TIMEOUT] = { "timeout", FALSE, "Seconds to wait for a batch" },
+  [LS_SWEEP_KNOB_ON_ERROR] = { "on-error", FALSE, "fail|skip" },
+  [LS_SWEEP_KNOB_PIXEL_LIMIT] = { "pixel-limit", FALSE, "Megapixels" },
+  [LS_SWEEP_KNOB_DEVICE] = { "device", FALSE, "CUDA device" },
+  [LS_SWEEP_KNOB_SIM_BANDWIDTH_PAGEABLE] = { "sim-bandwidth-pageable", FALSE, "GB/s" },
+  [LS_SWEEP_KNOB_SIM_BANDWIDTH_PINNED] = { "sim-bandwidth-pinned", FALSE, "GB/s" },
 };
 
 struct ls_sweep_grid {
@@ -174,43 +175,60 @@ check_configuration (GPtrArray *argv, GError **error)
   ls_run_options_add_to (&opts, ctx);
   g_option_context_set_help_enabled (ctx, FALSE);
   ok = g_option_context_parse (ctx, &argc, &args, error) && ls_run_options_resolve (&opts, &config, error);
-  g_free ((char *) config.pool.worker_path);
   ls_run_options_clear (&opts);
   g_free (args);
   return ok;
 }
 
+/* A knob's values as one text, the lists joined by commas. */
+static char *
+joined (const GPtrArray *values)
+{
+  GString *s = g_string_new (NULL);
+  for (guint i = 0; i < values->len; i++)
+    g_string_append_printf (s, "%s%s", i ? "," : "", (const char *) values->pdata[i]);
+  return g_string_free (s, FALSE);
+}
+
 ls_sweep_grid *
-ls_sweep_grid_new (const char *const *values, gboolean drop_last, GError **error)
+ls_sweep_grid_new (const ls_sweep_request *request, GError **error)
 {
   g_autoptr (ls_sweep_grid) grid = g_new0 (ls_sweep_grid, 1);
   guint64 total = 1;
 
-  grid->drop_last = drop_last;
+  grid->drop_last = request->drop_last;
+  grid->values[LS_SWEEP_KNOB_DATASET] = g_strdup (request->dataset);
   for (guint k = 0; k < LS_SWEEP_N_KNOBS; k++)
     {
-      if (!values[k])
+      const GPtrArray *given = request->knobs[k];
+      if (k == LS_SWEEP_KNOB_DATASET || !given)
         continue;
-      grid->values[k] = g_strdup (values[k]);
-      /* A dataset path may hold a comma. */
-      if (!ls_sweep_knobs[k].sweepable && strchr (values[k], ',') && strcmp (ls_sweep_knobs[k].name, "dataset") != 0)
+      grid->values[k] = joined (given);
+      if (given->len == 0)
+        {
+          g_set_error (error, LS_SWEEP_ERROR, LS_SWEEP_ERROR_KNOB, "--%s: no value", ls_sweep_knobs[k].name);
+          return NULL;
+        }
+      if (!ls_sweep_knobs[k].sweepable && given->len > 1)
         {
           g_set_error (error, LS_SWEEP_ERROR, LS_SWEEP_ERROR_KNOB, "--%s %s: this knob takes one value",
-                       ls_sweep_knobs[k].name, values[k]);
+                       ls_sweep_knobs[k].name, grid->values[k]);
           return NULL;
         }
       if (!ls_sweep_knobs[k].sweepable)
         continue;
-      grid->lists[k] = g_strsplit (values[k], ",", -1);
-      guint n = g_strv_length (grid->lists[k]);
-      for (guint i = 0; i < n; i++)
-        if (*g_strstrip (grid->lists[k][i]) == '\0')
-          {
-            g_set_error (error, LS_SWEEP_ERROR, LS_SWEEP_ERROR_KNOB, "--%s %s: an empty value in the list",
-                         ls_sweep_knobs[k].name, values[k]);
-            return NULL;
-          }
-      total *= n;
+      grid->lists[k] = g_new0 (char *, given->len + 1);
+      for (guint i = 0; i < given->len; i++)
+        {
+          grid->lists[k][i] = g_strstrip (g_strdup (given->pdata[i]));
+          if (*grid->lists[k][i] == '\0')
+            {
+              g_set_error (error, LS_SWEEP_ERROR, LS_SWEEP_ERROR_KNOB, "--%s %s: an empty value in the list",
+                           ls_sweep_knobs[k].name, grid->values[k]);
+              return NULL;
+            }
+        }
+      total *= given->len;
       if (total > LS_SWEEP_MAX_CONFIGURATIONS)
         break;
     }

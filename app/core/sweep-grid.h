@@ -2,7 +2,8 @@
  * may be comma lists), their product in a fixed order (the last knob of
  * the table varies fastest), each configuration checked as the runner will
  * check it, and the runner's argv (`loadscope run ... --events -`). Shared
- * by `loadscope sweep` (sweep.c) and the workbench's LsSweepSession. */
+ * by LsSweepSession (app/sweep/), which `loadscope sweep`, `demo` and the
+ * workbench drive. */
 #pragma once
 
 #include <glib.h>
@@ -14,13 +15,45 @@ typedef enum {
   LS_SWEEP_ERROR_KNOB, /* an unknown knob, a bad value, too many configurations */
 } ls_sweep_error;
 
+/* The knobs a sweep passes on, in the grid's order: sweepable ones first. */
+typedef enum {
+  LS_SWEEP_KNOB_WORKERS,
+  LS_SWEEP_KNOB_BATCH_SIZE,
+  LS_SWEEP_KNOB_PREFETCH,
+  LS_SWEEP_KNOB_PERSISTENT,
+  LS_SWEEP_KNOB_START,
+  LS_SWEEP_KNOB_SHUFFLE,
+  LS_SWEEP_KNOB_IN_ORDER,
+  LS_SWEEP_KNOB_PIN,
+  LS_SWEEP_KNOB_NON_BLOCKING,
+  LS_SWEEP_KNOB_MODEL_MS,
+  LS_SWEEP_KNOB_OUTPUT,
+  LS_SWEEP_KNOB_SINK,
+  LS_SWEEP_KNOB_SEED,
+  LS_SWEEP_KNOB_CROP,
+  LS_SWEEP_KNOB_DATASET,
+  LS_SWEEP_KNOB_FORMAT,
+  LS_SWEEP_KNOB_COUNT,
+  LS_SWEEP_KNOB_SIZE,
+  LS_SWEEP_KNOB_SAMPLE_COST_US,
+  LS_SWEEP_KNOB_EPOCHS,
+  LS_SWEEP_KNOB_BATCHES,
+  LS_SWEEP_KNOB_WARMUP,
+  LS_SWEEP_KNOB_TIMEOUT,
+  LS_SWEEP_KNOB_ON_ERROR,
+  LS_SWEEP_KNOB_PIXEL_LIMIT,
+  LS_SWEEP_KNOB_DEVICE,
+  LS_SWEEP_KNOB_SIM_BANDWIDTH_PAGEABLE,
+  LS_SWEEP_KNOB_SIM_BANDWIDTH_PINNED,
+  LS_SWEEP_N_KNOBS
+} ls_sweep_knob_id;
+
 typedef struct {
   const char *name;    /* the run option, without "--" */
   gboolean sweepable;  /* may be a comma list */
   const char *help;
 } ls_sweep_knob;
 
-#define LS_SWEEP_N_KNOBS 28
 extern const ls_sweep_knob ls_sweep_knobs[LS_SWEEP_N_KNOBS];
 
 /* The knob's index in ls_sweep_knobs, or -1. */
@@ -30,18 +63,21 @@ int ls_sweep_knob_find (const char *name);
 
 typedef struct ls_sweep_grid ls_sweep_grid;
 
-/* values: LS_SWEEP_N_KNOBS strings as typed, NULL where a knob is not
- * given. Splits the lists, builds every configuration and checks each one
- * (NULL and error naming the knob and value when one is bad: then nothing
- * should run). drop_last is passed to every runner. */
-ls_sweep_grid *ls_sweep_grid_new (const char *const *values, gboolean drop_last, GError **error);
+typedef struct ls_sweep_request ls_sweep_request; /* app/core/sweep-request.h */
+
+/* The request's knobs (repeat, store and runner are not the grid's).
+ * Builds every configuration and checks each one (NULL and error naming
+ * the knob and value when one is bad: then nothing should run).
+ * drop_last is passed to every runner. */
+ls_sweep_grid *ls_sweep_grid_new (const ls_sweep_request *request, GError **error);
 void ls_sweep_grid_free (ls_sweep_grid *grid);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ls_sweep_grid, ls_sweep_grid_free)
 
 /* Number of configurations (the product of the list lengths). */
 guint ls_sweep_grid_size (const ls_sweep_grid *grid);
 
-/* The knobs given, as typed, as a JSON object (the store's sweep.grid). */
+/* The knobs given, lists joined by commas, as a JSON object (the store's
+ * sweep.grid). */
 char *ls_sweep_grid_to_json (const ls_sweep_grid *grid);
 
 /* Configuration c's knobs that vary ("workers=2 pin=staging"), or

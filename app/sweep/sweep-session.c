@@ -1,4 +1,4 @@
-/* LsSweepSession: `loadscope sweep` driven from a main loop. One runner
+/* LsSweepSession: the sweep engine, driven from a main loop. One runner
  * (`loadscope run ... --events -`) at a time, started with GSubprocess; its
  * stdout is read line by line asynchronously and every JSON object is
  * emitted as "event". A run ends when both its stdout has reached EOF and
@@ -31,13 +31,13 @@
 struct _LsSweepSession {
   GObject parent_instance;
 
-  GHashTable *knobs; /* char * -> char *, a copy of what was given */
-  char *db;
-  char *runner;
+  ls_sweep_request *request; /* a copy of what was given */
+  char *runner;              /* the executable, once found */
 
   ls_sweep_grid *grid;
   guint repeat;
-  ls_store *store;
+  ls_store *store;           /* NULL: no_db */
+  char *store_path;
   gint64 sweep_id;
   guint total;
   guint current;
@@ -52,6 +52,8 @@ struct _LsSweepSession {
   GDataInputStream *in;
   GCancellable *reading;
   char *label;
+  char *configuration;  /* label without the repeat note */
+  int exit_status;      /* of the runner that ended last */
   GString *said; /* what the runner wrote that is not an event */
   char *run_error; /* its "error" event's message, said when it ends */
   JsonObject *summary;
@@ -68,6 +70,7 @@ enum {
   SIGNAL_RUN_FINISHED,
   SIGNAL_FINISHED,
   SIGNAL_ERROR,
+  SIGNAL_OUTPUT,
   N_SIGNALS,
 };
 
@@ -100,18 +103,19 @@ ls_sweep_session_finalize (GObject *object)
     ls_store_sweep_end (self->store, self->sweep_id, "interrupted", NULL, NULL);
   g_clear_pointer (&self->store, ls_store_close);
   g_clear_pointer (&self->grid, ls_sweep_grid_free);
-  g_clear_pointer (&self->knobs, g_hash_table_unref);
+  g_clear_pointer (&self->request, ls_sweep_request_free);
   g_clear_pointer (&self->summaries, json_array_unref);
   g_clear_pointer (&self->summary, json_object_unref);
   g_clear_object (&self->proc);
   g_clear_object (&self->in);
   g_clear_object (&self->reading);
   g_free (self->label);
+  g_free (self->configuration);
+  g_free (self->store_path);
   g_free (self->failure);
   g_free (self->run_error);
   if (self->said)
     g_string_free (self->said, TRUE);
-  g_free (self->db);
   g_free (self->runner);
   G_OBJECT_CLASS (ls_sweep_session_parent_class)->finalize (object);
 }
@@ -134,30 +138,26 @@ ls_sweep_session_class_init (LsSweepSessionClass *klass)
                                            NULL, G_TYPE_NONE, 1, G_TYPE_BOOLEAN);
   signals[SIGNAL_ERROR] = g_signal_new ("error", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                         G_TYPE_NONE, 1, G_TYPE_STRING);
+  signals[SIGNAL_OUTPUT] = g_signal_new ("output", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                         G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
 static void
 ls_sweep_session_init (LsSweepSession *self)
 {
   self->repeat = 1;
+  self->exit_status = -1;
 }
 
 LsSweepSession *
-ls_sweep_session_new (GHashTable *knobs, const char *db, const char *runner)
+ls_sweep_session_new (const ls_sweep_request *request)
 {
   LsSweepSession *self;
-  GHashTableIter iter;
-  gpointer key, value;
 
-  g_return_val_if_fail (knobs != NULL, NULL);
+  g_return_val_if_fail (request != NULL, NULL);
 
   self = g_object_new (LS_TYPE_SWEEP_SESSION, NULL);
-  self->knobs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  g_hash_table_iter_init (&iter, knobs);
-  while (g_hash_table_iter_next (&iter, &key, &value))
-    g_hash_table_insert (self->knobs, g_strdup (key), g_strdup (value));
-  self->db = g_strdup (db);
-  self->runner = g_strdup (runner);
+  self->request = ls_sweep_request_copy (request);
   return self;
 }
 
@@ -172,77 +172,6 @@ emit_error (LsSweepSession *self, const char *format, ...)
   g_autofree char *message = g_strdup_vprintf (format, ap);
   va_end (ap);
   g_signal_emit (self, signals[SIGNAL_ERROR], 0, message);
-}
-
-static gboolean
-parse_switch (const char *text, gboolean *out)
-{
-  static const char *const yes[] = { "on", "true", "yes", "1" };
-  static const char *const no[] = { "off", "false", "no", "0" };
-  for (guint i = 0; i < G_N_ELEMENTS (yes); i++)
-    if (g_ascii_strcasecmp (text, yes[i]) == 0)
-      return *out = TRUE, TRUE;
-  for (guint i = 0; i < G_N_ELEMENTS (no); i++)
-    if (g_ascii_strcasecmp (text, no[i]) == 0)
-      return *out = FALSE, TRUE;
-  return FALSE;
-}
-
-static int
-compare_names (gconstpointer a, gconstpointer b)
-{
-  return strcmp (*(const char *const *) a, *(const char *const *) b);
-}
-
-/* The knobs as the grid takes them, plus "repeat" and "drop-last". */
-static gboolean
-read_knobs (LsSweepSession *self, const char **values, gboolean *drop_last, GError **error)
-{
-  guint n = 0;
-  g_autofree gpointer *names = g_hash_table_get_keys_as_array (self->knobs, &n);
-
-  /* In name order, so the error for several bad knobs is always the same. */
-  qsort (names, n, sizeof *names, compare_names);
-  *drop_last = FALSE;
-  for (guint i = 0; i < n; i++)
-    {
-      const char *name = names[i];
-      const char *value = g_hash_table_lookup (self->knobs, name);
-      int k = ls_sweep_knob_find (name);
-
-      if (!value)
-        {
-          g_set_error (error, LS_SWEEP_ERROR, LS_SWEEP_ERROR_KNOB, "--%s: no value", name);
-          return FALSE;
-        }
-      if (k >= 0)
-        values[k] = value;
-      else if (strcmp (name, "repeat") == 0)
-        {
-          guint64 r = 0;
-          if (!g_ascii_string_to_unsigned (value, 10, 1, 1000, &r, NULL))
-            {
-              g_set_error (error, LS_SWEEP_ERROR, LS_SWEEP_ERROR_KNOB, "--repeat %s: must be between 1 and 1000",
-                           value);
-              return FALSE;
-            }
-          self->repeat = (guint) r;
-        }
-      else if (strcmp (name, "drop-last") == 0)
-        {
-          if (!parse_switch (value, drop_last))
-            {
-              g_set_error (error, LS_SWEEP_ERROR, LS_SWEEP_ERROR_KNOB, "--drop-last %s: must be on or off", value);
-              return FALSE;
-            }
-        }
-      else
-        {
-          g_set_error (error, LS_SWEEP_ERROR, LS_SWEEP_ERROR_KNOB, "--%s: not a knob a sweep takes", name);
-          return FALSE;
-        }
-    }
-  return TRUE;
 }
 
 static char *
@@ -268,46 +197,57 @@ find_runner (const char *runner, GError **error)
 gboolean
 ls_sweep_session_start (LsSweepSession *self, GError **error)
 {
-  const char *values[LS_SWEEP_N_KNOBS] = { 0 };
-  gboolean drop_last = FALSE;
+  const ls_sweep_request *request;
   g_autoptr (ls_sweep_grid) grid = NULL;
   g_autoptr (ls_store) store = NULL;
   g_autofree char *runner = NULL;
-  g_autofree char *grid_text = NULL;
-  gint64 machine, sweep_id;
+  gint64 sweep_id = 0;
 
   g_return_val_if_fail (LS_IS_SWEEP_SESSION (self), FALSE);
   g_return_val_if_fail (!self->started, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (!read_knobs (self, values, &drop_last, error))
-    return FALSE;
-  grid = ls_sweep_grid_new (values, drop_last, error);
+  request = self->request;
+  if (request->repeat < 1 || request->repeat > LS_SWEEP_REPEAT_MAX)
+    {
+      g_set_error (error, LS_SWEEP_ERROR, LS_SWEEP_ERROR_KNOB, "--repeat %u: must be between 1 and %d", request->repeat,
+                   LS_SWEEP_REPEAT_MAX);
+      return FALSE;
+    }
+  grid = ls_sweep_grid_new (request, error);
   if (!grid)
     return FALSE;
-  runner = find_runner (self->runner, error);
+  runner = find_runner (request->runner, error);
   if (!runner)
     return FALSE;
 
-  store = ls_store_open (self->db, error);
-  if (!store)
-    return FALSE;
-  machine = ls_store_this_machine (store, NULL, NULL, error);
-  if (machine < 0)
-    return FALSE;
-  grid_text = ls_sweep_grid_to_json (grid);
-  sweep_id = ls_store_sweep_begin (store, machine, grid_text, (int) ls_sweep_grid_size (grid), (int) self->repeat,
-                                   error);
-  if (sweep_id < 0)
-    return FALSE;
+  if (!request->no_db)
+    {
+      g_autofree char *grid_text = NULL;
+      gint64 machine;
+
+      store = ls_store_open (request->db, error);
+      if (!store)
+        return FALSE;
+      machine = ls_store_this_machine (store, NULL, NULL, error);
+      if (machine < 0)
+        return FALSE;
+      g_free (self->store_path);
+      self->store_path = g_strdup (ls_store_path (store));
+      grid_text = ls_sweep_grid_to_json (grid);
+      sweep_id = ls_store_sweep_begin (store, machine, grid_text, (int) ls_sweep_grid_size (grid),
+                                       (int) request->repeat, error);
+      if (sweep_id < 0)
+        return FALSE;
+    }
 
   self->started = TRUE;
   self->running = TRUE;
+  self->repeat = request->repeat;
   self->grid = g_steal_pointer (&grid);
   self->store = g_steal_pointer (&store);
   self->sweep_id = sweep_id;
   self->total = ls_sweep_grid_size (self->grid) * self->repeat;
-  g_free (self->runner);
   self->runner = g_steal_pointer (&runner);
   self->summaries = json_array_new ();
 
@@ -324,7 +264,7 @@ finish_sweep (LsSweepSession *self)
 
   self->running = FALSE;
   const char *status = self->failure ? "failed" : self->cancelled ? "interrupted" : "done";
-  if (!ls_store_sweep_end (self->store, self->sweep_id, status, self->failure, &error))
+  if (self->store && !ls_store_sweep_end (self->store, self->sweep_id, status, self->failure, &error))
     emit_error (self, "%s", error->message);
   g_clear_pointer (&self->store, ls_store_close);
   g_signal_emit (self, signals[SIGNAL_FINISHED], 0, self->cancelled);
@@ -342,6 +282,7 @@ end_run (LsSweepSession *self)
     status = g_subprocess_get_exit_status (self->proc);
   else if (g_subprocess_get_if_signaled (self->proc))
     status = 128 + g_subprocess_get_term_sig (self->proc);
+  self->exit_status = status;
   g_clear_object (&self->proc);
   g_clear_object (&self->in);
   g_clear_object (&self->reading);
@@ -364,7 +305,8 @@ end_run (LsSweepSession *self)
         {
           /* Its run, if it was recorded, is marked interrupted now. A runner
            * told to stop before it could catch SIGINT is no news either. */
-          ls_store_mark_dead_runs (self->store, NULL);
+          if (self->store)
+            ls_store_mark_dead_runs (self->store, NULL);
           if (!self->cancelled)
             emit_error (self, "[%u/%u] %s: the runner ended without a summary (exit status %d)%s%s", self->current,
                         self->total, label, status, *said ? ": " : "", said);
@@ -424,12 +366,15 @@ handle_line (LsSweepSession *self, const char *line, gsize len)
   JsonObject *event;
   const char *kind;
 
-  if (!g_utf8_validate (line, (gssize) len, NULL))
-    return;
-  if (line[0] != '{' || !json_parser_load_from_data (parser, line, (gssize) len, NULL)
-      || !(root = json_parser_get_root (parser)) || !JSON_NODE_HOLDS_OBJECT (root))
+  if (!g_utf8_validate (line, (gssize) len, NULL) || line[0] != '{'
+      || !json_parser_load_from_data (parser, line, (gssize) len, NULL) || !(root = json_parser_get_root (parser))
+      || !JSON_NODE_HOLDS_OBJECT (root))
     {
-      keep_said (self, line, len);
+      /* Its stderr, merged into the pipe: shown as it comes, kept for
+       * the message when it ends. */
+      g_autofree char *valid = g_utf8_make_valid (line, (gssize) len);
+      g_signal_emit (self, signals[SIGNAL_OUTPUT], 0, line);
+      keep_said (self, valid, strlen (valid));
       return;
     }
   event = json_node_get_object (root);
@@ -504,11 +449,14 @@ start_next (LsSweepSession *self)
       g_autoptr (GError) error = NULL;
       guint c = self->current % size;
       guint round = self->current / size;
-      g_autoptr (GPtrArray) argv
-          = ls_sweep_grid_runner_argv (self->grid, c, self->runner, ls_store_path (self->store), self->sweep_id);
+      g_autoptr (GPtrArray) argv = ls_sweep_grid_runner_argv (
+          self->grid, c, self->runner, self->store ? ls_store_path (self->store) : NULL, self->sweep_id);
       g_autofree char *label = ls_sweep_grid_label (self->grid, c);
 
       self->current++;
+      g_free (self->configuration);
+      self->configuration = g_strdup (label);
+      self->exit_status = -1;
       if (self->repeat > 1)
         {
           char *more = g_strdup_printf ("%s (repeat %u of %u)", label, round + 1, self->repeat);
@@ -588,4 +536,25 @@ ls_sweep_session_get_failure (LsSweepSession *self)
 {
   g_return_val_if_fail (LS_IS_SWEEP_SESSION (self), NULL);
   return self->failure;
+}
+
+const char *
+ls_sweep_session_get_configuration_label (LsSweepSession *self)
+{
+  g_return_val_if_fail (LS_IS_SWEEP_SESSION (self), NULL);
+  return self->configuration;
+}
+
+int
+ls_sweep_session_get_exit_status (LsSweepSession *self)
+{
+  g_return_val_if_fail (LS_IS_SWEEP_SESSION (self), -1);
+  return self->exit_status;
+}
+
+const char *
+ls_sweep_session_get_store_path (LsSweepSession *self)
+{
+  g_return_val_if_fail (LS_IS_SWEEP_SESSION (self), NULL);
+  return self->store_path;
 }

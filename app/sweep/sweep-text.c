@@ -1,0 +1,96 @@
+/* A sweep as text for a terminal: the progress line and the comparison
+ * table (`loadscope sweep` and `demo`, app/cli/cli-sweep.c). */
+#include "app/sweep/sweep-text.h"
+
+#include <string.h>
+
+/* The progress text: "[2/8] workers=1  batch 12/40  0:07 elapsed, ETA 0:21". */
+char *
+ls_sweep_progress_text (guint index, guint total, const char *label, gint64 batches, gint64 planned,
+                        gboolean started, double elapsed_s)
+{
+  double done = index - 1 + (planned > 0 ? (double) MIN (batches, planned) / (double) planned : 0);
+  char eta[32] = "--";
+  if (done > 0.2)
+    {
+      double left = elapsed_s / done * (total - done);
+      g_snprintf (eta, sizeof eta, "%d:%02d", (int) left / 60, (int) left % 60);
+    }
+  g_autofree char *where = !started ? g_strdup ("starting\u2026")
+                           : planned > 0 ? g_strdup_printf ("batch %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT, batches, planned)
+                                         : g_strdup_printf ("batch %" G_GINT64_FORMAT, batches);
+  return g_strdup_printf ("[%u/%u] %s  %s  %d:%02d elapsed, ETA %s", index, total, label, where, (int) elapsed_s / 60,
+                          (int) elapsed_s % 60, eta);
+}
+
+static double
+member_double (JsonObject *o, const char *name, double fallback)
+{
+  JsonNode *n = json_object_get_member (o, name);
+  return n && JSON_NODE_HOLDS_VALUE (n) ? json_node_get_double (n) : fallback;
+}
+
+/* A figure, or "-" where the run has none (failed, interrupted, no device). */
+static void
+figure_text (char *buf, gsize size, JsonObject *o, const char *name, int decimals, const char *suffix, double scale)
+{
+  double v = o ? member_double (o, name, -1) : -1;
+  if (v >= 0)
+    g_snprintf (buf, size, "%.*f%s", decimals, v * scale, suffix);
+  else
+    g_strlcpy (buf, "-", size);
+}
+
+void
+ls_sweep_print_table (FILE *to, JsonArray *summaries)
+{
+  /* One format for the header and every row, whatever the status: the
+   * widest status ("interrupted") and "-" for absent figures. */
+#define ROW "%-5s %7s %-5s %5s %3s %-4s %-7s %-5s %-11s %9s %9s %9s %5s %9s %6s\n"
+  fprintf (to, ROW, "run", "workers", "start", "batch", "pf", "pers", "pin", "sink", "status", "img/s", "wait p50",
+           "wait p95", "GPU", "peak PSS", "CPU");
+  gboolean any_simulated = FALSE;
+  for (guint i = 0; i < json_array_get_length (summaries); i++)
+    {
+      JsonObject *o = json_array_get_object_element (summaries, i);
+      JsonNode *w = json_object_get_member (o, "batch_wait_ms");
+      JsonObject *wait = w && JSON_NODE_HOLDS_OBJECT (w) ? json_node_get_object (w) : NULL;
+      JsonNode *m = json_object_get_member (o, "memory");
+      JsonObject *mem = m && JSON_NODE_HOLDS_OBJECT (m) ? json_node_get_object (m) : NULL;
+      gint64 workers = json_object_get_int_member_with_default (o, "workers", 0);
+      gboolean sim = json_object_get_boolean_member_with_default (o, "simulated", FALSE);
+      JsonNode *pin_node = json_object_get_member (o, "pin");
+      const char *pin = pin_node && JSON_NODE_HOLDS_VALUE (pin_node) && json_node_get_value_type (pin_node) == G_TYPE_STRING
+                            ? json_node_get_string (pin_node)
+                            : "-";
+      char id[24] = "-", workers_text[24], batch[24], prefetch[24], sink[24];
+      char tput[32], p50[32], p95[32], util[32], pss[32], cpu[32];
+      JsonNode *run_id = json_object_get_member (o, "run_id");
+      if (run_id && JSON_NODE_HOLDS_VALUE (run_id))
+        g_snprintf (id, sizeof id, "%" G_GINT64_FORMAT, json_node_get_int (run_id));
+      g_snprintf (workers_text, sizeof workers_text, "%" G_GINT64_FORMAT, workers);
+      g_snprintf (batch, sizeof batch, "%" G_GINT64_FORMAT, json_object_get_int_member_with_default (o, "batch_size", 0));
+      /* Start method, prefetch and persistence mean nothing without workers. */
+      if (workers > 0)
+        g_snprintf (prefetch, sizeof prefetch, "%" G_GINT64_FORMAT, json_object_get_int_member_with_default (o, "prefetch", 0));
+      else
+        g_strlcpy (prefetch, "-", sizeof prefetch);
+      g_snprintf (sink, sizeof sink, "%s%s", json_object_get_string_member_with_default (o, "sink", "?"), sim ? "*" : "");
+      figure_text (tput, sizeof tput, o, "throughput_sps", 0, "", 1);
+      figure_text (p50, sizeof p50, wait, "p50", 2, "", 1);
+      figure_text (p95, sizeof p95, wait, "p95", 2, "", 1);
+      figure_text (util, sizeof util, o, "gpu_util_exact", 0, "%", 100);
+      figure_text (pss, sizeof pss, mem, "pss_peak_bytes", 0, " MB", 1e-6);
+      if (strcmp (pss, "-") == 0)
+        figure_text (pss, sizeof pss, mem, "private_peak_bytes", 0, " MB", 1e-6);
+      figure_text (cpu, sizeof cpu, o, "cpu_percent", 0, "%", 1);
+      any_simulated |= sim;
+      fprintf (to, ROW, id, workers_text, workers > 0 ? json_object_get_string_member_with_default (o, "start", "?") : "-",
+               batch, prefetch,
+               workers > 0 ? (json_object_get_boolean_member_with_default (o, "persistent", FALSE) ? "on" : "off") : "-",
+               pin, sink, json_object_get_string_member_with_default (o, "status", "?"), tput, p50, p95, util, pss, cpu);
+    }
+#undef ROW
+  if (any_simulated)
+    fprintf (to, "* simulated GPU: copy and model step are modelled, not measured on a device.\n");
+}
