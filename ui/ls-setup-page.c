@@ -22,6 +22,7 @@ struct _LsSetupPage {
   GtkSpinButton *model_ms;
   GtkSpinButton *batches;
   GtkLabel *estimate;
+  GSettings *settings;    /* the workbench's, once bound */
   char *dataset;
   char *dataset_problem;  /* why the chosen dataset cannot be used; NULL: fine or unchecked */
   GCancellable *checking; /* the check of the chosen dataset, while it runs */
@@ -32,52 +33,6 @@ G_DEFINE_FINAL_TYPE (LsSetupPage, ls_setup_page, GTK_TYPE_BOX)
 
 static const char *const pin_names[3] = { "off", "staging", "arena" };
 static const char *const start_names[2] = { "fork", "spawn" };
-
-/* ------------------------------------------------------------ building */
-
-static GtkWidget *
-row_with (AdwPreferencesGroup *group, const char *title, const char *subtitle, GtkWidget *suffix)
-{
-  GtkWidget *row = adw_action_row_new ();
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
-  if (subtitle)
-    adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
-  gtk_widget_set_valign (suffix, GTK_ALIGN_CENTER);
-  adw_action_row_add_suffix (ADW_ACTION_ROW (row), suffix);
-  adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), suffix);
-  adw_preferences_group_add (group, row);
-  return row;
-}
-
-static GtkSpinButton *
-spin (double lo, double hi, double step, int digits)
-{
-  GtkWidget *s = gtk_spin_button_new_with_range (lo, hi, step);
-  gtk_spin_button_set_digits (GTK_SPIN_BUTTON (s), (guint) digits);
-  return GTK_SPIN_BUTTON (s);
-}
-
-static GtkWidget *
-check_box (GtkCheckButton **checks, const char *const *names, int n)
-{
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
-  for (int i = 0; i < n; i++)
-    {
-      checks[i] = GTK_CHECK_BUTTON (gtk_check_button_new_with_label (names[i]));
-      gtk_box_append (GTK_BOX (box), GTK_WIDGET (checks[i]));
-    }
-  return box;
-}
-
-static char *
-checked_list (GtkCheckButton **checks, const char *const *names, int n)
-{
-  GString *s = g_string_new (NULL);
-  for (int i = 0; i < n; i++)
-    if (gtk_check_button_get_active (checks[i]))
-      g_string_append_printf (s, "%s%s", s->len ? "," : "", names[i]);
-  return g_string_free (s, FALSE);
-}
 
 /* ------------------------------------------------------------ request */
 
@@ -360,6 +315,16 @@ ls_setup_page_get_request (LsSetupPage *self, GError **error)
   return g_steal_pointer (&request);
 }
 
+static char *
+checked_list (GtkCheckButton **checks, const char *const *names, int n)
+{
+  GString *s = g_string_new (NULL);
+  for (int i = 0; i < n; i++)
+    if (gtk_check_button_get_active (checks[i]))
+      g_string_append_printf (s, "%s%s", s->len ? "," : "", names[i]);
+  return g_string_free (s, FALSE);
+}
+
 /* Settings keep a comma list for a row of check buttons. */
 static void
 load_checks (GSettings *settings, const char *key, GtkCheckButton **checks, const char *const *names, int n)
@@ -425,7 +390,7 @@ ls_setup_page_bind (LsSetupPage *self, GSettings *s)
   g_autofree char *last = g_settings_get_string (s, "last-dataset");
   if (last && *last)
     ls_setup_page_set_dataset (self, last);
-  g_object_set_data_full (G_OBJECT (self), "settings", g_object_ref (s), g_object_unref);
+  g_set_object (&self->settings, s);
   update_estimate (self);
 }
 
@@ -433,130 +398,58 @@ static void
 ls_setup_page_dispose (GObject *object)
 {
   LsSetupPage *self = LS_SETUP_PAGE (object);
-  GSettings *s = g_object_get_data (object, "settings");
-  if (s && self->dataset)
-    g_settings_set_string (s, "last-dataset", self->dataset);
+  if (self->settings && self->dataset)
+    g_settings_set_string (self->settings, "last-dataset", self->dataset);
+  g_clear_object (&self->settings);
   g_clear_pointer (&self->dataset, g_free);
   g_clear_pointer (&self->dataset_problem, g_free);
   if (self->checking)
     g_cancellable_cancel (self->checking);
   g_clear_object (&self->checking);
+  gtk_widget_dispose_template (GTK_WIDGET (self), LS_TYPE_SETUP_PAGE);
   G_OBJECT_CLASS (ls_setup_page_parent_class)->dispose (object);
 }
 
 static void
 ls_setup_page_class_init (LsSetupPageClass *klass)
 {
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
   G_OBJECT_CLASS (klass)->dispose = ls_setup_page_dispose;
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/loadscope/Loadscope/ui/ls-setup-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, LsSetupPage, dataset_row);
+  gtk_widget_class_bind_template_child (widget_class, LsSetupPage, dataset_problem_label);
+  gtk_widget_class_bind_template_child (widget_class, LsSetupPage, generate_progress);
+  gtk_widget_class_bind_template_child (widget_class, LsSetupPage, generate_button);
+  gtk_widget_class_bind_template_child (widget_class, LsSetupPage, workers);
+  gtk_widget_class_bind_template_child (widget_class, LsSetupPage, batch_size);
+  gtk_widget_class_bind_template_child (widget_class, LsSetupPage, prefetch);
+  gtk_widget_class_bind_template_child (widget_class, LsSetupPage, persistent);
+  gtk_widget_class_bind_template_child_full (widget_class, "pin_off", FALSE, G_STRUCT_OFFSET (LsSetupPage, pin[0]));
+  gtk_widget_class_bind_template_child_full (widget_class, "pin_staging", FALSE, G_STRUCT_OFFSET (LsSetupPage, pin[1]));
+  gtk_widget_class_bind_template_child_full (widget_class, "pin_arena", FALSE, G_STRUCT_OFFSET (LsSetupPage, pin[2]));
+  gtk_widget_class_bind_template_child (widget_class, LsSetupPage, non_blocking);
+  gtk_widget_class_bind_template_child_full (widget_class, "start_fork", FALSE, G_STRUCT_OFFSET (LsSetupPage, start[0]));
+  gtk_widget_class_bind_template_child_full (widget_class, "start_spawn", FALSE,
+                                             G_STRUCT_OFFSET (LsSetupPage, start[1]));
+  gtk_widget_class_bind_template_child (widget_class, LsSetupPage, model_ms);
+  gtk_widget_class_bind_template_child (widget_class, LsSetupPage, batches);
+  gtk_widget_class_bind_template_child (widget_class, LsSetupPage, estimate);
+  gtk_widget_class_bind_template_callback (widget_class, on_choose_folder);
+  gtk_widget_class_bind_template_callback (widget_class, on_choose_file);
+  gtk_widget_class_bind_template_callback_full (widget_class, "on_generate_clicked",
+                                                G_CALLBACK (ls_setup_page_generate_sample));
+  gtk_widget_class_bind_template_callback (widget_class, on_changed);
 }
 
 static void
 ls_setup_page_init (LsSetupPage *self)
 {
-  GtkWidget *scroll = gtk_scrolled_window_new ();
-  GtkWidget *clamp = adw_clamp_new ();
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 24);
-  AdwPreferencesGroup *data = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
-  AdwPreferencesGroup *knobs = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
-  AdwPreferencesGroup *device = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
-
-  gtk_orientable_set_orientation (GTK_ORIENTABLE (self), GTK_ORIENTATION_VERTICAL);
-  gtk_widget_set_vexpand (scroll, TRUE);
-  gtk_box_append (GTK_BOX (self), scroll);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroll), clamp);
-  adw_clamp_set_maximum_size (ADW_CLAMP (clamp), 760);
-  adw_clamp_set_child (ADW_CLAMP (clamp), box);
-  gtk_widget_set_margin_top (box, 24);
-  gtk_widget_set_margin_bottom (box, 24);
-  gtk_widget_set_margin_start (box, 12);
-  gtk_widget_set_margin_end (box, 12);
-
-  /* Dataset. */
-  adw_preferences_group_set_title (data, "Dataset");
-  adw_preferences_group_set_description (data, "A folder of class folders of JPEG images (ImageFolder layout), or an "
-                                               "HDF5 file with images or JPEG rows and labels.");
-  GtkWidget *buttons = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  GtkWidget *folder = gtk_button_new_with_label ("Folder…");
-  GtkWidget *file = gtk_button_new_with_label ("HDF5 file…");
-  self->generate_button = GTK_BUTTON (gtk_button_new_with_label ("Generate sample"));
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->generate_button),
-                               "Generate 800 JPEG images like ImageNet's (once, in the cache folder) and use them");
-  gtk_box_append (GTK_BOX (buttons), folder);
-  gtk_box_append (GTK_BOX (buttons), file);
-  gtk_box_append (GTK_BOX (buttons), GTK_WIDGET (self->generate_button));
-  self->dataset_row = ADW_ACTION_ROW (row_with (data, "Dataset", "None chosen yet", buttons));
-  adw_action_row_set_subtitle_lines (self->dataset_row, 2);
-  self->generate_progress = GTK_PROGRESS_BAR (gtk_progress_bar_new ());
-  gtk_widget_set_visible (GTK_WIDGET (self->generate_progress), FALSE);
-  gtk_widget_set_margin_top (GTK_WIDGET (self->generate_progress), 6);
-  adw_preferences_group_add (data, GTK_WIDGET (self->generate_progress));
-  self->dataset_problem_label = GTK_LABEL (gtk_label_new (NULL));
-  gtk_label_set_wrap (self->dataset_problem_label, TRUE);
-  gtk_label_set_xalign (self->dataset_problem_label, 0);
-  gtk_label_set_selectable (self->dataset_problem_label, TRUE);
-  gtk_widget_set_margin_top (GTK_WIDGET (self->dataset_problem_label), 8);
-  gtk_widget_add_css_class (GTK_WIDGET (self->dataset_problem_label), "error");
-  gtk_widget_set_visible (GTK_WIDGET (self->dataset_problem_label), FALSE);
-  adw_preferences_group_add (data, GTK_WIDGET (self->dataset_problem_label));
-  g_signal_connect_swapped (folder, "clicked", G_CALLBACK (on_choose_folder), self);
-  g_signal_connect_swapped (file, "clicked", G_CALLBACK (on_choose_file), self);
-  g_signal_connect_swapped (self->generate_button, "clicked", G_CALLBACK (ls_setup_page_generate_sample), self);
-
-  /* Loader knobs. */
-  adw_preferences_group_set_title (knobs, "Loader");
-  adw_preferences_group_set_description (knobs, "Every combination of the lists is one run.");
-  self->workers = ADW_ENTRY_ROW (adw_entry_row_new ());
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->workers), "Worker counts (comma list; 0 loads in the runner)");
-  gtk_editable_set_text (GTK_EDITABLE (self->workers), "0,1,2,4");
-  adw_preferences_group_add (knobs, GTK_WIDGET (self->workers));
-  self->batch_size = spin (1, 4096, 1, 0);
-  row_with (knobs, "Batch size", "Samples per batch", GTK_WIDGET (self->batch_size));
-  self->prefetch = spin (1, 64, 1, 0);
-  row_with (knobs, "Prefetch", "Batches in flight per worker", GTK_WIDGET (self->prefetch));
-  self->persistent = GTK_SWITCH (gtk_switch_new ());
-  row_with (knobs, "Persistent workers", "Keep workers across epochs", GTK_WIDGET (self->persistent));
-  row_with (knobs, "Start methods", "How workers start (spawn is Windows' only way)",
-            check_box (self->start, start_names, 2));
-  self->batches = spin (3, 100000, 1, 0);
-  row_with (knobs, "Batches per run", "The first ones are left out of the figures", GTK_WIDGET (self->batches));
-
-  /* Device side. */
-  adw_preferences_group_set_title (device, "GPU consumer");
-  adw_preferences_group_set_description (device, "CUDA when a GPU answers; otherwise a simulated GPU, and every figure "
-                                                 "it produces is marked simulated.");
-  row_with (device, "Pin modes", "Pageable, a pinned staging copy (PyTorch's pin_memory), or the pinned arena",
-            check_box (self->pin, pin_names, 3));
-  self->non_blocking = GTK_SWITCH (gtk_switch_new ());
-  row_with (device, "Non-blocking copies", "Copy on a stream of its own, overlapped with the model step",
-            GTK_WIDGET (self->non_blocking));
-  self->model_ms = spin (0, 10000, 1, 1);
-  row_with (device, "Model step", "Milliseconds of GPU work per batch", GTK_WIDGET (self->model_ms));
-
-  self->estimate = GTK_LABEL (gtk_label_new (NULL));
-  gtk_label_set_wrap (self->estimate, TRUE);
-  gtk_label_set_xalign (self->estimate, 0);
-  gtk_widget_add_css_class (GTK_WIDGET (self->estimate), "dim-label");
-
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (data));
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (knobs));
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (device));
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->estimate));
-
-  gtk_spin_button_set_value (self->batch_size, 64);
-  gtk_spin_button_set_value (self->prefetch, 2);
+  gtk_widget_init_template (GTK_WIDGET (self));
+  /* The knobs start from the defaults every run has (run-options.h). */
+  gtk_spin_button_set_value (self->batch_size, ls_run_default.batch_size);
+  gtk_spin_button_set_value (self->prefetch, ls_run_default.prefetch);
   gtk_spin_button_set_value (self->model_ms, ls_run_default.model_ms);
   gtk_spin_button_set_value (self->batches, 40);
-  gtk_check_button_set_active (self->pin[0], TRUE);
-  gtk_check_button_set_active (self->pin[1], TRUE);
-  gtk_check_button_set_active (self->start[0], TRUE);
-
-  g_signal_connect_swapped (self->workers, "changed", G_CALLBACK (on_changed), self);
-  g_signal_connect_swapped (self->batch_size, "value-changed", G_CALLBACK (on_changed), self);
-  g_signal_connect_swapped (self->model_ms, "value-changed", G_CALLBACK (on_changed), self);
-  g_signal_connect_swapped (self->batches, "value-changed", G_CALLBACK (on_changed), self);
-  for (int i = 0; i < 3; i++)
-    g_signal_connect_swapped (self->pin[i], "toggled", G_CALLBACK (on_changed), self);
-  for (int i = 0; i < 2; i++)
-    g_signal_connect_swapped (self->start[i], "toggled", G_CALLBACK (on_changed), self);
   update_estimate (self);
 }
