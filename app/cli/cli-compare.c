@@ -5,35 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/report/compare-table.h"
 #include "app/store/store-query.h"
 
 #define LABEL_WIDTH 24
 #define CELL_WIDTH 20
-
-/* Per cent of the first run's value; FALSE when either is absent or the
- * first is zero. */
-static gboolean
-delta_percent (JsonObject *first, JsonObject *run, const char *column, double *delta)
-{
-  double a, b;
-  if (!ls_json_member_double (first, column, &a) || !ls_json_member_double (run, column, &b) || a == 0)
-    return FALSE;
-  *delta = (b - a) / fabs (a) * 100.0;
-  return TRUE;
-}
-
-static gboolean
-knob_differs (GPtrArray *runs, const char *column)
-{
-  JsonNode *first = json_object_get_member (g_ptr_array_index (runs, 0), column);
-  for (guint i = 1; i < runs->len; i++)
-    {
-      JsonNode *n = json_object_get_member (g_ptr_array_index (runs, i), column);
-      if (!first || !n ? first != n : !json_node_equal (first, n))
-        return TRUE;
-    }
-  return FALSE;
-}
 
 static const char *
 str_or (JsonObject *o, const char *name, const char *otherwise)
@@ -44,10 +20,10 @@ str_or (JsonObject *o, const char *name, const char *otherwise)
 }
 
 static JsonNode *
-compare_json (GPtrArray *runs)
+compare_json (const ls_compare_table *table)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
-  JsonObject *first = g_ptr_array_index (runs, 0);
+  GPtrArray *runs = table->runs;
 
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "runs");
@@ -90,11 +66,11 @@ compare_json (GPtrArray *runs)
       json_builder_end_array (b);
       json_builder_set_member_name (b, "delta_percent");
       json_builder_begin_array (b);
+      const ls_compare_row *row = ls_compare_table_find (table, fig->column);
       for (guint i = 0; i < runs->len; i++)
         {
-          double d;
-          if (delta_percent (first, g_ptr_array_index (runs, i), fig->column, &d))
-            json_builder_add_double_value (b, d);
+          if (!isnan (row->delta[i]))
+            json_builder_add_double_value (b, row->delta[i]);
           else
             json_builder_add_null_value (b);
         }
@@ -108,7 +84,7 @@ compare_json (GPtrArray *runs)
   for (guint k = 0; k < ls_n_run_knobs; k++)
     {
       const ls_run_knob *knob = &ls_run_knobs[k];
-      if (!knob_differs (runs, knob->column))
+      if (!ls_compare_table_find (table, knob->column)->differs)
         continue;
       json_builder_set_member_name (b, knob->column);
       json_builder_begin_array (b);
@@ -137,8 +113,9 @@ print_row (const char *label, GPtrArray *cells)
 }
 
 static void
-compare_text (GPtrArray *runs)
+compare_text (const ls_compare_table *table)
 {
+  GPtrArray *runs = table->runs;
   JsonObject *first = g_ptr_array_index (runs, 0);
   g_autoptr (GPtrArray) cells = g_ptr_array_new_with_free_func (g_free);
   gboolean any_simulated = FALSE;
@@ -172,35 +149,29 @@ compare_text (GPtrArray *runs)
   printf ("\nfigures (change against run %" G_GINT64_FORMAT "):\n", json_object_get_int_member (first, "id"));
   for (guint f = 0; f < ls_n_run_figures; f++)
     {
-      const ls_run_figure *fig = &ls_run_figures[f];
-      g_autofree char *label = ls_run_figure_heading (fig);
+      const ls_compare_row *row = ls_compare_table_find (table, ls_run_figures[f].column);
       g_ptr_array_set_size (cells, 0);
       for (guint i = 0; i < runs->len; i++)
         {
-          JsonObject *r = g_ptr_array_index (runs, i);
-          g_autofree char *value = ls_run_figure_text (r, fig);
-          double d;
-          if (i > 0 && delta_percent (first, r, fig->column, &d))
-            g_ptr_array_add (cells, g_strdup_printf ("%s (%+.1f %%)", value, d));
+          const char *value = row->cells->pdata[i];
+          if (i > 0 && !isnan (row->delta[i]))
+            g_ptr_array_add (cells, g_strdup_printf ("%s (%+.1f %%)", value, row->delta[i]));
           else
             g_ptr_array_add (cells, g_strdup (value));
         }
-      print_row (label, cells);
+      print_row (row->label, cells);
     }
 
   gboolean header = FALSE;
   for (guint k = 0; k < ls_n_run_knobs; k++)
     {
-      const ls_run_knob *knob = &ls_run_knobs[k];
-      if (!knob_differs (runs, knob->column))
+      const ls_compare_row *row = ls_compare_table_find (table, ls_run_knobs[k].column);
+      if (!row->differs)
         continue;
       if (!header)
         printf ("\nknobs that differ:\n");
       header = TRUE;
-      g_ptr_array_set_size (cells, 0);
-      for (guint i = 0; i < runs->len; i++)
-        g_ptr_array_add (cells, ls_run_knob_text (g_ptr_array_index (runs, i), knob));
-      print_row (knob->label, cells);
+      print_row (row->label, row->cells);
     }
   if (!header)
     printf ("\nthe runs have the same knobs\n");
@@ -261,13 +232,14 @@ ls_cli_compare (int argc, char **argv)
                  : 1;
     }
 
+  g_autoptr (ls_compare_table) table = ls_compare_table_new (runs);
   if (json)
     {
-      g_autoptr (JsonNode) node = compare_json (runs);
+      g_autoptr (JsonNode) node = compare_json (table);
       g_autofree char *text = json_to_string (node, TRUE);
       printf ("%s\n", text);
     }
   else
-    compare_text (runs);
+    compare_text (table);
   return 0;
 }
