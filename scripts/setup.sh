@@ -14,6 +14,9 @@ packages=(
   desktop-file-utils appstream xvfb xauth x11-utils dbus imagemagick
   # Windows cross build and its self-test
   gcc-mingw-w64-x86-64 wine wine64
+  # scripts/windows/: the Windows dependency stack from Debian's sources
+  g++-mingw-w64-x86-64-win32 libz-mingw-w64-dev dpkg-dev cmake nasm sassc tcl
+  xz-utils unzip zip
 )
 
 missing=()

@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# Fetches Debian source packages with `apt-get source`, through a PRIVATE apt
+# configuration: its own sources list (Types: deb-src, with the URIs, suites
+# and keyrings of this machine's configured Debian sources), its own lists and
+# cache under ~/.cache/loadscope/apt. The system's apt configuration is read,
+# never changed; no host is named here.
+#
+#   apt-source.sh list PKG...     print "PKG VERSION ORIG-TARBALL" per package (no
+#                                 download; the private lists are fetched once)
+#   apt-source.sh get DIR PKG...  download what each package's orig tarball
+#                                 into DIR (when not there yet), unpacked not
+#   apt-source.sh update          refresh the private lists
+#
+# Environment: LS_CACHE (default ~/.cache/loadscope).
+set -euo pipefail
+
+cache=${LS_CACHE:-$HOME/.cache/loadscope}
+aptdir=$cache/apt
+say() { echo "apt-source: $*" >&2; }
+
+codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+[ -n "$codename" ] || { say "no VERSION_CODENAME in /etc/os-release"; exit 2; }
+
+# deb-src entries made from the machine's Debian entries: those of this
+# release's suites (bookworm, bookworm-updates, bookworm-security, ...), from
+# sources.list (one-line) and sources.list.d/*.list|*.sources (deb822).
+write_sources() {
+  python3 - "$codename" "$aptdir/sources.list.d/loadscope-src.sources" <<'PY'
+import glob, os, sys
+codename, out = sys.argv[1], sys.argv[2]
+entries = []  # (uris, suites, components, signed_by)
+
+def add(types, uris, suites, comps, signed):
+    if 'deb' not in types and 'deb-src' not in types:
+        return
+    suites = [s for s in suites if s == codename or s.startswith(codename + '-')
+              or s.startswith(codename + '/')]
+    if suites and uris:
+        entries.append((uris, suites, comps or ['main'], signed))
+
+def one_line(path):
+    for line in open(path, errors='replace'):
+        line = line.split('#', 1)[0].strip()
+        if not line:
+            continue
+        parts = line.split()
+        typ, rest = parts[0], parts[1:]
+        opts = {}
+        if rest and rest[0].startswith('['):
+            o = []
+            while rest:
+                w = rest.pop(0)
+                o.append(w)
+                if w.endswith(']'):
+                    break
+            for kv in ' '.join(o).strip('[]').split():
+                if '=' in kv:
+                    k, v = kv.split('=', 1)
+                    opts[k.lower()] = v
+        if len(rest) >= 2:
+            add([typ], [rest[0]], [rest[1]], rest[2:], opts.get('signed-by', ''))
+
+def deb822(path):
+    text = open(path, errors='replace').read()
+    for para in text.split('\n\n'):
+        fields, key = {}, None
+        for line in para.splitlines():
+            if line.startswith('#') or not line.strip():
+                continue
+            if line[0] in ' \t' and key:
+                fields[key] += '\n' + line.strip()
+                continue
+            if ':' in line:
+                key, v = line.split(':', 1)
+                key = key.strip().lower()
+                fields[key] = v.strip()
+        if fields.get('enabled', 'yes').lower() == 'no':
+            continue
+        add(fields.get('types', '').split(), fields.get('uris', '').split(),
+            fields.get('suites', '').split(), fields.get('components', '').split(),
+            fields.get('signed-by', ''))
+
+if os.path.exists('/etc/apt/sources.list'):
+    one_line('/etc/apt/sources.list')
+for p in sorted(glob.glob('/etc/apt/sources.list.d/*')):
+    if p.endswith('.list'):
+        one_line(p)
+    elif p.endswith('.sources'):
+        deb822(p)
+if not entries:
+    sys.exit('no Debian %s entries in /etc/apt/sources.list{,.d}' % codename)
+with open(out, 'w') as f:
+    for uris, suites, comps, signed in entries:
+        f.write('Types: deb-src\nURIs: %s\nSuites: %s\nComponents: %s\n'
+                % (' '.join(uris), ' '.join(suites), ' '.join(comps)))
+        if signed and '\n' not in signed:
+            f.write('Signed-By: %s\n' % signed)
+        f.write('\n')
+PY
+}
+
+setup() {
+  mkdir -p "$aptdir/sources.list.d" "$aptdir/lists/partial" "$aptdir/cache/archives/partial" \
+           "$aptdir/etc/preferences.d" "$aptdir/etc/apt.conf.d"
+  : > "$aptdir/empty.list"
+  write_sources
+  cat > "$aptdir/apt.conf" <<CONF
+Dir::Etc::SourceList "$aptdir/empty.list";
+Dir::Etc::SourceParts "$aptdir/sources.list.d";
+Dir::Etc::Preferences "$aptdir/etc/preferences";
+Dir::Etc::PreferencesParts "$aptdir/etc/preferences.d";
+Dir::Etc::Parts "$aptdir/etc/apt.conf.d";
+Dir::State::Lists "$aptdir/lists";
+Dir::Cache "$aptdir/cache";
+Dir::Cache::pkgcache "";
+Dir::Cache::srcpkgcache "";
+Acquire::Languages "none";
+APT::Get::Only-Source "true";
+CONF
+  [ "$(id -u)" -ne 0 ] || echo 'APT::Sandbox::User "root";' >> "$aptdir/apt.conf"
+  export APT_CONFIG=$aptdir/apt.conf
+}
+
+update() {
+  say "fetching the private source lists (deb-src of this machine's $codename sources)"
+  apt-get update -q -o Debug::NoLocking=1 >&2
+  touch "$aptdir/lists/.loadscope-updated"
+}
+
+ensure_lists() {
+  [ -e "$aptdir/lists/.loadscope-updated" ] || update
+}
+
+# list PKG...: "PKG VERSION ORIG" per package, ORIG the upstream (orig)
+# tarball apt would fetch (or the native tarball); one apt call for all.
+list() {
+  apt-get source --print-uris -q "$@" 2>/dev/null | awk -v want="$*" '
+    BEGIN { n = split(want, w, " "); for (i = 1; i <= n; i++) asked[w[i]] = 1 }
+    $1 ~ /^\x27/ {
+      f = $2; src = f; sub(/_.*/, "", src)
+      if (!(src in asked)) next
+      if (f ~ /\.dsc$/) { v = f; sub(/^[^_]*_/, "", v); sub(/\.dsc$/, "", v); ver[src] = v }
+      else if (f ~ /\.orig\.tar\.[a-z0-9]+$/ || (f ~ /\.tar\.[a-z0-9]+$/ && f !~ /\.debian\.tar/ && f !~ /\.orig-/)) orig[src] = f
+    }
+    END { for (i = 1; i <= n; i++) { p = w[i]
+      if (!(p in ver) || !(p in orig)) { print "apt-source: no source package " p > "/dev/stderr"; bad = 1; continue }
+      print p, ver[p], orig[p] }
+      exit bad }'
+}
+
+cmd=${1:-}
+shift || true
+setup
+case "$cmd" in
+  update) update ;;
+  list)
+    ensure_lists
+    list "$@" ;;
+  get)
+    dir=$1; shift
+    ensure_lists
+    # (listed before entering DIR: apt lists no file that DIR already has)
+    wanted=$(list "$@")
+    mkdir -p "$dir"
+    cd "$dir"
+    rc=0
+    while read -r p v orig; do
+      [ -s "$orig" ] && continue
+      # --download-only: the build uses the upstream (orig) tarball as
+      # released, without Debian's patches; dpkg-source is not run. Only the
+      # orig tarball must arrive (a security update's .dsc may be missing
+      # from a mirror while its unchanged orig tarball is there).
+      apt-get source --download-only -q "$p" >&2 || true
+      if [ -s "$orig" ]; then say "$p $v: $orig"; else say "could not download $orig ($p $v)"; rc=1; fi
+    done <<< "$wanted"
+    exit $rc ;;
+  *) echo "usage: $0 list PKG... | get DIR PKG... | update" >&2; exit 2 ;;
+esac
