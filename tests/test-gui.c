@@ -61,6 +61,13 @@ dataset_checked (void)
   return !ls_setup_page_is_checking_dataset (setup);
 }
 
+/* The history reads the store in a thread. */
+static gboolean
+history_loaded (void)
+{
+  return !ls_history_page_is_loading (history);
+}
+
 static gboolean
 never (void)
 {
@@ -160,6 +167,7 @@ test_workbench_end_to_end (void)
   save_screenshot ("gui-results.png");
 
   show_page ("history");
+  iterate_until (history_loaded, 30);
   g_assert_cmpuint (ls_history_page_count_runs (history), ==, 2);
   save_screenshot ("gui-history.png");
 
@@ -191,6 +199,7 @@ test_workbench_end_to_end (void)
   g_assert_true (ls_history_page_export_to (history, bundle, &error));
   g_assert_true (ls_history_page_import_from (history, bundle, &error));
   g_assert_no_error (error);
+  iterate_until (history_loaded, 30);
   g_assert_cmpuint (ls_history_page_count_runs (history), ==, 2); /* the same runs: not twice */
   g_unlink (bundle);
 

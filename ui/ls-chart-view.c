@@ -14,6 +14,10 @@ struct _LsChartView {
 
 G_DEFINE_FINAL_TYPE (LsChartView, ls_chart_view, GTK_TYPE_WIDGET)
 
+/* For .ui templates: what ls_chart_view_new takes, and the note's place. */
+enum { PROP_0, PROP_TITLE, PROP_X_LABEL, PROP_Y_LABEL, PROP_SIMULATED_NOTE_ELSEWHERE, N_PROPS };
+static GParamSpec *props[N_PROPS];
+
 static ls_chart_unit
 unit_from_label (const char *label)
 {
@@ -136,10 +140,69 @@ ls_chart_view_dispose (GObject *object)
 }
 
 static void
+ls_chart_view_set_property (GObject *object, guint id, const GValue *value, GParamSpec *pspec)
+{
+  LsChartView *self = LS_CHART_VIEW (object);
+  switch (id)
+    {
+    case PROP_TITLE:
+      g_free (self->title);
+      self->title = g_value_dup_string (value);
+      break;
+    case PROP_X_LABEL:
+      g_free (self->x_label);
+      self->x_label = g_value_dup_string (value);
+      break;
+    case PROP_Y_LABEL:
+      g_free (self->y_label);
+      self->y_label = g_value_dup_string (value);
+      break;
+    case PROP_SIMULATED_NOTE_ELSEWHERE:
+      ls_chart_view_set_simulated_note_elsewhere (self, g_value_get_boolean (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
+    }
+}
+
+static void
+ls_chart_view_get_property (GObject *object, guint id, GValue *value, GParamSpec *pspec)
+{
+  LsChartView *self = LS_CHART_VIEW (object);
+  switch (id)
+    {
+    case PROP_TITLE:
+      g_value_set_string (value, self->title);
+      break;
+    case PROP_X_LABEL:
+      g_value_set_string (value, self->x_label);
+      break;
+    case PROP_Y_LABEL:
+      g_value_set_string (value, self->y_label);
+      break;
+    case PROP_SIMULATED_NOTE_ELSEWHERE:
+      g_value_set_boolean (value, self->simulated_note_elsewhere);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
+    }
+}
+
+static void
 ls_chart_view_class_init (LsChartViewClass *klass)
 {
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
-  G_OBJECT_CLASS (klass)->dispose = ls_chart_view_dispose;
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  object_class->dispose = ls_chart_view_dispose;
+  object_class->set_property = ls_chart_view_set_property;
+  object_class->get_property = ls_chart_view_get_property;
+  GParamFlags flags = G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS;
+  props[PROP_TITLE] = g_param_spec_string ("title", NULL, NULL, NULL, flags);
+  props[PROP_X_LABEL] = g_param_spec_string ("x-label", NULL, NULL, NULL, flags);
+  props[PROP_Y_LABEL] = g_param_spec_string ("y-label", NULL, NULL, NULL, flags);
+  props[PROP_SIMULATED_NOTE_ELSEWHERE] = g_param_spec_boolean ("simulated-note-elsewhere", NULL, NULL, FALSE,
+                                                               G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, props);
   widget_class->snapshot = ls_chart_view_snapshot;
   widget_class->query_tooltip = ls_chart_view_query_tooltip;
   widget_class->measure = ls_chart_view_measure;
@@ -158,11 +221,7 @@ ls_chart_view_init (LsChartView *self)
 LsChartView *
 ls_chart_view_new (const char *title, const char *x_label, const char *y_label)
 {
-  LsChartView *self = g_object_new (LS_TYPE_CHART_VIEW, NULL);
-  self->title = g_strdup (title);
-  self->x_label = g_strdup (x_label);
-  self->y_label = g_strdup (y_label);
-  return self;
+  return g_object_new (LS_TYPE_CHART_VIEW, "title", title, "x-label", x_label, "y-label", y_label, NULL);
 }
 
 void

@@ -1,18 +1,20 @@
 /* Compare: runs side by side, knobs and figures down, one column a run.
  * The row labels and the run headers stay in view while the table
- * scrolls; knobs that differ between the runs are marked. */
+ * scrolls; knobs that differ between the runs are marked. The table itself
+ * (cells, differs flags, per-cent deltas) is app/report/compare-table.h. */
 #pragma once
 
 #include <adwaita.h>
-#include <json-glib/json-glib.h>
+
+#include "app/report/compare-table.h"
 
 G_BEGIN_DECLS
 
 #define LS_TYPE_COMPARE_WINDOW (ls_compare_window_get_type ())
 G_DECLARE_FINAL_TYPE (LsCompareWindow, ls_compare_window, LS, COMPARE_WINDOW, AdwWindow)
 
-/* runs: JsonObject per run (ls_store_run_object), the first the baseline. */
-LsCompareWindow *ls_compare_window_new (GtkWindow *parent, GPtrArray *runs);
+/* Shows table (taken: the window frees it), its first run the baseline. */
+LsCompareWindow *ls_compare_window_new (GtkWindow *parent, ls_compare_table *table);
 
 guint ls_compare_window_n_runs (LsCompareWindow *self);
 /* The labels of the knobs whose values differ between the runs, in order. */

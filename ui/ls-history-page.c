@@ -1,49 +1,20 @@
 #include "ui/ls-history-page.h"
 
-#include "app/chart/chart-export.h"
-#include "app/report/chart-store.h"
-#include "app/store/export.h"
+#include "app/report/compare-table.h"
+#include "app/report/export-file.h"
 #include "app/store/import.h"
+#include "app/store/run-list.h"
 #include "app/store/store-query.h"
 #include "ui/ls-compare-window.h"
 #include "ui/ls-window.h"
-
-/* ------------------------------------------------------------ one row */
-
-#define LS_TYPE_RUN_ROW (ls_run_row_get_type ())
-G_DECLARE_FINAL_TYPE (LsRunRow, ls_run_row, LS, RUN_ROW, GObject)
-
-struct _LsRunRow {
-  GObject parent_instance;
-  JsonObject *run;
-};
-
-G_DEFINE_FINAL_TYPE (LsRunRow, ls_run_row, G_TYPE_OBJECT)
-
-static void
-ls_run_row_finalize (GObject *object)
-{
-  g_clear_pointer (&LS_RUN_ROW (object)->run, json_object_unref);
-  G_OBJECT_CLASS (ls_run_row_parent_class)->finalize (object);
-}
-
-static void
-ls_run_row_class_init (LsRunRowClass *klass)
-{
-  G_OBJECT_CLASS (klass)->finalize = ls_run_row_finalize;
-}
-
-static void
-ls_run_row_init (LsRunRow *self)
-{
-}
 
 /* ------------------------------------------------------------ the page */
 
 struct _LsHistoryPage {
   GtkBox parent_instance;
   char *db;
-  GListStore *rows;
+  LsRunList *runs;            /* every run of the store, read in a thread */
+  GCancellable *cancellable;  /* of the loads; cancelled when the page goes */
   GtkCustomFilter *filter;
   GtkMultiSelection *selection;
   GtkSearchEntry *search;
@@ -114,7 +85,7 @@ static void
 bind_cell (GtkSignalListItemFactory *f, GtkListItem *item, gpointer data)
 {
   LsRunRow *row = gtk_list_item_get_item (item);
-  g_autofree char *text = cell_text (row->run, data);
+  g_autofree char *text = cell_text (ls_run_row_get_run (row), data);
   gtk_label_set_text (GTK_LABEL (gtk_list_item_get_child (item)), text);
   gtk_widget_set_tooltip_text (gtk_list_item_get_child (item), text);
 }
@@ -123,7 +94,7 @@ static int
 compare_rows (gconstpointer a, gconstpointer b, gpointer data)
 {
   const column_spec *c = data;
-  JsonObject *ra = LS_RUN_ROW ((gpointer) a)->run, *rb = LS_RUN_ROW ((gpointer) b)->run;
+  JsonObject *ra = ls_run_row_get_run (LS_RUN_ROW ((gpointer) a)), *rb = ls_run_row_get_run (LS_RUN_ROW ((gpointer) b));
   JsonNode *na = json_object_get_member (ra, c->member), *nb = json_object_get_member (rb, c->member);
   gboolean ea = !na || json_node_is_null (na), eb = !nb || json_node_is_null (nb);
   if (ea || eb)
@@ -140,29 +111,14 @@ static gboolean
 matches (gpointer item, gpointer data)
 {
   LsHistoryPage *self = data;
-  const char *needle = gtk_editable_get_text (GTK_EDITABLE (self->search));
-  if (!needle || !*needle)
-    return TRUE;
-  JsonObject *run = LS_RUN_ROW (item)->run;
-  g_autofree char *lower = g_utf8_strdown (needle, -1);
-  const char *fields[] = { "machine", "os", "dataset", "started_at", "sink_shown", "status", "pin", "start" };
-  for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
-    {
-      const char *v = json_object_get_string_member_with_default (run, fields[i], NULL);
-      if (!v)
-        continue;
-      g_autofree char *lv = g_utf8_strdown (v, -1);
-      if (strstr (lv, lower))
-        return TRUE;
-    }
-  return FALSE;
+  return ls_run_row_matches (LS_RUN_ROW (item), gtk_editable_get_text (GTK_EDITABLE (self->search)));
 }
 
 static void
 update_count (LsHistoryPage *self)
 {
   guint shown = g_list_model_get_n_items (G_LIST_MODEL (self->selection));
-  guint all = g_list_model_get_n_items (G_LIST_MODEL (self->rows));
+  guint all = g_list_model_get_n_items (G_LIST_MODEL (self->runs));
   g_autofree char *text = shown == all ? g_strdup_printf ("%u runs", all) : g_strdup_printf ("%u of %u runs", shown, all);
   gtk_label_set_text (self->count, text);
 }
@@ -171,7 +127,6 @@ static void
 on_search_changed (LsHistoryPage *self)
 {
   gtk_filter_changed (GTK_FILTER (self->filter), GTK_FILTER_CHANGE_DIFFERENT);
-  update_count (self);
 }
 
 static void
@@ -187,62 +142,37 @@ ls_history_page_set_db (LsHistoryPage *self, const char *db)
 {
   g_free (self->db);
   self->db = g_strdup (db);
+  ls_run_list_set_db (self->runs, db);
   ls_history_page_reload (self);
 }
 
-/* What a row shows that is not a stored value as it is. */
 static void
-add_shown_members (JsonObject *run)
+reloaded (GObject *source, GAsyncResult *result, gpointer data)
 {
-  gboolean simulated = json_object_get_boolean_member_with_default (run, "simulated", FALSE);
-  json_object_set_string_member (run, "sink_shown",
-                                 simulated ? "sim GPU" : json_object_get_string_member_with_default (run, "sink", "?"));
-  /* Prefetch and persistence mean nothing without workers. */
-  JsonNode *p = json_object_get_member (run, "persistent");
-  gboolean applies = json_object_get_int_member_with_default (run, "workers", 0) > 0;
-  if (applies)
-    json_object_set_int_member (run, "prefetch_shown", json_object_get_int_member_with_default (run, "prefetch", 0));
-  else
-    json_object_set_null_member (run, "prefetch_shown");
-  json_object_set_string_member (run, "persistent_shown",
-                                 !applies || !p || json_node_is_null (p) ? "–"
-                                 : json_node_get_boolean (p)            ? "on"
-                                                                        : "off");
+  g_autoptr (LsHistoryPage) self = data;
+  g_autoptr (GError) error = NULL;
+  if (!ls_run_list_load_finish (LS_RUN_LIST (source), result, &error)
+      && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    toast (self, error->message);
 }
 
 void
 ls_history_page_reload (LsHistoryPage *self)
 {
-  g_autoptr (GError) error = NULL;
-  g_list_store_remove_all (self->rows);
-  if (!self->db || !g_file_test (self->db, G_FILE_TEST_EXISTS))
-    {
-      update_count (self);
-      return;
-    }
-  g_autoptr (ls_store) store = ls_store_open_to_read (self->db, &error);
-  g_autoptr (JsonArray) runs = store ? ls_store_history (store, 0, 0, &error) : NULL;
-  if (!runs)
-    {
-      toast (self, error->message);
-      update_count (self);
-      return;
-    }
-  for (guint i = 0; i < json_array_get_length (runs); i++)
-    {
-      LsRunRow *row = g_object_new (LS_TYPE_RUN_ROW, NULL);
-      row->run = json_object_ref (json_array_get_object_element (runs, i));
-      add_shown_members (row->run);
-      g_list_store_append (self->rows, row);
-      g_object_unref (row);
-    }
-  update_count (self);
+  if (self->db)
+    ls_run_list_load_async (self->runs, self->cancellable, reloaded, g_object_ref (self));
+}
+
+gboolean
+ls_history_page_is_loading (LsHistoryPage *self)
+{
+  return ls_run_list_is_loading (self->runs);
 }
 
 guint
 ls_history_page_count_runs (LsHistoryPage *self)
 {
-  return g_list_model_get_n_items (G_LIST_MODEL (self->rows));
+  return g_list_model_get_n_items (G_LIST_MODEL (self->runs));
 }
 
 /* The run ids selected, or every shown run when none is. */
@@ -257,7 +187,7 @@ chosen_ids (LsHistoryPage *self, gboolean all_if_none)
       if ((pass == 1 && all_if_none) || gtk_selection_model_is_selected (GTK_SELECTION_MODEL (self->selection), i))
         {
           g_autoptr (LsRunRow) row = g_list_model_get_item (model, i);
-          gint64 id = json_object_get_int_member (row->run, "id");
+          gint64 id = ls_run_row_get_id (row);
           g_array_append_val (ids, id);
         }
   return ids;
@@ -277,32 +207,16 @@ compare (LsHistoryPage *self, gboolean all_if_none)
       return NULL;
     }
   g_autoptr (ls_store) store = ls_store_open_to_read (self->db, &error);
-  if (!store)
+  ls_compare_table *table = store ? ls_compare_table_load (store, (const gint64 *) (void *) ids->data, ids->len, &error)
+                                  : NULL;
+  if (!table)
     {
       toast (self, error->message);
       return NULL;
     }
-  g_autoptr (GPtrArray) runs = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
-  for (guint i = 0; i < ids->len; i++)
-    {
-      JsonObject *o = ls_store_run_object (store, g_array_index (ids, gint64, i), &error);
-      if (!o)
-        {
-          toast (self, error->message);
-          return NULL;
-        }
-      g_ptr_array_add (runs, o);
-    }
-
-  LsCompareWindow *win = ls_compare_window_new (GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self))), runs);
+  LsCompareWindow *win = ls_compare_window_new (GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self))), table);
   gtk_window_present (GTK_WINDOW (win));
   return GTK_WINDOW (win);
-}
-
-static void
-on_compare (LsHistoryPage *self)
-{
-  compare (self, FALSE);
 }
 
 GtkWindow *
@@ -357,66 +271,8 @@ ls_history_page_export_to (LsHistoryPage *self, const char *path, GError **error
 {
   g_autoptr (GArray) ids = chosen_ids (self, TRUE);
   g_autoptr (ls_store) store = ls_store_open_to_read (self->db, error);
-  if (!store)
-    return FALSE;
-  if (g_str_has_suffix (path, ".sqlite") || g_str_has_suffix (path, ".db"))
-    return ls_export_sqlite (store, ids, path, error);
-  if (g_str_has_suffix (path, ".png") || g_str_has_suffix (path, ".svg") || g_str_has_suffix (path, ".pdf"))
-    {
-      /* The headline charts of the (first) chosen run's sweep. */
-      gint64 sweep = 0;
-      for (guint i = 0; i < ids->len && sweep <= 0; i++)
-        {
-          g_autoptr (JsonObject) run = ls_store_run_object (store, g_array_index (ids, gint64, i), NULL);
-          sweep = run ? json_object_get_int_member_with_default (run, "sweep_id", 0) : 0;
-        }
-      if (sweep <= 0)
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                       "Charts are drawn for a sweep: choose a run that belongs to one.");
-          return FALSE;
-        }
-      ls_chart *charts[8];
-      guint n = 0;
-      for (const char *const *name = ls_chart_sweep_names; *name && n < G_N_ELEMENTS (charts); name++)
-        {
-          ls_chart *c = ls_chart_sweep (store, sweep, *name, error);
-          if (!c)
-            {
-              for (guint k = 0; k < n; k++)
-                ls_chart_free (charts[k]);
-              return FALSE;
-            }
-          charts[n++] = c;
-        }
-      const char *format = strrchr (path, '.') + 1;
-      gboolean ok = ls_chart_export (charts, n, path, format, 0, 0,
-                                     adw_style_manager_get_dark (adw_style_manager_get_default ()), error);
-      for (guint k = 0; k < n; k++)
-        ls_chart_free (charts[k]);
-      return ok;
-    }
-  g_autoptr (GString) out = g_string_new (NULL);
-  if (g_str_has_suffix (path, ".json"))
-    {
-      g_autoptr (JsonNode) node = ls_export_json (store, ids, error);
-      if (!node)
-        return FALSE;
-      g_autofree char *text = json_to_string (node, TRUE);
-      g_string_append (out, text);
-    }
-  else if (g_str_has_suffix (path, ".csv"))
-    {
-      if (!ls_export_csv_runs (store, ids, out, error))
-        return FALSE;
-    }
-  else
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "%s: name the file .csv, .json, .sqlite, .png, .svg or .pdf to choose the format", path);
-      return FALSE;
-    }
-  return g_file_set_contents (path, out->str, (gssize) out->len, error);
+  return store && ls_export_by_extension (store, ids, path, adw_style_manager_get_dark (adw_style_manager_get_default ()),
+                                          error);
 }
 
 gboolean
@@ -490,59 +346,70 @@ ls_history_page_import (LsHistoryPage *self)
 /* ------------------------------------------------------------ life */
 
 static void
+compare_action (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  compare (LS_HISTORY_PAGE (widget), FALSE);
+}
+
+static void
+delete_action (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  on_delete (LS_HISTORY_PAGE (widget));
+}
+
+static void
+reload_action (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  ls_history_page_reload (LS_HISTORY_PAGE (widget));
+}
+
+static void
 ls_history_page_dispose (GObject *object)
 {
   LsHistoryPage *self = LS_HISTORY_PAGE (object);
+  g_cancellable_cancel (self->cancellable);
+  gtk_widget_dispose_template (GTK_WIDGET (self), LS_TYPE_HISTORY_PAGE);
   g_clear_pointer (&self->db, g_free);
-  g_clear_object (&self->rows);
+  g_clear_object (&self->runs);
+  g_clear_object (&self->cancellable);
   G_OBJECT_CLASS (ls_history_page_parent_class)->dispose (object);
 }
 
 static void
 ls_history_page_class_init (LsHistoryPageClass *klass)
 {
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
   G_OBJECT_CLASS (klass)->dispose = ls_history_page_dispose;
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/loadscope/Loadscope/ui/ls-history-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, LsHistoryPage, search);
+  gtk_widget_class_bind_template_child (widget_class, LsHistoryPage, count);
+  gtk_widget_class_bind_template_child (widget_class, LsHistoryPage, view);
+  gtk_widget_class_bind_template_callback (widget_class, on_search_changed);
+  gtk_widget_class_install_action (widget_class, "history.compare", NULL, compare_action);
+  gtk_widget_class_install_action (widget_class, "history.delete", NULL, delete_action);
+  gtk_widget_class_install_action (widget_class, "history.reload", NULL, reload_action);
 }
 
 static void
 ls_history_page_init (LsHistoryPage *self)
 {
-  gtk_orientable_set_orientation (GTK_ORIENTABLE (self), GTK_ORIENTATION_VERTICAL);
-  self->rows = g_list_store_new (LS_TYPE_RUN_ROW);
+  gtk_widget_init_template (GTK_WIDGET (self));
+  self->runs = ls_run_list_new (NULL);
+  self->cancellable = g_cancellable_new ();
 
-  GtkWidget *bar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  gtk_widget_set_margin_start (bar, 12);
-  gtk_widget_set_margin_end (bar, 12);
-  gtk_widget_set_margin_top (bar, 8);
-  gtk_widget_set_margin_bottom (bar, 8);
-  self->search = GTK_SEARCH_ENTRY (gtk_search_entry_new ());
-  gtk_widget_set_hexpand (GTK_WIDGET (self->search), TRUE);
-  g_object_set (self->search, "placeholder-text", "Filter by machine, OS, dataset, date, consumer or status", NULL);
-  GtkWidget *compare = gtk_button_new_with_label ("Compare");
-  gtk_widget_set_tooltip_text (compare, "Put the selected runs side by side");
-  GtkWidget *del = gtk_button_new_with_label ("Delete");
-  gtk_widget_add_css_class (del, "destructive-action");
-  GtkWidget *reload = gtk_button_new_from_icon_name ("view-refresh-symbolic");
-  gtk_widget_set_tooltip_text (reload, "Read the store again");
-  self->count = GTK_LABEL (gtk_label_new (NULL));
-  gtk_widget_add_css_class (GTK_WIDGET (self->count), "dim-label");
-  gtk_box_append (GTK_BOX (bar), GTK_WIDGET (self->search));
-  gtk_box_append (GTK_BOX (bar), GTK_WIDGET (self->count));
-  gtk_box_append (GTK_BOX (bar), compare);
-  gtk_box_append (GTK_BOX (bar), del);
-  gtk_box_append (GTK_BOX (bar), reload);
-  gtk_box_append (GTK_BOX (self), bar);
-
+  /* runs -> filtered by the search -> sorted by the column view -> selection. */
   self->filter = gtk_custom_filter_new (matches, self, NULL);
-  GtkFilterListModel *filtered = gtk_filter_list_model_new (G_LIST_MODEL (g_object_ref (self->rows)),
+  GtkFilterListModel *filtered = gtk_filter_list_model_new (G_LIST_MODEL (g_object_ref (self->runs)),
                                                             GTK_FILTER (self->filter));
-  self->view = GTK_COLUMN_VIEW (gtk_column_view_new (NULL));
   GtkSortListModel *sorted = gtk_sort_list_model_new (G_LIST_MODEL (filtered),
                                                       g_object_ref (gtk_column_view_get_sorter (self->view)));
   self->selection = gtk_multi_selection_new (G_LIST_MODEL (sorted));
   gtk_column_view_set_model (self->view, GTK_SELECTION_MODEL (self->selection));
-  gtk_column_view_set_show_column_separators (self->view, TRUE);
-  gtk_widget_add_css_class (GTK_WIDGET (self->view), "data-table");
+  g_object_unref (self->selection); /* the view holds it */
+  /* The count follows what is shown: a load, the search. */
+  g_signal_connect_object (self->selection, "items-changed", G_CALLBACK (update_count), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->runs, "items-changed", G_CALLBACK (update_count), self,
+                           G_CONNECT_SWAPPED | G_CONNECT_AFTER);
   for (guint i = 0; i < G_N_ELEMENTS (columns); i++)
     {
       GtkListItemFactory *f = gtk_signal_list_item_factory_new ();
@@ -557,14 +424,5 @@ ls_history_page_init (LsHistoryPage *self)
       gtk_column_view_append_column (self->view, col);
       g_object_unref (col);
     }
-  GtkWidget *scroll = gtk_scrolled_window_new ();
-  gtk_widget_set_vexpand (scroll, TRUE);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroll), GTK_WIDGET (self->view));
-  gtk_box_append (GTK_BOX (self), scroll);
-
-  g_signal_connect_swapped (self->search, "search-changed", G_CALLBACK (on_search_changed), self);
-  g_signal_connect_swapped (compare, "clicked", G_CALLBACK (on_compare), self);
-  g_signal_connect_swapped (del, "clicked", G_CALLBACK (on_delete), self);
-  g_signal_connect_swapped (reload, "clicked", G_CALLBACK (ls_history_page_reload), self);
   update_count (self);
 }

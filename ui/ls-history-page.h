@@ -10,15 +10,20 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (LsHistoryPage, ls_history_page, LS, HISTORY_PAGE, GtkBox)
 
 void ls_history_page_set_db (LsHistoryPage *self, const char *db);
+/* Reads the store again, in a thread (app/store/run-list.h); the table
+ * changes when it has been read. */
 void ls_history_page_reload (LsHistoryPage *self);
+gboolean ls_history_page_is_loading (LsHistoryPage *self);
 guint ls_history_page_count_runs (LsHistoryPage *self);
 
 /* File choosers, then the export or import in app/. */
 void ls_history_page_export (LsHistoryPage *self);
 void ls_history_page_import (LsHistoryPage *self);
 
-/* Without a chooser (tests): export the shown runs to path (format by its
- * extension: .csv .json .sqlite), import a file. */
+/* Without a chooser (tests): export the selected runs (or every shown
+ * run) to path, the format by its extension (ls_export_by_extension:
+ * .csv .json .sqlite, or the sweep's charts as .png .svg .pdf); import a
+ * file. */
 gboolean ls_history_page_export_to (LsHistoryPage *self, const char *path, GError **error);
 gboolean ls_history_page_import_from (LsHistoryPage *self, const char *path, GError **error);
 

@@ -139,64 +139,34 @@ ls_run_page_dispose (GObject *object)
   g_clear_pointer (&self->mem_t, g_array_unref);
   g_clear_pointer (&self->mem_total, g_array_unref);
   g_clear_pointer (&self->mem_runner, g_array_unref);
+  gtk_widget_dispose_template (GTK_WIDGET (self), LS_TYPE_RUN_PAGE);
   G_OBJECT_CLASS (ls_run_page_parent_class)->dispose (object);
 }
 
 static void
 ls_run_page_class_init (LsRunPageClass *klass)
 {
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
   G_OBJECT_CLASS (klass)->dispose = ls_run_page_dispose;
+  g_type_ensure (LS_TYPE_CHART_VIEW);
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/loadscope/Loadscope/ui/ls-run-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, LsRunPage, idle);
+  gtk_widget_class_bind_template_child (widget_class, LsRunPage, live);
+  gtk_widget_class_bind_template_child (widget_class, LsRunPage, heading);
+  gtk_widget_class_bind_template_child (widget_class, LsRunPage, sweep_progress);
+  gtk_widget_class_bind_template_child (widget_class, LsRunPage, run_progress);
+  gtk_widget_class_bind_template_child (widget_class, LsRunPage, figures);
+  gtk_widget_class_bind_template_child (widget_class, LsRunPage, sink_note);
+  gtk_widget_class_bind_template_child (widget_class, LsRunPage, timeline);
+  gtk_widget_class_bind_template_child (widget_class, LsRunPage, memory);
 }
 
 static void
 ls_run_page_init (LsRunPage *self)
 {
-  gtk_orientable_set_orientation (GTK_ORIENTABLE (self), GTK_ORIENTATION_VERTICAL);
+  gtk_widget_init_template (GTK_WIDGET (self));
   self->waits = g_array_new (FALSE, FALSE, sizeof (double));
   self->mem_t = g_array_new (FALSE, FALSE, sizeof (double));
   self->mem_total = g_array_new (FALSE, FALSE, sizeof (double));
   self->mem_runner = g_array_new (FALSE, FALSE, sizeof (double));
-
-  self->idle = ADW_STATUS_PAGE (adw_status_page_new ());
-  adw_status_page_set_icon_name (self->idle, "media-playback-start-symbolic");
-  adw_status_page_set_title (self->idle, "No sweep running");
-  adw_status_page_set_description (self->idle, "Set up a sweep and press Run sweep (Ctrl+R).");
-  gtk_widget_set_vexpand (GTK_WIDGET (self->idle), TRUE);
-  gtk_box_append (GTK_BOX (self), GTK_WIDGET (self->idle));
-
-  GtkWidget *live = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
-  self->live = live;
-  gtk_widget_set_visible (live, FALSE);
-  gtk_widget_set_margin_start (live, 24);
-  gtk_widget_set_margin_end (live, 24);
-  gtk_widget_set_margin_top (live, 18);
-  gtk_widget_set_margin_bottom (live, 18);
-  gtk_widget_set_vexpand (live, TRUE);
-  self->heading = GTK_LABEL (gtk_label_new (NULL));
-  gtk_label_set_xalign (self->heading, 0);
-  gtk_widget_add_css_class (GTK_WIDGET (self->heading), "title-3");
-  self->sweep_progress = GTK_PROGRESS_BAR (gtk_progress_bar_new ());
-  gtk_progress_bar_set_show_text (self->sweep_progress, TRUE);
-  self->run_progress = GTK_PROGRESS_BAR (gtk_progress_bar_new ());
-  self->figures = GTK_LABEL (gtk_label_new (NULL));
-  gtk_label_set_xalign (self->figures, 0);
-  self->sink_note = GTK_LABEL (gtk_label_new (NULL));
-  gtk_label_set_xalign (self->sink_note, 0);
-  gtk_label_set_wrap (self->sink_note, TRUE);
-  gtk_widget_add_css_class (GTK_WIDGET (self->sink_note), "dim-label");
-  self->timeline = ls_chart_view_new ("Wait for data per batch (the stall)", "batch", "ms");
-  self->memory = ls_chart_view_new ("Memory of the runner and its workers (PSS)", "seconds", "MB");
-  GtkWidget *charts = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
-  gtk_box_set_homogeneous (GTK_BOX (charts), TRUE);
-  gtk_widget_set_vexpand (charts, TRUE);
-  gtk_box_append (GTK_BOX (charts), GTK_WIDGET (self->timeline));
-  gtk_box_append (GTK_BOX (charts), GTK_WIDGET (self->memory));
-
-  gtk_box_append (GTK_BOX (live), GTK_WIDGET (self->heading));
-  gtk_box_append (GTK_BOX (live), GTK_WIDGET (self->sweep_progress));
-  gtk_box_append (GTK_BOX (live), GTK_WIDGET (self->run_progress));
-  gtk_box_append (GTK_BOX (live), GTK_WIDGET (self->figures));
-  gtk_box_append (GTK_BOX (live), GTK_WIDGET (self->sink_note));
-  gtk_box_append (GTK_BOX (live), charts);
-  gtk_box_append (GTK_BOX (self), live);
 }
