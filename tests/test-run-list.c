@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "app/chart/chart-render.h"
 #include "app/report/compare-table.h"
 #include "app/report/export-file.h"
 #include "app/report/sweep-charts.h"
@@ -392,6 +393,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/compare/table", test_compare_table);
   g_test_add_func ("/app/report/sweep-charts-async", test_sweep_charts_async);
   int status = ls_test_run_checked_shm_only (); /* GTask threads, GSubprocess */
+  ls_chart_release_fonts (); /* the SVG export's font caches, for LeakSanitizer */
   ls_test_remove_tree (tmp_dir);
   g_free (db);
   g_free (tmp_dir);
