@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -287,6 +288,40 @@ ls_pid
 ls_process_self_pid (void)
 {
   return getpid ();
+}
+
+bool
+ls_process_is_alive (int64_t pid, const char *program)
+{
+  char path[64];
+  char cmdline[4096];
+  ssize_t len;
+  int fd;
+
+  if (pid <= 0 || pid != (int64_t) (pid_t) pid)
+    return false;
+  /* EPERM too: a process we may not signal is not ours. */
+  if (kill ((pid_t) pid, 0) != 0)
+    return false;
+  if (!program)
+    return true;
+  snprintf (path, sizeof path, "/proc/%" PRId64 "/cmdline", pid);
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return true; /* cannot tell (no /proc): leave it alone */
+  do
+    len = read (fd, cmdline, sizeof cmdline - 1);
+  while (len < 0 && errno == EINTR);
+  close (fd);
+  if (len < 0)
+    return true;
+  /* Arguments are NUL-separated (the last one NUL-terminated): join them
+   * with spaces. A longer command line is cut at 4 KiB. */
+  cmdline[len] = '\0';
+  for (ssize_t i = 0; i + 1 < len; i++)
+    if (cmdline[i] == '\0')
+      cmdline[i] = ' ';
+  return strstr (cmdline, program) != NULL;
 }
 
 int

@@ -1,6 +1,6 @@
 /* Child processes on Win32: CreateProcessW with an explicit list of
  * inherited handles, every child in one kill-on-close job object. */
-#include "process.h"
+#include "process-private.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -560,6 +560,42 @@ ls_pid
 ls_process_self_pid (void)
 {
   return GetCurrentProcessId ();
+}
+
+bool
+ls_process_is_alive (int64_t pid, const char *program)
+{
+  HANDLE h;
+  DWORD code = 0;
+  bool alive;
+
+  if (pid <= 0 || pid > (int64_t) MAXDWORD)
+    return false;
+  /* Fails for a pid that is not there, and for one we may not open
+   * (another user's): not ours either way. */
+  h = OpenProcess (PROCESS_QUERY_LIMITED_INFORMATION, FALSE, (DWORD) pid);
+  if (!h)
+    return false;
+  /* A process that exited with code 259 reads as running: rare, and the
+   * program check below still has to match. */
+  alive = GetExitCodeProcess (h, &code) && code == STILL_ACTIVE;
+  if (alive && program)
+    {
+      wchar_t image[MAX_PATH * 4];
+      DWORD n = (DWORD) (sizeof image / sizeof image[0]);
+      if (QueryFullProcessImageNameW (h, 0, image, &n))
+        {
+          char *utf8 = wide_to_utf8 (image);
+          if (utf8)
+            {
+              alive = strstr (utf8, program) != NULL;
+              free (utf8);
+            }
+        }
+      /* The name cannot be read: cannot tell, leave it alone. */
+    }
+  CloseHandle (h);
+  return alive;
 }
 
 int

@@ -1,6 +1,6 @@
 /* What processes have in common on both systems: naming how a child ended,
  * and quoting a Win32 command line (kept here so Linux tests cover it). */
-#include "process.h"
+#include "process-private.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -5,6 +5,7 @@
  * kills its members when the parent's handle to it closes. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -70,6 +71,16 @@ void ls_process_free (ls_process *proc);
 
 ls_pid ls_process_self_pid (void);
 
+/* Whether process `pid` (not necessarily our child) is running and, when
+ * `program` is not NULL, runs a program whose name contains it: on Linux
+ * its command line (/proc/<pid>/cmdline, arguments joined by spaces), on
+ * Win32 its executable's full path. false: pid <= 0 or too large for a pid,
+ * no such process, one we may not signal or open (another user's), one that
+ * has ended (Win32: exit code other than STILL_ACTIVE), or a different
+ * program. true: running, and the program matches or its name cannot be
+ * read (then the caller cannot tell, and should leave it alone). */
+bool ls_process_is_alive (int64_t pid, const char *program);
+
 /* For a spawned child: exit when the parent dies. On Linux this asks for
  * PR_SET_PDEATHSIG(SIGKILL) and exits at once if the parent is already gone
  * (expected_parent is the parent's pid as the parent saw it, 0 to skip the
@@ -82,11 +93,6 @@ void ls_exit_status_describe (const ls_exit_status *status, char *buf, size_t le
 
 /* "SIGKILL", "SIGSEGV", ... or "SIG?" for an unknown number. */
 const char *ls_signal_name (int signal);
-
-/* Quotes argv into one Win32 command line so that CommandLineToArgvW and
- * the C runtime split it back into the same strings. Portable, so it is
- * tested everywhere. Returns the length written, or -1 if buf is too small. */
-int ls_win32_command_line (const char *const *argv, char *buf, size_t len);
 
 /* The process's arguments as UTF-8. On Win32 main()'s argv is in the ANSI
  * code page, so this rebuilds it from GetCommandLineW(); on POSIX it returns

@@ -392,6 +392,45 @@ test_hang_timeout_kill (void)
   check (!pid_alive (pid), "free kills a running child", "pid %lu still runs", (unsigned long) pid);
 }
 
+/* ls_process_is_alive: this process, a child while it runs and once it has
+ * ended and been reaped, and pids that cannot be anyone's. */
+static void
+test_is_alive (void)
+{
+  ls_error err = { 0 };
+  ls_exit_status st = { 0 };
+  ls_pid self = ls_process_self_pid ();
+  check (ls_process_is_alive ((int64_t) self, NULL), "is-alive: this process", "pid %lu", (unsigned long) self);
+  check (ls_process_is_alive ((int64_t) self, "platform-selftest"), "is-alive: this process runs platform-selftest",
+         "pid %lu", (unsigned long) self);
+  check (!ls_process_is_alive ((int64_t) self, "no-such-program-here"), "is-alive: a different program is not ours",
+         "pid %lu", (unsigned long) self);
+  check (!ls_process_is_alive (0, NULL) && !ls_process_is_alive (-1, NULL) && !ls_process_is_alive (INT64_MAX, NULL),
+         "is-alive: pids 0, -1 and INT64_MAX are nobody", "one was alive");
+
+  ls_process *proc = spawn_helper ((const char *[]){ "hang", NULL }, NULL, 0, NULL, &err);
+  if (!proc)
+    {
+      check (0, "is-alive: a running child", "spawn: %s", err.message);
+      return;
+    }
+  ls_pid pid = ls_process_pid (proc);
+  /* Its name is helper-child's once exec has happened (POSIX). */
+  uint64_t t0 = ls_clock_ns ();
+  while (!ls_process_is_alive ((int64_t) pid, "helper-child") && ms_since (t0) < 10000)
+    ls_sleep_ms (10);
+  check (ls_process_is_alive ((int64_t) pid, "helper-child"), "is-alive: a running child", "pid %lu",
+         (unsigned long) pid);
+  check (!ls_process_is_alive ((int64_t) pid, "platform-selftest"), "is-alive: the child is not this program",
+         "pid %lu", (unsigned long) pid);
+  int rc = ls_process_kill (proc, &err);
+  if (rc == LS_OK)
+    rc = ls_process_wait (proc, 10000, &st, &err);
+  ls_process_free (proc);
+  check (rc == LS_OK && !ls_process_is_alive ((int64_t) pid, NULL), "is-alive: a killed child is gone",
+         "rc %d (%s), pid %lu", rc, err.message, (unsigned long) pid);
+}
+
 static void
 test_spawn_missing (void)
 {
@@ -1081,6 +1120,7 @@ main (int argc, char **argv)
   test_crash ();
   test_hang_timeout_kill ();
   test_spawn_missing ();
+  test_is_alive ();
   test_args_env ();
   test_handles ();
   test_shm ();

@@ -12,7 +12,7 @@
 #include <glib/gstdio.h>
 
 #include "platform/clock.h"
-#include "platform/process.h"
+#include "platform/process-private.h"
 #include "test-util.h"
 #include "tricky-args.h"
 
@@ -449,6 +449,37 @@ test_win32_command_line_quoting (void)
   g_assert_cmpint (ls_win32_command_line (argv, buf, 8), ==, -1);
 }
 
+/* ls_process_is_alive: this process, a child while it runs and once it has
+ * been reaped, and pids that cannot be anyone's. */
+static void
+test_is_alive (void)
+{
+  ls_pid self = ls_process_self_pid ();
+  g_assert_true (ls_process_is_alive (self, NULL));
+  g_assert_true (ls_process_is_alive (self, "test-process"));
+  g_assert_false (ls_process_is_alive (self, "no-such-program-here"));
+  g_assert_false (ls_process_is_alive (0, NULL));
+  g_assert_false (ls_process_is_alive (-1, NULL));
+  g_assert_false (ls_process_is_alive (INT64_MAX, NULL));
+
+  ls_process *proc = spawn_helper ((const char *[]){ "hang", NULL }, NULL, 0, NULL);
+  ls_pid pid = ls_process_pid (proc);
+  /* Its command line is helper-child's once exec has happened. */
+  gint64 deadline = g_get_monotonic_time () + 10 * G_TIME_SPAN_SECOND;
+  while (!ls_process_is_alive (pid, "helper-child") && g_get_monotonic_time () < deadline)
+    g_usleep (10000);
+  g_assert_true (ls_process_is_alive (pid, "helper-child"));
+  g_assert_true (ls_process_is_alive (pid, NULL));
+  g_assert_false (ls_process_is_alive (pid, "test-process"));
+  ls_error err = { 0 };
+  g_assert_cmpint (ls_process_kill (proc, &err), ==, LS_OK);
+  ls_exit_status st = wait_ended (proc);
+  g_assert_cmpint (st.kind, ==, LS_EXIT_SIGNAL);
+  ls_process_free (proc);
+  g_assert_false (ls_process_is_alive (pid, NULL));
+  g_assert_false (ls_process_is_alive (pid, "helper-child"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -467,5 +498,6 @@ main (int argc, char **argv)
   g_test_add_func ("/platform/process/forked-child-dies-with-parent", test_forked_child_dies_with_parent);
   g_test_add_func ("/platform/process/signal-names", test_signal_names);
   g_test_add_func ("/platform/process/win32-command-line-quoting", test_win32_command_line_quoting);
+  g_test_add_func ("/platform/process/is-alive", test_is_alive);
   return ls_test_run_checked ();
 }
