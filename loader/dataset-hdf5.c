@@ -12,7 +12,7 @@
 
 #include <hdf5.h>
 
-#include "loader/dataset.h"
+#include "loader/dataset-private.h"
 #include "loader/image-sample.h"
 #include "platform/process.h"
 

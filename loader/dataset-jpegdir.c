@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader/dataset.h"
+#include "loader/dataset-private.h"
 #include "loader/image-sample.h"
 #include "platform/fs.h"
 

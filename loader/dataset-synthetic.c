@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader/dataset.h"
+#include "loader/dataset-private.h"
 #include "loader/prng.h"
 #include "platform/clock.h"
 #include "platform/process.h"

@@ -1,4 +1,4 @@
-#include "loader/dataset.h"
+#include "loader/dataset-private.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -68,6 +68,30 @@ ls_dataset_detect_kind (const char *path, ls_error *err)
       ls_error_set (err, LS_ERR_INVALID, "%s: neither a file nor a folder", path);
       return NULL;
     }
+}
+
+uint64_t
+ls_dataset_length (const ls_dataset *ds)
+{
+  return ds->length;
+}
+
+size_t
+ls_dataset_sample_bytes (const ls_dataset *ds)
+{
+  return ds->sample_bytes;
+}
+
+const ls_dataset_spec *
+ls_dataset_get_spec (const ls_dataset *ds)
+{
+  return &ds->spec;
+}
+
+int
+ls_dataset_read (ls_dataset *ds, uint64_t index, uint32_t epoch, void *out, int32_t *label, ls_error *err)
+{
+  return ds->ops->read (ds, index, epoch, out, label, err);
 }
 
 void

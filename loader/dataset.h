@@ -34,44 +34,23 @@ typedef struct ls_dataset_spec {
   uint64_t alloc_mb;  /* each process that reads a sample allocates and touches this much, once */
 } ls_dataset_spec;
 
+/* Opaque; the kinds see it in dataset-private.h. */
 typedef struct ls_dataset ls_dataset;
-
-typedef struct ls_dataset_ops {
-  void (*close) (ls_dataset *ds);
-  /* Writes sample `index` (transformed with epoch's randomness) into out,
-   * exactly ls_dataset_sample_bytes() bytes. An error says why, naming the
-   * file where there is one; the caller adds the sample index. */
-  int (*read) (ls_dataset *ds, uint64_t index, uint32_t epoch, void *out, int32_t *label, ls_error *err);
-} ls_dataset_ops;
-
-struct ls_dataset {
-  const ls_dataset_ops *ops;
-  ls_dataset_spec spec;
-  uint64_t length;
-  size_t sample_bytes;
-};
 
 /* Opens the dataset a spec describes. Bad specs are LS_ERR_INVALID with a
  * message naming the field and the reason. */
 int ls_dataset_open (const ls_dataset_spec *spec, ls_dataset **out, ls_error *err);
 
-static inline uint64_t
-ls_dataset_length (const ls_dataset *ds)
-{
-  return ds->length;
-}
+uint64_t ls_dataset_length (const ls_dataset *ds);
+size_t ls_dataset_sample_bytes (const ls_dataset *ds);
 
-static inline size_t
-ls_dataset_sample_bytes (const ls_dataset *ds)
-{
-  return ds->sample_bytes;
-}
+/* The spec as the dataset was opened with it (what a spawned worker gets). */
+const ls_dataset_spec *ls_dataset_get_spec (const ls_dataset *ds);
 
-static inline int
-ls_dataset_read (ls_dataset *ds, uint64_t index, uint32_t epoch, void *out, int32_t *label, ls_error *err)
-{
-  return ds->ops->read (ds, index, epoch, out, label, err);
-}
+/* Writes sample `index` (transformed with epoch's randomness) into out,
+ * exactly ls_dataset_sample_bytes() bytes, and its label. An error says
+ * why, naming the file where there is one; the caller adds the index. */
+int ls_dataset_read (ls_dataset *ds, uint64_t index, uint32_t epoch, void *out, int32_t *label, ls_error *err);
 
 void ls_dataset_close (ls_dataset *ds);
 
@@ -84,18 +63,6 @@ int ls_dataset_spec_parse (const char *text, ls_dataset_spec *spec, ls_error *er
  * ending in .h5, .hdf5 or .hdf is "hdf5". NULL (with err) otherwise. */
 const char *ls_dataset_detect_kind (const char *path, ls_error *err);
 
-/* --- images (dataset-jpegdir.c, dataset-hdf5.c) --- */
-
-int ls_jpegdir_open (const ls_dataset_spec *spec, ls_dataset **out, ls_error *err);
-int ls_hdf5_open (const ls_dataset_spec *spec, ls_dataset **out, ls_error *err);
-
-/* --- synthetic (dataset-synthetic.c) --- */
-
-int ls_synthetic_open (const ls_dataset_spec *spec, ls_dataset **out, ls_error *err);
-
 /* Measures how many units of the synthetic CPU work fit in a microsecond on
  * this machine, so a spawned worker does the same work as a forked one. */
 double ls_synthetic_calibrate (void);
-
-/* The work itself, exposed for the benchmarks: `units` rounds of mixing. */
-uint64_t ls_synthetic_work (uint64_t seed, uint64_t units);

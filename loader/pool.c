@@ -13,6 +13,8 @@
 #include "platform/clock.h"
 #include "platform/thread.h"
 
+_Static_assert (LS_POOL_MAX_WORKERS <= LS_CHANNEL_WAIT_MAX, "the pool waits on every worker's channel at once");
+
 /* How long a stopping worker gets to say goodbye before it is killed. */
 #define STOP_GRACE_MS 2000
 /* Longest single wait, so deaths and timeouts are noticed promptly. */
@@ -129,7 +131,7 @@ spawn_worker (ls_pool *p, uint32_t index, ls_channel *child_end, ls_process **pr
   snprintf (arena, sizeof arena, "%" PRIdPTR, inherit[1]);
   snprintf (bytes, sizeof bytes, "%zu", ls_arena_bytes (&p->arena));
   snprintf (parent, sizeof parent, "%lu", (unsigned long) ls_process_self_pid ());
-  if (ls_dataset_spec_format (&p->dataset->spec, spec, sizeof spec) < 0)
+  if (ls_dataset_spec_format (ls_dataset_get_spec (p->dataset), spec, sizeof spec) < 0)
     return ls_error_set (err, LS_ERR_INVALID, "dataset description too long for a worker's command line");
   const char *argv[] = { p->worker_path, "--index", idx, "--channel", ch, "--arena", arena, "--arena-bytes", bytes,
                          "--parent", parent, "--on-error", p->config.skip_bad_samples ? "skip" : "fail",
@@ -673,9 +675,9 @@ ls_pool_create (const ls_pool_config *config, ls_pool **out, ls_error *err)
   int rc;
 
   *out = NULL;
-  if (config->num_workers > LS_CHANNEL_WAIT_MAX)
+  if (config->num_workers > LS_POOL_MAX_WORKERS)
     return ls_error_set (err, LS_ERR_INVALID, "--workers %u is more than the %d this build supports",
-                         config->num_workers, LS_CHANNEL_WAIT_MAX);
+                         config->num_workers, LS_POOL_MAX_WORKERS);
   if (config->prefetch_factor == 0)
     return ls_error_set (err, LS_ERR_INVALID, "--prefetch must be at least 1");
   if (config->timeout_s < 0)

@@ -1,4 +1,4 @@
-#include "loader/run.h"
+#include "loader/run-private.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -97,6 +97,3 @@ typedef struct ls_run_result {
 int ls_run (const ls_run_config *config, ls_run_result *result, ls_error *err);
 
 void ls_run_result_clear (ls_run_result *result);
-
-/* The hash ls_run combines per batch; exposed for tests. */
-uint64_t ls_batch_hash (const ls_batch *batch);

@@ -26,7 +26,7 @@
 #include <string.h>
 
 extern "C" {
-#include "loader/sink.h"
+#include "loader/sink-private.h"
 #include "platform/clock.h"
 #include "platform/shm.h"
 }

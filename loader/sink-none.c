@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader/sink.h"
+#include "loader/sink-private.h"
 
 static int
 none_submit (ls_sink *s, const ls_batch *b, uint32_t *release, size_t *n_release, ls_error *err)

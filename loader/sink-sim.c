@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "loader/sink-private.h"
 #include "loader/sink-sim.h"
 #include "platform/clock.h"
 

@@ -1,4 +1,4 @@
-#include "loader/sink.h"
+#include "loader/sink-private.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,6 +136,12 @@ const char *
 ls_sink_device_name (const ls_sink *s)
 {
   return s->device_name;
+}
+
+const char *
+ls_sink_pci_bus_id (const ls_sink *s)
+{
+  return s->pci_bus_id;
 }
 
 void

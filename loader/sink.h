@@ -63,6 +63,10 @@ typedef struct ls_sink_timing {
   double stage_ms;     /* host copy into pinned staging memory (staging mode) */
 } ls_sink_timing;
 
+/* The slots a sink can hold at once: the consumer's share of the arena. */
+#define LS_SINK_MAX_HELD 2
+
+/* Opaque; implementations see it in sink-private.h. */
 typedef struct ls_sink ls_sink;
 
 /* Opens the sink the config asks for. With LS_SINK_AUTO, a CUDA start that
@@ -93,47 +97,8 @@ const char *ls_sink_device_name (const ls_sink *sink);
 
 /* The CUDA device's PCI bus id ("0000:3b:00.0"), by which the GPU monitor
  * finds the same device in NVML; "" for the other sinks. */
-static inline const char *ls_sink_pci_bus_id (const ls_sink *sink);
+const char *ls_sink_pci_bus_id (const ls_sink *sink);
 
 void ls_sink_close (ls_sink *sink);
 
 const char *ls_pin_mode_name (ls_pin_mode pin);
-
-/* --- implementations (sink-none.c, sink-sim.c, sink-cuda.cu) --- */
-
-/* The slots a sink can hold at once: the consumer's share of the arena. */
-#define LS_SINK_MAX_HELD 2
-
-typedef struct ls_sink_ops {
-  int (*submit) (ls_sink *s, const ls_batch *b, uint32_t *release, size_t *n_release, ls_error *err);
-  int (*drain) (ls_sink *s, uint32_t *release, size_t *n_release, ls_error *err);
-  void (*close) (ls_sink *s);
-} ls_sink_ops;
-
-struct ls_sink {
-  const ls_sink_ops *ops;
-  ls_sink_kind kind;
-  ls_sink_config config;
-  char device_name[128];
-  char pci_bus_id[32]; /* cuda only; "" otherwise */
-  uint64_t host_bytes_copied;
-  ls_sink_timing *timings; /* finished, not yet taken */
-  size_t n_timings, cap_timings;
-  uint64_t next_seq;
-};
-
-static inline const char *
-ls_sink_pci_bus_id (const ls_sink *sink)
-{
-  return sink->pci_bus_id;
-}
-
-/* For implementations: records a finished batch's timing. */
-void ls_sink_add_timing (ls_sink *sink, const ls_sink_timing *timing);
-
-int ls_sink_none_open (const ls_sink_config *config, ls_sink **out, ls_error *err);
-int ls_sink_sim_open (const ls_sink_config *config, const ls_arena *arena, ls_sink **out, ls_error *err);
-
-/* Defined in sink-cuda.cu when CUDA is built in; otherwise sink.c's
- * version says this build has none. */
-int ls_sink_cuda_open (const ls_sink_config *config, const ls_arena *arena, ls_sink **out, ls_error *err);
