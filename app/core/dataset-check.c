@@ -1,5 +1,6 @@
 #include "app/core/dataset-check.h"
 
+#include "app/core/error-bridge.h"
 #include "app/core/run-options.h"
 #include "loader/dataset.h"
 
@@ -19,8 +20,7 @@ ls_dataset_check (const char *path, char **description, GError **error)
     return FALSE;
   if (ls_dataset_open (&config.pool.dataset, &ds, &err) != 0)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s", err.message);
-      return FALSE;
+      return ls_error_to_gerror (&err, error);
     }
   if (description)
     {
