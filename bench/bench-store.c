@@ -16,7 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app/store/store.h"
+#include "app/store/run-recorder.h"
+#include "app/store/store-private.h"
 #include "loader/run.h"
 #include "platform/sysinfo.h"
 

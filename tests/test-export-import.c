@@ -8,8 +8,8 @@
 #include <sqlite3.h>
 #include <string.h>
 
-#include "app/store/export-format.h"
-#include "app/store/store.h"
+#include "app/store/export-format-private.h"
+#include "app/store/store-private.h"
 #include "test-util.h"
 
 typedef struct {

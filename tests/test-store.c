@@ -3,11 +3,15 @@
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#include <math.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <string.h>
 
-#include "app/store/store.h"
+#include "app/core/error-bridge.h"
+#include "app/store/run-recorder.h"
+#include "app/store/store-private.h"
+#include "app/store/store-query.h"
 #include "test-sql.h"
 #include "test-util.h"
 
@@ -129,6 +133,92 @@ test_read_only_store_is_a_clear_error (void)
   g_assert_error (error, LS_STORE_ERROR, LS_STORE_ERROR_READONLY);
   g_assert_nonnull (strstr (error->message, "cannot be written"));
   ls_store_close (store);
+}
+
+/* ls_store_rows: the store's reader for reports, with no SQLite type in
+ * sight: columns by type, nulls, the end, a missing row, bad SQL. */
+static void
+test_rows_read_a_query (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = tmp_path ("rows.sqlite");
+  g_autoptr (ls_store) store = ls_store_open (path, &error);
+  g_assert_no_error (error);
+  gint64 machine = ls_store_this_machine (store, NULL, NULL, &error);
+  g_assert_no_error (error);
+
+  g_autoptr (ls_store_rows) rows
+      = ls_store_rows_new (store, "SELECT id, hostname, NULL, 1.5 FROM machine WHERE id = ?", &machine, 1,
+                           "reading machines", &error);
+  g_assert_no_error (error);
+  g_assert_true (ls_store_rows_next (rows, &error));
+  g_assert_cmpint (ls_store_rows_get_int (rows, 0), ==, machine);
+  g_autofree char *host = ls_store_rows_dup_text (rows, 1);
+  g_assert_cmpstr (host, ==, g_get_host_name ());
+  g_assert_cmpstr (ls_store_rows_get_text (rows, 1), ==, host);
+  g_assert_true (ls_store_rows_is_null (rows, 2));
+  g_assert_null (ls_store_rows_dup_text (rows, 2));
+  g_assert_true (isnan (ls_store_rows_get_double (rows, 2)));
+  g_assert_cmpfloat (ls_store_rows_get_double (rows, 3), ==, 1.5);
+  g_assert_false (ls_store_rows_next (rows, &error));
+  g_assert_no_error (error);
+
+  g_autoptr (ls_store_rows) one
+      = ls_store_rows_new_for_id (store, "SELECT hostname FROM machine WHERE id = ?", machine, "machine", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (ls_store_rows_get_text (one, 0), ==, host);
+  g_assert_false (ls_store_rows_next (one, &error));
+  g_assert_no_error (error);
+
+  g_assert_null (ls_store_rows_new_for_id (store, "SELECT hostname FROM machine WHERE id = ?", 999, "machine", &error));
+  g_assert_error (error, LS_STORE_ERROR, LS_STORE_ERROR_NOT_FOUND);
+  g_assert_true (g_str_has_suffix (error->message, ": no machine 999"));
+  g_clear_error (&error);
+
+  g_assert_null (ls_store_rows_new (store, "SELECT nothing FROM nowhere", NULL, 0, "reading nowhere", &error));
+  g_assert_error (error, LS_STORE_ERROR, LS_STORE_ERROR_SQL);
+  g_assert_nonnull (strstr (error->message, "reading nowhere: "));
+  g_clear_error (&error);
+
+  /* show's readers: a machine with no runs has no workers and no samples. */
+  g_autoptr (JsonArray) workers = ls_store_run_workers (store, 1, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (workers), ==, 0);
+  g_assert_cmpint (ls_store_run_n_samples (store, 1, &error), ==, 0);
+  g_assert_no_error (error);
+}
+
+/* The one ls_error -> GError bridge keeps the message and maps the code. */
+static void
+test_loader_errors_become_gerrors (void)
+{
+  static const struct {
+    int code;
+    ls_loader_error want;
+  } map[] = {
+    { LS_OK, LS_LOADER_ERROR_FAILED },           { LS_ERR_OS, LS_LOADER_ERROR_OS },
+    { LS_ERR_TIMEOUT, LS_LOADER_ERROR_TIMEOUT }, { LS_ERR_INVALID, LS_LOADER_ERROR_INVALID },
+    { LS_ERR_NOT_FOUND, LS_LOADER_ERROR_NOT_FOUND }, { LS_ERR_EXEC, LS_LOADER_ERROR_EXEC },
+    { LS_ERR_CLOSED, LS_LOADER_ERROR_CLOSED },   { LS_ERR_NOMEM, LS_LOADER_ERROR_NOMEM },
+    { LS_ERR_UNSUPPORTED, LS_LOADER_ERROR_UNSUPPORTED }, { -99, LS_LOADER_ERROR_FAILED },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (map); i++)
+    g_assert_cmpint (ls_loader_error_from_code (map[i].code), ==, map[i].want);
+
+  ls_error err = { 0 };
+  GError *error = NULL;
+  ls_error_set (&err, LS_ERR_NOT_FOUND, "/data/imgs: %s", "no such folder");
+  g_assert_false (ls_error_to_gerror (&err, &error));
+  g_assert_error (error, LS_LOADER_ERROR, LS_LOADER_ERROR_NOT_FOUND);
+  g_assert_cmpstr (error->message, ==, "/data/imgs: no such folder");
+  g_clear_error (&error);
+
+  ls_error_clear (&err);
+  g_assert_false (ls_error_to_gerror (&err, &error));
+  g_assert_error (error, LS_LOADER_ERROR, LS_LOADER_ERROR_FAILED);
+  g_assert_cmpstr (error->message, ==, "unknown error");
+  g_clear_error (&error);
+  g_assert_false (ls_error_to_gerror (&err, NULL));
 }
 
 static void
@@ -264,6 +354,8 @@ main (int argc, char **argv)
   g_test_add_func ("/app/store/old-store-is-migrated", test_old_store_is_migrated);
   g_test_add_func ("/app/store/bad-files-are-refused", test_bad_files_are_refused);
   g_test_add_func ("/app/store/read-only-store-is-a-clear-error", test_read_only_store_is_a_clear_error);
+  g_test_add_func ("/app/store/rows-read-a-query", test_rows_read_a_query);
+  g_test_add_func ("/app/store/loader-errors-become-gerrors", test_loader_errors_become_gerrors);
   g_test_add_func ("/app/store/killed-runner-leaves-an-interrupted-run", test_killed_runner_leaves_an_interrupted_run);
   g_test_add_func ("/app/sweep/records-every-configuration", test_sweep_records_every_configuration);
   g_test_add_func ("/app/sweep/goes-on-after-a-runner-dies", test_sweep_goes_on_after_a_runner_dies);

@@ -8,6 +8,7 @@
 #include "app/core/run-events.h"
 #include "app/core/run-options.h"
 #include "app/core/run-summary.h"
+#include "app/store/run-recorder.h"
 #include "app/store/store.h"
 
 static volatile sig_atomic_t interrupted;

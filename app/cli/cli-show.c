@@ -220,21 +220,13 @@ ls_cli_show (int argc, char **argv)
                  : 1;
     }
   g_autoptr (JsonObject) run = ls_store_run_object (store, id, &error);
-  g_autoptr (JsonArray) workers
-      = run ? ls_store_query_objects (store,
-                                      "SELECT idx, epoch, pid, startup_ms, exit, cpu_ns FROM worker WHERE run_id = ? "
-                                      "ORDER BY epoch, idx",
-                                      &id, 1, &error)
-            : NULL;
-  g_autoptr (JsonArray) series
-      = workers ? ls_store_query_objects (store, "SELECT count (*) AS n FROM sample WHERE run_id = ?", &id, 1, &error)
-                : NULL;
-  if (!series)
+  g_autoptr (JsonArray) workers = run ? ls_store_run_workers (store, id, &error) : NULL;
+  gint64 n_series = workers ? ls_store_run_n_samples (store, id, &error) : -1;
+  if (n_series < 0)
     {
       fprintf (stderr, "loadscope show: %s\n", error->message);
       return 1;
     }
-  gint64 n_series = json_object_get_int_member (json_array_get_object_element (series, 0), "n");
 
   if (json)
     {

@@ -39,28 +39,28 @@ static gboolean
 load_run (ls_store *store, gint64 run_id, run_info *r, GError **error)
 {
   memset (r, 0, sizeof *r);
-  sqlite3_stmt *st = ls_store_row_by_id (store,
-                                         "SELECT run.status, run.workers, run.start_method, run.pin, run.sink, "
-                                         "run.simulated, run.warmup, run.wait_p50_ms, run.wait_p95_ms, run.arena_bytes, "
-                                         "machine.hostname, machine.os, run.started_at FROM run "
-                                         "JOIN machine ON machine.id = run.machine_id WHERE run.id = ?",
-                                         run_id, "run", error);
+  g_autoptr (ls_store_rows) st
+      = ls_store_rows_new_for_id (store,
+                                  "SELECT run.status, run.workers, run.start_method, run.pin, run.sink, "
+                                  "run.simulated, run.warmup, run.wait_p50_ms, run.wait_p95_ms, run.arena_bytes, "
+                                  "machine.hostname, machine.os, run.started_at FROM run "
+                                  "JOIN machine ON machine.id = run.machine_id WHERE run.id = ?",
+                                  run_id, "run", error);
   if (!st)
     return FALSE;
-  r->status = ls_store_column_text (st, 0);
-  r->workers = sqlite3_column_int64 (st, 1);
-  r->start = ls_store_column_text (st, 2);
-  r->pin = ls_store_column_text (st, 3);
-  r->sink = ls_store_column_text (st, 4);
-  r->simulated = sqlite3_column_int (st, 5) != 0;
-  r->warmup = sqlite3_column_int64 (st, 6);
-  r->p50 = ls_store_column_double (st, 7);
-  r->p95 = ls_store_column_double (st, 8);
-  r->arena_bytes = ls_store_column_double (st, 9);
-  r->hostname = ls_store_column_text (st, 10);
-  r->os = ls_store_column_text (st, 11);
-  r->started_at = ls_store_column_text (st, 12);
-  sqlite3_finalize (st);
+  r->status = ls_store_rows_dup_text (st, 0);
+  r->workers = ls_store_rows_get_int (st, 1);
+  r->start = ls_store_rows_dup_text (st, 2);
+  r->pin = ls_store_rows_dup_text (st, 3);
+  r->sink = ls_store_rows_dup_text (st, 4);
+  r->simulated = ls_store_rows_get_int (st, 5) != 0;
+  r->warmup = ls_store_rows_get_int (st, 6);
+  r->p50 = ls_store_rows_get_double (st, 7);
+  r->p95 = ls_store_rows_get_double (st, 8);
+  r->arena_bytes = ls_store_rows_get_double (st, 9);
+  r->hostname = ls_store_rows_dup_text (st, 10);
+  r->os = ls_store_rows_dup_text (st, 11);
+  r->started_at = ls_store_rows_dup_text (st, 12);
   return TRUE;
 }
 
@@ -98,14 +98,14 @@ ls_chart_run_timeline (ls_store *store, gint64 run_id, GError **error)
       return NULL;
     }
 
-  sqlite3_stmt *st = NULL;
-  int rc = sqlite3_prepare_v2 (ls_store_db (store),
-                               "SELECT seq, ready_ms, wait_ms, copy_ms FROM batch WHERE run_id = ? ORDER BY seq", -1,
-                               &st, NULL);
-  if (rc != SQLITE_OK)
+  GError *local = NULL;
+  ls_store_rows *st = ls_store_rows_new (store, "SELECT seq, ready_ms, wait_ms, copy_ms FROM batch WHERE run_id = ? "
+                                         "ORDER BY seq",
+                                         &run_id, 1, "reading the run's batches", error);
+  if (!st)
     {
       run_info_clear (&r);
-      return ls_store_set_error (store, rc, "reading the run's batches", error), NULL;
+      return NULL;
     }
   ls_chart *chart = ls_chart_new ("Batch wait over the run");
   set_subtitle (chart, run_id, &r);
@@ -115,11 +115,11 @@ ls_chart_run_timeline (ls_store *store, gint64 run_id, GError **error)
   ls_chart_series *copy = ls_chart_add_series (chart, "host-to-device copy", LS_CHART_LINE, 2, LS_CHART_Y);
   copy->dash = LS_CHART_DASHED;
   copy->markers = FALSE;
-  sqlite3_bind_int64 (st, 1, run_id);
-  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
+  while (ls_store_rows_next (st, &local))
     {
-      gint64 seq = sqlite3_column_int64 (st, 0);
-      double t = sqlite3_column_double (st, 1), w = sqlite3_column_double (st, 2), c = ls_store_column_double (st, 3);
+      gint64 seq = ls_store_rows_get_int (st, 0);
+      double t = ls_store_rows_get_double (st, 1), w = ls_store_rows_get_double (st, 2),
+             c = ls_store_rows_get_double (st, 3);
       if (seq < r.warmup)
         ls_chart_series_add (warm, t, w);
       else
@@ -127,12 +127,13 @@ ls_chart_run_timeline (ls_store *store, gint64 run_id, GError **error)
       if (isfinite (c))
         ls_chart_series_add (copy, t, c);
     }
-  sqlite3_finalize (st);
-  if (rc != SQLITE_DONE)
+  ls_store_rows_free (st);
+  if (local)
     {
       run_info_clear (&r);
       ls_chart_free (chart);
-      return ls_store_set_error (store, rc, "reading the run's batches", error), NULL;
+      g_propagate_error (error, local);
+      return NULL;
     }
   warm->in_legend = warm->points->len > 0;
   copy->in_legend = copy->points->len > 0;
@@ -172,15 +173,15 @@ ls_chart_run_memory (ls_store *store, gint64 run_id, GError **error)
       run_info_clear (&r);
       return NULL;
     }
-  sqlite3_stmt *st = NULL;
-  int rc = sqlite3_prepare_v2 (ls_store_db (store),
-                               "SELECT t_ms, pss_bytes, runner_pss_bytes, private_bytes FROM sample "
-                               "WHERE run_id = ? ORDER BY t_ms",
-                               -1, &st, NULL);
-  if (rc != SQLITE_OK)
+  GError *local = NULL;
+  ls_store_rows *st = ls_store_rows_new (store,
+                                         "SELECT t_ms, pss_bytes, runner_pss_bytes, private_bytes FROM sample "
+                                         "WHERE run_id = ? ORDER BY t_ms",
+                                         &run_id, 1, "reading the run's samples", error);
+  if (!st)
     {
       run_info_clear (&r);
-      return ls_store_set_error (store, rc, "reading the run's samples", error), NULL;
+      return NULL;
     }
   ls_chart *chart = ls_chart_new ("Memory over the run");
   set_subtitle (chart, run_id, &r);
@@ -188,25 +189,26 @@ ls_chart_run_memory (ls_store *store, gint64 run_id, GError **error)
       = ls_chart_add_series (chart, "all processes (runner + workers)", LS_CHART_LINE, 0, LS_CHART_Y);
   ls_chart_series *runner = ls_chart_add_series (chart, "runner alone", LS_CHART_LINE, 1, LS_CHART_Y);
   gboolean pss = FALSE;
-  sqlite3_bind_int64 (st, 1, run_id);
-  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
+  while (ls_store_rows_next (st, &local))
     {
-      double t = sqlite3_column_double (st, 0), all = ls_store_column_double (st, 1), mine = ls_store_column_double (st, 2);
+      double t = ls_store_rows_get_double (st, 0), all = ls_store_rows_get_double (st, 1),
+             mine = ls_store_rows_get_double (st, 2);
       if (isfinite (all))
         pss = TRUE;
       else
-        all = ls_store_column_double (st, 3); /* Windows: private bytes */
+        all = ls_store_rows_get_double (st, 3); /* Windows: private bytes */
       if (isfinite (all))
         ls_chart_series_add (total, t, all);
       if (isfinite (mine))
         ls_chart_series_add (runner, t, mine);
     }
-  sqlite3_finalize (st);
-  if (rc != SQLITE_DONE)
+  ls_store_rows_free (st);
+  if (local)
     {
       run_info_clear (&r);
       ls_chart_free (chart);
-      return ls_store_set_error (store, rc, "reading the run's samples", error), NULL;
+      g_propagate_error (error, local);
+      return NULL;
     }
   runner->in_legend = runner->points->len > 0;
 

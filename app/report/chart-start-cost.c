@@ -2,6 +2,7 @@
  * machine in the store (imported ones included): what spawning costs on
  * Windows next to forking on Linux. */
 #include "app/report/chart-store.h"
+#include "app/store/store-query.h"
 #include "loader/stats.h"
 
 #include <math.h>
@@ -34,40 +35,42 @@ ls_chart_start_cost (ls_store *store, GError **error)
 {
   g_return_val_if_fail (store != NULL, NULL);
   category cats[N_CATEGORIES];
-  sqlite3_stmt *st = NULL;
-  int rc = sqlite3_prepare_v2 (ls_store_db (store),
-                               "SELECT machine.os LIKE 'Windows%', run.start_method, worker.startup_ms, machine.id "
-                               "FROM worker JOIN run ON run.id = worker.run_id "
-                               "JOIN machine ON machine.id = run.machine_id WHERE worker.startup_ms IS NOT NULL",
-                               -1, &st, NULL);
-  if (rc != SQLITE_OK)
-    return ls_store_set_error (store, rc, "reading worker start-ups", error), NULL;
+  GError *local = NULL;
+  ls_store_rows *st
+      = ls_store_rows_new (store,
+                           "SELECT machine.os LIKE 'Windows%', run.start_method, worker.startup_ms, machine.id "
+                           "FROM worker JOIN run ON run.id = worker.run_id "
+                           "JOIN machine ON machine.id = run.machine_id WHERE worker.startup_ms IS NOT NULL",
+                           NULL, 0, "reading worker start-ups", error);
+  if (!st)
+    return NULL;
   for (int i = 0; i < N_CATEGORIES; i++)
     {
       cats[i].ms = g_array_new (FALSE, FALSE, sizeof (double));
       cats[i].machines = g_hash_table_new (g_direct_hash, g_direct_equal);
     }
-  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
+  while (ls_store_rows_next (st, &local))
     {
-      gboolean windows = sqlite3_column_int (st, 0) != 0;
-      gboolean spawn = g_strcmp0 ((const char *) sqlite3_column_text (st, 1), "spawn") == 0;
-      double ms = sqlite3_column_double (st, 2);
-      gint64 machine = sqlite3_column_int64 (st, 3);
+      gboolean windows = ls_store_rows_get_int (st, 0) != 0;
+      gboolean spawn = g_strcmp0 (ls_store_rows_get_text (st, 1), "spawn") == 0;
+      double ms = ls_store_rows_get_double (st, 2);
+      gint64 machine = ls_store_rows_get_int (st, 3);
       int c = windows ? (spawn ? 2 : 3) : (spawn ? 1 : 0);
       if (!isfinite (ms))
         continue;
       g_array_append_val (cats[c].ms, ms);
       g_hash_table_add (cats[c].machines, GSIZE_TO_POINTER ((gsize) machine));
     }
-  sqlite3_finalize (st);
-  if (rc != SQLITE_DONE)
+  ls_store_rows_free (st);
+  if (local)
     {
       for (int i = 0; i < N_CATEGORIES; i++)
         {
           g_array_unref (cats[i].ms);
           g_hash_table_unref (cats[i].machines);
         }
-      return ls_store_set_error (store, rc, "reading worker start-ups", error), NULL;
+      g_propagate_error (error, local);
+      return NULL;
     }
 
   ls_chart *chart = ls_chart_new ("Worker start cost by platform and start method");

@@ -124,56 +124,54 @@ knob_label (int knob, const char *v)
 static gboolean
 load_sweep (ls_store *store, gint64 sweep_id, sweep_data *d, GError **error)
 {
-  sqlite3 *db = ls_store_db (store);
-  sqlite3_stmt *st = NULL;
-  int rc;
+  ls_store_rows *st = NULL;
+  GError *local = NULL;
 
   memset (d, 0, sizeof *d);
   d->id = sweep_id;
   d->runs = g_ptr_array_new_with_free_func (sweep_run_free);
   d->groups = g_ptr_array_new_with_free_func (run_group_free);
 
-  st = ls_store_row_by_id (store,
-                           "SELECT sweep.started_at, sweep.repeat, machine.hostname, machine.os FROM sweep "
-                           "JOIN machine ON machine.id = sweep.machine_id WHERE sweep.id = ?",
-                           sweep_id, "sweep", error);
+  st = ls_store_rows_new_for_id (store,
+                                 "SELECT sweep.started_at, sweep.repeat, machine.hostname, machine.os FROM sweep "
+                                 "JOIN machine ON machine.id = sweep.machine_id WHERE sweep.id = ?",
+                                 sweep_id, "sweep", error);
   if (!st)
     return FALSE;
-  d->started_at = ls_store_column_text (st, 0);
-  d->repeat = (guint) sqlite3_column_int (st, 1);
-  d->hostname = ls_store_column_text (st, 2);
-  d->os = ls_store_column_text (st, 3);
-  sqlite3_finalize (st);
+  d->started_at = ls_store_rows_dup_text (st, 0);
+  d->repeat = (guint) ls_store_rows_get_int (st, 1);
+  d->hostname = ls_store_rows_dup_text (st, 2);
+  d->os = ls_store_rows_dup_text (st, 3);
+  ls_store_rows_free (st);
 
-  rc = sqlite3_prepare_v2 (db,
-                           "SELECT run.status, run.workers, run.simulated, run.throughput_sps, run.wait_p50_ms, "
-                           "run.wait_p95_ms, run.wait_p99_ms, run.gpu_util_exact, run.gpu_util_nvml, "
-                           "run.pss_peak_bytes, run.private_peak_bytes, " KNOB_COLUMNS
-                           " FROM run WHERE run.sweep_id = ? ORDER BY run.id",
-                           -1, &st, NULL);
-  if (rc != SQLITE_OK)
-    return ls_store_set_error (store, rc, "reading the sweep's runs", error);
-  sqlite3_bind_int64 (st, 1, sweep_id);
-  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
+  st = ls_store_rows_new (store,
+                          "SELECT run.status, run.workers, run.simulated, run.throughput_sps, run.wait_p50_ms, "
+                          "run.wait_p95_ms, run.wait_p99_ms, run.gpu_util_exact, run.gpu_util_nvml, "
+                          "run.pss_peak_bytes, run.private_peak_bytes, " KNOB_COLUMNS
+                          " FROM run WHERE run.sweep_id = ? ORDER BY run.id",
+                          &sweep_id, 1, "reading the sweep's runs", error);
+  if (!st)
+    return FALSE;
+  while (ls_store_rows_next (st, &local))
     {
       sweep_run *r = g_new0 (sweep_run, 1);
-      r->done = g_strcmp0 ((const char *) sqlite3_column_text (st, 0), "done") == 0;
-      r->workers = sqlite3_column_int64 (st, 1);
-      r->simulated = sqlite3_column_int (st, 2) != 0;
-      r->throughput = ls_store_column_double (st, 3);
-      r->p50 = ls_store_column_double (st, 4);
-      r->p95 = ls_store_column_double (st, 5);
-      r->p99 = ls_store_column_double (st, 6);
-      r->util = ls_store_column_double (st, 7);
-      r->nvml = ls_store_column_double (st, 8);
-      r->memory = ls_store_column_double (st, 9);
-      if (!isfinite (r->memory) && isfinite (ls_store_column_double (st, 10)))
+      r->done = g_strcmp0 (ls_store_rows_get_text (st, 0), "done") == 0;
+      r->workers = ls_store_rows_get_int (st, 1);
+      r->simulated = ls_store_rows_get_int (st, 2) != 0;
+      r->throughput = ls_store_rows_get_double (st, 3);
+      r->p50 = ls_store_rows_get_double (st, 4);
+      r->p95 = ls_store_rows_get_double (st, 5);
+      r->p99 = ls_store_rows_get_double (st, 6);
+      r->util = ls_store_rows_get_double (st, 7);
+      r->nvml = ls_store_rows_get_double (st, 8);
+      r->memory = ls_store_rows_get_double (st, 9);
+      if (!isfinite (r->memory) && isfinite (ls_store_rows_get_double (st, 10)))
         {
-          r->memory = ls_store_column_double (st, 10);
+          r->memory = ls_store_rows_get_double (st, 10);
           r->memory_is_private = TRUE;
         }
       for (int k = 0; k < N_KNOBS; k++)
-        r->knobs[k] = ls_store_column_text (st, 11 + k);
+        r->knobs[k] = ls_store_rows_dup_text (st, 11 + k);
       if (r->done)
         g_ptr_array_add (d->runs, r);
       else
@@ -182,9 +180,12 @@ load_sweep (ls_store *store, gint64 sweep_id, sweep_data *d, GError **error)
           sweep_run_free (r);
         }
     }
-  sqlite3_finalize (st);
-  if (rc != SQLITE_DONE)
-    return ls_store_set_error (store, rc, "reading the sweep's runs", error);
+  ls_store_rows_free (st);
+  if (local)
+    {
+      g_propagate_error (error, local);
+      return FALSE;
+    }
 
   /* Which knobs vary among the runs shown. */
   for (int k = 0; k < N_KNOBS; k++)

@@ -1,10 +1,10 @@
-#include "app/store/export-format.h"
+#include "app/store/export-format-private.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "app/store/store.h"
-#include "platform/channel.h"
+#include "app/store/store-private.h"
+#include "loader/pool.h"
 
 #define BYTES_MAX 1125899906842624.0 /* 1 PiB: no process measured here is larger */
 #define COUNT_MAX 1099511627776.0    /* 2^40 batches or samples */
@@ -71,7 +71,7 @@ static const ls_field run_fields[] = {
   T ("format", 1, 32, formats),
   IN ("dataset_samples", 0, COUNT_MAX, 1),
   IN ("sample_bytes", 0, BYTES_MAX, 1),
-  I ("workers", 0, LS_CHANNEL_WAIT_MAX),
+  I ("workers", 0, LS_POOL_MAX_WORKERS),
   T ("start_method", 1, 16, start_methods),
   I ("batch_size", 1, 65536),
   I ("prefetch", 1, 64),
@@ -138,7 +138,7 @@ static const ls_field sample_fields[] = {
 };
 
 static const ls_field worker_fields[] = {
-  I ("idx", 0, LS_CHANNEL_WAIT_MAX - 1),
+  I ("idx", 0, LS_POOL_MAX_WORKERS - 1),
   I ("epoch", 0, 1000000),
   I ("pid", 0, PID_MAX),
   RN ("startup_ms", 0, MS_MAX, 1),

@@ -4,7 +4,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "app/store/export-format.h"
+#include "app/store/export-format-private.h"
+#include "app/store/store-private.h"
 
 static gboolean
 sql_failed (ls_store *store, const char *what, GError **error)

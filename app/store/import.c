@@ -7,7 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "app/store/export-format.h"
+#include "app/store/export-format-private.h"
+#include "app/store/store-private.h"
 
 #define SQLITE_MAGIC "SQLite format 3"
 #define RUNNING_NOTE "it was still running when it was exported"

@@ -3,7 +3,8 @@
 #include <unistd.h>
 
 #include "app/core/run-options.h"
-#include "app/store/store.h"
+#include "app/store/run-recorder.h"
+#include "app/store/store-private.h"
 
 #define BATCH_COMMIT_US (250 * 1000)
 #define BATCH_COMMIT_ROWS 2048

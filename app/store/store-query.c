@@ -1,4 +1,5 @@
 #include "app/store/store-query.h"
+#include "app/store/store-private.h"
 
 #include <math.h>
 
@@ -362,4 +363,110 @@ ls_store_row_by_id (ls_store *store, const char *sql, gint64 id, const char *wha
     g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_NOT_FOUND, "%s: no %s %" G_GINT64_FORMAT, ls_store_path (store),
                  what, id);
   return NULL;
+}
+
+JsonArray *
+ls_store_run_workers (ls_store *store, gint64 run_id, GError **error)
+{
+  return ls_store_query_objects (store,
+                                 "SELECT idx, epoch, pid, startup_ms, exit, cpu_ns FROM worker WHERE run_id = ? "
+                                 "ORDER BY epoch, idx",
+                                 &run_id, 1, error);
+}
+
+gint64
+ls_store_run_n_samples (ls_store *store, gint64 run_id, GError **error)
+{
+  g_autoptr (JsonArray) rows
+      = ls_store_query_objects (store, "SELECT count (*) AS n FROM sample WHERE run_id = ?", &run_id, 1, error);
+  return rows ? json_object_get_int_member (json_array_get_object_element (rows, 0), "n") : -1;
+}
+
+struct ls_store_rows {
+  ls_store *store;
+  sqlite3_stmt *st;
+  char *what;
+};
+
+void
+ls_store_rows_free (ls_store_rows *rows)
+{
+  if (!rows)
+    return;
+  sqlite3_finalize (rows->st);
+  g_free (rows->what);
+  g_free (rows);
+}
+
+ls_store_rows *
+ls_store_rows_new (ls_store *store, const char *sql, const gint64 *params, guint n_params, const char *what,
+                   GError **error)
+{
+  g_return_val_if_fail (store != NULL && sql != NULL && what != NULL, NULL);
+  sqlite3_stmt *st = NULL;
+  int rc = sqlite3_prepare_v2 (ls_store_db (store), sql, -1, &st, NULL);
+  if (rc != SQLITE_OK)
+    return ls_store_set_error (store, rc, what, error), NULL;
+  for (guint i = 0; i < n_params; i++)
+    sqlite3_bind_int64 (st, (int) i + 1, params[i]);
+  ls_store_rows *rows = g_new0 (ls_store_rows, 1);
+  rows->store = store;
+  rows->st = st;
+  rows->what = g_strdup (what);
+  return rows;
+}
+
+ls_store_rows *
+ls_store_rows_new_for_id (ls_store *store, const char *sql, gint64 id, const char *what, GError **error)
+{
+  g_return_val_if_fail (store != NULL && sql != NULL && what != NULL, NULL);
+  sqlite3_stmt *st = ls_store_row_by_id (store, sql, id, what, error);
+  if (!st)
+    return NULL;
+  ls_store_rows *rows = g_new0 (ls_store_rows, 1);
+  rows->store = store;
+  rows->st = st;
+  rows->what = g_strdup_printf ("reading the %s", what);
+  return rows;
+}
+
+gboolean
+ls_store_rows_next (ls_store_rows *rows, GError **error)
+{
+  int rc = sqlite3_step (rows->st);
+  if (rc == SQLITE_ROW)
+    return TRUE;
+  if (rc != SQLITE_DONE)
+    ls_store_set_error (rows->store, rc, rows->what, error);
+  return FALSE;
+}
+
+gboolean
+ls_store_rows_is_null (ls_store_rows *rows, int column)
+{
+  return sqlite3_column_type (rows->st, column) == SQLITE_NULL;
+}
+
+gint64
+ls_store_rows_get_int (ls_store_rows *rows, int column)
+{
+  return sqlite3_column_int64 (rows->st, column);
+}
+
+double
+ls_store_rows_get_double (ls_store_rows *rows, int column)
+{
+  return ls_store_column_double (rows->st, column);
+}
+
+const char *
+ls_store_rows_get_text (ls_store_rows *rows, int column)
+{
+  return (const char *) sqlite3_column_text (rows->st, column);
+}
+
+char *
+ls_store_rows_dup_text (ls_store_rows *rows, int column)
+{
+  return ls_store_column_text (rows->st, column);
 }

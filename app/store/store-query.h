@@ -24,11 +24,6 @@ gint64 ls_store_find_sweep (ls_store *store, const char *ref, GError **error);
  * run (both NULL), oldest first. */
 GArray *ls_store_select_runs (ls_store *store, const char *run_ref, const char *sweep_ref, GError **error);
 
-/* The rows of a query, one object per row and one member per column
- * (integer, real, text or null). params are bound as integers. */
-JsonArray *ls_store_query_objects (ls_store *store, const char *sql, const gint64 *params, guint n_params,
-                                   GError **error);
-
 /* A run's columns with its machine (machine_hostname, machine_os, ...,
  * machine_fingerprint), sweep_uuid, batches_recorded, epochs_run (epochs
  * its batches came from), and copy_ms_mean and compute_ms_mean (the device
@@ -66,15 +61,43 @@ typedef struct {
 extern const ls_run_figure ls_run_figures[];
 extern const guint ls_n_run_figures;
 
-/* A column of the current row: a copy of the text (NULL for null), or the
- * number (NAN for null). */
-char *ls_store_column_text (sqlite3_stmt *st, int column);
-double ls_store_column_double (sqlite3_stmt *st, int column);
+/* A run's workers, one object per worker start (idx, epoch, pid,
+ * startup_ms, exit, cpu_ns), by epoch then index. */
+JsonArray *ls_store_run_workers (ls_store *store, gint64 run_id, GError **error);
 
-/* Prepares sql, binds id to its one parameter and steps to the row. NULL
- * with an error on failure, LS_STORE_ERROR_NOT_FOUND ("no <what> <id>")
- * when there is no row; finalize the statement when done. */
-sqlite3_stmt *ls_store_row_by_id (ls_store *store, const char *sql, gint64 id, const char *what, GError **error);
+/* How many memory samples a run has (its series); -1 with the error. */
+gint64 ls_store_run_n_samples (ls_store *store, gint64 run_id, GError **error);
+
+/* Rows of one read-only query, for reports (app/report/) that need columns
+ * the readers above do not give, without SQLite's types. params are bound
+ * as integers; `what` says what is being read in errors ("reading the
+ * run's batches"), as every store error does. */
+typedef struct ls_store_rows ls_store_rows;
+
+/* Prepares sql and binds params. NULL with the error. */
+ls_store_rows *ls_store_rows_new (ls_store *store, const char *sql, const gint64 *params, guint n_params,
+                                  const char *what, GError **error);
+
+/* Prepares sql, binds id to its one parameter and steps to the first row
+ * (read it at once, then ls_store_rows_next for more). NULL with the error;
+ * LS_STORE_ERROR_NOT_FOUND "<path>: no <what> <id>" when there is no row,
+ * and "reading the <what>" in other errors. */
+ls_store_rows *ls_store_rows_new_for_id (ls_store *store, const char *sql, gint64 id, const char *what,
+                                         GError **error);
+
+/* Steps to the next row: TRUE on a row, FALSE at the end (error unset) or
+ * on failure (error set). */
+gboolean ls_store_rows_next (ls_store_rows *rows, GError **error);
+
+/* A column of the current row (0 first). */
+gboolean ls_store_rows_is_null (ls_store_rows *rows, int column);
+gint64 ls_store_rows_get_int (ls_store_rows *rows, int column);          /* 0 for null */
+double ls_store_rows_get_double (ls_store_rows *rows, int column);       /* NAN for null */
+const char *ls_store_rows_get_text (ls_store_rows *rows, int column);    /* NULL for null; valid until the next step */
+char *ls_store_rows_dup_text (ls_store_rows *rows, int column);          /* a copy; NULL for null */
+
+void ls_store_rows_free (ls_store_rows *rows);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ls_store_rows, ls_store_rows_free)
 
 /* The value of a member as a number; FALSE when null or absent. */
 gboolean ls_json_member_double (JsonObject *o, const char *name, double *value);

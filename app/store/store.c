@@ -1,13 +1,16 @@
-#include "app/store/store.h"
+#include "app/store/store-private.h"
 
 #include "loadscope-app-resources.h"
 
+#include <errno.h>
 #include <gio/gio.h>
 #include <glib/gstdio.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "app/core/error-bridge.h"
+#include "platform/process.h"
+#include "platform/sysinfo.h"
 
 
 struct ls_store {
@@ -168,23 +171,12 @@ ls_store_now (void)
   return g_date_time_format (now, "%Y-%m-%dT%H:%M:%S.%fZ");
 }
 
-/* A runner is alive when its pid exists and runs loadscope. */
+/* A runner is alive when its pid exists and runs loadscope (or, where its
+ * command line cannot be read, when its pid exists). */
 static gboolean
 runner_alive (gint64 pid)
 {
-  g_autofree char *path = NULL;
-  g_autofree char *cmdline = NULL;
-  gsize len = 0;
-
-  if (pid <= 0 || kill ((pid_t) pid, 0) != 0)
-    return FALSE;
-  path = g_strdup_printf ("/proc/%" G_GINT64_FORMAT "/cmdline", pid);
-  if (!g_file_get_contents (path, &cmdline, &len, NULL))
-    return TRUE; /* cannot tell: leave it alone */
-  for (gsize i = 0; i + 1 < len; i++)
-    if (cmdline[i] == '\0')
-      cmdline[i] = ' ';
-  return strstr (cmdline, "loadscope") != NULL;
+  return ls_process_is_alive (pid, "loadscope");
 }
 
 /* Runs of this machine left 'running' by a runner that is gone. */
@@ -343,7 +335,8 @@ ls_store_this_machine (ls_store *store, const char *gpu, const char *driver, GEr
 
   if (ls_sysinfo_read (&info, &err) != LS_OK)
     {
-      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_SQL, "describing this machine: %s", err.message);
+      ls_error_to_gerror (&err, error);
+      g_prefix_error (error, "describing this machine: ");
       return -1;
     }
   g_autofree char *fp = ls_machine_fingerprint (info.hostname, info.os_name, info.cpu_model, info.logical_cores,
