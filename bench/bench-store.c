@@ -83,8 +83,14 @@ write_rate (ls_store *store, gint64 machine, uint64_t rows)
   gint64 t0 = g_get_monotonic_time ();
   for (uint64_t i = 0; i < rows; i++)
     {
-      ls_batch_record b = { (uint32_t) (i / 100000), i % 100000, 64, (double) i * 0.01, 0.05 + (double) (i % 7),
-                            -1, -1, -1 };
+      ls_batch_record b = { .epoch = (uint32_t) (i / 100000),
+                            .batch = i % 100000,
+                            .samples = 64,
+                            .ready_ms = (double) i * 0.01,
+                            .wait_ms = 0.05 + (double) (i % 7),
+                            .copy_ms = -1,
+                            .compute_ms = -1,
+                            .stage_ms = -1 };
       ls_run_recorder_batch (rec, i, &b);
     }
   if (!ls_run_recorder_finish (rec, &so_far, "{}", &error))

@@ -365,6 +365,7 @@ ls_hdf5_open (const ls_dataset_spec *spec, ls_dataset **out, ls_error *err)
       hdf5_close (&h->base);
       return rc;
     }
+  h->pipeline.stages = &h->base.stages;
   h->base.length = h->dims[0];
   h->base.sample_bytes = ls_transformed_bytes ((int) spec->width, spec->output);
   *out = &h->base;

@@ -182,6 +182,7 @@ ls_jpegdir_open (const ls_dataset_spec *spec, ls_dataset **out, ls_error *err)
       jpegdir_close (&j->base);
       return rc;
     }
+  j->pipeline.stages = &j->base.stages;
   j->base.sample_bytes = ls_transformed_bytes ((int) spec->width, spec->output);
   *out = &j->base;
   return LS_OK;

@@ -18,6 +18,9 @@ struct ls_dataset {
   ls_dataset_spec spec;
   uint64_t length;
   size_t sample_bytes;
+  /* The kinds add decode, transform and write; ls_dataset_read counts the
+   * rest of each read as `read`. */
+  ls_stage_ns stages;
 };
 
 /* --- images (dataset-jpegdir.c, dataset-hdf5.c) --- */

@@ -119,8 +119,10 @@ synthetic_read (ls_dataset *ds, uint64_t index, uint32_t epoch, void *out, int32
                          (unsigned long long) spec->fail_every);
 
   allocate_ballast (s);
+  uint64_t t0 = ls_clock_ns ();
   if (s->work_units)
     work_sink += ls_synthetic_work (index, s->work_units);
+  uint64_t t1 = ls_clock_ns ();
 
   if (spec->output == LS_OUTPUT_U8_HWC)
     {
@@ -145,6 +147,8 @@ synthetic_read (ls_dataset *ds, uint64_t index, uint32_t epoch, void *out, int32
         }
     }
   *label = (int32_t) (ls_mix64 (spec->seed ^ index) % 1000u);
+  ds->stages.transform += t1 - t0;
+  ds->stages.write += ls_clock_ns () - t1;
   return LS_OK;
 }
 

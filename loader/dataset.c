@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "platform/clock.h"
 #include "platform/fs.h"
 
 int
@@ -88,10 +89,33 @@ ls_dataset_get_spec (const ls_dataset *ds)
   return &ds->spec;
 }
 
+static uint64_t
+inner_ns (const ls_stage_ns *s)
+{
+  return s->decode + s->transform + s->write;
+}
+
 int
 ls_dataset_read (ls_dataset *ds, uint64_t index, uint32_t epoch, void *out, int32_t *label, ls_error *err)
 {
-  return ds->ops->read (ds, index, epoch, out, label, err);
+  uint64_t before = inner_ns (&ds->stages);
+  uint64_t t0 = ls_clock_ns ();
+  int rc = ds->ops->read (ds, index, epoch, out, label, err);
+  uint64_t spent = ls_clock_ns () - t0;
+  uint64_t inner = inner_ns (&ds->stages) - before;
+
+  ds->stages.read += spent > inner ? spent - inner : 0;
+  return rc;
+}
+
+void
+ls_dataset_take_stages (ls_dataset *ds, ls_stage_ns *into)
+{
+  into->read += ds->stages.read;
+  into->decode += ds->stages.decode;
+  into->transform += ds->stages.transform;
+  into->write += ds->stages.write;
+  memset (&ds->stages, 0, sizeof ds->stages);
 }
 
 void

@@ -34,6 +34,16 @@ typedef struct ls_dataset_spec {
   uint64_t alloc_mb;  /* each process that reads a sample allocates and touches this much, once */
 } ls_dataset_spec;
 
+/* Wall time spent in each stage of the samples read so far, in ns (one
+ * process, one thread: each worker has its own dataset). */
+typedef struct ls_stage_ns {
+  uint64_t read;      /* the file's or HDF5 row's bytes, and everything not below */
+  uint64_t decode;    /* JPEG header and decode of the crop (gray to RGB for raw HDF5) */
+  uint64_t transform; /* random resized crop and resize (synthetic: its CPU work) */
+  uint64_t write;     /* the pass that writes the sample into the arena: flip, to_tensor and
+                         normalize fused into it (synthetic: generating the content) */
+} ls_stage_ns;
+
 /* Opaque; the kinds see it in dataset-private.h. */
 typedef struct ls_dataset ls_dataset;
 
@@ -51,6 +61,10 @@ const ls_dataset_spec *ls_dataset_get_spec (const ls_dataset *ds);
  * exactly ls_dataset_sample_bytes() bytes, and its label. An error says
  * why, naming the file where there is one; the caller adds the index. */
 int ls_dataset_read (ls_dataset *ds, uint64_t index, uint32_t epoch, void *out, int32_t *label, ls_error *err);
+
+/* Adds the stage times accumulated by ls_dataset_read since the last call
+ * into *into, and starts again from zero. */
+void ls_dataset_take_stages (ls_dataset *ds, ls_stage_ns *into);
 
 void ls_dataset_close (ls_dataset *ds);
 

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "platform/clock.h"
+
 int
 ls_image_pipeline_init (ls_image_pipeline *p, uint64_t seed, int out_size, ls_output_format format,
                         uint64_t pixel_limit, ls_error *err)
@@ -33,6 +35,19 @@ ls_image_pipeline_clear (ls_image_pipeline *p)
   memset (p, 0, sizeof *p);
 }
 
+/* decode: t0 → t1; transform and write: t1 → now, the write pass apart. */
+static void
+add_times (ls_image_pipeline *p, uint64_t t0, uint64_t t1)
+{
+  uint64_t t2 = ls_clock_ns ();
+  uint64_t write = ls_resampler_last_write_ns (p->resampler);
+  uint64_t resize = t2 - t1;
+
+  p->stages->decode += t1 - t0;
+  p->stages->write += write < resize ? write : resize;
+  p->stages->transform += write < resize ? resize - write : 0;
+}
+
 int
 ls_image_sample_jpeg (ls_image_pipeline *p, const uint8_t *data, size_t len, uint32_t epoch, uint64_t index, void *out,
                       ls_error *err)
@@ -40,6 +55,7 @@ ls_image_sample_jpeg (ls_image_pipeline *p, const uint8_t *data, size_t len, uin
   int width, height;
   const uint8_t *pixels;
   size_t stride;
+  uint64_t t0 = p->stages ? ls_clock_ns () : 0;
 
   if (ls_jpeg_read_header (p->decoder, data, len, p->pixel_limit, &width, &height, err) != LS_OK)
     return err ? err->code : LS_ERR_INVALID;
@@ -50,8 +66,12 @@ ls_image_sample_jpeg (ls_image_pipeline *p, const uint8_t *data, size_t len, uin
                              &stride, err)
       != LS_OK)
     return err ? err->code : LS_ERR_INVALID;
-  return ls_resize_crop_rgb (p->resampler, pixels, crop.width, crop.height, stride, crop.flip, p->out_size, p->format,
-                             out, err);
+  uint64_t t1 = p->stages ? ls_clock_ns () : 0;
+  int rc = ls_resize_crop_rgb (p->resampler, pixels, crop.width, crop.height, stride, crop.flip, p->out_size, p->format,
+                               out, err);
+  if (p->stages)
+    add_times (p, t0, t1);
+  return rc;
 }
 
 int
@@ -63,13 +83,20 @@ ls_image_sample_pixels (ls_image_pipeline *p, const uint8_t *pixels, int width, 
   if ((uint64_t) width * (uint64_t) height > p->pixel_limit)
     return ls_error_set (err, LS_ERR_INVALID, "%dx%d is %.1f MP, over the %.1f MP limit", width, height,
                          (double) width * height / 1e6, p->pixel_limit / 1e6);
+  uint64_t t0 = p->stages ? ls_clock_ns () : 0;
   ls_rng rng = ls_sample_rng (p->seed, epoch, index);
   ls_crop crop = ls_random_resized_crop (width, height, &rng);
   const uint8_t *first = pixels + (size_t) crop.y * stride + (size_t) crop.x * (size_t) channels;
+  int rc;
 
   if (channels == 3)
-    return ls_resize_crop_rgb (p->resampler, first, crop.width, crop.height, stride, crop.flip, p->out_size, p->format,
+    {
+      rc = ls_resize_crop_rgb (p->resampler, first, crop.width, crop.height, stride, crop.flip, p->out_size, p->format,
                                out, err);
+      if (p->stages)
+        add_times (p, t0, t0);
+      return rc;
+    }
 
   /* Gray: only the crop becomes RGB (as PIL's convert("RGB") would make it). */
   size_t need = (size_t) crop.width * crop.height * 3;
@@ -88,6 +115,10 @@ ls_image_sample_pixels (ls_image_pipeline *p, const uint8_t *pixels, int width, 
       for (int x = 0; x < crop.width; x++)
         dst[x * 3] = dst[x * 3 + 1] = dst[x * 3 + 2] = src[x];
     }
-  return ls_resize_crop_rgb (p->resampler, p->rgb, crop.width, crop.height, (size_t) crop.width * 3, crop.flip,
-                             p->out_size, p->format, out, err);
+  uint64_t t1 = p->stages ? ls_clock_ns () : 0;
+  rc = ls_resize_crop_rgb (p->resampler, p->rgb, crop.width, crop.height, (size_t) crop.width * 3, crop.flip,
+                           p->out_size, p->format, out, err);
+  if (p->stages)
+    add_times (p, t0, t1);
+  return rc;
 }

@@ -15,6 +15,7 @@ typedef struct ls_image_pipeline {
   uint64_t seed;
   uint8_t *rgb;      /* scratch for gray -> RGB of raw pixels */
   size_t rgb_cap;
+  ls_stage_ns *stages; /* where decode, transform and write times are added (NULL: not timed) */
 } ls_image_pipeline;
 
 int ls_image_pipeline_init (ls_image_pipeline *p, uint64_t seed, int out_size, ls_output_format format,

@@ -29,6 +29,7 @@ typedef struct {
   uint32_t parts_left; /* tasks of it not yet done */
   uint32_t skipped;   /* replaced samples reported by its parts so far */
   uint64_t seq;       /* epoch * batches_per_epoch + batch */
+  ls_batch_stages stages; /* summed over its parts so far */
 } slot_info;
 
 typedef struct {
@@ -280,7 +281,12 @@ stop_workers (ls_pool *p)
           int r = ls_channel_recv (w->ch, &m, sizeof m, left, NULL);
           if (r > 0 && m.type == LS_MSG_BYE)
             {
-              p->infos[w->info].cpu_ns = m.cpu_ns;
+              ls_worker_info *info = &p->infos[w->info];
+              info->cpu_ns = m.cpu_ns;
+              info->wall_ns = m.wall_ns;
+              info->idle_ns = m.idle_ns;
+              info->busy_ns = m.busy_ns;
+              info->stages = (ls_stage_ns){ m.stage_ns[0], m.stage_ns[1], m.stage_ns[2], m.stage_ns[3] };
               break;
             }
           if (r > 0)
@@ -319,6 +325,7 @@ prepare_slot (ls_pool *p, uint32_t slot, uint64_t seq)
   p->slots[slot].builders = 0;
   p->slots[slot].parts_left = 0;
   p->slots[slot].skipped = 0;
+  memset (&p->slots[slot].stages, 0, sizeof p->slots[slot].stages);
 }
 
 static uint32_t
@@ -460,6 +467,7 @@ hand_out (ls_pool *p, uint32_t slot, ls_batch *b)
   b->bytes = (size_t) meta->count * p->arena.sample_bytes;
   b->labels = ls_arena_labels (&p->arena, slot);
   b->indices = ls_arena_indices (&p->arena, slot);
+  b->stages = p->slots[slot].stages;
   p->delivered++;
   if (++p->delivered_in_epoch == p->bpe)
     {
@@ -495,6 +503,17 @@ worker_died (ls_pool *p, uint32_t i, ls_error *err)
                        building);
 }
 
+static void
+add_task_stages (ls_batch_stages *to, const ls_msg *m)
+{
+  to->read_ns += m->stage_ns[0];
+  to->decode_ns += m->stage_ns[1];
+  to->transform_ns += m->stage_ns[2];
+  to->write_ns += m->stage_ns[3];
+  to->idle_ns += m->idle_ns;
+  to->busy_ns += m->busy_ns;
+}
+
 /* Reads every message waiting on worker i's channel. */
 static int
 drain_worker (ls_pool *p, uint32_t i, bool *progress, ls_error *err)
@@ -524,6 +543,7 @@ drain_worker (ls_pool *p, uint32_t i, bool *progress, ls_error *err)
           w->outstanding--;
           p->slots[m.slot].builders &= ~((uint64_t) 1 << i);
           p->slots[m.slot].skipped += m.skipped;
+          add_task_stages (&p->slots[m.slot].stages, &m);
           if (--p->slots[m.slot].parts_left == 0)
             {
               ls_arena_meta (&p->arena, m.slot)->skipped = p->slots[m.slot].skipped;
@@ -627,8 +647,14 @@ next_in_process (ls_pool *p, ls_batch *b, ls_error *err)
   if (slot < 0)
     return ls_error_set (err, LS_ERR_INVALID, "the consumer holds every slot (release batches)");
   prepare_slot (p, (uint32_t) slot, p->delivered);
-  if (ls_worker_fill_slot (&p->inproc, (uint32_t) slot, &failed, err) != LS_OK)
+  uint64_t t0 = ls_clock_ns ();
+  int rc = ls_worker_fill_slot (&p->inproc, (uint32_t) slot, &failed, err);
+  ls_stage_ns st = { 0 };
+  ls_dataset_take_stages (p->dataset, &st);
+  if (rc != LS_OK)
     return err ? err->code : LS_ERR_INVALID;
+  /* The runner builds it when asked: it never waits for a task. */
+  p->slots[slot].stages = (ls_batch_stages){ st.read, st.decode, st.transform, st.write, 0, ls_clock_ns () - t0 };
   hand_out (p, (uint32_t) slot, b);
   return LS_OK;
 }

@@ -50,6 +50,16 @@ typedef struct ls_pool_config {
 /* Fills a config with DataLoader's defaults. */
 void ls_pool_config_init (ls_pool_config *config);
 
+/* Where a batch's build time went: wall-clock ns summed over its samples
+ * (the stages) and over the tasks that built it (a first batch of a set
+ * is built in parts by several workers). With 0 workers, the runner's own
+ * build of it (idle 0). */
+typedef struct ls_batch_stages {
+  uint64_t read_ns, decode_ns, transform_ns, write_ns; /* ls_stage_ns, summed */
+  uint64_t idle_ns; /* its builders waiting for its task(s): since their previous DONE or READY */
+  uint64_t busy_ns; /* its builders' wall time on it: each task's arrival to its DONE */
+} ls_batch_stages;
+
 typedef struct ls_batch {
   uint32_t slot;
   uint32_t epoch;
@@ -60,6 +70,7 @@ typedef struct ls_batch {
   size_t bytes;     /* count x sample bytes */
   const int32_t *labels;
   const uint64_t *indices;
+  ls_batch_stages stages;
 } ls_batch;
 
 /* One worker process, as it was started. Non-persistent pools start a new
@@ -71,6 +82,11 @@ typedef struct ls_worker_info {
   double startup_ms;     /* pool start (of this set) → its ready message; < 0 if never ready */
   uint64_t cpu_ns;       /* CPU time it reported when stopping; 0 if it did not stop cleanly */
   ls_exit_status exit;   /* how it ended (LS_EXIT_RUNNING while alive) */
+  /* Reported with cpu_ns when stopping (all 0 otherwise): READY to STOP,
+   * split into idle and busy (idle + busy = wall), and the stage times of
+   * every sample it read in that time (late tasks nobody took included). */
+  uint64_t wall_ns, idle_ns, busy_ns;
+  ls_stage_ns stages;
 } ls_worker_info;
 
 typedef struct ls_pool ls_pool;

@@ -232,8 +232,19 @@ ls_run (const ls_run_config *config, ls_run_result *r, ls_error *err)
           waits = w;
         }
       double wait = ms_between (t0, t1);
-      r->timeline[r->n_timeline++]
-          = (ls_batch_record){ b.epoch, b.batch, b.count, ms_between (t_iter, t1), wait, -1, -1, 0 };
+      r->timeline[r->n_timeline++] = (ls_batch_record){ .epoch = b.epoch,
+                                                        .batch = b.batch,
+                                                        .samples = b.count,
+                                                        .ready_ms = ms_between (t_iter, t1),
+                                                        .wait_ms = wait,
+                                                        .copy_ms = -1,
+                                                        .compute_ms = -1,
+                                                        .read_ms = (double) b.stages.read_ns / 1e6,
+                                                        .decode_ms = (double) b.stages.decode_ns / 1e6,
+                                                        .transform_ms = (double) b.stages.transform_ns / 1e6,
+                                                        .write_ms = (double) b.stages.write_ns / 1e6,
+                                                        .idle_ms = (double) b.stages.idle_ns / 1e6,
+                                                        .busy_ms = (double) b.stages.busy_ns / 1e6 };
 
       if (r->batches == 0)
         r->time_to_first_batch_ms = ms_between (t_iter, t1);

@@ -48,6 +48,11 @@ typedef struct ls_batch_record {
   double copy_ms;    /* host to device (< 0: none, or not known) */
   double compute_ms; /* model step (< 0: none) */
   double stage_ms;   /* host copy into pinned staging memory */
+  /* Where its build time went (ls_batch_stages, in ms): summed over its
+   * samples and the tasks that built it. */
+  double read_ms, decode_ms, transform_ms, write_ms;
+  double idle_ms;    /* its builders waiting for its task(s) */
+  double busy_ms;    /* its builders' wall time on it (≥ the four stages) */
 } ls_batch_record;
 
 typedef struct ls_run_result {

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "platform/clock.h"
+
 #define PRECISION_BITS (32 - 8 - 2)
 
 static const float imagenet_mean[3] = { 0.485f, 0.456f, 0.406f };
@@ -110,6 +112,7 @@ struct ls_resampler {
   int32_t *acc;     /* one output row of sums */
   int acc_cap;
   float lut[3][256];
+  uint64_t write_ns; /* the last call's output pass (flip, normalize, store) */
 };
 
 static double
@@ -409,6 +412,7 @@ int
 ls_resize_crop_rgb (ls_resampler *r, const uint8_t *pixels, int crop_width, int crop_height, size_t stride, bool flip,
                     int out_size, ls_output_format format, void *out, ls_error *err)
 {
+  r->write_ns = 0;
   if (crop_width <= 0 || crop_height <= 0 || out_size <= 0)
     return ls_error_set (err, LS_ERR_INVALID, "resize: empty crop %dx%d or output %d", crop_width, crop_height,
                          out_size);
@@ -460,6 +464,7 @@ ls_resize_crop_rgb (ls_resampler *r, const uint8_t *pixels, int crop_width, int 
 
   const uint8_t *res = r->resized;
   const size_t plane = (size_t) out_size * out_size;
+  uint64_t write_start = ls_clock_ns ();
   if (format == LS_OUTPUT_U8_HWC)
     {
       uint8_t *o = out;
@@ -490,5 +495,12 @@ ls_resize_crop_rgb (ls_resampler *r, const uint8_t *pixels, int crop_width, int 
             }
         }
     }
+  r->write_ns = ls_clock_ns () - write_start;
   return LS_OK;
+}
+
+uint64_t
+ls_resampler_last_write_ns (const ls_resampler *r)
+{
+  return r->write_ns;
 }

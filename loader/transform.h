@@ -49,6 +49,11 @@ void ls_resampler_free (ls_resampler *r);
 int ls_resize_crop_rgb (ls_resampler *r, const uint8_t *pixels, int crop_width, int crop_height, size_t stride,
                         bool flip, int out_size, ls_output_format format, void *out, ls_error *err);
 
+/* Wall time of the last ls_resize_crop_rgb's output pass (flip, to_tensor
+ * and normalize, fused with the store into `out`), in ns; 0 if it failed
+ * before it. */
+uint64_t ls_resampler_last_write_ns (const ls_resampler *r);
+
 /* Allows (default) or forbids the x86 SIMD versions of the resize loops;
  * both give the same bytes, which the tests check. */
 void ls_transform_use_simd (bool allowed);

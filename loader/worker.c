@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "loader/protocol.h"
+#include "platform/clock.h"
 #include "platform/procmem.h"
 #include "platform/process.h"
 
@@ -68,25 +69,42 @@ send_msg (ls_worker *w, const ls_msg *m)
   return ls_channel_send (w->channel, m, ls_msg_size (m), NULL);
 }
 
+static void
+add_stages (uint64_t *to, const ls_stage_ns *s)
+{
+  to[0] += s->read;
+  to[1] += s->decode;
+  to[2] += s->transform;
+  to[3] += s->write;
+}
+
 int
 ls_worker_serve (ls_worker *w)
 {
   ls_msg m = { .type = LS_MSG_READY, .value = (uint64_t) ls_process_self_pid () };
+  ls_msg total = { .type = LS_MSG_BYE };
 
   if (send_msg (w, &m) != LS_OK)
     return 0; /* the pool is gone already */
+  /* Every moment from READY to STOP is either idle (in recv) or busy (a
+   * task's arrival to its DONE sent): the two add up to the wall time. */
+  uint64_t t_ready = ls_clock_ns ();
+  uint64_t t_free = t_ready;
   for (;;)
     {
       ls_msg in;
       int n = ls_channel_recv (w->channel, &in, sizeof in, -1, NULL);
+      uint64_t t_task = ls_clock_ns ();
       if (n < 0)
         return 0; /* closed: the pool went away */
       if (in.type == LS_MSG_STOP)
         {
           uint64_t user = 0, sys = 0;
           ls_proccpu_read (ls_process_self_pid (), &user, &sys, NULL);
-          ls_msg bye = { .type = LS_MSG_BYE, .cpu_ns = user + sys };
-          send_msg (w, &bye);
+          total.cpu_ns = user + sys;
+          total.idle_ns += t_task - t_free;
+          total.wall_ns = t_task - t_ready;
+          send_msg (w, &total);
           return 0;
         }
       if (in.type != LS_MSG_TASK || in.slot >= w->arena->slot_count)
@@ -108,6 +126,16 @@ ls_worker_serve (ls_worker *w)
         }
       else
         out.skipped = skipped;
+      ls_stage_ns st = { 0 };
+      ls_dataset_take_stages (w->dataset, &st);
+      add_stages (out.stage_ns, &st);
+      add_stages (total.stage_ns, &st);
+      out.idle_ns = t_task - t_free;
+      total.idle_ns += out.idle_ns;
+      /* Sending DONE counts as idle, in the next task's wait. */
+      t_free = ls_clock_ns ();
+      out.busy_ns = t_free - t_task;
+      total.busy_ns += out.busy_ns;
       if (send_msg (w, &out) != LS_OK)
         return 0;
     }
