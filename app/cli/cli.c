@@ -14,6 +14,8 @@
 #include "app/cli/cli-run.h"
 #include "app/cli/cli-show.h"
 #include "app/cli/cli-sweep.h"
+#include "app/cli/cli-tune.h"
+#include "app/cli/cli-whatif.h"
 #include "app/core/run-options.h"
 
 typedef struct {
@@ -38,6 +40,10 @@ static const ls_command commands[] = {
   { "make-dataset", "make-dataset --format F --count N OUT",
     "write a sample dataset: jpeg-dir, hdf5 or hdf5-jpeg (see make-dataset --help)", ls_cli_make_dataset },
   { "demo", "demo", "the headless default: a sample dataset, a sweep and a recommendation", ls_cli_demo },
+  { "whatif", "whatif --run ID [--workers N] [--gpu-speed K] ...",
+    "predict a recorded run with other knobs (a model fitted to it and its sweep)", ls_cli_whatif },
+  { "tune", "tune --dataset PATH [--memory-budget 4G] ...",
+    "the best workers, prefetch, pin and persistence within budgets, measured", ls_cli_tune },
   { "machine", "machine", "describe this machine (cores, memory, OS, CPU) as runs will record it", ls_cli_machine },
 };
 

@@ -32,6 +32,7 @@ ls_sweep_request_copy (const ls_sweep_request *request)
   r->db = g_strdup (request->db);
   r->no_db = request->no_db;
   r->runner = g_strdup (request->runner);
+  r->sweep_id = request->sweep_id;
   return r;
 }
 

@@ -99,7 +99,7 @@ ls_sweep_session_finalize (GObject *object)
 {
   LsSweepSession *self = LS_SWEEP_SESSION (object);
 
-  if (self->store && self->sweep_id > 0 && self->running)
+  if (self->store && self->sweep_id > 0 && self->running && self->request->sweep_id <= 0)
     ls_store_sweep_end (self->store, self->sweep_id, "interrupted", NULL, NULL);
   g_clear_pointer (&self->store, ls_store_close);
   g_clear_pointer (&self->grid, ls_sweep_grid_free);
@@ -235,8 +235,9 @@ ls_sweep_session_start (LsSweepSession *self, GError **error)
       g_free (self->store_path);
       self->store_path = g_strdup (ls_store_path (store));
       grid_text = ls_sweep_grid_to_json (grid);
-      sweep_id = ls_store_sweep_begin (store, machine, grid_text, (int) ls_sweep_grid_size (grid),
-                                       (int) request->repeat, error);
+      sweep_id = request->sweep_id > 0 ? request->sweep_id
+                                       : ls_store_sweep_begin (store, machine, grid_text, (int) ls_sweep_grid_size (grid),
+                                                               (int) request->repeat, error);
       if (sweep_id < 0)
         return FALSE;
     }
@@ -264,7 +265,8 @@ finish_sweep (LsSweepSession *self)
 
   self->running = FALSE;
   const char *status = self->failure ? "failed" : self->cancelled ? "interrupted" : "done";
-  if (self->store && !ls_store_sweep_end (self->store, self->sweep_id, status, self->failure, &error))
+  if (self->store && self->request->sweep_id <= 0
+      && !ls_store_sweep_end (self->store, self->sweep_id, status, self->failure, &error))
     emit_error (self, "%s", error->message);
   g_clear_pointer (&self->store, ls_store_close);
   g_signal_emit (self, signals[SIGNAL_FINISHED], 0, self->cancelled);

@@ -21,8 +21,9 @@ G_DECLARE_FINAL_TYPE (LsSweepSession, ls_sweep_session, LS, SWEEP_SESSION, GObje
  * executable). */
 LsSweepSession *ls_sweep_session_new (const ls_sweep_request *request);
 
-/* Checks every configuration, records the sweep and starts the first
- * runner. FALSE with error, and then nothing ran: LS_SWEEP_ERROR for a bad
+/* Checks every configuration, records the sweep (or, with the request's
+ * sweep_id, records the runs into that one, which it neither begins nor
+ * ends) and starts the first runner. FALSE with error, and then nothing ran: LS_SWEEP_ERROR for a bad
  * knob or repeat (naming it), G_SPAWN_ERROR for a runner that is not
  * there, otherwise the store's error (get_store_path () is set when the
  * store itself opened and only recording the sweep failed). */

@@ -1,0 +1,753 @@
+/* `loadscope tune` (tune.h): probes, the model's picks, the noise, the
+ * budgets. */
+#include "app/analysis/tune.h"
+
+#include <glib/gstdio.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app/analysis/whatif-basis.h"
+#include "app/core/recommend.h"
+#include "app/store/store-query.h"
+#include "app/sweep/sweep-session.h"
+
+#define DEFAULT_TIME_BUDGET_S 120.0
+#define DEFAULT_MAX_RUNS 16
+#define NOISE_FLOOR 0.02
+
+G_DEFINE_QUARK (ls-tune-error-quark, ls_tune_error)
+
+static void
+point_free (ls_tune_point *p)
+{
+  g_free (p->pin);
+  g_free (p);
+}
+
+void
+ls_tune_result_clear (ls_tune_result *r)
+{
+  g_clear_pointer (&r->points, g_ptr_array_unref);
+  g_clear_pointer (&r->summaries, json_array_unref);
+  g_clear_pointer (&r->store_path, g_free);
+  g_clear_pointer (&r->verdict, g_free);
+  g_clear_pointer (&r->pytorch, g_free);
+  g_clear_pointer (&r->stop_reason, g_free);
+}
+
+gboolean
+ls_tune_parse_size (const char *text, double *bytes)
+{
+  char *end = NULL;
+  double v = text ? g_ascii_strtod (text, &end) : NAN;
+  if (!text || end == text || !isfinite (v) || v <= 0)
+    return FALSE;
+  double scale = 1;
+  switch (g_ascii_toupper (*end))
+    {
+    case 'K': scale = 1024.0; end++; break;
+    case 'M': scale = 1024.0 * 1024; end++; break;
+    case 'G': scale = 1024.0 * 1024 * 1024; end++; break;
+    case 'T': scale = 1024.0 * 1024 * 1024 * 1024; end++; break;
+    default: break;
+    }
+  if (scale > 1 && g_ascii_toupper (*end) == 'I')
+    end++;
+  if (g_ascii_toupper (*end) == 'B')
+    end++;
+  if (*end)
+    return FALSE;
+  *bytes = v * scale;
+  return TRUE;
+}
+
+gboolean
+ls_tune_parse_duration (const char *text, double *seconds)
+{
+  char *end = NULL;
+  double v = text ? g_ascii_strtod (text, &end) : NAN;
+  if (!text || end == text || !isfinite (v) || v <= 0)
+    return FALSE;
+  double scale = 1;
+  if (*end == 's')
+    end++;
+  else if (*end == 'm')
+    scale = 60, end++;
+  else if (*end == 'h')
+    scale = 3600, end++;
+  if (*end)
+    return FALSE;
+  *seconds = v * scale;
+  return TRUE;
+}
+
+/* ------------------------------------------------------------ one measurement */
+
+typedef struct {
+  GMainLoop *loop;
+  JsonObject *summary;
+  char *error;
+  ls_tune_progress_func progress;
+  gpointer user_data;
+} measuring;
+
+static void
+on_run_finished (LsSweepSession *s, guint index, JsonObject *summary, measuring *m)
+{
+  if (summary)
+    m->summary = json_object_ref (summary);
+}
+
+static void
+on_error (LsSweepSession *s, const char *message, measuring *m)
+{
+  if (!m->error)
+    m->error = g_strdup (message);
+}
+
+static void
+on_finished (LsSweepSession *s, gboolean cancelled, measuring *m)
+{
+  g_main_loop_quit (m->loop);
+}
+
+static void
+set_knob (ls_sweep_request *r, ls_sweep_knob_id k, const char *value)
+{
+  g_clear_pointer (&r->knobs[k], g_ptr_array_unref);
+  ls_sweep_request_add (r, k, value);
+}
+
+static char *
+point_label (const ls_tune_point *p)
+{
+  return g_strdup_printf ("workers=%u prefetch=%u pin=%s persistent=%s", p->workers, p->prefetch, p->pin,
+                          p->persistent ? "on" : "off");
+}
+
+/* Runs point p through the sweep engine, recorded in sweep_id. The run's
+ * summary (a new reference), or NULL with an error. */
+static JsonObject *
+measure (const ls_sweep_request *base, const char *db, gint64 sweep_id, const ls_tune_point *p,
+         ls_tune_progress_func progress, gpointer user_data, GError **error)
+{
+  g_autoptr (ls_sweep_request) r = ls_sweep_request_copy (base);
+  char text[32];
+
+  if (!base->knobs[LS_SWEEP_KNOB_WORKERS])
+    {
+      g_snprintf (text, sizeof text, "%u", p->workers);
+      set_knob (r, LS_SWEEP_KNOB_WORKERS, text);
+    }
+  if (!base->knobs[LS_SWEEP_KNOB_PREFETCH])
+    {
+      g_snprintf (text, sizeof text, "%u", p->prefetch);
+      set_knob (r, LS_SWEEP_KNOB_PREFETCH, text);
+    }
+  if (!base->knobs[LS_SWEEP_KNOB_PIN])
+    set_knob (r, LS_SWEEP_KNOB_PIN, p->pin);
+  if (!base->knobs[LS_SWEEP_KNOB_PERSISTENT])
+    set_knob (r, LS_SWEEP_KNOB_PERSISTENT, p->persistent ? "on" : "off");
+  r->repeat = 1;
+  r->no_db = FALSE;
+  g_free (r->db);
+  r->db = g_strdup (db);
+  r->sweep_id = sweep_id;
+
+  g_autoptr (LsSweepSession) session = ls_sweep_session_new (r);
+  measuring m = { .loop = g_main_loop_new (NULL, FALSE), .progress = progress, .user_data = user_data };
+  g_signal_connect (session, "run-finished", G_CALLBACK (on_run_finished), &m);
+  g_signal_connect (session, "error", G_CALLBACK (on_error), &m);
+  g_signal_connect (session, "finished", G_CALLBACK (on_finished), &m);
+  gboolean started = ls_sweep_session_start (session, error);
+  if (started && ls_sweep_session_is_running (session))
+    g_main_loop_run (m.loop);
+  g_signal_handlers_disconnect_by_data (session, &m);
+  g_main_loop_unref (m.loop);
+  if (!started)
+    return NULL;
+  const char *status = m.summary ? json_object_get_string_member_with_default (m.summary, "status", "") : "";
+  if (!m.summary || strcmp (status, "done") != 0)
+    {
+      g_autofree char *label = point_label (p);
+      g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_FAILED, "%s: %s", label,
+                   m.error ? m.error
+                   : m.summary ? json_object_get_string_member_with_default (m.summary, "error", "the run failed")
+                               : "the runner ended without a summary");
+      g_clear_pointer (&m.summary, json_object_unref);
+    }
+  g_free (m.error);
+  return m.summary;
+}
+
+static double
+summary_double (JsonObject *o, const char *name)
+{
+  double v;
+  return ls_json_member_double (o, name, &v) ? v : NAN;
+}
+
+static double
+summary_pss (JsonObject *summary)
+{
+  JsonNode *n = json_object_get_member (summary, "memory");
+  if (!n || !JSON_NODE_HOLDS_OBJECT (n))
+    return NAN;
+  double v = summary_double (json_node_get_object (n), "pss_peak_bytes");
+  if (isnan (v))
+    v = summary_double (json_node_get_object (n), "private_peak_bytes");
+  return v;
+}
+
+/* ------------------------------------------------------------ the search */
+
+typedef struct {
+  const ls_tune_options *o;
+  ls_tune_progress_func progress;
+  gpointer user_data;
+  ls_tune_result *result;
+  char *db;
+  gint64 t0;
+  GArray *workers, *prefetch;   /* guint candidates */
+  GPtrArray *pins;              /* char * */
+  GArray *persistent;           /* gboolean */
+} search;
+
+static void
+say (search *s, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static void
+say (search *s, const char *format, ...)
+{
+  va_list args;
+  va_start (args, format);
+  g_autofree char *line = g_strdup_vprintf (format, args);
+  va_end (args);
+  if (s->progress)
+    s->progress (line, s->user_data);
+}
+
+static double
+elapsed (search *s)
+{
+  return (g_get_monotonic_time () - s->t0) / 1e6;
+}
+
+static const char *
+fixed_value (const ls_sweep_request *base, ls_sweep_knob_id k)
+{
+  return base->knobs[k] && base->knobs[k]->len ? g_ptr_array_index (base->knobs[k], 0) : NULL;
+}
+
+static gboolean
+over_budget (const ls_tune_options *o, double pss)
+{
+  return o->memory_budget_bytes > 0 && isfinite (pss) && pss > o->memory_budget_bytes;
+}
+
+static ls_tune_point *
+measure_point (search *s, guint workers, guint prefetch, const char *pin, gboolean persistent, double predicted,
+               GError **error)
+{
+  ls_tune_point *p = g_new0 (ls_tune_point, 1);
+  *p = (ls_tune_point){ .workers = workers, .prefetch = prefetch, .persistent = persistent, .pin = g_strdup (pin),
+                        .predicted_sps = predicted };
+  g_autofree char *label = point_label (p);
+  if (isnan (predicted))
+    say (s, "measuring %s", label);
+  else
+    say (s, "measuring %s (the model predicts %.0f samples/s)", label, predicted);
+  JsonObject *summary = measure (s->o->base, s->db, s->result->sweep_id, p, s->progress, s->user_data, error);
+  if (!summary)
+    {
+      point_free (p);
+      return NULL;
+    }
+  p->throughput_sps = summary_double (summary, "throughput_sps");
+  p->gpu_util_exact = summary_double (summary, "gpu_util_exact");
+  p->pss_peak_bytes = summary_pss (summary);
+  p->run_id = json_object_get_int_member_with_default (summary, "run_id", 0);
+  p->over_budget = over_budget (s->o, p->pss_peak_bytes);
+  json_array_add_object_element (s->result->summaries, summary);
+  g_ptr_array_add (s->result->points, p);
+  s->result->runs++;
+  say (s, "  %.0f samples/s, GPU busy %.0f %%, PSS peak %.0f MB%s", p->throughput_sps, p->gpu_util_exact * 100,
+       p->pss_peak_bytes / 1e6, p->over_budget ? " (over the memory budget: excluded)" : "");
+  return p;
+}
+
+static gboolean
+measured (search *s, guint w, guint pf, const char *pin, gboolean pers)
+{
+  for (guint i = 0; i < s->result->points->len; i++)
+    {
+      const ls_tune_point *p = g_ptr_array_index (s->result->points, i);
+      if (p->workers == w && (w == 0 || p->prefetch == pf) && g_strcmp0 (p->pin, pin) == 0
+          && (w == 0 || p->persistent == pers))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static int
+best_point (search *s, double tolerance)
+{
+  int best = -1;
+  for (guint i = 0; i < s->result->points->len; i++)
+    {
+      const ls_tune_point *p = g_ptr_array_index (s->result->points, i);
+      if (p->over_budget || isnan (p->throughput_sps))
+        continue;
+      if (best < 0 || p->throughput_sps > ((ls_tune_point *) g_ptr_array_index (s->result->points, best))->throughput_sps)
+        best = (int) i;
+    }
+  if (best < 0 || tolerance <= 0)
+    return best;
+  /* Within the tolerance of the best, the one that uses the least memory. */
+  const ls_tune_point *top = g_ptr_array_index (s->result->points, best);
+  int choice = best;
+  for (guint i = 0; i < s->result->points->len; i++)
+    {
+      const ls_tune_point *p = g_ptr_array_index (s->result->points, i);
+      const ls_tune_point *c = g_ptr_array_index (s->result->points, choice);
+      if (!p->over_budget && p->throughput_sps >= top->throughput_sps * (1 - tolerance)
+          && p->pss_peak_bytes < c->pss_peak_bytes)
+        choice = (int) i;
+    }
+  return choice;
+}
+
+/* The model fitted to every run measured so far, the best one first. */
+static ls_whatif_basis *
+fit (search *s, GError **error)
+{
+  g_autoptr (ls_store) store = ls_store_open_to_read (s->db, error);
+  if (!store)
+    return NULL;
+  GPtrArray *runs = g_ptr_array_new_with_free_func ((GDestroyNotify) ls_whatif_run_free);
+  int best = best_point (s, 0);
+  for (int pass = 0; pass < 2; pass++)
+    for (guint i = 0; i < s->result->points->len; i++)
+      {
+        const ls_tune_point *p = g_ptr_array_index (s->result->points, i);
+        if ((pass == 0) != ((int) i == best) || p->run_id <= 0)
+          continue;
+        ls_whatif_run *r = ls_whatif_run_load (store, p->run_id, NULL);
+        if (r)
+          g_ptr_array_add (runs, r);
+      }
+  return ls_whatif_basis_new (runs, error);
+}
+
+typedef struct {
+  guint workers, prefetch;
+  const char *pin;
+  gboolean persistent;
+  double sps, pss;
+} candidate;
+
+/* The model's best configuration not measured yet that fits the budgets. */
+static gboolean
+next_candidate (search *s, const ls_whatif_basis *b, candidate *out)
+{
+  gboolean found = FALSE;
+  for (guint wi = 0; wi < s->workers->len; wi++)
+    for (guint fi = 0; fi < s->prefetch->len; fi++)
+      for (guint pi = 0; pi < s->pins->len; pi++)
+        for (guint si = 0; si < s->persistent->len; si++)
+          {
+            candidate c = { g_array_index (s->workers, guint, wi), g_array_index (s->prefetch, guint, fi),
+                            g_ptr_array_index (s->pins, pi), g_array_index (s->persistent, gboolean, si), 0, 0 };
+            if (c.workers == 0 && (fi > 0 || si > 0))
+              continue; /* prefetch and persistence mean nothing without workers */
+            if (measured (s, c.workers, c.prefetch, c.pin, c.persistent))
+              continue;
+            c.pss = ls_whatif_predict_pss (b, c.workers, c.prefetch);
+            if (over_budget (s->o, c.pss))
+              continue;
+            ls_whatif_change change;
+            ls_whatif_prediction pred;
+            ls_whatif_change_init (&change);
+            change.workers = (int) c.workers;
+            change.prefetch = (int) c.prefetch;
+            change.persistent = c.persistent;
+            change.pin = c.pin;
+            if (s->o->cpu_budget)
+              change.cores = MIN ((double) s->o->cpu_budget, s->o->cores);
+            ls_whatif_predict (b, &change, &pred);
+            c.sps = pred.throughput_sps;
+            /* Better by more than 1 %, or as good with less memory. */
+            if (!found || c.sps > out->sps * 1.01 || (c.sps > out->sps * 0.99 && c.pss < out->pss))
+              {
+                *out = c;
+                found = TRUE;
+              }
+          }
+  return found;
+}
+
+static void
+lists (search *s)
+{
+  const ls_sweep_request *base = s->o->base;
+  const char *v;
+  guint cap = s->o->cpu_budget ? s->o->cpu_budget : 2 * s->o->cores;
+
+  s->workers = g_array_new (FALSE, FALSE, sizeof (guint));
+  s->prefetch = g_array_new (FALSE, FALSE, sizeof (guint));
+  s->pins = g_ptr_array_new ();
+  s->persistent = g_array_new (FALSE, FALSE, sizeof (gboolean));
+  if ((v = fixed_value (base, LS_SWEEP_KNOB_WORKERS)))
+    {
+      guint w = (guint) g_ascii_strtoull (v, NULL, 10);
+      g_array_append_val (s->workers, w);
+    }
+  else
+    for (guint w = 0; w <= cap; w++)
+      g_array_append_val (s->workers, w);
+  if ((v = fixed_value (base, LS_SWEEP_KNOB_PREFETCH)))
+    {
+      guint f = (guint) g_ascii_strtoull (v, NULL, 10);
+      g_array_append_val (s->prefetch, f);
+    }
+  else
+    for (guint f = 1; f <= 4; f *= 2)
+      g_array_append_val (s->prefetch, f);
+  static const char *const pins[] = { "off", "staging", "arena" };
+  if ((v = fixed_value (base, LS_SWEEP_KNOB_PIN)))
+    g_ptr_array_add (s->pins, (gpointer) v);
+  else
+    for (guint i = 0; i < G_N_ELEMENTS (pins); i++)
+      g_ptr_array_add (s->pins, (gpointer) pins[i]);
+  if ((v = fixed_value (base, LS_SWEEP_KNOB_PERSISTENT)))
+    {
+      gboolean on = strcmp (v, "on") == 0 || strcmp (v, "true") == 0 || strcmp (v, "1") == 0;
+      g_array_append_val (s->persistent, on);
+    }
+  else
+    {
+      gboolean on = TRUE, off = FALSE;
+      g_array_append_val (s->persistent, on);
+      g_array_append_val (s->persistent, off);
+    }
+}
+
+static gboolean
+begin_sweep (search *s, GError **error)
+{
+  g_autoptr (ls_store) store = ls_store_open (s->db, error);
+  if (!store)
+    return FALSE;
+  gint64 machine = ls_store_this_machine (store, NULL, NULL, error);
+  if (machine < 0)
+    return FALSE;
+  g_autofree char *grid = g_strdup_printf ("{\"tune\": {\"memory_budget_bytes\": %.0f, \"cpu_budget\": %u, "
+                                           "\"time_budget_s\": %.1f}}",
+                                           s->o->memory_budget_bytes, s->o->cpu_budget, s->o->time_budget_s);
+  s->result->sweep_id = ls_store_sweep_begin (store, machine, grid, 0, 1, error);
+  s->result->store_path = g_strdup (ls_store_path (store));
+  return s->result->sweep_id > 0;
+}
+
+static void
+end_sweep (search *s, const char *status, const char *reason)
+{
+  if (s->result->sweep_id <= 0)
+    return;
+  g_autoptr (ls_store) store = ls_store_open (s->db, NULL);
+  if (store)
+    ls_store_sweep_end (store, s->result->sweep_id, status, reason, NULL);
+}
+
+static void
+finish (search *s, ls_tune_result *r)
+{
+  r->best = best_point (s, MIN (MAX (r->noise, NOISE_FLOOR), 0.03));
+  r->elapsed_s = elapsed (s);
+  if (r->best < 0)
+    return;
+  const ls_tune_point *p = g_ptr_array_index (r->points, r->best);
+  JsonObject *summary = json_array_get_object_element (r->summaries, (guint) r->best);
+  g_autofree char *knobs = ls_recommend_knobs_text (summary);
+  r->pytorch = ls_recommend_dataloader_text (summary);
+  GString *v = g_string_new (NULL);
+  g_string_append_printf (v, "Use %s: %.0f samples/s, GPU busy %.0f %%, PSS peak %.0f MB", knobs, p->throughput_sps,
+                          p->gpu_util_exact * 100, p->pss_peak_bytes / 1e6);
+  if (s->o->memory_budget_bytes > 0)
+    g_string_append_printf (v, " (budget %.0f MB)", s->o->memory_budget_bytes / 1e6);
+  g_string_append_printf (v, "; %u run%s in %.0f s, noise %.1f %%", r->runs, r->runs == 1 ? "" : "s", r->elapsed_s,
+                          r->noise * 100);
+  if (g_strcmp0 (p->pin, "arena") == 0)
+    g_string_append (v, "; pin arena has no PyTorch equivalent (pin_memory=True is the nearest)");
+  if (r->stop_reason)
+    g_string_append_printf (v, ". Stopped: %s", r->stop_reason);
+  g_string_append_c (v, '.');
+  r->verdict = g_string_free (v, FALSE);
+}
+
+static gboolean
+run_search (search *s, GError **error)
+{
+  const ls_tune_options *o = s->o;
+  ls_tune_result *r = s->result;
+  const char *pin0 = g_ptr_array_index (s->pins, 0);
+  const char *pin1 = g_ptr_array_index (s->pins, s->pins->len - 1); /* a pinned one where pin is free */
+  guint pf = g_array_index (s->prefetch, guint, MIN (1u, s->prefetch->len - 1));
+  gboolean pers = g_array_index (s->persistent, gboolean, 0);
+  guint w0 = g_array_index (s->workers, guint, 0);
+  double run_s = 0;
+
+  /* Probe 1: the fewest workers, to see the build time alone and the
+   * memory floor. */
+  ls_tune_point *p = measure_point (s, w0, pf, pin0, pers, NAN, error);
+  if (!p)
+    return FALSE;
+  if (p->over_budget)
+    {
+      g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_BUDGET,
+                   "the memory budget (%.0f MB) is below what the smallest configuration, %u worker%s, used "
+                   "(PSS peak %.0f MB): no configuration fits",
+                   o->memory_budget_bytes / 1e6, w0, w0 == 1 ? "" : "s", p->pss_peak_bytes / 1e6);
+      return FALSE;
+    }
+  run_s = elapsed (s);
+
+  /* Probe 2: one more worker (the memory per worker), with a pinned copy. */
+  if (s->workers->len > 1)
+    {
+      guint w1 = g_array_index (s->workers, guint, 1);
+      g_autoptr (ls_whatif_basis) b0 = fit (s, NULL);
+      double pss = b0 ? ls_whatif_predict_pss (b0, w1, pf) : NAN;
+      if (over_budget (o, pss))
+        say (s, "%u worker%s would need about %.0f MB, over the memory budget: not run", w1, w1 == 1 ? "" : "s",
+             pss / 1e6);
+      else if (!measure_point (s, w1, pf, pin1, pers, NAN, error))
+        return FALSE;
+    }
+
+  /* The model's picks. */
+  gboolean repeated = FALSE;
+  while (TRUE)
+    {
+      if (r->runs >= (o->max_runs ? o->max_runs : DEFAULT_MAX_RUNS))
+        {
+          r->stop_reason = g_strdup ("the most runs it may make");
+          break;
+        }
+      run_s = elapsed (s) / MAX (r->runs, 1u);
+      if (elapsed (s) + run_s > o->time_budget_s)
+        {
+          r->stop_reason = g_strdup_printf ("the time budget (%.0f s) is spent", o->time_budget_s);
+          break;
+        }
+      g_autoptr (ls_whatif_basis) b = fit (s, error);
+      if (!b)
+        return FALSE;
+      candidate c;
+      int best = best_point (s, 0);
+      double best_sps = best >= 0 ? ((ls_tune_point *) g_ptr_array_index (r->points, best))->throughput_sps : 0;
+      double noise = MAX (r->noise, NOISE_FLOOR);
+      if (!next_candidate (s, b, &c))
+        {
+          r->stop_reason = g_strdup ("every configuration within the budgets was measured");
+          break;
+        }
+      if (repeated && c.sps <= best_sps * (1 + noise))
+        {
+          r->stop_reason = g_strdup_printf ("the model's next best (workers=%u prefetch=%u pin=%s, %.0f samples/s) "
+                                            "is within the noise (%.1f %%) of the best measured",
+                                            c.workers, c.prefetch, c.pin, c.sps, noise * 100);
+          break;
+        }
+      ls_tune_point *q = measure_point (s, c.workers, c.prefetch, c.pin, c.persistent, c.sps, error);
+      if (!q)
+        return FALSE;
+      if (!repeated && !q->over_budget)
+        {
+          /* Once: the same configuration again, for the noise. */
+          say (s, "repeating it, to learn the noise");
+          ls_tune_point *again = measure_point (s, c.workers, c.prefetch, c.pin, c.persistent, c.sps, error);
+          if (!again)
+            return FALSE;
+          double mean = (q->throughput_sps + again->throughput_sps) / 2;
+          r->noise = mean > 0 ? fabs (q->throughput_sps - again->throughput_sps) / mean : 0;
+          /* Both count as one configuration: the better is kept, as any repeat. */
+          repeated = TRUE;
+        }
+    }
+  return TRUE;
+}
+
+gboolean
+ls_tune_run (const ls_tune_options *options, ls_tune_progress_func progress, gpointer user_data,
+             ls_tune_result *result, GError **error)
+{
+  ls_tune_options o = *options;
+  search s = { .o = &o, .progress = progress, .user_data = user_data, .result = result,
+               .t0 = g_get_monotonic_time () };
+  g_autofree char *tmpdir = NULL;
+
+  memset (result, 0, sizeof *result);
+  result->points = g_ptr_array_new_with_free_func ((GDestroyNotify) point_free);
+  result->summaries = json_array_new ();
+  result->best = -1;
+  if (!o.base || !o.base->dataset)
+    {
+      g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_INVALID, "--dataset is required");
+      return FALSE;
+    }
+  for (guint k = 0; k < LS_SWEEP_N_KNOBS; k++)
+    if (o.base->knobs[k] && o.base->knobs[k]->len > 1)
+      {
+        g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_INVALID,
+                     "--%s: tune holds a knob fixed at one value, or chooses it itself; not a list",
+                     ls_sweep_knobs[k].name);
+        return FALSE;
+      }
+  if (o.time_budget_s <= 0)
+    o.time_budget_s = DEFAULT_TIME_BUDGET_S;
+  if (o.cores == 0)
+    o.cores = g_get_num_processors ();
+  lists (&s);
+
+  /* The model reads what was measured from a store: without one, a
+   * private one that goes when done. */
+  if (o.base->no_db)
+    {
+      tmpdir = g_dir_make_tmp ("loadscope-tune-XXXXXX", error);
+      if (!tmpdir)
+        return FALSE;
+      s.db = g_build_filename (tmpdir, "tune.sqlite", NULL);
+    }
+  else
+    s.db = g_strdup (o.base->db);
+
+  gboolean ok = begin_sweep (&s, error) && run_search (&s, error);
+  end_sweep (&s, ok ? "done" : "failed", ok ? NULL : (error && *error) ? (*error)->message : "failed");
+  finish (&s, result);
+  if (ok && result->best < 0)
+    {
+      g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_BUDGET,
+                   "every configuration measured was over the memory budget (%.0f MB)", o.memory_budget_bytes / 1e6);
+      ok = FALSE;
+    }
+  if (tmpdir)
+    {
+      g_autofree char *wal = g_strconcat (s.db, "-wal", NULL);
+      g_autofree char *shm = g_strconcat (s.db, "-shm", NULL);
+      g_remove (s.db);
+      g_remove (wal);
+      g_remove (shm);
+      g_rmdir (tmpdir);
+      g_clear_pointer (&result->store_path, g_free);
+      result->sweep_id = 0;
+    }
+  g_free (s.db);
+  g_array_unref (s.workers);
+  g_array_unref (s.prefetch);
+  g_ptr_array_unref (s.pins);
+  g_array_unref (s.persistent);
+  return ok;
+}
+
+static void
+add_double (JsonBuilder *j, const char *name, double v)
+{
+  json_builder_set_member_name (j, name);
+  if (isfinite (v))
+    json_builder_add_double_value (j, v);
+  else
+    json_builder_add_null_value (j);
+}
+
+static void
+add_knobs (JsonBuilder *j, const ls_tune_point *p)
+{
+  json_builder_set_member_name (j, "workers");
+  json_builder_add_int_value (j, p->workers);
+  json_builder_set_member_name (j, "prefetch");
+  json_builder_add_int_value (j, p->prefetch);
+  json_builder_set_member_name (j, "pin");
+  json_builder_add_string_value (j, p->pin);
+  json_builder_set_member_name (j, "persistent");
+  json_builder_add_boolean_value (j, p->persistent);
+}
+
+JsonNode *
+ls_tune_result_to_json (const ls_tune_result *r)
+{
+  g_autoptr (JsonBuilder) j = json_builder_new ();
+  const ls_tune_point *best = r->best >= 0 ? g_ptr_array_index (r->points, r->best) : NULL;
+
+  json_builder_begin_object (j);
+  json_builder_set_member_name (j, "recommended");
+  if (best)
+    {
+      json_builder_begin_object (j);
+      add_knobs (j, best);
+      JsonObject *summary = json_array_get_object_element (r->summaries, (guint) r->best);
+      json_builder_set_member_name (j, "batch_size");
+      json_builder_add_int_value (j, json_object_get_int_member_with_default (summary, "batch_size", 0));
+      json_builder_end_object (j);
+    }
+  else
+    json_builder_add_null_value (j);
+  json_builder_set_member_name (j, "pytorch");
+  if (r->pytorch)
+    json_builder_add_string_value (j, r->pytorch);
+  else
+    json_builder_add_null_value (j);
+  json_builder_set_member_name (j, "verdict");
+  if (r->verdict)
+    json_builder_add_string_value (j, r->verdict);
+  else
+    json_builder_add_null_value (j);
+  json_builder_set_member_name (j, "measured");
+  if (best)
+    {
+      json_builder_begin_object (j);
+      json_builder_set_member_name (j, "run_id");
+      json_builder_add_int_value (j, best->run_id);
+      add_double (j, "throughput_sps", best->throughput_sps);
+      add_double (j, "gpu_util_exact", best->gpu_util_exact);
+      add_double (j, "pss_peak_bytes", best->pss_peak_bytes);
+      json_builder_end_object (j);
+    }
+  else
+    json_builder_add_null_value (j);
+  json_builder_set_member_name (j, "runs");
+  json_builder_add_int_value (j, r->runs);
+  add_double (j, "elapsed_s", r->elapsed_s);
+  add_double (j, "noise", r->noise);
+  json_builder_set_member_name (j, "sweep_id");
+  if (r->sweep_id > 0)
+    json_builder_add_int_value (j, r->sweep_id);
+  else
+    json_builder_add_null_value (j);
+  json_builder_set_member_name (j, "stopped");
+  if (r->stop_reason)
+    json_builder_add_string_value (j, r->stop_reason);
+  else
+    json_builder_add_null_value (j);
+  json_builder_set_member_name (j, "points");
+  json_builder_begin_array (j);
+  for (guint i = 0; r->points && i < r->points->len; i++)
+    {
+      const ls_tune_point *p = g_ptr_array_index (r->points, i);
+      json_builder_begin_object (j);
+      add_knobs (j, p);
+      json_builder_set_member_name (j, "run_id");
+      json_builder_add_int_value (j, p->run_id);
+      add_double (j, "predicted_sps", p->predicted_sps);
+      add_double (j, "throughput_sps", p->throughput_sps);
+      add_double (j, "gpu_util_exact", p->gpu_util_exact);
+      add_double (j, "pss_peak_bytes", p->pss_peak_bytes);
+      json_builder_set_member_name (j, "over_budget");
+      json_builder_add_boolean_value (j, p->over_budget);
+      json_builder_end_object (j);
+    }
+  json_builder_end_array (j);
+  json_builder_end_object (j);
+  return json_builder_get_root (j);
+}

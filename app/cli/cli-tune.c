@@ -1,0 +1,155 @@
+/* `loadscope tune`: the best configuration within budgets (app/analysis/
+ * tune.h), measured through the sweep engine and recorded as one sweep. */
+#include "app/cli/cli-tune.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app/analysis/tune.h"
+#include "app/core/run-options.h"
+
+static void
+on_progress (const char *line, gpointer quiet)
+{
+  if (!GPOINTER_TO_INT (quiet))
+    fprintf (stderr, "%s\n", line);
+}
+
+int
+ls_cli_tune (int argc, char **argv)
+{
+  g_autoptr (GOptionContext) context = g_option_context_new ("- find the best loader configuration within budgets");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ls_sweep_request) request = ls_sweep_request_new ();
+  char *values[LS_SWEEP_N_KNOBS] = { 0 };
+  GOptionEntry entries[LS_SWEEP_N_KNOBS + 10]; /* + the NULL entry */
+  char *memory = NULL, *time_budget = NULL, *db = NULL;
+  int cpu_budget = 0, max_runs = 0;
+  gboolean json = FALSE, no_db = FALSE, drop_last = FALSE, quiet = FALSE;
+  int exit_code = 2;
+  ls_tune_options options = { 0 };
+
+  memset (entries, 0, sizeof entries);
+  for (guint k = 0; k < LS_SWEEP_N_KNOBS; k++)
+    entries[k] = (GOptionEntry){ ls_sweep_knobs[k].name, 0, 0, G_OPTION_ARG_STRING, &values[k], ls_sweep_knobs[k].help,
+                                 "VALUE" };
+  guint e = LS_SWEEP_N_KNOBS;
+  entries[e++] = (GOptionEntry){ "memory-budget", 0, 0, G_OPTION_ARG_STRING, &memory,
+                                 "Largest PSS peak of the loader (runner + workers): 4G, 512M", "SIZE" };
+  entries[e++] = (GOptionEntry){ "cpu-budget", 0, 0, G_OPTION_ARG_INT, &cpu_budget,
+                                 "Cores the loader may use (workers at most N; default: 2 x the machine's)", "N" };
+  entries[e++] = (GOptionEntry){ "time-budget", 0, 0, G_OPTION_ARG_STRING, &time_budget,
+                                 "How long to measure: 120s, 5m (default 120s)", "T" };
+  entries[e++] = (GOptionEntry){ "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the result as JSON", NULL };
+  entries[e++] = (GOptionEntry){ "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "The run store", "PATH" };
+  entries[e++] = (GOptionEntry){ "no-db", 0, 0, G_OPTION_ARG_NONE, &no_db, "Do not record the runs", NULL };
+  entries[e++] = (GOptionEntry){ "drop-last", 0, 0, G_OPTION_ARG_NONE, &drop_last, "Drop each epoch's last partial batch", NULL };
+  entries[e++] = (GOptionEntry){ "max-runs", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT, &max_runs, "At most N runs", "N" };
+  entries[e++] = (GOptionEntry){ "quiet", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &quiet, "No progress", NULL };
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_summary (
+      context,
+      "Finds the workers, prefetch, pin mode and persistence that give the most\n"
+      "samples/s within the budgets, without running the whole grid: it measures a\n"
+      "few points, fits a model of the workers feeding the GPU, measures where the\n"
+      "model points, and stops when the predicted gain is inside the noise. Any other\n"
+      "run knob holds its value for every run (one value each; give --workers,\n"
+      "--prefetch, --pin or --persistent to hold them too). Example:\n"
+      "  loadscope tune --dataset D --memory-budget 4G --time-budget 120s --batches 40\n"
+      "\n"
+      "The runs are recorded as one sweep. Knobs not given take the defaults of\n"
+      "every run: " LS_RUN_DEFAULTS_TEXT ".");
+
+  char **args = g_memdup2 (argv, sizeof (char *) * (gsize) (argc + 1));
+  gboolean parsed = g_option_context_parse (context, &argc, &args, &error);
+  if (parsed && argc > 1)
+    {
+      fprintf (stderr, "loadscope tune: unexpected argument '%s'\n", args[1]);
+      g_free (args);
+      goto out;
+    }
+  g_free (args);
+  if (!parsed)
+    {
+      fprintf (stderr, "loadscope tune: %s\n", error->message);
+      goto out;
+    }
+  for (guint k = 0; k < LS_SWEEP_N_KNOBS; k++)
+    if (values[k] && !ls_sweep_request_set_text (request, ls_sweep_knobs[k].name, values[k], &error))
+      {
+        fprintf (stderr, "loadscope tune: %s\n", error->message);
+        goto out;
+      }
+  if (!request->dataset)
+    {
+      fprintf (stderr, "loadscope tune: --dataset is required (a folder, an HDF5 file or \"synthetic\")\n");
+      goto out;
+    }
+  if (memory && !ls_tune_parse_size (memory, &options.memory_budget_bytes))
+    {
+      fprintf (stderr, "loadscope tune: --memory-budget '%s': not a size (examples: 4G, 512M, 2000000000)\n", memory);
+      goto out;
+    }
+  if (time_budget && !ls_tune_parse_duration (time_budget, &options.time_budget_s))
+    {
+      fprintf (stderr, "loadscope tune: --time-budget '%s': not a duration (examples: 120s, 5m)\n", time_budget);
+      goto out;
+    }
+  if (cpu_budget < 0 || cpu_budget > 256)
+    {
+      fprintf (stderr, "loadscope tune: --cpu-budget %d: must be between 1 and 256\n", cpu_budget);
+      goto out;
+    }
+  if (max_runs < 0)
+    {
+      fprintf (stderr, "loadscope tune: --max-runs %d: must be at least 3\n", max_runs);
+      goto out;
+    }
+  request->no_db = no_db;
+  request->db = g_strdup (db);
+  request->drop_last = drop_last;
+  options.base = request;
+  options.cpu_budget = (guint) cpu_budget;
+  options.max_runs = (guint) max_runs;
+
+  {
+    ls_tune_result result;
+    gboolean ok = ls_tune_run (&options, on_progress, GINT_TO_POINTER (quiet), &result, &error);
+    if (!ok)
+      {
+        fprintf (stderr, "loadscope tune: %s\n", error->message);
+        exit_code = error->domain == LS_TUNE_ERROR && error->code == LS_TUNE_ERROR_FAILED ? 1 : 2;
+        if (error->domain == LS_TUNE_ERROR && error->code == LS_TUNE_ERROR_BUDGET)
+          exit_code = 1;
+        ls_tune_result_clear (&result);
+        goto out;
+      }
+    if (json)
+      {
+        g_autoptr (JsonNode) node = ls_tune_result_to_json (&result);
+        g_autofree char *text = json_to_string (node, TRUE);
+        printf ("%s\n", text);
+      }
+    else
+      {
+        printf ("%s\n", result.verdict);
+        if (result.pytorch)
+          printf ("  %s\n", result.pytorch);
+      }
+    if (!json && result.store_path)
+      fprintf (stderr, "sweep %" G_GINT64_FORMAT ": %u runs; recorded in %s\n", result.sweep_id, result.runs,
+               result.store_path);
+    ls_tune_result_clear (&result);
+    exit_code = 0;
+  }
+
+out:
+  for (guint k = 0; k < LS_SWEEP_N_KNOBS; k++)
+    g_free (values[k]);
+  g_free (memory);
+  g_free (time_budget);
+  g_free (db);
+  return exit_code;
+}

@@ -1,0 +1,4 @@
+#pragma once
+
+/* `loadscope tune`: see its --help. Returns the exit status. */
+int ls_cli_tune (int argc, char **argv);
