@@ -815,6 +815,8 @@ test_sweep_series_per_pin (void)
       g_autoptr (ls_chart) chart = ls_chart_sweep (store, 1, ls_chart_sweep_names[k], &error);
       g_assert_no_error (error);
       g_assert_true (chart->simulated);
+      if (strcmp (ls_chart_sweep_names[k], "stages") == 0)
+        continue; /* configurations on the x axis, stages in the legend: test_sweep_stages */
       /* The legend names the two pin modes first. */
       g_autoptr (GArray) legend = ls_chart_legend_entries (chart);
       g_assert_cmpuint (legend->len, >=, 2);
@@ -847,6 +849,55 @@ test_sweep_series_per_pin (void)
       g_assert_cmpfloat (p->x, ==, i);
       g_assert_cmpfloat (p->y, >, 1e6);
       g_assert_false (isfinite (p->lo)); /* no repeats, no band */
+    }
+}
+
+/* One stacked bar per configuration: a category per (series, workers),
+ * each stage a stacked series with a point per category, the stack's
+ * top the sum of its stages. */
+static void
+test_sweep_stages (void)
+{
+  g_autoptr (ls_store) store = open_recorded ();
+  g_autoptr (GError) error = NULL;
+  static const struct {
+    gint64 sweep;
+    guint configurations;
+  } cases[] = { { 1, 6 }, { 2, 3 } /* sink none: no pin */, { 3, 4 } };
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autoptr (ls_chart) chart = ls_chart_sweep (store, cases[c].sweep, "stages", &error);
+      g_assert_no_error (error);
+      g_assert_cmpint (chart->x.unit, ==, LS_CHART_UNIT_CATEGORY);
+      g_assert_cmpuint (chart->x.categories->len, ==, cases[c].configurations);
+      guint stacked = 0;
+      double top = 0, write_sum = 0;
+      for (guint i = 0; i < chart->series->len; i++)
+        {
+          const ls_chart_series *s = chart->series->pdata[i];
+          if (!s->stacked)
+            continue;
+          g_assert_cmpint (s->kind, ==, LS_CHART_BARS);
+          g_assert_cmpuint (s->points->len, ==, cases[c].configurations);
+          stacked++;
+          const ls_chart_point *p = &g_array_index (s->points, ls_chart_point, 0);
+          g_assert_cmpfloat (p->y, >=, 0);
+          g_assert_cmpfloat (ls_chart_stack_base (chart, i, p->x), ==, top);
+          top += p->y;
+          if (strcmp (s->label, "write") == 0)
+            for (guint k = 0; k < s->points->len; k++)
+              write_sum += g_array_index (s->points, ls_chart_point, k).y;
+        }
+      g_assert_cmpuint (stacked, ==, 5); /* read, decode, transform, write, idle */
+      g_assert_cmpfloat (write_sum, >, 0); /* synthetic samples are generated into the arena */
+      double lo, hi;
+      g_assert_true (ls_chart_data_range (chart, LS_CHART_Y, &lo, &hi));
+      g_assert_cmpfloat (hi, >=, top);
+      g_autofree char *png = tmp_path ("stages.png");
+      ls_chart *one[] = { chart };
+      g_assert_true (ls_chart_export (one, 1, png, "png", 800, 500, FALSE, &error));
+      g_assert_no_error (error);
     }
 }
 
@@ -1073,14 +1124,14 @@ test_cli_export_charts (void)
   g_autofree char *cost = tmp_path ("cli-cost.png");
   cli_result r;
 
-  /* A sweep's three headline charts on one page, the default size. */
+  /* A sweep's four charts on one page, the default size. */
   r = run_cli ("export", "--db", db, "--sweep", "1", "--format", "png", "-o", page, NULL);
   assert_cli_ok (&r);
-  g_assert_nonnull (strstr (r.out, "3 charts (utilization, wait, memory) of sweep 1"));
+  g_assert_nonnull (strstr (r.out, "4 charts (utilization, wait, memory, stages) of sweep 1"));
   g_assert_nonnull (strstr (r.out, "SIMULATED GPU"));
   cli_result_clear (&r);
   int dw, dh;
-  ls_chart_page_default_size (3, &dw, &dh);
+  ls_chart_page_default_size (4, &dw, &dh);
   assert_png_size (page, (guint32) dw, (guint32) dh);
 
   /* One chart at a size; the sim sweep carries the mark, the none one not. */
@@ -1192,6 +1243,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/chart/export/errors", test_export_errors);
   g_test_add_func ("/app/chart/simulated/mark-drawn-only-when-simulated", test_simulated_mark_drawn);
   g_test_add_func ("/app/chart/sweep/series-per-pin-mode", test_sweep_series_per_pin);
+  g_test_add_func ("/app/chart/sweep/stages", test_sweep_stages);
   g_test_add_func ("/app/chart/sweep/repeats-and-start-methods", test_sweep_repeats_and_start_methods);
   g_test_add_func ("/app/chart/sweep/simulated-mark-follows-the-sink", test_sweep_simulated_mark);
   g_test_add_func ("/app/chart/sweep/errors", test_sweep_errors);

@@ -351,17 +351,21 @@ compare_doubles (const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
-/* Bars of all bar series side by side around each x. */
+/* Bars of all bar series side by side around each x; the stacked ones
+ * share one place, each on top of the earlier ones. */
 static void
 draw_bars (const ls_chart *chart, ls_painter *p, const ls_chart_layout *l)
 {
   guint n_bar = 0, n_x = 0;
+  gboolean any_stacked = FALSE;
   for (guint i = 0; i < chart->series->len; i++)
     {
       const ls_chart_series *s = chart->series->pdata[i];
       if (s->kind == LS_CHART_BARS)
         {
-          n_bar++;
+          if (!s->stacked || !any_stacked)
+            n_bar++;
+          any_stacked |= s->stacked;
           n_x += s->points->len;
         }
     }
@@ -385,32 +389,45 @@ draw_bars (const ls_chart *chart, ls_painter *p, const ls_chart_layout *l)
   for (guint i = 1; i < n_x; i++)
     if (xs[i] - xs[i - 1] > 0.5)
       spacing = MIN (spacing, xs[i] - xs[i - 1]);
-  double group_w = MIN (spacing * 0.7, 7 * p->f * n_bar), bar_w = MAX (1, group_w / n_bar);
+  double per_bar = any_stacked ? 14 : 7;
+  double group_w = MIN (spacing * 0.7, per_bar * p->f * n_bar), bar_w = MAX (1, group_w / n_bar);
 
   cairo_t *cr = p->cr;
   guint b = 0;
+  int stack_slot = -1;
   for (guint i = 0; i < chart->series->len; i++)
     {
       const ls_chart_series *s = chart->series->pdata[i];
       if (s->kind != LS_CHART_BARS)
         continue;
+      guint slot = b;
+      if (s->stacked && stack_slot >= 0)
+        slot = (guint) stack_slot;
+      else
+        {
+          if (s->stacked)
+            stack_slot = (int) b;
+          b++;
+        }
       const ls_chart_ticks *t = ls_chart_y_ticks (l, s->y_axis);
       double base_v = t->scale == LS_CHART_LOG ? t->lo : CLAMP (0, t->lo, t->hi);
-      double base = ls_chart_px_y (l, t, base_v);
-      double offset = (b - (n_bar - 1) / 2.0) * bar_w;
+      double offset = (slot - (n_bar - 1) / 2.0) * bar_w;
       ls_rgb c = ls_chart_theme_color (p->theme, s->color);
       for (guint j = 0; j < s->points->len; j++)
         {
           const ls_chart_point *pt = &g_array_index (s->points, ls_chart_point, j);
-          double x = ls_chart_px_x (l, pt->x) + offset, y = ls_chart_px_y (l, t, pt->y);
-          if (!isfinite (x) || !isfinite (y))
+          double bottom_v = s->stacked ? ls_chart_stack_base (chart, i, pt->x) : base_v;
+          double top_v = s->stacked ? bottom_v + pt->y : pt->y;
+          double base = ls_chart_px_y (l, t, s->stacked && bottom_v == 0 ? base_v : bottom_v);
+          double x = ls_chart_px_x (l, pt->x) + offset, y = ls_chart_px_y (l, t, top_v);
+          if (!isfinite (x) || !isfinite (y) || !isfinite (base))
             continue;
           ls_painter_color (cr, c, 0.85);
           cairo_rectangle (cr, x - bar_w / 2 + 0.5, MIN (y, base), bar_w - 1, fabs (base - y));
           cairo_fill (cr);
           double top = MIN (y, base);
           gboolean whisker = FALSE;
-          if (isfinite (pt->lo) && isfinite (pt->hi))
+          if (!s->stacked && isfinite (pt->lo) && isfinite (pt->hi))
             {
               double lo = ls_chart_px_y (l, t, pt->lo), hi = ls_chart_px_y (l, t, pt->hi),
                      cap = MIN (bar_w * 0.25, p->f * 0.5);
@@ -431,8 +448,8 @@ draw_bars (const ls_chart *chart, ls_painter *p, const ls_chart_layout *l)
           if (s->value_labels)
             {
               /* Above the bar; beside the whisker, so it is not read as the
-               * whisker's value. */
-              g_autofree char *label = ls_chart_format_value (ls_chart_axis_of (chart, s->y_axis)->unit, pt->y);
+               * whisker's value. A stack's label is its total. */
+              g_autofree char *label = ls_chart_format_value (ls_chart_axis_of (chart, s->y_axis)->unit, top_v);
               double tw;
               ls_painter_text_size (p, label, VALUE_SIZE, FALSE, &tw, NULL);
               if (whisker && tw + 0.4 * p->f <= bar_w / 2)
@@ -441,7 +458,6 @@ draw_bars (const ls_chart *chart, ls_painter *p, const ls_chart_layout *l)
                 ls_painter_text (p, label, VALUE_SIZE, FALSE, x, top - 0.15 * p->f, 0.5, 1, p->theme->text);
             }
         }
-      b++;
     }
 }
 

@@ -209,6 +209,35 @@ ls_chart_n_points (const ls_chart *chart)
   return n;
 }
 
+static gboolean
+is_stacked (const ls_chart_series *s)
+{
+  return s->kind == LS_CHART_BARS && s->stacked;
+}
+
+double
+ls_chart_stack_base (const ls_chart *chart, guint series_index, double x)
+{
+  const ls_chart_series *me = chart->series->pdata[series_index];
+  double base = 0;
+
+  if (!is_stacked (me))
+    return 0;
+  for (guint i = 0; i < series_index; i++)
+    {
+      const ls_chart_series *s = chart->series->pdata[i];
+      if (!is_stacked (s) || s->y_axis != me->y_axis)
+        continue;
+      for (guint k = 0; k < s->points->len; k++)
+        {
+          const ls_chart_point *p = &g_array_index (s->points, ls_chart_point, k);
+          if (p->x == x && isfinite (p->y))
+            base += p->y;
+        }
+    }
+  return base;
+}
+
 static void
 extend (double v, gboolean log_scale, double *lo, double *hi, gboolean *any)
 {
@@ -240,6 +269,12 @@ ls_chart_data_range (const ls_chart *chart, ls_chart_axis_id axis, double *lo, d
             continue;
           if (axis == LS_CHART_X)
             extend (p->x, log_scale, lo, hi, &any);
+          else if (is_stacked (s))
+            {
+              double base = ls_chart_stack_base (chart, i, p->x);
+              extend (base, log_scale, lo, hi, &any);
+              extend (base + p->y, log_scale, lo, hi, &any);
+            }
           else
             {
               extend (p->y, log_scale, lo, hi, &any);

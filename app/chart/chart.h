@@ -73,7 +73,9 @@ typedef struct {
   int color;               /* palette index; -1: the text colour */
   ls_chart_axis_id y_axis; /* LS_CHART_Y or LS_CHART_Y2 */
   gboolean markers;        /* line: a marker on each point (while they are far enough apart) */
-  gboolean value_labels;   /* bars: the value above each bar */
+  gboolean value_labels;   /* bars: the value above each bar (stacked: the stack's total, on its last series) */
+  gboolean stacked;        /* bars: on top of the earlier stacked bar series of its axis at the same x (one
+                            * stacked bar per x, its segments in series order), not beside them */
   gboolean in_legend;      /* used when the chart has no legend entries of its own */
   GArray *points;          /* ls_chart_point */
 } ls_chart_series;
@@ -146,6 +148,10 @@ gboolean ls_chart_has_y2 (const ls_chart *chart);
 
 /* Points shown in the chart, over all series. */
 guint ls_chart_n_points (const ls_chart *chart);
+
+/* A stacked bar series' bottom at x: the sum of the earlier stacked bar
+ * series' values of the same axis there (0 for the first, or unstacked). */
+double ls_chart_stack_base (const ls_chart *chart, guint series_index, double x);
 
 /* The extent of the data on an axis (points, bands and rules; log: positive
  * values only). FALSE when there is none. */

@@ -71,7 +71,9 @@ show_json (JsonObject *run, JsonArray *workers, gint64 series)
   for (guint i = 0; i < ls_n_run_figures; i++)
     json_object_set_member (figures, ls_run_figures[i].column, copy_member (run, ls_run_figures[i].column));
   static const char *const more[] = { "wait_max_ms", "uss_peak_bytes", "private_peak_bytes", "arena_bytes",
-                                      "samples", "skipped_samples", "copy_ms_mean", "compute_ms_mean" };
+                                      "samples", "skipped_samples", "copy_ms_mean", "compute_ms_mean",
+                                      "stage_read_ms", "stage_decode_ms", "stage_transform_ms", "stage_write_ms",
+                                      "stage_idle_ms", "stage_busy_ms" };
   for (guint i = 0; i < G_N_ELEMENTS (more); i++)
     json_object_set_member (figures, more[i], copy_member (run, more[i]));
   json_object_set_object_member (root, "figures", figures);
@@ -99,6 +101,31 @@ knob_text (JsonObject *run, const ls_run_knob *knob)
   if (strcmp (knob->column, "max_batches") == 0 && ls_json_member_double (run, "max_batches", &asked) && asked == 0)
     return g_strdup ("every batch of each epoch");
   return ls_run_knob_text (run, knob);
+}
+
+/* Where a batch's build time went (schema 4 on; older runs have none). */
+static void
+show_stages (JsonObject *run)
+{
+  static const char *const stages[] = { "read", "decode", "transform", "write", "idle" };
+  double ms[G_N_ELEMENTS (stages)], busy = 0, sum = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (stages); i++)
+    {
+      g_autofree char *column = g_strdup_printf ("stage_%s_ms", stages[i]);
+      if (!ls_json_member_double (run, column, &ms[i]))
+        return;
+      if (i < 4)
+        sum += ms[i];
+    }
+  ls_json_member_double (run, "stage_busy_ms", &busy);
+  printf ("  %-20s", "build per batch:");
+  for (guint i = 0; i < 4; i++)
+    printf (" %s %.2f%s", stages[i], ms[i], i < 3 ? " +" : " ms");
+  if (sum > 0)
+    printf (" (%.0f %% decode)", 100.0 * ms[1] / sum);
+  printf ("\n  %-20s %.2f ms busy, %.2f ms idle waiting for a task (mean after the warm-up; summed over samples and workers)\n",
+          "workers per batch:", busy, ms[4]);
 }
 
 static void
@@ -150,6 +177,7 @@ show_text (JsonObject *run, JsonArray *workers, gint64 series)
   for (guint i = 0; i < G_N_ELEMENTS (per_batch); i++)
     if (ls_json_member_double (run, per_batch[i].column, &v))
       printf ("  %-20s %.3f ms (mean after the warm-up%s)\n", per_batch[i].label, v, sim ? ", simulated" : "");
+  show_stages (run);
   if (ls_json_member_double (run, "samples", &v))
     {
       double skipped = 0;

@@ -138,6 +138,12 @@ ls_run_events_batch (ls_run_events *ev, uint64_t seq, const ls_batch_record *r)
   add_double (b, "wait_ms", r->wait_ms, TRUE);
   add_double (b, "copy_ms", r->copy_ms, r->compute_ms >= 0);
   add_double (b, "compute_ms", r->compute_ms, r->compute_ms >= 0);
+  add_double (b, "read_ms", r->read_ms, TRUE);
+  add_double (b, "decode_ms", r->decode_ms, TRUE);
+  add_double (b, "transform_ms", r->transform_ms, TRUE);
+  add_double (b, "write_ms", r->write_ms, TRUE);
+  add_double (b, "idle_ms", r->idle_ms, TRUE);
+  add_double (b, "busy_ms", r->busy_ms, TRUE);
   emit (ev, b);
 }
 

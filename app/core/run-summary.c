@@ -16,6 +16,104 @@ ls_run_status_name (ls_run_status status)
     }
 }
 
+const char *
+ls_stage_name (int stage)
+{
+  static const char *const names[LS_N_STAGES] = { "read", "decode", "transform", "write", "idle", "busy" };
+  return stage >= 0 && stage < LS_N_STAGES ? names[stage] : "?";
+}
+
+double
+ls_batch_record_stage (const ls_batch_record *b, int stage)
+{
+  switch (stage)
+    {
+    case LS_STAGE_READ: return b->read_ms;
+    case LS_STAGE_DECODE: return b->decode_ms;
+    case LS_STAGE_TRANSFORM: return b->transform_ms;
+    case LS_STAGE_WRITE: return b->write_ms;
+    case LS_STAGE_IDLE: return b->idle_ms;
+    case LS_STAGE_BUSY: return b->busy_ms;
+    default: return 0;
+    }
+}
+
+void
+ls_run_stage_summary (const ls_run_result *r, ls_stage_summary *out)
+{
+  memset (out, 0, sizeof *out);
+  for (size_t i = 0; i < r->n_timeline; i++)
+    for (int k = 0; k < LS_N_STAGES; k++)
+      {
+        double v = ls_batch_record_stage (&r->timeline[i], k);
+        out->total_ms[k] += v;
+        if (i >= r->warmup_used)
+          out->mean_ms[k] += v;
+      }
+  if (r->n_timeline > r->warmup_used)
+    {
+      out->valid = TRUE;
+      out->measured_batches = r->n_timeline - r->warmup_used;
+      for (int k = 0; k < LS_N_STAGES; k++)
+        out->mean_ms[k] /= (double) out->measured_batches;
+    }
+  for (size_t i = 0; i < r->n_workers; i++)
+    if (r->workers[i].wall_ns)
+      {
+        out->workers_reported++;
+        out->workers_wall_ms += (double) r->workers[i].wall_ns / 1e6;
+        out->workers_idle_ms += (double) r->workers[i].idle_ns / 1e6;
+        out->workers_busy_ms += (double) r->workers[i].busy_ns / 1e6;
+      }
+}
+
+static void
+add_stages (JsonBuilder *b, const ls_run_result *r)
+{
+  ls_stage_summary st;
+
+  ls_run_stage_summary (r, &st);
+  json_builder_set_member_name (b, "stages_ms");
+  if (!st.valid)
+    {
+      json_builder_add_null_value (b);
+      return;
+    }
+  json_builder_begin_object (b);
+  for (int k = 0; k < LS_N_STAGES; k++)
+    {
+      json_builder_set_member_name (b, ls_stage_name (k));
+      json_builder_add_double_value (b, st.mean_ms[k]);
+    }
+  json_builder_set_member_name (b, "measured_batches");
+  json_builder_add_int_value (b, (gint64) st.measured_batches);
+  json_builder_set_member_name (b, "total");
+  json_builder_begin_object (b);
+  for (int k = 0; k < LS_N_STAGES; k++)
+    {
+      json_builder_set_member_name (b, ls_stage_name (k));
+      json_builder_add_double_value (b, st.total_ms[k]);
+    }
+  json_builder_end_object (b);
+  json_builder_set_member_name (b, "workers");
+  if (st.workers_reported)
+    {
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "reported");
+      json_builder_add_int_value (b, st.workers_reported);
+      json_builder_set_member_name (b, "wall");
+      json_builder_add_double_value (b, st.workers_wall_ms);
+      json_builder_set_member_name (b, "idle");
+      json_builder_add_double_value (b, st.workers_idle_ms);
+      json_builder_set_member_name (b, "busy");
+      json_builder_add_double_value (b, st.workers_busy_ms);
+      json_builder_end_object (b);
+    }
+  else
+    json_builder_add_null_value (b);
+  json_builder_end_object (b);
+}
+
 static void
 add_dist (JsonBuilder *b, const char *name, const ls_dist *d)
 {
@@ -137,6 +235,7 @@ ls_run_summary_json (const ls_run_config *config, const ls_run_result *r)
   add_dist (b, "batch_wait_ms", &r->wait_ms);
   add_dist (b, "copy_ms", &r->copy_ms);
   add_dist (b, "compute_ms", &r->compute_ms);
+  add_stages (b, r);
   json_builder_set_member_name (b, "batch_bytes");
   json_builder_add_int_value (b, (gint64) r->batch_bytes);
   json_builder_set_member_name (b, "host_bytes_copied");
@@ -246,6 +345,12 @@ ls_run_summary_print (FILE *to, const ls_run_config *config, const ls_run_result
     fprintf (to, "  copy / compute:    p50 %.3f / %.3f ms per batch (pin %s, non-blocking %s)%s\n", r->copy_ms.p50,
              r->compute_ms.p50, ls_pin_mode_name (config->sink.pin), config->sink.non_blocking ? "on" : "off",
              r->simulated ? ", simulated" : "");
+  ls_stage_summary st;
+  ls_run_stage_summary (r, &st);
+  if (st.valid)
+    fprintf (to, "  build per batch:   read %.2f  decode %.2f  transform %.2f  write %.2f ms (workers idle %.2f ms)\n",
+             st.mean_ms[LS_STAGE_READ], st.mean_ms[LS_STAGE_DECODE], st.mean_ms[LS_STAGE_TRANSFORM],
+             st.mean_ms[LS_STAGE_WRITE], st.mean_ms[LS_STAGE_IDLE]);
   if (r->gpu_util_exact >= 0)
     fprintf (to, "  GPU utilization:   %.1f %%%s\n", r->gpu_util_exact * 100, r->simulated ? " (simulated)" : "");
   if (r->time_to_first_batch_ms >= 0)

@@ -13,3 +13,26 @@ JsonNode *ls_run_summary_json (const ls_run_config *config, const ls_run_result 
 void ls_run_summary_print (FILE *to, const ls_run_config *config, const ls_run_result *result);
 
 const char *ls_run_status_name (ls_run_status status);
+
+/* Where the batches' build time went (ls_batch_record's stage fields). */
+enum { LS_STAGE_READ, LS_STAGE_DECODE, LS_STAGE_TRANSFORM, LS_STAGE_WRITE, LS_STAGE_IDLE, LS_STAGE_BUSY, LS_N_STAGES };
+
+/* "read", "decode", "transform", "write", "idle", "busy": JSON keys, store
+ * columns (with "_ms"), chart labels. */
+const char *ls_stage_name (int stage);
+
+typedef struct ls_stage_summary {
+  gboolean valid;              /* at least one measured batch */
+  guint64 measured_batches;
+  double mean_ms[LS_N_STAGES]; /* per measured batch */
+  double total_ms[LS_N_STAGES]; /* over every delivered batch, warm-up included */
+  /* The workers' own totals (reported when they stop; 0 workers: none):
+   * READY to STOP, and its idle and busy parts. */
+  double workers_wall_ms, workers_idle_ms, workers_busy_ms;
+  guint workers_reported;
+} ls_stage_summary;
+
+void ls_run_stage_summary (const ls_run_result *result, ls_stage_summary *out);
+
+/* One stage of a batch record, in ms. */
+double ls_batch_record_stage (const ls_batch_record *b, int stage);

@@ -9,7 +9,12 @@
 #include <stddef.h>
 #include <string.h>
 
-const char *const ls_chart_sweep_names[] = { "utilization", "wait", "memory", NULL };
+const char *const ls_chart_sweep_names[] = { "utilization", "wait", "memory", "stages", NULL };
+
+/* The build stages of a batch, as the run table has their means. */
+#define N_STAGES 5
+#define STAGE_COLUMNS "run.stage_read_ms, run.stage_decode_ms, run.stage_transform_ms, run.stage_write_ms, run.stage_idle_ms"
+static const char *const stage_labels[N_STAGES] = { "read", "decode", "transform", "write", "worker idle" };
 
 /* The knobs a sweep may vary besides workers, as the run table has them.
  * Series are told apart by the ones that vary (pin always). */
@@ -37,6 +42,7 @@ typedef struct {
   gint64 workers;
   char *knobs[N_KNOBS]; /* as text; NULL where the column is */
   double throughput, p50, p95, p99, util, nvml, memory; /* NAN where absent */
+  double stages[N_STAGES]; /* ms per batch, mean after the warm-up; NAN: not recorded (before schema 4) */
   gboolean memory_is_private; /* Windows: private bytes instead of PSS */
   gboolean simulated;
 } sweep_run;
@@ -147,7 +153,7 @@ load_sweep (ls_store *store, gint64 sweep_id, sweep_data *d, GError **error)
   st = ls_store_rows_new (store,
                           "SELECT run.status, run.workers, run.simulated, run.throughput_sps, run.wait_p50_ms, "
                           "run.wait_p95_ms, run.wait_p99_ms, run.gpu_util_exact, run.gpu_util_nvml, "
-                          "run.pss_peak_bytes, run.private_peak_bytes, " KNOB_COLUMNS
+                          "run.pss_peak_bytes, run.private_peak_bytes, " KNOB_COLUMNS ", " STAGE_COLUMNS
                           " FROM run WHERE run.sweep_id = ? ORDER BY run.id",
                           &sweep_id, 1, "reading the sweep's runs", error);
   if (!st)
@@ -172,6 +178,8 @@ load_sweep (ls_store *store, gint64 sweep_id, sweep_data *d, GError **error)
         }
       for (int k = 0; k < N_KNOBS; k++)
         r->knobs[k] = ls_store_rows_dup_text (st, 11 + k);
+      for (int k = 0; k < N_STAGES; k++)
+        r->stages[k] = ls_store_rows_get_double (st, 11 + N_KNOBS + k);
       if (r->done)
         g_ptr_array_add (d->runs, r);
       else
@@ -481,6 +489,102 @@ memory_chart (const sweep_data *d)
   return chart;
 }
 
+/* One stacked bar per configuration (a group's runs with one worker
+ * count; repeats averaged): where a batch's build time went. */
+static ls_chart *
+stages_chart (const sweep_data *d)
+{
+  ls_chart *chart = ls_chart_new ("Where a batch's build time goes, per configuration");
+  setup_chart (chart, d);
+  ls_chart_axis *x = ls_chart_axis_get (chart, LS_CHART_X);
+  ls_chart_axis_set (x, "configuration", LS_CHART_UNIT_CATEGORY, LS_CHART_LINEAR);
+  ls_chart_axis *y = ls_chart_axis_get (chart, LS_CHART_Y);
+  ls_chart_axis_set (y, "time per batch", LS_CHART_UNIT_MS, LS_CHART_LINEAR);
+  y->include_zero = TRUE;
+
+  ls_chart_series *series[N_STAGES];
+  for (int k = 0; k < N_STAGES; k++)
+    {
+      series[k] = ls_chart_add_series (chart, stage_labels[k], LS_CHART_BARS, k, LS_CHART_Y);
+      series[k]->stacked = TRUE;
+      series[k]->in_legend = TRUE;
+      series[k]->value_labels = k == N_STAGES - 1;
+    }
+  ls_chart_series *wait = ls_chart_add_series (chart, "batch wait p50 (the consumer's stall)", LS_CHART_SCATTER, -1,
+                                               LS_CHART_Y);
+  wait->in_legend = TRUE;
+
+  guint n = 0, missing = 0;
+  gboolean repeated = FALSE;
+  double tallest = 0;
+  for (guint gi = 0; gi < d->groups->len; gi++)
+    {
+      const run_group *g = d->groups->pdata[gi];
+      g_autoptr (GArray) workers = g_array_new (FALSE, FALSE, sizeof (gint64));
+      for (guint i = 0; i < g->runs->len; i++)
+        {
+          const sweep_run *r = d->runs->pdata[g_array_index (g->runs, guint, i)];
+          gboolean seen = FALSE;
+          for (guint k = 0; k < workers->len && !seen; k++)
+            seen = g_array_index (workers, gint64, k) == r->workers;
+          if (!seen)
+            g_array_append_val (workers, r->workers);
+        }
+      g_array_sort (workers, compare_gint64);
+      for (guint wi = 0; wi < workers->len; wi++)
+        {
+          gint64 w = g_array_index (workers, gint64, wi);
+          double sum[N_STAGES] = { 0 }, wait_sum = 0;
+          guint runs = 0, waits = 0;
+          for (guint i = 0; i < g->runs->len; i++)
+            {
+              const sweep_run *r = d->runs->pdata[g_array_index (g->runs, guint, i)];
+              if (r->workers != w)
+                continue;
+              if (!isfinite (r->stages[0]))
+                {
+                  missing++;
+                  continue;
+                }
+              for (int k = 0; k < N_STAGES; k++)
+                sum[k] += isfinite (r->stages[k]) ? r->stages[k] : 0;
+              runs++;
+              if (isfinite (r->p50))
+                wait_sum += r->p50, waits++;
+            }
+          if (runs == 0)
+            continue;
+          repeated |= runs > 1;
+          g_autofree char *label = g_strdup_printf ("%" G_GINT64_FORMAT " w, %s", w, g->label);
+          ls_chart_axis_add_category (x, label);
+          double total = 0;
+          for (int k = 0; k < N_STAGES; k++)
+            {
+              ls_chart_series_add (series[k], n, sum[k] / runs);
+              total += sum[k] / runs;
+            }
+          tallest = MAX (tallest, total);
+          if (waits)
+            ls_chart_series_add (wait, n, wait_sum / waits);
+          n++;
+        }
+    }
+  if (tallest > 0)
+    y->max = tallest * 1.08; /* room for the totals above the bars */
+  ls_chart_add_note (chart, "Each bar: one batch's samples read, decoded, transformed and written into the shared "
+                            "arena, summed over its samples (one worker's time on it, or the training process's with "
+                            "0 workers), and the time its workers waited for its task; mean per batch after warm-up.");
+  ls_chart_add_note (chart, "N workers build N batches at once, so a batch arrives about every bar / N; the dot is "
+                            "how long the training loop waited for it.");
+  if (repeated)
+    ls_chart_add_note (chart, "Repeated runs of a configuration are averaged.");
+  if (missing > 0)
+    ls_chart_add_note (chart, "%u run%s recorded before stage timing (store schema 4) %s no breakdown and %s left out.",
+                       missing, missing == 1 ? "" : "s", missing == 1 ? "has" : "have", missing == 1 ? "is" : "are");
+  finish_notes (chart, d, FALSE, "");
+  return chart;
+}
+
 ls_chart *
 ls_chart_sweep (ls_store *store, gint64 sweep_id, const char *name, GError **error)
 {
@@ -488,11 +592,12 @@ ls_chart_sweep (ls_store *store, gint64 sweep_id, const char *name, GError **err
   ls_chart *(*build) (const sweep_data *) = strcmp (name, "utilization") == 0 ? utilization_chart
                                             : strcmp (name, "wait") == 0      ? wait_chart
                                             : strcmp (name, "memory") == 0    ? memory_chart
+                                            : strcmp (name, "stages") == 0    ? stages_chart
                                                                               : NULL;
   if (!build)
     {
       g_set_error (error, LS_CHART_ERROR, LS_CHART_ERROR_UNKNOWN,
-                   "no sweep chart called '%s' (utilization, wait or memory)", name);
+                   "no sweep chart called '%s' (utilization, wait, memory or stages)", name);
       return NULL;
     }
   sweep_data d;

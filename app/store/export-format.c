@@ -109,6 +109,12 @@ static const ls_field run_fields[] = {
   RN ("epoch_boundary_ms", 0, MS_MAX, 2),
   IN ("samples", 0, COUNT_MAX, 2),
   IN ("skipped_samples", 0, COUNT_MAX, 2),
+  RN ("stage_read_ms", 0, MS_MAX, 4),
+  RN ("stage_decode_ms", 0, MS_MAX, 4),
+  RN ("stage_transform_ms", 0, MS_MAX, 4),
+  RN ("stage_write_ms", 0, MS_MAX, 4),
+  RN ("stage_idle_ms", 0, MS_MAX, 4),
+  RN ("stage_busy_ms", 0, MS_MAX, 4),
 };
 
 static const ls_field batch_fields[] = {
@@ -121,6 +127,12 @@ static const ls_field batch_fields[] = {
   RN ("copy_ms", 0, MS_MAX, 2),
   RN ("compute_ms", 0, MS_MAX, 2),
   RN ("stage_ms", 0, MS_MAX, 2),
+  RN ("read_ms", 0, MS_MAX, 4),
+  RN ("decode_ms", 0, MS_MAX, 4),
+  RN ("transform_ms", 0, MS_MAX, 4),
+  RN ("write_ms", 0, MS_MAX, 4),
+  RN ("idle_ms", 0, MS_MAX, 4),
+  RN ("busy_ms", 0, MS_MAX, 4),
 };
 
 static const ls_field sample_fields[] = {

@@ -4,6 +4,8 @@
 
 #include "app/core/run-options.h"
 #include "app/store/run-recorder.h"
+
+#include "app/core/run-summary.h"
 #include "app/store/store-private.h"
 
 #define BATCH_COMMIT_US (250 * 1000)
@@ -109,7 +111,8 @@ ls_run_recorder_begin (ls_store *store, gint64 machine_id, gint64 sweep_id, cons
   rec->run_id = sqlite3_last_insert_rowid (ls_store_db (store));
   if (!prepare (store,
                 "INSERT INTO batch (run_id, seq, epoch, batch, samples, ready_ms, wait_ms, copy_ms, compute_ms, "
-                "stage_ms) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                "stage_ms, read_ms, decode_ms, transform_ms, write_ms, idle_ms, busy_ms) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 &rec->insert_batch, "recording batches", error))
     {
       g_free (rec->uuid);
@@ -175,6 +178,8 @@ ls_run_recorder_batch (ls_run_recorder *rec, uint64_t seq, const ls_batch_record
       sqlite3_bind_null (st, 9);
       sqlite3_bind_null (st, 10);
     }
+  for (int k = 0; k < LS_N_STAGES; k++)
+    sqlite3_bind_double (st, 11 + k, ls_batch_record_stage (b, k));
   sqlite3_step (st);
   sqlite3_reset (st);
   rec->pending++;
@@ -317,8 +322,9 @@ ls_run_recorder_finish (ls_run_recorder *rec, const ls_run_result *r, const char
                 "dataset_samples = ?, sample_bytes = ?, throughput_sps = ?, wait_p50_ms = ?, wait_p95_ms = ?, "
                 "wait_p99_ms = ?, wait_max_ms = ?, gpu_util_exact = ?, rss_peak_bytes = ?, pss_peak_bytes = ?, "
                 "uss_peak_bytes = ?, private_peak_bytes = ?, arena_bytes = ?, cpu_percent = ?, "
-                "time_to_first_batch_ms = ?, epoch_boundary_ms = ?, samples = ?, skipped_samples = ?, gpu_util_nvml = ? "
-                "WHERE id = ?",
+                "time_to_first_batch_ms = ?, epoch_boundary_ms = ?, samples = ?, skipped_samples = ?, gpu_util_nvml = ?, "
+                "stage_read_ms = ?, stage_decode_ms = ?, stage_transform_ms = ?, stage_write_ms = ?, stage_idle_ms = ?, "
+                "stage_busy_ms = ? WHERE id = ?",
                 &st, "finishing the run", error))
     goto rollback;
   int i = 1;
@@ -350,6 +356,10 @@ ls_run_recorder_finish (ls_run_recorder *rec, const ls_run_result *r, const char
   sqlite3_bind_int64 (st, i++, (gint64) r->samples);
   sqlite3_bind_int64 (st, i++, (gint64) r->skipped_samples);
   bind_opt_double (st, i++, r->gpu_util_nvml >= 0, r->gpu_util_nvml);
+  ls_stage_summary stages;
+  ls_run_stage_summary (r, &stages);
+  for (int k = 0; k < LS_N_STAGES; k++)
+    bind_opt_double (st, i++, stages.valid, stages.mean_ms[k]);
   sqlite3_bind_int64 (st, i++, rec->run_id);
   ok = step_done (store, st, "finishing the run", error);
   sqlite3_finalize (st);
