@@ -1018,6 +1018,20 @@ test_run_charts (void)
   g_assert_no_error (error);
   g_assert_cmpuint (((ls_chart_series *) memory->series->pdata[0])->points->len, >=, 1);
   g_assert_cmpint (memory->y.unit, ==, LS_CHART_UNIT_BYTES);
+  /* One stacked bar per batch: 8 batches, five stages each. */
+  g_autoptr (ls_chart) stages = ls_chart_run_stages (store, 3, &error);
+  g_assert_no_error (error);
+  guint stacked = 0;
+  for (guint i = 0; i < stages->series->len; i++)
+    {
+      const ls_chart_series *s = stages->series->pdata[i];
+      if (s->stacked)
+        {
+          stacked++;
+          g_assert_cmpuint (s->points->len, ==, 8);
+        }
+    }
+  g_assert_cmpuint (stacked, ==, 5);
 
   /* A none-sink run has no mark. */
   g_autoptr (ls_chart) none = ls_chart_run_timeline (store, 9, &error);
@@ -1154,7 +1168,7 @@ test_cli_export_charts (void)
   r = run_cli ("export", "--db", db, "--run", "3", "--format", "pdf", "-o", run, NULL);
   assert_cli_ok (&r);
   cli_result_clear (&r);
-  ls_chart_page_default_size (2, &dw, &dh);
+  ls_chart_page_default_size (3, &dw, &dh); /* timeline, memory, stages */
   assert_pdf_size (run, dw, dh);
   r = run_cli ("export", "--db", db, "--all", "--chart", "start-cost", "--format", "png", "--dark", "--width", "900",
                "--height", "500", "-o", cost, NULL);

@@ -8,7 +8,7 @@
 #include "app/report/chart-store.h"
 #include "app/store/store-query.h"
 
-static const char *const run_charts[] = { "timeline", "memory", NULL };
+static const char *const run_charts[] = { "timeline", "memory", "stages", NULL };
 static const char *const all_charts[] = { "start-cost", NULL };
 
 static int
@@ -87,6 +87,7 @@ export_charts (const ls_chart_export_request *req)
         chart = ls_chart_sweep (store, id, wanted[i], &error);
       else if (req->run)
         chart = strcmp (wanted[i], "timeline") == 0 ? ls_chart_run_timeline (store, id, &error)
+                : strcmp (wanted[i], "stages") == 0 ? ls_chart_run_stages (store, id, &error)
                                                     : ls_chart_run_memory (store, id, &error);
       else
         chart = ls_chart_start_cost (store, &error);

@@ -163,6 +163,89 @@ ls_chart_run_timeline (ls_store *store, gint64 run_id, GError **error)
   return chart;
 }
 
+/* One stacked bar per batch: where its build time went. */
+ls_chart *
+ls_chart_run_stages (ls_store *store, gint64 run_id, GError **error)
+{
+  g_return_val_if_fail (store != NULL, NULL);
+  run_info r;
+  if (!load_run (store, run_id, &r, error))
+    {
+      run_info_clear (&r);
+      return NULL;
+    }
+  GError *local = NULL;
+  ls_store_rows *st = ls_store_rows_new (store,
+                                         "SELECT seq, read_ms, decode_ms, transform_ms, write_ms, idle_ms, wait_ms "
+                                         "FROM batch WHERE run_id = ? ORDER BY seq",
+                                         &run_id, 1, "reading the run's batches", error);
+  if (!st)
+    {
+      run_info_clear (&r);
+      return NULL;
+    }
+  static const char *const labels[] = { "read", "decode", "transform", "write", "worker idle" };
+  ls_chart *chart = ls_chart_new ("Where each batch's build time goes");
+  set_subtitle (chart, run_id, &r);
+  ls_chart_series *stages[G_N_ELEMENTS (labels)];
+  for (guint k = 0; k < G_N_ELEMENTS (labels); k++)
+    {
+      stages[k] = ls_chart_add_series (chart, labels[k], LS_CHART_BARS, (int) k, LS_CHART_Y);
+      stages[k]->stacked = TRUE;
+      stages[k]->in_legend = TRUE;
+    }
+  ls_chart_series *wait = ls_chart_add_series (chart, "wait for the batch (the consumer's stall)", LS_CHART_SCATTER,
+                                               -1, LS_CHART_Y);
+  wait->in_legend = TRUE;
+  guint missing = 0;
+  double first = NAN, last = NAN;
+  while (ls_store_rows_next (st, &local))
+    {
+      double seq = (double) ls_store_rows_get_int (st, 0);
+      first = isfinite (first) ? MIN (first, seq) : seq;
+      last = isfinite (last) ? MAX (last, seq) : seq;
+      if (!isfinite (ls_store_rows_get_double (st, 1)))
+        {
+          missing++;
+          continue;
+        }
+      for (guint k = 0; k < G_N_ELEMENTS (labels); k++)
+        ls_chart_series_add (stages[k], seq, ls_store_rows_get_double (st, 1 + (int) k));
+      ls_chart_series_add (wait, seq, ls_store_rows_get_double (st, 6));
+    }
+  ls_store_rows_free (st);
+  if (local)
+    {
+      run_info_clear (&r);
+      ls_chart_free (chart);
+      g_propagate_error (error, local);
+      return NULL;
+    }
+  ls_chart_axis *x = ls_chart_axis_get (chart, LS_CHART_X);
+  ls_chart_axis_set (x, "batch (delivery order)", LS_CHART_UNIT_COUNT, LS_CHART_LINEAR);
+  x->integer = TRUE;
+  if (isfinite (first))
+    {
+      x->min = first - 0.6; /* room for the first and last bars */
+      x->max = last + 0.6;
+    }
+  ls_chart_axis *y = ls_chart_axis_get (chart, LS_CHART_Y);
+  ls_chart_axis_set (y, "time per batch", LS_CHART_UNIT_MS, LS_CHART_LINEAR);
+  y->include_zero = TRUE;
+  ls_chart_add_note (chart, "Each bar: one batch's samples read, decoded, transformed and written into the shared arena "
+                            "(summed over its samples: one worker's time on it), and the time its workers waited for "
+                            "its task; the dot is how long the training loop waited for it.");
+  if (r.warmup > 0)
+    ls_chart_add_note (chart, "The first %" G_GINT64_FORMAT " batch%s %s warm-up, left out of the run's figures.",
+                       r.warmup, r.warmup == 1 ? "" : "es", r.warmup == 1 ? "is" : "are");
+  if (missing > 0)
+    ls_chart_add_note (chart, "This run was recorded before stage timing (store schema 4): no breakdown.");
+  else if (ls_chart_n_points (chart) == 0)
+    ls_chart_add_note (chart, "No batch of this run was recorded.");
+  run_info_clear (&r);
+  return chart;
+}
+
 ls_chart *
 ls_chart_run_memory (ls_store *store, gint64 run_id, GError **error)
 {

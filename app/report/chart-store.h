@@ -21,6 +21,10 @@ ls_chart *ls_chart_sweep (ls_store *store, gint64 sweep_id, const char *name, GE
 /* The wait of each batch over the run's time, with p50 and p95 lines. */
 ls_chart *ls_chart_run_timeline (ls_store *store, gint64 run_id, GError **error);
 
+/* One stacked bar per batch: read, decode, transform, write and the
+ * workers' idle time, with the consumer's wait as a dot. */
+ls_chart *ls_chart_run_stages (ls_store *store, gint64 run_id, GError **error);
+
 /* Memory over the run's time: all processes (runner + workers) and the
  * runner alone (PSS; private bytes on Windows). */
 ls_chart *ls_chart_run_memory (ls_store *store, gint64 run_id, GError **error);
