@@ -75,3 +75,39 @@ ls_sysinfo_read (ls_sysinfo *out, ls_error *err)
     snprintf (out->cpu_model, sizeof out->cpu_model, "unknown");
   return LS_OK;
 }
+
+int
+ls_sysinfo_cpu_times (ls_cpu_times *out, ls_error *err)
+{
+  /* cpu  user nice system idle iowait irq softirq steal guest guest_nice;
+   * guest time is already in user. */
+  unsigned long long v[8] = { 0 };
+  char line[512];
+  long hz = sysconf (_SC_CLK_TCK);
+  FILE *f;
+  int n;
+
+  if (!out)
+    return ls_error_set (err, LS_ERR_INVALID, "ls_sysinfo_cpu_times: no output");
+  memset (out, 0, sizeof *out);
+  f = fopen ("/proc/stat", "re");
+  if (!f)
+    return ls_error_set_os (err, "/proc/stat");
+  if (!fgets (line, sizeof line, f))
+    line[0] = '\0';
+  fclose (f);
+  n = sscanf (line, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+              &v[7]);
+  if (n < 4)
+    return ls_error_set (err, LS_ERR_UNSUPPORTED, "/proc/stat: no \"cpu\" line to read");
+  if (hz <= 0)
+    hz = 100;
+  unsigned long long busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+  unsigned long long idle = v[3] + v[4];
+  out->busy_ns = (uint64_t) (busy * (1000000000ull / (unsigned long long) hz));
+  out->total_ns = (uint64_t) ((busy + idle) * (1000000000ull / (unsigned long long) hz));
+  out->cores = (int) sysconf (_SC_NPROCESSORS_ONLN);
+  if (out->cores < 1)
+    out->cores = 1;
+  return LS_OK;
+}

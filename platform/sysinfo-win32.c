@@ -131,3 +131,30 @@ ls_sysinfo_read (ls_sysinfo *out, ls_error *err)
     }
   return LS_OK;
 }
+
+static uint64_t
+filetime_100ns (const FILETIME *t)
+{
+  return ((uint64_t) t->dwHighDateTime << 32) | t->dwLowDateTime;
+}
+
+int
+ls_sysinfo_cpu_times (ls_cpu_times *out, ls_error *err)
+{
+  FILETIME idle, kernel, user;
+
+  if (!out)
+    return ls_error_set (err, LS_ERR_INVALID, "ls_sysinfo_cpu_times: no output");
+  memset (out, 0, sizeof *out);
+  if (!GetSystemTimes (&idle, &kernel, &user))
+    return ls_error_set_os (err, "GetSystemTimes");
+  /* Summed over every processor; kernel time includes idle time. */
+  uint64_t total = filetime_100ns (&kernel) + filetime_100ns (&user);
+  uint64_t idle_t = filetime_100ns (&idle);
+  out->total_ns = total * 100;
+  out->busy_ns = (total > idle_t ? total - idle_t : 0) * 100;
+  out->cores = (int) GetActiveProcessorCount (ALL_PROCESSOR_GROUPS);
+  if (out->cores <= 0)
+    out->cores = 1;
+  return LS_OK;
+}

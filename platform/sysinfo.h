@@ -18,3 +18,17 @@ typedef struct ls_sysinfo {
 } ls_sysinfo;
 
 int ls_sysinfo_read (ls_sysinfo *out, ls_error *err);
+
+/* The whole machine's CPU time so far, summed over every logical
+ * processor: busy (user, nice, system, irq, softirq, steal) and total
+ * (busy + idle + iowait). The difference of two readings over a span is
+ * what every process together used. Linux: the "cpu" line of /proc/stat
+ * (USER_HZ ticks, so 10 ms steps per processor); Windows: GetSystemTimes
+ * (100 ns units; its kernel time includes idle time). */
+typedef struct ls_cpu_times {
+  uint64_t busy_ns;
+  uint64_t total_ns;
+  int cores; /* logical processors the figures cover */
+} ls_cpu_times;
+
+int ls_sysinfo_cpu_times (ls_cpu_times *out, ls_error *err);

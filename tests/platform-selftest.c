@@ -260,6 +260,37 @@ test_sysinfo (void)
              si.hostname);
 }
 
+/* The machine's CPU times (Windows: GetSystemTimes): busy within total,
+ * and both move forward over a span in which this process spins. */
+static void
+test_sysinfo_cpu_times (void)
+{
+  ls_cpu_times a, b;
+  ls_error err = { 0 };
+  volatile uint64_t x = 0;
+
+  if (ls_sysinfo_cpu_times (&a, &err) != LS_OK)
+    {
+      check (0, "sysinfo cpu times", "%s", err.message);
+      return;
+    }
+  uint64_t t0 = ls_clock_ns ();
+  while (ls_clock_ns () - t0 < 300000000u)
+    x += 1;
+  if (ls_sysinfo_cpu_times (&b, &err) != LS_OK)
+    {
+      check (0, "sysinfo cpu times", "%s", err.message);
+      return;
+    }
+  check (a.cores >= 1 && a.busy_ns <= a.total_ns && b.busy_ns <= b.total_ns, "sysinfo cpu times consistent",
+         "cores %d, busy %llu of %llu ns", a.cores, (unsigned long long) b.busy_ns, (unsigned long long) b.total_ns);
+  check (b.total_ns > a.total_ns && b.busy_ns > a.busy_ns, "sysinfo cpu times move",
+         "busy %llu -> %llu, total %llu -> %llu ns", (unsigned long long) a.busy_ns, (unsigned long long) b.busy_ns,
+         (unsigned long long) a.total_ns, (unsigned long long) b.total_ns);
+  pass_with ("sysinfo cpu times", "%d cores, %.0f ms busy of %.0f ms over a 300 ms spin", a.cores,
+             (double) (b.busy_ns - a.busy_ns) / 1e6, (double) (b.total_ns - a.total_ns) / 1e6);
+}
+
 static void
 test_dynlib (void)
 {
@@ -1115,6 +1146,7 @@ main (int argc, char **argv)
   uint64_t t0 = ls_clock_ns ();
   test_clock ();
   test_sysinfo ();
+  test_sysinfo_cpu_times ();
   test_dynlib ();
   test_exit_codes ();
   test_crash ();

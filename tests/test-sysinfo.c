@@ -27,6 +27,29 @@ test_sysinfo_describes_machine (void)
   g_assert_cmpuint (strlen (info.hostname), >, 0);
 }
 
+/* The machine's CPU times: busy within total, both growing, and this
+ * process's own spinning counted in busy (ticks are 10 ms per processor,
+ * so only a loose lower bound). */
+static void
+test_sysinfo_cpu_times (void)
+{
+  ls_cpu_times a, b;
+  ls_error err = { 0 };
+  volatile uint64_t x = 0;
+
+  g_assert_cmpint (ls_sysinfo_cpu_times (&a, &err), ==, LS_OK);
+  g_assert_cmpint (a.cores, ==, (int) sysconf (_SC_NPROCESSORS_ONLN));
+  g_assert_cmpuint (a.busy_ns, <=, a.total_ns);
+  uint64_t t0 = ls_clock_ns ();
+  while (ls_clock_ns () - t0 < 300000000u)
+    x += 1;
+  g_assert_cmpint (ls_sysinfo_cpu_times (&b, &err), ==, LS_OK);
+  g_assert_cmpuint (b.busy_ns, <=, b.total_ns);
+  g_assert_cmpuint (b.total_ns, >, a.total_ns);
+  g_assert_cmpuint (b.busy_ns, >=, a.busy_ns + 100000000u);
+  g_assert_cmpint (ls_sysinfo_cpu_times (NULL, &err), ==, LS_ERR_INVALID);
+}
+
 static void
 test_procmem_sees_touched_memory (void)
 {
@@ -121,6 +144,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/platform/sysinfo/describes-machine", test_sysinfo_describes_machine);
+  g_test_add_func ("/platform/sysinfo/cpu-times", test_sysinfo_cpu_times);
   g_test_add_func ("/platform/procmem/sees-touched-memory", test_procmem_sees_touched_memory);
   g_test_add_func ("/platform/procmem/missing-process", test_procmem_of_missing_process);
   g_test_add_func ("/platform/proccpu/counts-work", test_proccpu_counts_work);
