@@ -90,66 +90,252 @@ ls_recommend_dataloader_text (JsonObject *o)
   return g_string_free (s, FALSE);
 }
 
-ls_recommendation
-ls_recommend (JsonArray *summaries)
+/* One configuration's identity, from the knobs a summary holds. */
+static char *
+config_key (JsonObject *o)
 {
-  ls_recommendation rec = { -1, NULL, NULL };
-  double best = -1;
-  int best_i = -1;
+  gint64 workers = json_object_get_int_member_with_default (o, "workers", 0);
+  const char *pin = pin_of (o);
+  return g_strdup_printf ("%" G_GINT64_FORMAT "|%s|%" G_GINT64_FORMAT "|%" G_GINT64_FORMAT "|%d|%s|%d|%g|%s|%s|%g",
+                          workers, workers > 0 ? json_object_get_string_member_with_default (o, "start", "") : "",
+                          json_object_get_int_member_with_default (o, "batch_size", 0),
+                          workers > 0 ? json_object_get_int_member_with_default (o, "prefetch", 0) : 0,
+                          workers > 0 && flag_of (o, "persistent"), pin ? pin : "-", flag_of (o, "non_blocking"),
+                          number (o, "model_ms"), json_object_get_string_member_with_default (o, "sink", ""),
+                          json_object_get_string_member_with_default (o, "dataset", ""), number (o, "sample_bytes"));
+}
+
+static void
+config_group_free (gpointer p)
+{
+  ls_config_group *g = p;
+  g_array_unref (g->runs);
+  g_free (g->label);
+  g_free (g);
+}
+
+static gboolean
+is_done (JsonObject *o)
+{
+  return g_strcmp0 (json_object_get_string_member_with_default (o, "status", ""), "done") == 0
+         && number (o, "throughput_sps") >= 0;
+}
+
+static int
+compare_by_throughput (gconstpointer a, gconstpointer b, gpointer data)
+{
+  JsonArray *summaries = data;
+  double x = number (json_array_get_object_element (summaries, *(const guint *) a), "throughput_sps");
+  double y = number (json_array_get_object_element (summaries, *(const guint *) b), "throughput_sps");
+  return x < y ? -1 : x > y;
+}
+
+/* The label parts of one summary: "workers 2", "pin staging", ... in a
+ * fixed order, one per knob (NULL where the knob means nothing there). */
+#define N_LABEL_KNOBS 11
+static void
+label_parts (JsonObject *o, char *parts[N_LABEL_KNOBS])
+{
+  gint64 workers = json_object_get_int_member_with_default (o, "workers", 0);
+  const char *pin = pin_of (o);
+  parts[0] = g_strdup_printf ("workers=%" G_GINT64_FORMAT, workers);
+  parts[1] = workers > 0 ? g_strdup_printf ("start=%s", json_object_get_string_member_with_default (o, "start", "?"))
+                         : NULL;
+  parts[2] = g_strdup_printf ("batch-size=%" G_GINT64_FORMAT,
+                              json_object_get_int_member_with_default (o, "batch_size", 0));
+  parts[3] = workers > 0 ? g_strdup_printf ("prefetch=%" G_GINT64_FORMAT,
+                                            json_object_get_int_member_with_default (o, "prefetch", 0))
+                         : NULL;
+  parts[4] = workers > 0 ? g_strdup_printf ("persistent=%s", flag_of (o, "persistent") ? "on" : "off") : NULL;
+  parts[5] = pin ? g_strdup_printf ("pin=%s", pin) : NULL;
+  parts[6] = pin ? g_strdup_printf ("non-blocking=%s", flag_of (o, "non_blocking") ? "on" : "off") : NULL;
+  parts[7] = number (o, "model_ms") >= 0 ? g_strdup_printf ("model-ms=%g", number (o, "model_ms")) : NULL;
+  parts[8] = g_strdup_printf ("sink=%s", json_object_get_string_member_with_default (o, "sink", "?"));
+  g_autofree char *base = g_path_get_basename (json_object_get_string_member_with_default (o, "dataset", "?"));
+  parts[9] = g_strdup_printf ("dataset=%s", base);
+  parts[10] = g_strdup_printf ("sample-bytes=%.0f", number (o, "sample_bytes"));
+}
+
+static void
+set_labels (GPtrArray *groups, JsonArray *summaries)
+{
+  guint n = groups->len;
+  typedef char *label_row[N_LABEL_KNOBS];
+  label_row *parts = g_new0 (label_row, n);
+  gboolean varies[N_LABEL_KNOBS] = { FALSE };
+
+  /* A knob varies when two groups have different values for it (one
+   * where it means nothing, such as start with 0 workers, does not count). */
+  for (guint i = 0; i < n; i++)
+    {
+      ls_config_group *g = groups->pdata[i];
+      label_parts (json_array_get_object_element (summaries, g_array_index (g->runs, guint, 0)), parts[i]);
+      for (guint k = 0; k < N_LABEL_KNOBS; k++)
+        for (guint j = 0; j < i && !varies[k]; j++)
+          varies[k] |= parts[i][k] && parts[j][k] && strcmp (parts[i][k], parts[j][k]) != 0;
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      ls_config_group *g = groups->pdata[i];
+      GString *s = g_string_new (NULL);
+      for (guint k = 0; k < N_LABEL_KNOBS; k++)
+        {
+          if (varies[k] && parts[i][k])
+            g_string_append_printf (s, "%s%s", s->len ? " " : "", parts[i][k]);
+          g_free (parts[i][k]);
+        }
+      g->label = g_string_free (s, FALSE);
+    }
+  g_free (parts);
+}
+
+GPtrArray *
+ls_config_groups (JsonArray *summaries)
+{
+  GPtrArray *groups = g_ptr_array_new_with_free_func (config_group_free);
+  g_autoptr (GHashTable) by_key = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   guint n = summaries ? json_array_get_length (summaries) : 0;
 
   for (guint i = 0; i < n; i++)
     {
       JsonObject *o = json_array_get_object_element (summaries, i);
-      if (g_strcmp0 (json_object_get_string_member_with_default (o, "status", ""), "done") != 0)
-        continue;
-      double t = number (o, "throughput_sps");
-      if (t > best)
+      char *key = config_key (o);
+      ls_config_group *g = g_hash_table_lookup (by_key, key);
+      if (!g)
         {
-          best = t;
-          best_i = (int) i;
+          g = g_new0 (ls_config_group, 1);
+          g->runs = g_array_new (FALSE, FALSE, sizeof (guint));
+          g_ptr_array_add (groups, g);
+          g_hash_table_insert (by_key, key, g);
         }
+      else
+        g_free (key);
+      g_array_append_val (g->runs, i);
     }
-  if (best_i < 0)
+
+  for (guint j = 0; j < groups->len; j++)
+    {
+      ls_config_group *g = groups->pdata[j];
+      g_autoptr (GArray) done = g_array_new (FALSE, FALSE, sizeof (guint));
+      double sum = 0, mem_sum = 0;
+      guint mem_n = 0;
+      g->mean = g->min = g->max = g->memory = -1;
+      g->representative = -1;
+      for (guint k = 0; k < g->runs->len; k++)
+        {
+          guint i = g_array_index (g->runs, guint, k);
+          JsonObject *o = json_array_get_object_element (summaries, i);
+          if (!is_done (o))
+            continue;
+          double t = number (o, "throughput_sps"), m = peak_memory (o);
+          g_array_append_val (done, i);
+          sum += t;
+          g->min = g->min < 0 ? t : MIN (g->min, t);
+          g->max = MAX (g->max, t);
+          if (m >= 0)
+            {
+              mem_sum += m;
+              mem_n++;
+            }
+        }
+      g->done = done->len;
+      if (g->done)
+        {
+          g->mean = sum / g->done;
+          g_array_sort_with_data (done, compare_by_throughput, summaries);
+          g->representative = (int) g_array_index (done, guint, (done->len - 1) / 2);
+        }
+      if (mem_n)
+        g->memory = mem_sum / mem_n;
+    }
+  set_labels (groups, summaries);
+  return groups;
+}
+
+gboolean
+ls_config_groups_overlap (const ls_config_group *a, const ls_config_group *b)
+{
+  return a->done > 1 && b->done > 1 && a->min <= b->max && b->min <= a->max;
+}
+
+char *
+ls_config_group_throughput_text (const ls_config_group *g)
+{
+  if (g->done > 1)
+    return g_strdup_printf ("%.0f samples/s (mean of %u, %.0f\u2013%.0f)", g->mean, g->done, g->min, g->max);
+  return g_strdup_printf ("%.0f samples/s", g->mean);
+}
+
+ls_recommendation
+ls_recommend (JsonArray *summaries)
+{
+  ls_recommendation rec = { -1, NULL, NULL };
+  g_autoptr (GPtrArray) groups = ls_config_groups (summaries);
+  ls_config_group *best = NULL;
+
+  for (guint j = 0; j < groups->len; j++)
+    {
+      ls_config_group *g = groups->pdata[j];
+      if (g->done && (!best || g->mean > best->mean))
+        best = g;
+    }
+  if (!best)
     {
       rec.reason = g_strdup ("No run finished, so there is nothing to recommend.");
       return rec;
     }
 
-  /* Among the runs close to the best, the one that uses least memory. */
-  int pick = best_i;
-  double pick_mem = peak_memory (json_array_get_object_element (summaries, (guint) best_i));
-  for (guint i = 0; i < n; i++)
+  /* Among the configurations close to the best (within 5 %, or within the
+   * spread of the repeats), the one that uses least memory. */
+  ls_config_group *pick = best;
+  for (guint j = 0; j < groups->len; j++)
     {
-      JsonObject *o = json_array_get_object_element (summaries, i);
-      if (g_strcmp0 (json_object_get_string_member_with_default (o, "status", ""), "done") != 0)
-        continue;
-      double t = number (o, "throughput_sps"), m = peak_memory (o);
-      if (t >= best * (1 - LS_RECOMMEND_TOLERANCE) && m >= 0 && (pick_mem < 0 || m < pick_mem))
-        {
-          pick = (int) i;
-          pick_mem = m;
-        }
+      ls_config_group *g = groups->pdata[j];
+      gboolean close = g->done && (g->mean >= best->mean * (1 - LS_RECOMMEND_TOLERANCE)
+                                   || ls_config_groups_overlap (g, best));
+      if (close && g->memory >= 0 && (pick->memory < 0 || g->memory < pick->memory))
+        pick = g;
     }
 
-  JsonObject *p = json_array_get_object_element (summaries, (guint) pick);
+  JsonObject *p = json_array_get_object_element (summaries, (guint) pick->representative);
   g_autofree char *knobs = ls_recommend_knobs_text (p);
-  double t = number (p, "throughput_sps"), util = number (p, "gpu_util_exact");
+  g_autofree char *tput = ls_config_group_throughput_text (pick);
+  double util = number (p, "gpu_util_exact");
   g_autofree char *util_text = util >= 0 ? g_strdup_printf (", GPU busy %.0f %%%s", util * 100,
                                                             flag_of (p, "simulated") ? " (simulated)" : "")
                                          : g_strdup ("");
-  g_autofree char *mem_text = pick_mem >= 0 ? g_strdup_printf (" (%.0f MB peak)", pick_mem / 1e6) : g_strdup ("");
-  if (pick == best_i)
-    rec.reason = g_strdup_printf ("Use %s: the best throughput, %.0f samples/s%s, and no configuration within 5 %% "
-                                  "of it uses less memory%s.",
-                                  knobs, t, util_text, mem_text);
+  g_autofree char *mem_text = pick->memory >= 0 ? g_strdup_printf (" (%.0f MB peak)", pick->memory / 1e6)
+                                                : g_strdup ("");
+  GString *reason = g_string_new (NULL);
+  if (pick == best)
+    g_string_append_printf (reason, "Use %s: the best throughput, %s%s, and no configuration within 5 %% "
+                                    "of it uses less memory%s.",
+                            knobs, tput, util_text, mem_text);
   else
-    rec.reason = g_strdup_printf ("Use %s: %.0f samples/s%s, within 5 %% of the best (%.0f samples/s), with the least "
-                                  "memory of those (%.0f MB peak against %.0f MB).",
-                                  knobs, t, util_text, best, pick_mem / 1e6,
-                                  peak_memory (json_array_get_object_element (summaries, (guint) best_i)) / 1e6);
+    g_string_append_printf (reason, "Use %s: %s%s, within %s of the best (%.0f samples/s), with the least "
+                                    "memory of those (%.0f MB peak against %.0f MB).",
+                            knobs, tput, util_text,
+                            pick->mean >= best->mean * (1 - LS_RECOMMEND_TOLERANCE) ? "5 %" : "the spread of repeats",
+                            best->mean, pick->memory / 1e6, best->memory / 1e6);
+
+  /* The configurations the repeats cannot tell from the pick. */
+  g_autoptr (GPtrArray) same = g_ptr_array_new ();
+  for (guint j = 0; j < groups->len; j++)
+    {
+      ls_config_group *g = groups->pdata[j];
+      if (g != pick && ls_config_groups_overlap (g, pick))
+        g_ptr_array_add (same, g->label);
+    }
+  if (same->len)
+    {
+      g_string_append_printf (reason, " %s", pick->label);
+      for (guint j = 0; j < same->len; j++)
+        g_string_append_printf (reason, "%s%s", j + 1 == same->len ? " and " : ", ", (char *) same->pdata[j]);
+      g_string_append (reason, " are within the spread of repeats: either.");
+    }
+  rec.reason = g_string_free (reason, FALSE);
   rec.dataloader = ls_recommend_dataloader_text (p);
-  rec.index = pick;
+  rec.index = pick->representative;
   return rec;
 }
 
