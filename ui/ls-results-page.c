@@ -1,6 +1,6 @@
 #include "ui/ls-results-page.h"
 
-#include "app/core/recommend.h"
+#include "app/core/verdict.h"
 #include "app/report/sweep-charts.h"
 #include "ui/ls-chart-view.h"
 
@@ -37,11 +37,13 @@ ls_results_page_show_sweep (LsResultsPage *self, const char *db, gint64 sweep_id
 {
   gtk_widget_set_visible (GTK_WIDGET (self->empty), FALSE);
   gtk_widget_set_visible (self->content, TRUE);
-  ls_recommendation rec = ls_recommend (summaries);
-  g_autofree char *advice = rec.dataloader ? g_strdup_printf ("%s\nIn PyTorch: %s", rec.reason, rec.dataloader)
-                                            : g_strdup (rec.reason);
+  /* The recommendation and the verdict, as `loadscope sweep` prints them. */
+  ls_verdict verdict;
+  ls_verdict_for_sweep (summaries, 0, &verdict);
+  g_autofree char *advice = ls_verdict_text (&verdict);
+  g_strchomp (advice);
   gtk_label_set_text (self->recommendation, advice);
-  ls_recommendation_clear (&rec);
+  ls_verdict_clear (&verdict);
   gboolean simulated = FALSE;
   for (guint i = 0; i < json_array_get_length (summaries); i++)
     simulated |= json_object_get_boolean_member_with_default (json_array_get_object_element (summaries, i),

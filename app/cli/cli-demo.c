@@ -1,6 +1,6 @@
 /* The headless default: generate a sample JPEG dataset once (in the cache
  * folder), sweep workers 0,1,2,4 x pin off,staging over it into the store,
- * and print the comparison, the recommendation and where the history is;
+ * and print the comparison, the recommendation and verdict and where the history is;
  * write the sweep's headline charts as PNG files and print their paths. */
 #include "app/cli/cli-demo.h"
 #include "app/cli/cli-sweep.h"
@@ -11,7 +11,7 @@
 #include "app/chart/chart-render.h"
 #include "app/report/chart-store.h"
 #include "app/maker/dataset-maker.h"
-#include "app/core/recommend.h"
+#include "app/core/verdict.h"
 #include "app/core/run-options.h"
 #include "app/maker/sample-dataset.h"
 #include "app/store/store.h"
@@ -63,8 +63,9 @@ ls_cli_demo (int argc, char **argv)
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_summary (context,
                                 "Generates a sample dataset of JPEG images (once), runs workers 0,1,2,4 x pin\n"
-                                "off,staging over it into the run store, and prints the comparison and a\n"
-                                "recommendation, and writes the sweep's charts (GPU utilization and\n"
+                                "off,staging over it into the run store, and prints the comparison, a\n"
+                                "recommendation and the verdict (the limiting stage and the knob to turn),\n"
+                                "and writes the sweep's charts (GPU utilization and\n"
                                 "throughput, batch wait, peak memory against workers) as PNG files.\n"
                                 "Without a GPU the consumer is the simulated one, and says so.\n"
                                 "\n"
@@ -107,7 +108,10 @@ ls_cli_demo (int argc, char **argv)
     }
   ls_sweep_print_table (stdout, result.summaries);
   printf ("\n");
-  ls_recommend_print (stdout, result.summaries);
+  ls_verdict verdict;
+  ls_verdict_for_sweep (result.summaries, 0, &verdict);
+  ls_verdict_print (stdout, &verdict);
+  ls_verdict_clear (&verdict);
   printf ("\nThe runs are recorded in %s (sweep %" G_GINT64_FORMAT ").\n", result.store_path ? result.store_path : store_path,
           result.sweep_id);
   printf ("See them with `loadscope history`, one run with `loadscope show RUN`.\n");

@@ -5,9 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/core/machine-busy.h"
 #include "app/core/run-events.h"
 #include "app/core/run-options.h"
 #include "app/core/run-summary.h"
+#include "app/core/verdict.h"
 #include "app/store/run-recorder.h"
 #include "app/store/store.h"
 
@@ -157,6 +159,9 @@ ls_cli_run (int argc, char **argv)
   signal (SIGINT, on_signal);
   signal (SIGTERM, on_signal);
   config.interrupt = &interrupted;
+  /* The machine's CPU around the run: what other processes used. */
+  ls_machine_busy_mark busy;
+  ls_machine_busy_begin (&busy);
   if (ls_run (&config, &result, &err) != LS_OK)
     {
       fprintf (stderr, "loadscope run: %s\n", err.message);
@@ -168,6 +173,10 @@ ls_cli_run (int argc, char **argv)
     }
 
   g_autoptr (JsonNode) node = ls_run_summary_json (&config, &result);
+  ls_machine_busy_add (&busy, &result, json_node_get_object (node));
+  ls_verdict verdict;
+  ls_verdict_for_run (json_node_get_object (node), 0, &verdict);
+  json_object_set_member (json_node_get_object (node), "verdict", ls_verdict_to_json (&verdict));
   if (obs.recorder)
     {
       json_object_set_int_member (json_node_get_object (node), "run_id", ls_run_recorder_id (obs.recorder));
@@ -192,7 +201,11 @@ ls_cli_run (int argc, char **argv)
   if (opts.json)
     printf ("%s\n", text);
   else if (!obs.events || strcmp (opts.events, "-") != 0)
-    ls_run_summary_print (stdout, &config, &result);
+    {
+      ls_run_summary_print (stdout, &config, &result);
+      ls_verdict_print (stdout, &verdict);
+    }
+  ls_verdict_clear (&verdict);
   if (result.status != LS_RUN_DONE)
     fprintf (stderr, "loadscope run: %s\n", result.error);
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "app/core/recommend.h"
+#include "app/core/verdict.h"
 #include "app/core/run-options.h"
 #include "app/sweep/sweep-session.h"
 #include "app/sweep/sweep-text.h"
@@ -228,7 +228,10 @@ ls_cli_sweep_run (const ls_sweep_request *request, ls_cli_sweep_flags flags, ls_
     {
       ls_sweep_print_table (stdout, result->summaries);
       printf ("\n");
-      ls_recommend_print (stdout, result->summaries);
+      ls_verdict verdict;
+      ls_verdict_for_sweep (result->summaries, 0, &verdict);
+      ls_verdict_print (stdout, &verdict);
+      ls_verdict_clear (&verdict);
     }
   if (!(flags & LS_CLI_SWEEP_JSON) && result->store_path)
     fprintf (stderr, "sweep %" G_GINT64_FORMAT ": %u done, %u failed, %u lost%s; recorded in %s\n", result->sweep_id,
@@ -244,8 +247,9 @@ ls_cli_sweep (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   g_autoptr (ls_sweep_request) request = ls_sweep_request_new ();
   char *values[LS_SWEEP_N_KNOBS] = { 0 };
-  GOptionEntry entries[LS_SWEEP_N_KNOBS + 8];
-  int repeat = 1;
+  GOptionEntry entries[LS_SWEEP_N_KNOBS + 9];
+  int repeat = 0;
+  char *time_budget = NULL;
   gboolean json = FALSE, no_db = FALSE, drop_last = FALSE, quiet = FALSE;
   char *db = NULL;
   int exit_code = 2;
@@ -254,7 +258,8 @@ ls_cli_sweep (int argc, char **argv)
   for (guint k = 0; k < LS_SWEEP_N_KNOBS; k++)
     entries[k] = (GOptionEntry){ ls_sweep_knobs[k].name, 0, 0, G_OPTION_ARG_STRING, &values[k],
                                  ls_sweep_knobs[k].help, ls_sweep_knobs[k].sweepable ? "A,B,..." : "VALUE" };
-  entries[LS_SWEEP_N_KNOBS] = (GOptionEntry){ "repeat", 0, 0, G_OPTION_ARG_INT, &repeat, "Run every configuration R times", "R" };
+  entries[LS_SWEEP_N_KNOBS] = (GOptionEntry){ "repeat", 0, 0, G_OPTION_ARG_INT, &repeat, "Run every configuration R times (default: 1, or as many as --time-budget allows)", "R" };
+  entries[LS_SWEEP_N_KNOBS + 6] = (GOptionEntry){ "time-budget", 0, 0, G_OPTION_ARG_STRING, &time_budget, "Repeat every configuration as often as fits in this time (e.g. 120s, 5m), 1 to 5 times, from the sweep's estimate (needs --batches)", "TIME" };
   entries[LS_SWEEP_N_KNOBS + 1] = (GOptionEntry){ "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the summaries as a JSON array", NULL };
   entries[LS_SWEEP_N_KNOBS + 2] = (GOptionEntry){ "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "The run store", "PATH" };
   entries[LS_SWEEP_N_KNOBS + 3] = (GOptionEntry){ "no-db", 0, 0, G_OPTION_ARG_NONE, &no_db, "Do not record the runs", NULL };
@@ -269,7 +274,12 @@ ls_cli_sweep (int argc, char **argv)
                                 "\n"
                                 "Knobs not given take the defaults of every run (the same in `run`, `demo` and\n"
                                 "the window): workers " G_STRINGIFY (LS_RUN_DEFAULT_WORKERS) ", " LS_RUN_DEFAULTS_TEXT ".\n"
-                                "After the table comes a recommendation, also as a PyTorch DataLoader call.\n"
+                                "After the table come the spread of repeated configurations, the\n"
+                                "recommendation and the verdict (the limiting stage and the knob to turn),\n"
+                                "also as a PyTorch DataLoader call.\n"
+                                "\n"
+                                "--repeat R runs the whole grid R times; --time-budget T picks R (1 to 5)\n"
+                                "from the sweep's estimate; neither: once.\n"
                                 "\n"
                                 "Ctrl-C stops after marking the current run interrupted.");
 
@@ -287,6 +297,13 @@ ls_cli_sweep (int argc, char **argv)
       goto out;
     }
   g_free (args);
+  if (repeat != 0 && time_budget)
+    {
+      fprintf (stderr, "loadscope sweep: --repeat and --time-budget: give one of them\n");
+      goto out;
+    }
+  if (repeat == 0)
+    repeat = 1;
   if (repeat < 1 || repeat > LS_SWEEP_REPEAT_MAX)
     {
       fprintf (stderr, "loadscope sweep: --repeat %d: must be between 1 and %d\n", repeat, LS_SWEEP_REPEAT_MAX);
@@ -301,6 +318,18 @@ ls_cli_sweep (int argc, char **argv)
         goto out;
       }
   request->repeat = (guint) repeat;
+  if (time_budget)
+    {
+      double budget_s = ls_sweep_parse_duration (time_budget);
+      if (budget_s <= 0)
+        {
+          fprintf (stderr, "loadscope sweep: --time-budget %s: give a duration such as 90s, 5m or 1h\n", time_budget);
+          goto out;
+        }
+      request->repeat = ls_sweep_repeat_for_budget (request, budget_s, g_get_num_processors ());
+      fprintf (stderr, "loadscope sweep: --time-budget %s: every configuration %u time%s\n", time_budget,
+               request->repeat, request->repeat == 1 ? "" : "s");
+    }
   request->drop_last = drop_last;
   request->no_db = no_db;
   request->db = g_strdup (db);
@@ -313,5 +342,6 @@ out:
   for (guint k = 0; k < LS_SWEEP_N_KNOBS; k++)
     g_free (values[k]);
   g_free (db);
+  g_free (time_budget);
   return exit_code;
 }

@@ -2,7 +2,10 @@
  * table (`loadscope sweep` and `demo`, app/cli/cli-sweep.c). */
 #include "app/sweep/sweep-text.h"
 
+#include <math.h>
 #include <string.h>
+
+#include "app/core/recommend.h"
 
 /* The progress text: "[2/8] workers=1  batch 12/40  0:07 elapsed, ETA 0:21". */
 char *
@@ -93,4 +96,71 @@ ls_sweep_print_table (FILE *to, JsonArray *summaries)
 #undef ROW
   if (any_simulated)
     fprintf (to, "* simulated GPU: copy and model step are modelled, not measured on a device.\n");
+  ls_sweep_print_spread (to, summaries);
+}
+
+void
+ls_sweep_print_spread (FILE *to, JsonArray *summaries)
+{
+  g_autoptr (GPtrArray) groups = ls_config_groups (summaries);
+  gboolean any = FALSE;
+  int width = 13;
+  for (guint j = 0; j < groups->len; j++)
+    {
+      const ls_config_group *g = groups->pdata[j];
+      any |= g->done > 1;
+      width = MAX (width, (int) g_utf8_strlen (g->label, -1));
+    }
+  if (!any)
+    return;
+  fprintf (to, "\nSpread of repeats (throughput, samples/s):\n");
+  fprintf (to, "  %-*s %4s %9s %15s %7s\n", width, "configuration", "runs", "mean", "min-max", "spread");
+  for (guint j = 0; j < groups->len; j++)
+    {
+      const ls_config_group *g = groups->pdata[j];
+      const char *label = g->label[0] ? g->label : "this configuration";
+      if (!g->done)
+        {
+          fprintf (to, "  %-*s %4u %9s %15s %7s\n", width, label, 0u, "-", "-", "-");
+          continue;
+        }
+      char range[48], spread[24];
+      g_snprintf (range, sizeof range, "%.0f-%.0f", g->min, g->max);
+      if (g->done > 1 && g->mean > 0)
+        g_snprintf (spread, sizeof spread, "%.0f %%", 100 * (g->max - g->min) / g->mean);
+      else
+        g_strlcpy (spread, "-", sizeof spread);
+      fprintf (to, "  %-*s %4u %9.0f %15s %7s\n", width, label, g->done, g->mean, range, spread);
+    }
+}
+
+double
+ls_sweep_parse_duration (const char *text)
+{
+  char *end = NULL;
+  double v;
+  if (!text || !*text)
+    return -1;
+  v = g_ascii_strtod (text, &end);
+  if (end == text || !isfinite (v) || v <= 0)
+    return -1;
+  if (*end == '\0' || strcmp (end, "s") == 0)
+    return v;
+  if (strcmp (end, "m") == 0 || strcmp (end, "min") == 0)
+    return v * 60;
+  if (strcmp (end, "h") == 0)
+    return v * 3600;
+  return -1;
+}
+
+guint
+ls_sweep_repeat_for_budget (const ls_sweep_request *request, double budget_s, guint cores)
+{
+  g_autoptr (ls_sweep_request) once = ls_sweep_request_copy (request);
+  once->repeat = 1;
+  double pass = ls_sweep_request_estimate_seconds (once, cores);
+  if (pass <= 0)
+    return 1;
+  double r = floor (budget_s / pass);
+  return (guint) CLAMP (r, 1, LS_SWEEP_BUDGET_REPEAT_MAX);
 }
