@@ -30,6 +30,7 @@ typedef struct {
   uint32_t skipped;   /* replaced samples reported by its parts so far */
   uint64_t seq;       /* epoch * batches_per_epoch + batch */
   ls_batch_stages stages; /* summed over its parts so far */
+  bool filled;        /* built at least once (config.prepared) */
 } slot_info;
 
 typedef struct {
@@ -646,6 +647,16 @@ next_in_process (ls_pool *p, ls_batch *b, ls_error *err)
 
   if (slot < 0)
     return ls_error_set (err, LS_ERR_INVALID, "the consumer holds every slot (release batches)");
+  if (p->config.prepared && p->slots[slot].filled)
+    {
+      /* Already built: only the header says which batch it now is. */
+      ls_slot_meta *meta = ls_arena_meta (&p->arena, (uint32_t) slot);
+      meta->epoch = epoch_of (p, p->delivered);
+      meta->batch = p->delivered % p->bpe;
+      memset (&p->slots[slot].stages, 0, sizeof p->slots[slot].stages);
+      hand_out (p, (uint32_t) slot, b);
+      return LS_OK;
+    }
   prepare_slot (p, (uint32_t) slot, p->delivered);
   uint64_t t0 = ls_clock_ns ();
   int rc = ls_worker_fill_slot (&p->inproc, (uint32_t) slot, &failed, err);
@@ -655,6 +666,7 @@ next_in_process (ls_pool *p, ls_batch *b, ls_error *err)
     return err ? err->code : LS_ERR_INVALID;
   /* The runner builds it when asked: it never waits for a task. */
   p->slots[slot].stages = (ls_batch_stages){ st.read, st.decode, st.transform, st.write, 0, ls_clock_ns () - t0 };
+  p->slots[slot].filled = true;
   hand_out (p, (uint32_t) slot, b);
   return LS_OK;
 }
@@ -708,6 +720,8 @@ ls_pool_create (const ls_pool_config *config, ls_pool **out, ls_error *err)
     return ls_error_set (err, LS_ERR_INVALID, "--prefetch must be at least 1");
   if (config->timeout_s < 0)
     return ls_error_set (err, LS_ERR_INVALID, "--timeout must not be negative");
+  if (config->prepared && config->num_workers > 0)
+    return ls_error_set (err, LS_ERR_INVALID, "a prepared pool runs without workers");
   if (config->num_workers > 0 && config->start == LS_START_SPAWN && !config->worker_path)
     return ls_error_set (err, LS_ERR_INVALID, "start method spawn needs the loadscope-worker executable's path");
 

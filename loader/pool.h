@@ -45,6 +45,8 @@ typedef struct ls_pool_config {
   bool whole_first_batch;    /* build a new worker set's first batch in one worker, not shared
                                 out in parts among them (benchmarks compare the two) */
   const char *worker_path;   /* spawn: the loadscope-worker executable */
+  bool prepared;             /* 0 workers only: each slot is built once, then handed out again as it
+                                is (the consumer fed without loading: its own ceiling, run --diagnose) */
 } ls_pool_config;
 
 /* Fills a config with DataLoader's defaults. */

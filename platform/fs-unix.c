@@ -73,6 +73,19 @@ nomem:
 }
 
 int
+ls_fs_drop_cache (const char *path, ls_error *err)
+{
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return ls_error_set_os (err, "%s", path);
+  int rc = posix_fadvise (fd, 0, 0, POSIX_FADV_DONTNEED);
+  close (fd);
+  if (rc != 0)
+    return ls_error_set_os_code (err, rc, "%s: posix_fadvise", path);
+  return LS_OK;
+}
+
+int
 ls_fs_read_file (const char *path, uint8_t **buf, size_t *cap, size_t *len, ls_error *err)
 {
   int fd = open (path, O_RDONLY | O_CLOEXEC);

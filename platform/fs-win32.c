@@ -92,6 +92,16 @@ ls_fs_list_dir (const char *path, ls_dir_entry **entries, size_t *count, ls_erro
 }
 
 int
+ls_fs_drop_cache (const char *path, ls_error *err)
+{
+  /* Windows drops cached file pages only from the whole standby list
+   * (NtSetSystemInformation, administrator rights); there is no per-file
+   * call an ordinary program may make. */
+  return ls_error_set (err, LS_ERR_UNSUPPORTED,
+                       "%s: Windows cannot drop one file from its cache without administrator rights", path);
+}
+
+int
 ls_fs_read_file (const char *path, uint8_t **buf, size_t *cap, size_t *len, ls_error *err)
 {
   wchar_t *w = widen (path);

@@ -31,6 +31,12 @@ void ls_fs_entries_free (ls_dir_entry *entries, size_t count);
  * size) and returns its length in *len. */
 int ls_fs_read_file (const char *path, uint8_t **buf, size_t *cap, size_t *len, ls_error *err);
 
+/* Asks the system to drop a file's pages from its cache, so the next read
+ * comes from the storage (posix_fadvise POSIX_FADV_DONTNEED; no root
+ * needed; pages still mapped or dirty stay). LS_ERR_UNSUPPORTED where the
+ * system has no such call for an unprivileged program (Windows). */
+int ls_fs_drop_cache (const char *path, ls_error *err);
+
 /* The running executable's own path (symbolic links resolved on Linux),
  * malloc'ed; NULL when the system cannot say. Used to find what ships
  * beside it: the worker executable, the settings schema. */

@@ -7,6 +7,8 @@
 
 #include "app/core/machine-busy.h"
 #include "app/core/run-events.h"
+#include "app/core/error-bridge.h"
+#include "app/core/run-diagnose.h"
 #include "app/core/run-options.h"
 #include "app/core/run-summary.h"
 #include "app/core/verdict.h"
@@ -83,6 +85,43 @@ observe_memory (void *user, const ls_memory_point *p)
     ls_run_events_memory (o->events, p);
 }
 
+/* run --diagnose: three runs of the knobs, not recorded (run-diagnose.h). */
+static int
+diagnose (const ls_run_options *opts, ls_run_config *config)
+{
+  g_autoptr (GError) error = NULL;
+  ls_diagnose_result d;
+
+  signal (SIGINT, on_signal);
+  signal (SIGTERM, on_signal);
+  config->interrupt = &interrupted;
+  if (!ls_run_diagnose (config, &d, &error))
+    {
+      fprintf (stderr, "loadscope run: %s\n", error->message);
+      return error->domain == LS_LOADER_ERROR
+                     && (error->code == LS_LOADER_ERROR_INVALID || error->code == LS_LOADER_ERROR_NOT_FOUND
+                         || error->code == LS_LOADER_ERROR_UNSUPPORTED)
+                 ? 2
+                 : 1;
+    }
+  if (opts->json)
+    {
+      g_autoptr (JsonBuilder) b = json_builder_new ();
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "diagnose");
+      json_builder_add_value (b, ls_diagnose_to_json (&d));
+      json_builder_end_object (b);
+      g_autoptr (JsonNode) root = json_builder_get_root (b);
+      g_autofree char *text = json_to_string (root, TRUE);
+      printf ("%s\n", text);
+    }
+  else
+    ls_diagnose_print (stdout, config, &d);
+  gboolean done = d.prepared.status == LS_RUN_DONE && d.warm.ran && d.warm.status == LS_RUN_DONE && d.cold.ran
+                  && d.cold.status == LS_RUN_DONE;
+  return done ? 0 : 1;
+}
+
 int
 ls_cli_run (int argc, char **argv)
 {
@@ -126,6 +165,12 @@ ls_cli_run (int argc, char **argv)
       fprintf (stderr, "loadscope run: %s\n", error->message);
       ls_run_options_clear (&opts);
       return 2;
+    }
+  if (opts.diagnose)
+    {
+      exit_code = diagnose (&opts, &config);
+      ls_run_options_clear (&opts);
+      return exit_code;
     }
 
   if (!opts.no_db)

@@ -88,6 +88,7 @@ typedef struct ls_run_options {
   char *events;
   gint64 sweep_id;
   gboolean checksum;
+  gboolean diagnose;   /* run --diagnose: the differential check (run-diagnose.h) */
   gint64 fail_every;
   gint64 crash_at;
   gint64 hang_at;

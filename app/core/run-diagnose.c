@@ -1,0 +1,276 @@
+#include "app/core/run-diagnose.h"
+
+#include <string.h>
+
+#include "app/core/error-bridge.h"
+#include "app/core/run-summary.h"
+#include "platform/fs.h"
+
+/* Each file of the dataset: a jpeg-dir's files in its class folders (as the
+ * dataset lists them, any name), an HDF5 dataset's one file. */
+static GPtrArray *
+dataset_files (const ls_dataset_spec *spec)
+{
+  GPtrArray *files = g_ptr_array_new_with_free_func (g_free);
+  if (strcmp (spec->kind, "hdf5") == 0)
+    g_ptr_array_add (files, g_strdup (spec->path));
+  if (strcmp (spec->kind, "jpeg-dir") != 0)
+    return files;
+  ls_dir_entry *classes = NULL;
+  size_t n_classes = 0;
+  if (ls_fs_list_dir (spec->path, &classes, &n_classes, NULL) != LS_OK)
+    return files;
+  for (size_t c = 0; c < n_classes; c++)
+    {
+      if (classes[c].kind != LS_FS_DIR)
+        continue;
+      g_autofree char *dir = g_build_filename (spec->path, classes[c].name, NULL);
+      ls_dir_entry *entries = NULL;
+      size_t n = 0;
+      if (ls_fs_list_dir (dir, &entries, &n, NULL) != LS_OK)
+        continue;
+      for (size_t i = 0; i < n; i++)
+        if (entries[i].kind == LS_FS_FILE)
+          g_ptr_array_add (files, g_build_filename (dir, entries[i].name, NULL));
+      ls_fs_entries_free (entries, n);
+    }
+  ls_fs_entries_free (classes, n_classes);
+  return files;
+}
+
+/* Reads every file once, so (b) finds them in the page cache. */
+static void
+warm_pass (GPtrArray *files)
+{
+  uint8_t *buf = NULL;
+  size_t cap = 0, len = 0;
+  for (guint i = 0; i < files->len; i++)
+    ls_fs_read_file (files->pdata[i], &buf, &cap, &len, NULL);
+  free (buf);
+}
+
+static guint
+evict (GPtrArray *files, char *note, size_t note_len)
+{
+  guint dropped = 0;
+  note[0] = '\0';
+  for (guint i = 0; i < files->len; i++)
+    {
+      ls_error err = { 0 };
+      if (ls_fs_drop_cache (files->pdata[i], &err) == LS_OK)
+        dropped++;
+      else if (!note[0])
+        g_strlcpy (note, err.message, note_len);
+    }
+  return dropped;
+}
+
+static gboolean
+run_part (const ls_run_config *config, ls_diagnose_part *part, GError **error)
+{
+  ls_run_result r;
+  ls_error err = { 0 };
+
+  memset (part, 0, sizeof *part);
+  part->batch_ms = part->throughput_sps = part->wait_mean_ms = part->gpu_util_exact = -1;
+  part->read_ms = part->decode_ms = part->transform_ms = part->write_ms = -1;
+  if (ls_run (config, &r, &err) != LS_OK)
+    return ls_error_to_gerror (&err, error);
+  part->ran = TRUE;
+  part->status = r.status;
+  g_strlcpy (part->error, r.error, sizeof part->error);
+  part->measured_batches = r.batches > r.warmup_used ? r.batches - r.warmup_used : 0;
+  if (r.measured_s > 0 && part->measured_batches > 0)
+    {
+      part->batch_ms = r.measured_s * 1e3 / (double) part->measured_batches;
+      part->throughput_sps = r.throughput_sps;
+    }
+  if (r.wait_ms.valid)
+    part->wait_mean_ms = r.wait_ms.mean;
+  part->gpu_util_exact = r.gpu_util_exact;
+  ls_stage_summary st;
+  ls_run_stage_summary (&r, &st);
+  if (st.valid)
+    {
+      part->read_ms = st.mean_ms[LS_STAGE_READ];
+      part->decode_ms = st.mean_ms[LS_STAGE_DECODE];
+      part->transform_ms = st.mean_ms[LS_STAGE_TRANSFORM];
+      part->write_ms = st.mean_ms[LS_STAGE_WRITE];
+    }
+  ls_run_result_clear (&r);
+  return TRUE;
+}
+
+static gboolean
+interrupted (const ls_run_config *config)
+{
+  return config->interrupt && *config->interrupt;
+}
+
+gboolean
+ls_run_diagnose (const ls_run_config *config, ls_diagnose_result *out, GError **error)
+{
+  memset (out, 0, sizeof *out);
+  out->gpu_ms = out->prep_stall_ms = out->fetch_stall_ms = -1;
+
+  /* (a) No loading: the runner builds the first two batches, then hands
+   * the same slots to the consumer again and again. Both built batches
+   * are warm-up. */
+  ls_run_config a = *config;
+  a.pool.num_workers = 0;
+  a.pool.prepared = TRUE;
+  a.pool.persistent_workers = FALSE;
+  if (a.warmup < 2)
+    a.warmup = 2;
+  a.on_started = NULL;
+  a.on_workers = NULL;
+  a.on_batch = NULL;
+  a.on_memory = NULL;
+  if (!run_part (&a, &out->prepared, error))
+    return FALSE;
+
+  g_autoptr (GPtrArray) files = dataset_files (&config->pool.dataset);
+  out->files = files->len;
+  ls_run_config bc = a;
+  bc.pool = config->pool;
+  bc.warmup = config->warmup;
+
+  /* (c) cold first: what it reads stays cached for (b)'s warm pass. */
+  if (!interrupted (config))
+    {
+      out->evicted = evict (files, out->evict_note, sizeof out->evict_note);
+      if (!run_part (&bc, &out->cold, error))
+        return FALSE;
+    }
+  if (!interrupted (config))
+    {
+      warm_pass (files);
+      if (!run_part (&bc, &out->warm, error))
+        return FALSE;
+    }
+
+  if (out->prepared.batch_ms >= 0)
+    out->gpu_ms = out->prepared.batch_ms;
+  if (out->warm.batch_ms >= 0 && out->gpu_ms >= 0)
+    out->prep_stall_ms = MAX (0, out->warm.batch_ms - out->gpu_ms);
+  if (out->cold.batch_ms >= 0 && out->warm.batch_ms >= 0)
+    out->fetch_stall_ms = MAX (0, out->cold.batch_ms - out->warm.batch_ms);
+  return TRUE;
+}
+
+static void
+add_number (JsonBuilder *b, const char *name, double v)
+{
+  json_builder_set_member_name (b, name);
+  if (v < 0)
+    json_builder_add_null_value (b);
+  else
+    json_builder_add_double_value (b, v);
+}
+
+static void
+add_part (JsonBuilder *b, const char *name, const ls_diagnose_part *p, const char *what)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "what");
+  json_builder_add_string_value (b, what);
+  json_builder_set_member_name (b, "status");
+  if (p->ran)
+    json_builder_add_string_value (b, ls_run_status_name (p->status));
+  else
+    json_builder_add_string_value (b, "not run");
+  json_builder_set_member_name (b, "error");
+  if (p->ran && p->status != LS_RUN_DONE)
+    json_builder_add_string_value (b, p->error);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "measured_batches");
+  json_builder_add_int_value (b, (gint64) p->measured_batches);
+  add_number (b, "batch_ms", p->batch_ms);
+  add_number (b, "throughput_sps", p->throughput_sps);
+  add_number (b, "wait_mean_ms", p->wait_mean_ms);
+  add_number (b, "gpu_util_exact", p->gpu_util_exact);
+  json_builder_set_member_name (b, "stages_ms");
+  json_builder_begin_object (b);
+  add_number (b, "read", p->read_ms);
+  add_number (b, "decode", p->decode_ms);
+  add_number (b, "transform", p->transform_ms);
+  add_number (b, "write", p->write_ms);
+  json_builder_end_object (b);
+  json_builder_end_object (b);
+}
+
+JsonNode *
+ls_diagnose_to_json (const ls_diagnose_result *d)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  add_part (b, "prepared", &d->prepared, "data already prepared: the consumer fed from a filled arena, no loading");
+  add_part (b, "warm", &d->warm, "the dataset in the page cache (after a warm pass)");
+  add_part (b, "cold", &d->cold, "the dataset evicted from the page cache");
+  json_builder_set_member_name (b, "files");
+  json_builder_add_int_value (b, d->files);
+  json_builder_set_member_name (b, "evicted_files");
+  json_builder_add_int_value (b, d->evicted);
+  json_builder_set_member_name (b, "evict_note");
+  if (d->evict_note[0])
+    json_builder_add_string_value (b, d->evict_note);
+  else
+    json_builder_add_null_value (b);
+  add_number (b, "gpu_ms_per_batch", d->gpu_ms);
+  add_number (b, "prep_stall_ms_per_batch", d->prep_stall_ms);
+  add_number (b, "fetch_stall_ms_per_batch", d->fetch_stall_ms);
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+static void
+print_part (FILE *to, const char *label, const ls_diagnose_part *p)
+{
+  if (!p->ran)
+    fprintf (to, "  %-50s not run\n", label);
+  else if (p->status != LS_RUN_DONE)
+    fprintf (to, "  %-50s %s: %s\n", label, ls_run_status_name (p->status), p->error);
+  else if (p->batch_ms < 0)
+    fprintf (to, "  %-50s too few batches to measure\n", label);
+  else
+    fprintf (to, "  %-50s %8.2f ms per batch, %6.0f samples/s\n", label, p->batch_ms, p->throughput_sps);
+}
+
+void
+ls_diagnose_print (FILE *to, const ls_run_config *config, const ls_diagnose_result *d)
+{
+  fprintf (to, "diagnose: the same knobs three times (%u workers, batch %u, %s), not recorded\n",
+           config->pool.num_workers, config->pool.batch_size, config->pool.dataset.kind);
+  print_part (to, "(a) data prepared (no loading):", &d->prepared);
+  print_part (to, "(b) dataset in the page cache:", &d->warm);
+  char cold[64];
+  g_snprintf (cold, sizeof cold, "(c) evicted from the page cache (%u/%u files):", d->evicted, d->files);
+  print_part (to, cold, &d->cold);
+  if (d->evict_note[0])
+    fprintf (to, "  note: %s\n", d->evict_note);
+  if (d->files == 0)
+    fprintf (to, "  note: a synthetic dataset has no files: (b) and (c) differ only by noise\n");
+
+  double total;
+  if (d->gpu_ms >= 0)
+    fprintf (to, "  GPU time:           %8.2f ms per batch (a): the consumer's own ceiling, copy and model step%s\n",
+             d->gpu_ms, config->sink.kind == LS_SINK_NONE ? " (sink none: only the hand-off)" : "");
+  if (d->prep_stall_ms >= 0)
+    fprintf (to, "  preparation stall:  %8.2f ms per batch (b - a): decoding and transforming the workers could not "
+                 "hide; more workers (cores), a smaller crop or cheaper transforms\n",
+             d->prep_stall_ms);
+  if (d->fetch_stall_ms >= 0)
+    fprintf (to, "  fetch stall:        %8.2f ms per batch (c - b): waiting for storage; faster storage, caching the "
+                 "dataset in memory, or more prefetch\n",
+             d->fetch_stall_ms);
+  if (d->cold.read_ms >= 0 && d->warm.read_ms >= 0)
+    fprintf (to, "  reading the files:  %8.2f ms per batch cold, %.2f warm (summed over its samples: the workers' own "
+                 "view of the storage)\n",
+             d->cold.read_ms, d->warm.read_ms);
+  total = d->gpu_ms + d->prep_stall_ms + d->fetch_stall_ms;
+  if (d->gpu_ms >= 0 && d->prep_stall_ms >= 0 && d->fetch_stall_ms >= 0 && total > 0)
+    fprintf (to, "  so a batch's %.2f ms: GPU %.0f %%, preparation stall %.0f %%, fetch stall %.0f %%\n", total,
+             100 * d->gpu_ms / total, 100 * d->prep_stall_ms / total, 100 * d->fetch_stall_ms / total);
+}
