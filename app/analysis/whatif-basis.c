@@ -104,6 +104,13 @@ ls_whatif_run_load (ls_store *store, gint64 run_id, GError **error)
   r->cores = MAX (1.0, member (o, "machine_logical_cores"));
   if (isnan (r->cores))
     r->cores = 1;
+  r->background = 0;
+  if (summary && json_object_has_member (summary, "machine_busy")
+      && JSON_NODE_HOLDS_OBJECT (json_object_get_member (summary, "machine_busy")))
+    {
+      double other = member (json_object_get_object_member (summary, "machine_busy"), "other_cpu_percent");
+      r->background = isnan (other) ? 0 : CLAMP (other / 100.0, 0.0, 4096.0);
+    }
   r->throughput_sps = member (o, "throughput_sps");
   r->gpu_util_exact = member (o, "gpu_util_exact");
   r->wait_p50_ms = member (o, "wait_p50_ms");
@@ -244,7 +251,7 @@ void
 ls_whatif_change_init (ls_whatif_change *change)
 {
   *change = (ls_whatif_change){ .workers = -1, .prefetch = -1, .persistent = -1, .model_ms = -1,
-                                .gpu_speed = -1, .cores = -1, .storage_speed = -1 };
+                                .gpu_speed = -1, .cores = -1, .storage_speed = -1, .background = -1 };
 }
 
 /* A run's parameters as measured, with the basis's fitted loader. */
@@ -258,6 +265,7 @@ run_params (const ls_whatif_basis *b, const ls_whatif_run *r, ls_whatif_params *
   p->t_build_ms = b->t_build_ms;
   p->read_fraction = b->read_fraction;
   p->cores = r->cores;
+  p->background = r->background;
   p->startup_ms = b->startup_ms;
   if (b->multipliers->len)
     {
@@ -337,15 +345,20 @@ ls_whatif_basis_new (GPtrArray *runs, GError **error)
           double f = r->read_ms / r->busy_ms;
           g_array_append_val (reads, f);
         }
-      /* GPU-bound runs: what the consumer spends beyond stage, copy and step. */
-      if (r->workers > 0 && !r->non_blocking && r->throughput_sps > 0 && r->gpu_util_exact > 0.85 * r->compute_ms
-          / MAX (r->copy_ms + MAX (r->stage_ms, r->compute_ms), 1e-9))
+      /* Runs that hardly waited: what the consumer spends beyond stage,
+       * copy and step (a busy machine wakes it late from its sleeps). */
+      if (r->workers > 0 && !r->non_blocking && r->throughput_sps > 0 && r->wait_mean_ms < 0.05 * r->compute_ms + 0.2)
         {
-          double h = r->batch_size / r->throughput_sps * 1000.0 - r->copy_ms - MAX (r->stage_ms, r->compute_ms);
-          h = CLAMP (h, 0.0, 5.0);
+          double h = r->batch_size / r->throughput_sps * 1000.0 - r->wait_mean_ms - r->copy_ms
+                     - MAX (r->stage_ms, r->compute_ms);
+          h = CLAMP (h, 0.0, 50.0);
           g_array_append_val (hosts, h);
         }
     }
+  g_autoptr (GArray) loads = g_array_new (FALSE, FALSE, sizeof (double));
+  for (guint i = 0; i < runs->len; i++)
+    g_array_append_val (loads, ((const ls_whatif_run *) g_ptr_array_index (runs, i))->background);
+  b->background = median (loads);
   b->startup_ms = startups->len ? median (startups) : 5.0;
   b->host_ms = hosts->len ? median (hosts) : 0.05;
   b->read_fraction = reads->len ? median (reads) : 0;
@@ -382,10 +395,13 @@ ls_whatif_basis_new (GPtrArray *runs, GError **error)
     {
       const ls_whatif_run *r = g_ptr_array_index (runs, i);
       double t = NAN;
+      /* Wall time on a shared core, made uncontended: x the share of a core
+       * each busy thread had (workers and the other processes' load). */
+      double share = MIN (1.0, r->cores / (MAX (r->workers, 1u) + r->background));
       if (!isnan (r->busy_ms) && r->busy_ms > 0)
-        t = r->busy_ms / MAX (1.0, r->workers / r->cores); /* wall time on a shared core, uncontended */
+        t = r->busy_ms * share;
       else if (r->workers == 0 && r->wait_mean_ms > 0)
-        t = r->wait_mean_ms;
+        t = r->wait_mean_ms * share;
       if (!isnan (t))
         g_array_append_val (direct, t);
     }

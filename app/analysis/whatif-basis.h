@@ -31,6 +31,7 @@ typedef struct ls_whatif_run {
   gboolean persistent, non_blocking;
   double model_ms;          /* NAN: none */
   double cores;             /* the machine's logical cores */
+  double background;        /* other processes' CPU during the run, in cores (0: not recorded) */
   /* Measured. */
   double throughput_sps, gpu_util_exact, wait_p50_ms, wait_p95_ms; /* NAN: absent */
   double pss_peak_bytes, arena_bytes, sample_bytes;                  /* NAN: absent */
@@ -55,6 +56,7 @@ typedef struct ls_whatif_basis {
   double read_fraction;
   double host_ms;
   double startup_ms;
+  double background;        /* other processes' load in cores, as measured (median) */
   GArray *multipliers;      /* double, mean 1; may be empty */
   char *source;             /* how t_build_ms was found, in words */
   /* Memory: PSS peak ~ pss_base + pss_per_worker x W + the arena (slots x slot bytes). */
@@ -83,6 +85,7 @@ typedef struct ls_whatif_change {
   double gpu_speed;         /* step x 1/gpu_speed */
   double cores;
   double storage_speed;     /* read stage x 1/storage_speed */
+  double background;        /* other processes' load in cores; negative: the basis's (as measured) */
 } ls_whatif_change;
 
 void ls_whatif_change_init (ls_whatif_change *change);

@@ -36,6 +36,13 @@ ls_whatif_build_ms (const ls_whatif_params *p)
   return p->t_build_ms * ((1.0 - rf) + rf / speed);
 }
 
+/* The share of a core one thread gets alone among the background load. */
+static double
+solo_share (const ls_whatif_params *p)
+{
+  return MIN (1.0, MAX (p->cores, 0.5) / (1.0 + MAX (p->background, 0.0)));
+}
+
 /* The consumer's time per batch outside next() when the loader never
  * makes it wait, and its host-only part. */
 double
@@ -43,7 +50,7 @@ ls_whatif_consumer_period_ms (const ls_whatif_params *p)
 {
   double host = p->stage_ms + p->host_ms;
   if (p->workers == 0)
-    host += ls_whatif_build_ms (p);
+    host += ls_whatif_build_ms (p) / solo_share (p);
   if (p->non_blocking)
     return MAX (host, MAX (p->copy_ms, p->compute_ms));
   return p->copy_ms + MAX (host, p->compute_ms);
@@ -74,7 +81,8 @@ ls_whatif_closed_form (const ls_whatif_params *p, ls_whatif_prediction *out)
        * from the consumer's rate is enough for its small share. */
       double w = p->workers;
       double cores = worker_cores (p, MIN (consumer, w / MAX (build, 1e-9)));
-      loader = build > 0 ? MIN (w, cores) / build : INFINITY;
+      double share = MIN (1.0, cores / (w + MAX (p->background, 0.0)));
+      loader = build > 0 ? w * share / build : INFINITY;
     }
   double rate = MIN (consumer, loader);
   out->loader_rate_bps = loader * 1000.0;
@@ -84,7 +92,7 @@ ls_whatif_closed_form (const ls_whatif_params *p, ls_whatif_prediction *out)
   out->gpu_util_exact = isfinite (rate) ? CLAMP (p->compute_ms * rate, 0.0, 1.0) : 0;
   double wait;
   if (p->workers == 0)
-    wait = build;
+    wait = build / solo_share (p);
   else if (out->loader_bound)
     wait = MAX (0.0, 1.0 / rate - (p->stage_ms + p->host_ms + p->copy_ms));
   else
@@ -239,9 +247,10 @@ simulate_once (const ls_whatif_params *p, guint64 seed, double cores, consumer_a
   s.rand = g_rand_new_with_seed ((guint32) (seed ^ (seed >> 32)));
   if (nw == 0)
     {
+      double share = solo_share (p);
       for (guint k = 0; k < s.n; k++)
         {
-          double build = work_of (&s, k);
+          double build = work_of (&s, k) / share;
           now = consume (p, c, k, now + build, build);
         }
       g_rand_free (s.rand);
@@ -294,7 +303,7 @@ simulate_once (const ls_whatif_params *p, guint64 seed, double cores, consumer_a
       guint busy = 0;
       for (guint i = 0; i < nw; i++)
         busy += s.w[i].qlen > 0 && s.w[i].avail <= now;
-      double rate = busy ? MIN (1.0, s.cores / busy) : 0;
+      double rate = busy ? MIN (1.0, s.cores / (busy + MAX (p->background, 0.0))) : 0;
       double t = blocked ? INFINITY : t_req;
       for (guint i = 0; i < nw; i++)
         if (s.w[i].qlen > 0)

@@ -31,6 +31,8 @@ typedef struct ls_whatif_params {
   double read_fraction;   /* the part of t_build_ms spent reading storage (0..1) */
   double storage_speed;   /* read stage x 1/storage_speed; 1: as measured */
   double cores;           /* CPU cores the workers share (> 0) */
+  double background;      /* cores' worth of other processes' busy threads sharing them (time-shared:
+                           * each busy thread gets min(1, cores / (busy + background))) */
   double startup_ms;      /* per worker of a set (they start one after another) */
   const double *multipliers; /* per-batch build time / t_build_ms, mean ~1; NULL: none (no variance) */
   guint n_multipliers;

@@ -47,6 +47,12 @@ pin_costs (const ls_whatif_basis *b, const char *pin, double *copy, double *stag
     *stage = 0;
 }
 
+static double
+basis_background (const ls_whatif_basis *b)
+{
+  return b->background;
+}
+
 void
 ls_whatif_basis_params (const ls_whatif_basis *b, const ls_whatif_change *c, ls_whatif_params *p)
 {
@@ -60,6 +66,7 @@ ls_whatif_basis_params (const ls_whatif_basis *b, const ls_whatif_change *c, ls_
   p->read_fraction = b->read_fraction;
   p->storage_speed = c->storage_speed > 0 ? c->storage_speed : 1;
   p->cores = c->cores > 0 ? c->cores : t->cores;
+  p->background = c->background >= 0 ? c->background : basis_background (b);
   p->startup_ms = b->startup_ms;
   if (b->multipliers->len)
     {
@@ -172,6 +179,7 @@ ls_whatif_to_json (const ls_whatif_basis *b, const ls_whatif_change *c, const ls
   add_double (j, "stage_ms", p.stage_ms);
   add_double (j, "host_ms", p.host_ms);
   add_double (j, "read_fraction", p.read_fraction);
+  add_double (j, "background_cores", p.background);
   add_double (j, "loader_rate_sps", pr->loader_rate_bps * p.batch_size);
   add_double (j, "consumer_rate_sps", pr->consumer_rate_bps * p.batch_size);
   json_builder_end_object (j);
