@@ -18,8 +18,8 @@ typedef struct {
 } ls_chart_export_request;
 
 /* The chart names each selection offers, for messages. */
-#define LS_CHARTS_OF_SWEEP "utilization, wait, memory"
-#define LS_CHARTS_OF_RUN "timeline, memory"
+#define LS_CHARTS_OF_SWEEP "utilization, wait, memory, stages"
+#define LS_CHARTS_OF_RUN "timeline, memory, stages"
 #define LS_CHARTS_OF_ALL "start-cost"
 
 /* Writes the charts; prints what was written. Returns the exit status: 0

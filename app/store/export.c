@@ -144,16 +144,18 @@ ls_export_csv_batches (ls_store *store, GArray *ids, GString *out, GError **erro
   if (!select_runs (store, ids, error))
     return FALSE;
   if (sqlite3_prepare_v2 (ls_store_db (store),
-                          "SELECT run_id, seq, epoch, batch, samples, ready_ms, wait_ms, copy_ms, compute_ms FROM batch "
+                          "SELECT run_id, seq, epoch, batch, samples, ready_ms, wait_ms, copy_ms, compute_ms, read_ms, "
+                          "decode_ms, transform_ms, write_ms, idle_ms, busy_ms FROM batch "
                           "WHERE run_id IN (SELECT id FROM temp.export_sel) ORDER BY run_id, seq",
                           -1, &st, NULL)
       != SQLITE_OK)
     return sql_failed (store, "reading batches", error);
-  g_string_append (out, "run_id,seq,epoch,batch,samples,ready_ms,wait_ms,copy_ms,compute_ms\r\n");
+  g_string_append (out, "run_id,seq,epoch,batch,samples,ready_ms,wait_ms,copy_ms,compute_ms,read_ms,decode_ms,"
+                        "transform_ms,write_ms,idle_ms,busy_ms\r\n");
   while ((rc = sqlite3_step (st)) == SQLITE_ROW)
     {
       char buf[G_ASCII_DTOSTR_BUF_SIZE];
-      for (int c = 0; c < 9; c++)
+      for (int c = 0; c < 15; c++)
         {
           if (c)
             g_string_append_c (out, ',');
