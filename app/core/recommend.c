@@ -293,7 +293,8 @@ ls_recommend (JsonArray *summaries)
       ls_config_group *g = groups->pdata[j];
       gboolean close = g->done && (g->mean >= best->mean * (1 - LS_RECOMMEND_TOLERANCE)
                                    || ls_config_groups_overlap (g, best));
-      if (close && g->memory >= 0 && (pick->memory < 0 || g->memory < pick->memory))
+      /* Less memory counts when it is noticeably less (5 %), not noise. */
+      if (close && g->memory >= 0 && (pick->memory < 0 || g->memory < pick->memory * (1 - LS_RECOMMEND_TOLERANCE)))
         pick = g;
     }
 
