@@ -3,6 +3,7 @@
 #include "app/core/verdict.h"
 #include "app/report/sweep-charts.h"
 #include "ui/ls-chart-view.h"
+#include "ui/ls-whatif-bar.h"
 
 struct _LsResultsPage {
   GtkBox parent_instance;
@@ -13,6 +14,7 @@ struct _LsResultsPage {
   GtkGrid *grid;
   GPtrArray *charts;          /* LsChartView, one per ls_chart_sweep_names */
   GCancellable *loading;      /* the charts being read, NULL when none */
+  LsWhatifBar *whatif;        /* the GPU-speed control over the utilization chart */
 };
 
 G_DEFINE_FINAL_TYPE (LsResultsPage, ls_results_page, GTK_TYPE_BOX)
@@ -30,6 +32,7 @@ charts_loaded (GObject *source, GAsyncResult *result, gpointer data)
     g_warning_once ("results: %s", error->message);
   for (guint i = 0; i < self->charts->len; i++)
     ls_chart_view_set_chart (self->charts->pdata[i], charts ? g_steal_pointer (&charts->pdata[i]) : NULL);
+  ls_whatif_bar_refresh (self->whatif);
 }
 
 void
@@ -59,6 +62,11 @@ ls_results_page_show_sweep (LsResultsPage *self, const char *db, gint64 sweep_id
   g_clear_object (&self->loading);
   self->loading = g_cancellable_new ();
   ls_sweep_charts_load_async (db, sweep_id, self->loading, charts_loaded, g_object_ref (self));
+  LsChartView *util = NULL;
+  for (guint i = 0; ls_chart_sweep_names[i] && i < self->charts->len; i++)
+    if (g_str_equal (ls_chart_sweep_names[i], "utilization"))
+      util = self->charts->pdata[i];
+  ls_whatif_bar_set_sweep (self->whatif, db, sweep_id, util);
 }
 
 guint
@@ -68,6 +76,12 @@ ls_results_page_count_charts_with_data (LsResultsPage *self)
   for (guint i = 0; i < self->charts->len; i++)
     n += ls_chart_view_n_points (self->charts->pdata[i]) > 0;
   return n;
+}
+
+GtkWidget *
+ls_results_page_get_whatif_bar (LsResultsPage *self)
+{
+  return GTK_WIDGET (self->whatif);
 }
 
 gboolean
@@ -116,4 +130,6 @@ ls_results_page_init (LsResultsPage *self)
       gtk_grid_attach (self->grid, GTK_WIDGET (view), (int) (i % 2), (int) (i / 2), alone ? 2 : 1, 1);
       g_ptr_array_add (self->charts, view);
     }
+  self->whatif = ls_whatif_bar_new ();
+  gtk_box_insert_child_after (GTK_BOX (self->content), GTK_WIDGET (self->whatif), GTK_WIDGET (self->subtitle));
 }

@@ -18,4 +18,7 @@ guint ls_results_page_count_charts_with_data (LsResultsPage *self);
 /* Whether the charts of the sweep shown are still being read. */
 gboolean ls_results_page_is_loading (LsResultsPage *self);
 
+/* The what-if bar under the verdict (tests move its GPU-speed control). */
+GtkWidget *ls_results_page_get_whatif_bar (LsResultsPage *self);
+
 G_END_DECLS

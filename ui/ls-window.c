@@ -8,6 +8,7 @@
 #include "ui/ls-results-page.h"
 #include "ui/ls-run-page.h"
 #include "ui/ls-setup-page.h"
+#include "ui/ls-tune-dialog.h"
 
 struct _LsWindow {
   AdwApplicationWindow parent_instance;
@@ -154,6 +155,37 @@ run_activated (GtkWidget *widget, const char *action, GVariant *param)
   adw_view_stack_set_visible_child_name (self->stack, "run");
 }
 
+/* Tune recorded its sweep: shown on Results, listed in History. */
+static void
+tune_done (const char *db, gint64 sweep_id, JsonArray *summaries, gpointer data)
+{
+  LsWindow *self = data;
+  if (json_array_get_length (summaries) > 0)
+    {
+      ls_results_page_show_sweep (self->results_page, db, sweep_id, summaries);
+      adw_view_stack_set_visible_child_name (self->stack, "results");
+    }
+  ls_history_page_reload (self->history_page);
+}
+
+static void
+tune_activated (GtkWidget *widget, const char *action, GVariant *param)
+{
+  LsWindow *self = LS_WINDOW (widget);
+  g_autoptr (GError) error = NULL;
+
+  if (self->session)
+    return;
+  g_autoptr (ls_sweep_request) request = ls_setup_page_get_request (self->setup_page, &error);
+  if (!request)
+    {
+      ls_window_toast (self, error->message);
+      return;
+    }
+  LsTuneDialog *dialog = ls_tune_dialog_new (GTK_WINDOW (self), request, self->db, tune_done, self);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
 static void
 cancel_activated (GtkWidget *widget, const char *action, GVariant *param)
 {
@@ -227,6 +259,7 @@ ls_window_class_init (LsWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LsWindow, history_page);
   gtk_widget_class_install_action (widget_class, "win.run", NULL, run_activated);
   gtk_widget_class_install_action (widget_class, "win.cancel", NULL, cancel_activated);
+  gtk_widget_class_install_action (widget_class, "win.tune", NULL, tune_activated);
   gtk_widget_class_install_action (widget_class, "win.export", NULL, export_activated);
   gtk_widget_class_install_action (widget_class, "win.import", NULL, import_activated);
 }

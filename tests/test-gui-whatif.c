@@ -1,0 +1,155 @@
+/* The Results page's GPU-speed control draws the model's dashed lines over
+ * a recorded sweep, and the Tune window runs `loadscope tune` with its
+ * budgets and shows the verdict; screenshots are kept (LS_ARTIFACTS). Real
+ * runners on a small synthetic dataset and the simulated sink. */
+#include <adwaita.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "app/core/sweep-request.h"
+#include "test-util.h"
+#include "ui/ls-results-page.h"
+#include "ui/ls-tune-dialog.h"
+#include "ui/ls-whatif-bar.h"
+#include "ui/ls-window.h"
+
+static char *tmp_dir;
+static LsResultsPage *page;
+static gboolean tune_done_called;
+
+static void
+iterate_until (gboolean (*done) (void), double timeout_s)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) (timeout_s * 1e6);
+  while (!done () && g_get_monotonic_time () < end)
+    g_main_context_iteration (NULL, FALSE), g_usleep (2000);
+}
+
+static gboolean
+never (void)
+{
+  return FALSE;
+}
+
+static gboolean
+charts_read (void)
+{
+  return !ls_results_page_is_loading (page);
+}
+
+static LsTuneDialog *dialog;
+
+static gboolean
+tune_finished (void)
+{
+  return !ls_tune_dialog_is_running (dialog);
+}
+
+static void
+save_screenshot (const char *name)
+{
+  const char *dir = g_getenv ("LS_ARTIFACTS");
+  g_autofree char *path = g_build_filename (dir ? dir : ".", name, NULL);
+  g_autofree char *import = g_find_program_in_path ("import");
+  iterate_until (never, 1);
+  if (!import)
+    {
+      g_test_message ("no screenshot (ImageMagick's import is not installed): %s", path);
+      return;
+    }
+  const char *argv[] = { import, "-window", "root", path, NULL };
+  int status = 0;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status, NULL));
+  g_test_message ("screenshot: %s", path);
+}
+
+#define DATA "--dataset", "synthetic", "--count", "256", "--size", "64x64", "--sample-cost-us", "600", \
+             "--batch-size", "16", "--batches", "32", "--sink", "sim", "--model-ms", "6"
+
+static void
+on_tune_done (const char *db, gint64 sweep_id, JsonArray *summaries, gpointer data)
+{
+  tune_done_called = sweep_id > 0 && json_array_get_length (summaries) > 0;
+  ls_results_page_show_sweep (page, db, sweep_id, summaries);
+}
+
+static void
+test_whatif_and_tune (void)
+{
+  g_autofree char *db = g_build_filename (tmp_dir, "runs.sqlite", NULL);
+  const char *exe = g_getenv ("LOADSCOPE");
+  g_assert_nonnull (exe);
+  const char *argv[] = { exe, "sweep", DATA, "--workers", "0,1,2,3", "--pin", "off,staging", "--db", db, "--json", NULL };
+  g_autofree char *out = NULL;
+  int status = 0;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL, &status,
+                               NULL));
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_autoptr (JsonNode) node = json_from_string (out, NULL);
+  g_assert_true (node && JSON_NODE_HOLDS_ARRAY (node));
+
+  /* The templates' resource comes with the window's class. */
+  g_type_class_unref (g_type_class_ref (LS_TYPE_WINDOW));
+  GtkWidget *window = adw_window_new ();
+  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);
+  page = g_object_new (LS_TYPE_RESULTS_PAGE, NULL);
+  adw_window_set_content (ADW_WINDOW (window), GTK_WIDGET (page));
+  gtk_window_present (GTK_WINDOW (window));
+  ls_results_page_show_sweep (page, db, 1, json_node_get_array (node));
+  iterate_until (charts_read, 60);
+  g_assert_true (charts_read ());
+  LsWhatifBar *bar = LS_WHATIF_BAR (ls_results_page_get_whatif_bar (page));
+  /* One GPU-busy and one throughput line per pin mode. */
+  g_assert_cmpuint (ls_whatif_bar_n_predicted (bar), ==, 4);
+  ls_whatif_bar_set_speed (bar, 2.0);
+  iterate_until (never, 0.5);
+  g_assert_cmpfloat (ls_whatif_bar_get_speed (bar), ==, 2.0);
+  g_assert_cmpuint (ls_whatif_bar_n_predicted (bar), ==, 4);
+  save_screenshot ("gui-whatif-2x.png");
+  ls_whatif_bar_set_speed (bar, 0.25);
+  iterate_until (never, 0.5);
+  save_screenshot ("gui-whatif-quarter.png");
+
+  /* The Tune window: the runner's argv leaves tune its knobs. */
+  g_autoptr (ls_sweep_request) request = ls_sweep_request_new ();
+  const char *knobs[] = { DATA, "--workers", "0,1", "--pin", "staging" };
+  for (guint i = 0; i < G_N_ELEMENTS (knobs); i += 2)
+    g_assert_true (ls_sweep_request_set_text (request, knobs[i] + 2, knobs[i + 1], NULL));
+  g_autoptr (GPtrArray) args = ls_tune_dialog_argv (request, exe, db, "2G", "20s");
+  g_autofree char *joined = g_strjoinv (" ", (char **) args->pdata);
+  g_assert_null (strstr (joined, "--workers"));
+  g_assert_null (strstr (joined, "--pin"));
+  g_assert_nonnull (strstr (joined, " tune --dataset synthetic"));
+  g_assert_nonnull (strstr (joined, "--memory-budget 2G --time-budget 20s"));
+  g_assert_nonnull (strstr (joined, "--model-ms 6"));
+
+  dialog = ls_tune_dialog_new (GTK_WINDOW (window), request, db, on_tune_done, NULL);
+  gtk_window_present (GTK_WINDOW (dialog));
+  save_screenshot ("gui-tune.png");
+  ls_tune_dialog_start (dialog);
+  g_assert_true (ls_tune_dialog_is_running (dialog));
+  iterate_until (tune_finished, 170);
+  g_assert_false (ls_tune_dialog_is_running (dialog));
+  g_assert_nonnull (strstr (ls_tune_dialog_get_result (dialog), "DataLoader("));
+  g_assert_true (tune_done_called);
+  iterate_until (never, 2);
+  save_screenshot ("gui-tune-done.png");
+  iterate_until (charts_read, 60);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  gtk_window_destroy (GTK_WINDOW (window));
+  iterate_until (never, 0.2);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  gtk_init ();
+  adw_init ();
+  tmp_dir = g_dir_make_tmp ("loadscope-gui-whatif-XXXXXX", NULL);
+  g_test_add_func ("/gui/whatif-and-tune", test_whatif_and_tune);
+  int rc = g_test_run ();
+  ls_test_remove_tree (tmp_dir);
+  g_free (tmp_dir);
+  return rc;
+}

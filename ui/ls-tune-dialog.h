@@ -1,0 +1,36 @@
+/* The Tune window: memory and time budgets, then `loadscope tune` in a
+ * runner process over the Setup page's dataset and the knobs it holds at
+ * one value; its progress as it goes, and the verdict and DataLoader line
+ * at the end. */
+#pragma once
+
+#include <adwaita.h>
+#include <json-glib/json-glib.h>
+
+#include "app/core/sweep-request.h"
+
+G_BEGIN_DECLS
+
+#define LS_TYPE_TUNE_DIALOG (ls_tune_dialog_get_type ())
+G_DECLARE_FINAL_TYPE (LsTuneDialog, ls_tune_dialog, LS, TUNE_DIALOG, AdwWindow)
+
+/* Called when tune has recorded its sweep: the store, the sweep and its
+ * runs' summaries (to show on the Results page). */
+typedef void (*LsTuneDoneFunc) (const char *db, gint64 sweep_id, JsonArray *summaries, gpointer user_data);
+
+/* request: the Setup page's (copied); db: the store. */
+LsTuneDialog *ls_tune_dialog_new (GtkWindow *parent, const ls_sweep_request *request, const char *db,
+                                  LsTuneDoneFunc done, gpointer user_data);
+
+/* The argv of the runner (NULL-terminated, strings owned by the array):
+ * tune's knobs from the request, one value each. */
+GPtrArray *ls_tune_dialog_argv (const ls_sweep_request *request, const char *runner, const char *db,
+                                const char *memory, const char *time_budget);
+
+/* Starts tune as if the button was pressed (tests). */
+void ls_tune_dialog_start (LsTuneDialog *self);
+gboolean ls_tune_dialog_is_running (LsTuneDialog *self);
+/* The result text shown (NULL before the end). */
+const char *ls_tune_dialog_get_result (LsTuneDialog *self);
+
+G_END_DECLS

@@ -1,0 +1,243 @@
+/* The what-if bar (ls-whatif-bar.h). The model is fitted once per sweep
+ * shown (the sweep's first finished run and its siblings); each move of
+ * the scale predicts every worker count of the chart for each pin mode of
+ * the sweep and adds the lines to a freshly read utilization chart. */
+#include "ui/ls-whatif-bar.h"
+
+#include <math.h>
+
+#include "app/analysis/whatif-basis.h"
+#include "app/report/chart-store.h"
+#include "app/store/store-query.h"
+
+
+struct _LsWhatifBar {
+  GtkBox parent_instance;
+  GtkScale *scale;
+  GtkLabel *value;
+  GtkLabel *note;
+  char *db;
+  gint64 sweep_id;
+  LsChartView *view;          /* not owned: the page's */
+  ls_whatif_basis *basis;     /* NULL: nothing to fit to */
+  guint n_predicted;
+  guint redraw;               /* a pending redraw (the scale moved) */
+};
+
+G_DEFINE_FINAL_TYPE (LsWhatifBar, ls_whatif_bar, GTK_TYPE_BOX)
+
+double
+ls_whatif_bar_get_speed (LsWhatifBar *self)
+{
+  return exp2 (gtk_range_get_value (GTK_RANGE (self->scale)));
+}
+
+void
+ls_whatif_bar_set_speed (LsWhatifBar *self, double speed)
+{
+  gtk_range_set_value (GTK_RANGE (self->scale), log2 (CLAMP (speed, 0.25, 4.0)));
+}
+
+guint
+ls_whatif_bar_n_predicted (LsWhatifBar *self)
+{
+  return self->n_predicted;
+}
+
+/* The worker counts and pin modes of the sweep's runs. */
+static void
+sweep_axes (LsWhatifBar *self, GArray *workers, GPtrArray *pins)
+{
+  for (guint i = 0; i < self->basis->runs->len; i++)
+    {
+      const ls_whatif_run *r = g_ptr_array_index (self->basis->runs, i);
+      gboolean seen = FALSE;
+      for (guint j = 0; j < workers->len; j++)
+        seen |= g_array_index (workers, guint, j) == r->workers;
+      if (!seen)
+        g_array_append_val (workers, r->workers);
+      if (r->pin && !g_ptr_array_find_with_equal_func (pins, r->pin, g_str_equal, NULL))
+        g_ptr_array_add (pins, r->pin);
+    }
+}
+
+static int
+compare_guint (gconstpointer a, gconstpointer b)
+{
+  guint x = *(const guint *) a, y = *(const guint *) b;
+  return x < y ? -1 : x > y;
+}
+
+static void
+draw_predictions (LsWhatifBar *self)
+{
+  double speed = ls_whatif_bar_get_speed (self);
+  g_autofree char *text = g_strdup_printf ("%.2g×", speed);
+  gtk_label_set_text (self->value, text);
+  self->n_predicted = 0;
+  if (!self->view || !self->db || self->sweep_id <= 0)
+    return;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ls_store) store = ls_store_open_to_read (self->db, &error);
+  ls_chart *chart = store ? ls_chart_sweep (store, self->sweep_id, "utilization", &error) : NULL;
+  if (!chart)
+    return;
+  if (!self->basis || ls_chart_n_points (chart) == 0)
+    {
+      ls_chart_view_set_chart (self->view, chart);
+      return;
+    }
+
+  g_autoptr (GArray) workers = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr (GPtrArray) pins = g_ptr_array_new ();
+  sweep_axes (self, workers, pins);
+  g_array_sort (workers, compare_guint);
+  gboolean util = ls_chart_has_y2 (chart);
+  for (guint p = 0; p < MAX (pins->len, 1u); p++)
+    {
+      const char *pin = pins->len ? g_ptr_array_index (pins, p) : NULL;
+      g_autofree char *label_util = g_strdup_printf ("predicted GPU busy%s%s", pin ? ", pin " : "", pin ? pin : "");
+      g_autofree char *label_tput = g_strdup_printf ("predicted throughput%s%s", pin ? ", pin " : "", pin ? pin : "");
+      /* The colour of the pin mode's measured series (the chart's groups
+       * come in the sweep's order, as the pins here). */
+      ls_chart_series *su = util ? ls_chart_add_series (chart, label_util, LS_CHART_LINE, (int) p, LS_CHART_Y) : NULL;
+      ls_chart_series *st = ls_chart_add_series (chart, label_tput, LS_CHART_LINE, (int) p,
+                                                 util ? LS_CHART_Y2 : LS_CHART_Y);
+      for (guint i = 0; i < workers->len; i++)
+        {
+          ls_whatif_change change;
+          ls_whatif_prediction pred;
+          ls_whatif_change_init (&change);
+          change.workers = (int) g_array_index (workers, guint, i);
+          change.pin = pin;
+          change.gpu_speed = speed;
+          ls_whatif_predict (self->basis, &change, &pred);
+          if (su)
+            ls_chart_series_add (su, change.workers, pred.gpu_util_exact);
+          ls_chart_series_add (st, change.workers, pred.throughput_sps);
+        }
+      for (ls_chart_series *s = su; s; s = s == su ? st : NULL)
+        {
+          s->dash = LS_CHART_DASHED;
+          s->markers = FALSE;
+          self->n_predicted++;
+        }
+      if (!su)
+        {
+          st->dash = LS_CHART_DASHED;
+          st->markers = FALSE;
+          self->n_predicted++;
+        }
+    }
+  if (chart->legend->len > 0)
+    {
+      g_autofree char *legend = g_strdup_printf ("model, GPU %.2g×", speed);
+      ls_chart_add_legend (chart, legend, -1, LS_CHART_LINE, LS_CHART_DASHED, FALSE, FALSE);
+    }
+  ls_chart_view_set_chart (self->view, chart);
+}
+
+static gboolean
+redraw_now (gpointer data)
+{
+  LsWhatifBar *self = data;
+  self->redraw = 0;
+  draw_predictions (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_value_changed (GtkRange *range, LsWhatifBar *self)
+{
+  g_autofree char *text = g_strdup_printf ("%.2g×", ls_whatif_bar_get_speed (self));
+  gtk_label_set_text (self->value, text);
+  /* A dragged scale moves many times a second: draw once it rests. */
+  g_clear_handle_id (&self->redraw, g_source_remove);
+  self->redraw = g_timeout_add (120, redraw_now, self);
+}
+
+void
+ls_whatif_bar_refresh (LsWhatifBar *self)
+{
+  g_clear_handle_id (&self->redraw, g_source_remove);
+  draw_predictions (self);
+}
+
+void
+ls_whatif_bar_set_sweep (LsWhatifBar *self, const char *db, gint64 sweep_id, LsChartView *view)
+{
+  g_free (self->db);
+  self->db = g_strdup (db);
+  self->sweep_id = sweep_id;
+  self->view = view;
+  g_clear_pointer (&self->basis, ls_whatif_basis_free);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ls_store) store = ls_store_open_to_read (db, &error);
+  char ref[32];
+  g_snprintf (ref, sizeof ref, "%" G_GINT64_FORMAT, sweep_id);
+  g_autoptr (GArray) ids = store ? ls_store_select_runs (store, NULL, ref, &error) : NULL;
+  for (guint i = 0; ids && i < ids->len && !self->basis; i++)
+    self->basis = ls_whatif_basis_load (store, g_array_index (ids, gint64, i), TRUE, NULL);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->scale), self->basis != NULL);
+  g_autofree char *note = self->basis
+      ? g_strdup_printf ("Lines without markers in the utilization chart: the model fitted to this sweep (build "
+                         "time from %s), with the model step × 1/speed.", self->basis->source)
+      : g_strdup ("No finished run to fit the model to.");
+  gtk_label_set_text (self->note, note);
+}
+
+static void
+ls_whatif_bar_dispose (GObject *object)
+{
+  LsWhatifBar *self = LS_WHATIF_BAR (object);
+  g_clear_handle_id (&self->redraw, g_source_remove);
+  g_clear_pointer (&self->basis, ls_whatif_basis_free);
+  g_clear_pointer (&self->db, g_free);
+  self->view = NULL;
+  G_OBJECT_CLASS (ls_whatif_bar_parent_class)->dispose (object);
+}
+
+static void
+ls_whatif_bar_class_init (LsWhatifBarClass *klass)
+{
+  G_OBJECT_CLASS (klass)->dispose = ls_whatif_bar_dispose;
+}
+
+static void
+ls_whatif_bar_init (LsWhatifBar *self)
+{
+  GtkBox *box = GTK_BOX (self);
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (self), GTK_ORIENTATION_HORIZONTAL);
+  gtk_box_set_spacing (box, 12);
+  GtkWidget *title = gtk_label_new ("What if the GPU were");
+  gtk_box_append (box, title);
+  self->scale = GTK_SCALE (gtk_scale_new_with_range (GTK_ORIENTATION_HORIZONTAL, -2, 2, 0.05));
+  gtk_range_set_value (GTK_RANGE (self->scale), 0);
+  gtk_scale_set_draw_value (self->scale, FALSE);
+  static const struct { double v; const char *label; } marks[] = {
+    { -2, "¼×" }, { -1, "½×" }, { 0, "1×" }, { 1, "2×" }, { 2, "4×" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (marks); i++)
+    gtk_scale_add_mark (self->scale, marks[i].v, GTK_POS_BOTTOM, marks[i].label);
+  gtk_widget_set_size_request (GTK_WIDGET (self->scale), 260, -1);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->scale), "GPU speed: the model step takes 1/k of the measured time");
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->scale), GTK_ACCESSIBLE_PROPERTY_LABEL, "GPU speed", -1);
+  gtk_box_append (box, GTK_WIDGET (self->scale));
+  self->value = GTK_LABEL (gtk_label_new ("1×"));
+  gtk_label_set_width_chars (self->value, 5);
+  gtk_box_append (box, GTK_WIDGET (self->value));
+  self->note = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_xalign (self->note, 0);
+  gtk_label_set_wrap (self->note, TRUE);
+  gtk_widget_set_hexpand (GTK_WIDGET (self->note), TRUE);
+  gtk_widget_add_css_class (GTK_WIDGET (self->note), "dim-label");
+  gtk_box_append (box, GTK_WIDGET (self->note));
+  gtk_widget_set_sensitive (GTK_WIDGET (self->scale), FALSE);
+  g_signal_connect (self->scale, "value-changed", G_CALLBACK (on_value_changed), self);
+}
+
+LsWhatifBar *
+ls_whatif_bar_new (void)
+{
+  return g_object_new (LS_TYPE_WHATIF_BAR, NULL);
+}
