@@ -263,6 +263,22 @@ ls_process_kill (ls_process *proc, ls_error *err)
   return LS_OK;
 }
 
+int
+ls_process_interrupt (ls_pid pid, ls_error *err)
+{
+  if (kill (pid, SIGINT) != 0)
+    return ls_error_set_os (err, "kill(%d, SIGINT)", (int) pid);
+  return LS_OK;
+}
+
+int
+ls_process_interrupt_listen (volatile sig_atomic_t *flag, ls_error *err)
+{
+  (void) flag;
+  (void) err;
+  return LS_OK;
+}
+
 ls_pid
 ls_process_pid (const ls_process *proc)
 {

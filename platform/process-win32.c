@@ -536,6 +536,74 @@ ls_process_kill (ls_process *proc, ls_error *err)
   return LS_OK;
 }
 
+static void
+interrupt_event_name (ls_pid pid, wchar_t *name, size_t len)
+{
+  _snwprintf (name, len, L"Local\\loadscope-interrupt-%lu", (unsigned long) pid);
+  name[len - 1] = 0;
+}
+
+int
+ls_process_interrupt (ls_pid pid, ls_error *err)
+{
+  wchar_t name[64];
+  interrupt_event_name (pid, name, sizeof name / sizeof name[0]);
+  HANDLE ev = OpenEventW (EVENT_MODIFY_STATE, FALSE, name);
+  if (!ev)
+    {
+      DWORD code = GetLastError ();
+      if (code == ERROR_FILE_NOT_FOUND)
+        return ls_error_set (err, LS_ERR_NOT_FOUND, "process %lu does not listen for an interrupt", (unsigned long) pid);
+      return ls_error_set_os_code (err, (int) code, "OpenEvent(interrupt of process %lu)", (unsigned long) pid);
+    }
+  BOOL ok = SetEvent (ev);
+  DWORD code = GetLastError ();
+  CloseHandle (ev);
+  if (!ok)
+    return ls_error_set_os_code (err, (int) code, "SetEvent(interrupt of process %lu)", (unsigned long) pid);
+  return LS_OK;
+}
+
+typedef struct {
+  HANDLE event;
+  volatile sig_atomic_t *flag;
+} interrupt_watch;
+
+static DWORD WINAPI
+interrupt_watch_main (void *arg)
+{
+  interrupt_watch *w = arg;
+  if (WaitForSingleObject (w->event, INFINITE) == WAIT_OBJECT_0)
+    *w->flag = 1;
+  return 0;
+}
+
+int
+ls_process_interrupt_listen (volatile sig_atomic_t *flag, ls_error *err)
+{
+  static interrupt_watch watch; /* lives as long as the process */
+  wchar_t name[64];
+  if (watch.event)
+    return ls_error_set (err, LS_ERR_INVALID, "ls_process_interrupt_listen: already listening");
+  interrupt_event_name (GetCurrentProcessId (), name, sizeof name / sizeof name[0]);
+  /* Manual reset: once asked, it stays asked. Not inherited. */
+  HANDLE ev = CreateEventW (NULL, TRUE, FALSE, name);
+  if (!ev)
+    return ls_error_set_os (err, "CreateEvent(interrupt)");
+  watch.event = ev;
+  watch.flag = flag;
+  HANDLE thread = CreateThread (NULL, 64 * 1024, interrupt_watch_main, &watch, STACK_SIZE_PARAM_IS_A_RESERVATION, NULL);
+  if (!thread)
+    {
+      int rc = ls_error_set_os (err, "CreateThread(interrupt watch)");
+      CloseHandle (ev);
+      watch.event = NULL;
+      return rc;
+    }
+  CloseHandle (thread);
+  return LS_OK;
+}
+
 ls_pid
 ls_process_pid (const ls_process *proc)
 {

@@ -5,6 +5,7 @@
  * kills its members when the parent's handle to it closes. */
 #pragma once
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -80,6 +81,19 @@ ls_pid ls_process_self_pid (void);
  * program. true: running, and the program matches or its name cannot be
  * read (then the caller cannot tell, and should leave it alone). */
 bool ls_process_is_alive (int64_t pid, const char *program);
+
+/* A polite stop asked by another process, so that the run ends as
+ * interrupted (recorded with its figures) instead of being killed.
+ * ls_process_interrupt asks process `pid`: POSIX sends it SIGINT; Win32 has
+ * no signal one process can send another (Ctrl-C events only reach processes
+ * sharing a console), so it sets the event "Local\loadscope-interrupt-<pid>"
+ * that the process made with ls_process_interrupt_listen, and returns
+ * LS_ERR_NOT_FOUND when the process listens to none.
+ * ls_process_interrupt_listen makes this process answer by setting *flag to
+ * 1: POSIX does nothing here (the caller's SIGINT handler sets the flag);
+ * Win32 creates the event and a thread that waits on it. */
+int ls_process_interrupt (ls_pid pid, ls_error *err);
+int ls_process_interrupt_listen (volatile sig_atomic_t *flag, ls_error *err);
 
 /* For a spawned child: exit when the parent dies. On Linux this asks for
  * PR_SET_PDEATHSIG(SIGKILL) and exits at once if the parent is already gone

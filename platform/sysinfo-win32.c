@@ -38,6 +38,28 @@ read_version (ls_sysinfo *out)
             (unsigned long) info.dwMinorVersion, (unsigned long) info.dwBuildNumber);
 }
 
+/* Wine's ntdll exports wine_get_version; Windows' does not. Runs under Wine
+ * are recorded as "Windows (Wine 8.0)", so that nobody takes Wine's timings
+ * for Windows'. */
+typedef const char *(CDECL *wine_get_version_fn) (void);
+
+static void
+read_wine (ls_sysinfo *out)
+{
+  HMODULE ntdll = GetModuleHandleW (L"ntdll.dll");
+  FARPROC p = ntdll ? GetProcAddress (ntdll, "wine_get_version") : NULL;
+  wine_get_version_fn fn;
+  const char *version;
+
+  if (!p)
+    return;
+  memcpy (&fn, &p, sizeof fn);
+  version = fn ();
+  snprintf (out->os_name, sizeof out->os_name, "Windows (Wine %s)", version && *version ? version : "?");
+  size_t n = strlen (out->kernel);
+  snprintf (out->kernel + n, sizeof out->kernel - n, " (Wine %s)", version && *version ? version : "?");
+}
+
 static const char *
 arch_name (WORD arch)
 {
@@ -119,6 +141,7 @@ ls_sysinfo_read (ls_sysinfo *out, ls_error *err)
   out->total_ram_bytes = (uint64_t) mem.ullTotalPhys;
 
   read_version (out);
+  read_wine (out);
   snprintf (out->arch, sizeof out->arch, "%s", arch_name (si.wProcessorArchitecture));
   read_cpu_model (out);
 
