@@ -1,6 +1,8 @@
 #include "app/chart/chart-render.h"
 
+#ifdef LS_HAVE_FONTCONFIG
 #include <fontconfig/fontconfig.h>
+#endif
 #include <math.h>
 #include <string.h>
 
@@ -505,5 +507,7 @@ ls_chart_release_fonts (void)
 {
   pango_cairo_font_map_set_default (NULL);
   cairo_debug_reset_static_data ();
+#ifdef LS_HAVE_FONTCONFIG
   FcFini ();
+#endif
 }

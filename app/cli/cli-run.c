@@ -14,6 +14,7 @@
 #include "app/core/verdict.h"
 #include "app/store/run-recorder.h"
 #include "app/store/store.h"
+#include "platform/process.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -203,6 +204,8 @@ ls_cli_run (int argc, char **argv)
   /* Ctrl-C and a polite kill end the run as interrupted, recorded as such. */
   signal (SIGINT, on_signal);
   signal (SIGTERM, on_signal);
+  /* Windows: how a sweep or the window asks it (no signal there). */
+  ls_process_interrupt_listen (&interrupted, NULL);
   config.interrupt = &interrupted;
   /* The machine's CPU around the run: what other processes used. */
   ls_machine_busy_mark busy;

@@ -4,7 +4,9 @@
  * ls_cli_sweep_run too. */
 #include "app/cli/cli-sweep.h"
 
+#ifdef G_OS_UNIX
 #include <glib-unix.h>
+#endif
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -162,6 +164,7 @@ on_finished (LsSweepSession *s, gboolean cancelled, driver *d)
 /* Ctrl-C reaches the runner too when it shares our terminal; one outside
  * our process group is told by the session (SIGINT). Either way it ends
  * its run as interrupted, recorded with its figures, and no more start. */
+#ifdef G_OS_UNIX
 static gboolean
 on_unix_signal (gpointer user_data)
 {
@@ -170,6 +173,7 @@ on_unix_signal (gpointer user_data)
   ls_sweep_session_cancel (d->session);
   return G_SOURCE_CONTINUE;
 }
+#endif
 
 int
 ls_cli_sweep_run (const ls_sweep_request *request, ls_cli_sweep_flags flags, ls_cli_sweep_result *result)
@@ -186,8 +190,13 @@ ls_cli_sweep_run (const ls_sweep_request *request, ls_cli_sweep_flags flags, ls_
   g_signal_connect (session, "finished", G_CALLBACK (on_finished), &d);
 
   d.loop = g_main_loop_new (NULL, FALSE);
+#ifdef G_OS_UNIX
   guint sigint = g_unix_signal_add (SIGINT, on_unix_signal, &d);
   guint sigterm = g_unix_signal_add (SIGTERM, on_unix_signal, &d);
+#endif
+  /* Windows: GLib has no signal source. Ctrl-C in the console ends the sweep
+   * and reaches its runner too (same console), which records its run as
+   * interrupted. */
   d.sweep_start_us = g_get_monotonic_time ();
   gboolean started = ls_sweep_session_start (session, &error);
   if (started)
@@ -198,8 +207,10 @@ ls_cli_sweep_run (const ls_sweep_request *request, ls_cli_sweep_flags flags, ls_
       if (!d.finished)
         g_main_loop_run (d.loop);
     }
+#ifdef G_OS_UNIX
   g_source_remove (sigint);
   g_source_remove (sigterm);
+#endif
   g_signal_handlers_disconnect_by_data (session, &d);
   g_main_loop_unref (d.loop);
   if (!started)

@@ -5,6 +5,9 @@
 
 #include "platform/fs.h"
 
+/* "loadscope-worker", "loadscope-worker.exe" on Windows (meson.build). */
+#define WORKER_FILE "loadscope-worker" LS_EXE_SUFFIX
+
 char *
 ls_worker_path (void)
 {
@@ -18,15 +21,15 @@ ls_worker_path (void)
   if (g_strcmp0 (self, "loadscope") == 0)
     return g_strdup ("loadscope-worker");
   dir = g_path_get_dirname (self);
-  char *beside = g_build_filename (dir, "loadscope-worker", NULL);
+  char *beside = g_build_filename (dir, WORKER_FILE, NULL);
   if (g_file_test (beside, G_FILE_TEST_IS_EXECUTABLE))
     return beside;
   g_free (beside);
-  char *build_tree = g_build_filename (dir, "..", "loader", "loadscope-worker", NULL);
+  char *build_tree = g_build_filename (dir, "..", "loader", WORKER_FILE, NULL);
   if (g_file_test (build_tree, G_FILE_TEST_IS_EXECUTABLE))
     return build_tree;
   g_free (build_tree);
-  return g_build_filename (dir, "loadscope-worker", NULL);
+  return g_build_filename (dir, WORKER_FILE, NULL);
 }
 
 char *

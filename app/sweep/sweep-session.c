@@ -15,6 +15,22 @@
 #include "app/store/store.h"
 #include "app/core/sweep-grid.h"
 #include "app/core/worker-path.h"
+#include "platform/process.h"
+
+/* Asks the runner to stop; it records the run as interrupted. GLib can
+ * signal a subprocess only on Unix; Windows has no signal for it, so the
+ * runner listens on an event (ls_process_interrupt_listen in cli-run.c). */
+static void
+interrupt_runner (GSubprocess *proc)
+{
+#ifdef G_OS_UNIX
+  g_subprocess_send_signal (proc, SIGINT);
+#else
+  const char *id = g_subprocess_get_identifier (proc);
+  if (id)
+    ls_process_interrupt ((ls_pid) g_ascii_strtoull (id, NULL, 10), NULL);
+#endif
+}
 
 /* How long to wait for the rest of a reaped runner's output (a worker it
  * left behind may hold the pipe open) before giving up on it. */
@@ -87,7 +103,7 @@ ls_sweep_session_dispose (GObject *object)
   /* Only reached with a runner still going through g_object_run_dispose ():
    * pending operations hold references. Do not leave it running. */
   if (self->proc)
-    g_subprocess_send_signal (self->proc, SIGINT);
+    interrupt_runner (self->proc);
   g_clear_handle_id (&self->drain_source, g_source_remove);
   if (self->reading)
     g_cancellable_cancel (self->reading);
@@ -495,7 +511,7 @@ ls_sweep_session_cancel (LsSweepSession *self)
     return;
   self->cancelled = TRUE;
   if (self->proc)
-    g_subprocess_send_signal (self->proc, SIGINT);
+    interrupt_runner (self->proc);
 }
 
 guint
