@@ -15,6 +15,7 @@
 #define DEFAULT_TIME_BUDGET_S 120.0
 #define DEFAULT_MAX_RUNS 16
 #define NOISE_FLOOR 0.02
+#define MIN_PICKS 3
 
 G_DEFINE_QUARK (ls-tune-error-quark, ls_tune_error)
 
@@ -290,28 +291,58 @@ measured (search *s, guint w, guint pf, const char *pin, gboolean pers)
   return FALSE;
 }
 
+static gboolean
+same_config (const ls_tune_point *a, const ls_tune_point *b)
+{
+  return a->workers == b->workers && g_strcmp0 (a->pin, b->pin) == 0
+         && (a->workers == 0 || (a->prefetch == b->prefetch && a->persistent == b->persistent));
+}
+
+/* The mean throughput of point i's configuration over its repeats, and
+ * how many there are. */
+static double
+config_mean (search *s, guint i, guint *n)
+{
+  const ls_tune_point *p = g_ptr_array_index (s->result->points, i);
+  double sum = 0;
+  guint k = 0;
+  for (guint j = 0; j < s->result->points->len; j++)
+    {
+      const ls_tune_point *q = g_ptr_array_index (s->result->points, j);
+      if (same_config (p, q) && !isnan (q->throughput_sps))
+        sum += q->throughput_sps, k++;
+    }
+  if (n)
+    *n = k;
+  return k ? sum / k : NAN;
+}
+
+/* The best configuration measured within the budget (by the mean of its
+ * repeats); with a tolerance, among those within it of the best, the one
+ * that uses the least memory. An index of one of its points. */
 static int
 best_point (search *s, double tolerance)
 {
   int best = -1;
+  double best_mean = 0;
   for (guint i = 0; i < s->result->points->len; i++)
     {
       const ls_tune_point *p = g_ptr_array_index (s->result->points, i);
-      if (p->over_budget || isnan (p->throughput_sps))
+      double mean = config_mean (s, i, NULL);
+      if (p->over_budget || isnan (mean))
         continue;
-      if (best < 0 || p->throughput_sps > ((ls_tune_point *) g_ptr_array_index (s->result->points, best))->throughput_sps)
-        best = (int) i;
+      if (best < 0 || mean > best_mean)
+        best = (int) i, best_mean = mean;
     }
   if (best < 0 || tolerance <= 0)
     return best;
   /* Within the tolerance of the best, the one that uses the least memory. */
-  const ls_tune_point *top = g_ptr_array_index (s->result->points, best);
   int choice = best;
   for (guint i = 0; i < s->result->points->len; i++)
     {
       const ls_tune_point *p = g_ptr_array_index (s->result->points, i);
       const ls_tune_point *c = g_ptr_array_index (s->result->points, choice);
-      if (!p->over_budget && p->throughput_sps >= top->throughput_sps * (1 - tolerance)
+      if (!p->over_budget && config_mean (s, i, NULL) >= best_mean * (1 - tolerance)
           && p->pss_peak_bytes < c->pss_peak_bytes)
         choice = (int) i;
     }
@@ -472,7 +503,9 @@ finish (search *s, ls_tune_result *r)
   g_autofree char *knobs = ls_recommend_knobs_text (summary);
   r->pytorch = ls_recommend_dataloader_text (summary);
   GString *v = g_string_new (NULL);
-  g_string_append_printf (v, "Use %s: %.0f samples/s, GPU busy %.0f %%, PSS peak %.0f MB", knobs, p->throughput_sps,
+  r->best_throughput_sps = config_mean (s, (guint) r->best, &r->best_repeats);
+  g_string_append_printf (v, "Use %s: %.0f samples/s%s, GPU busy %.0f %%, PSS peak %.0f MB", knobs,
+                          r->best_throughput_sps, r->best_repeats > 1 ? " (mean of its runs)" : "",
                           p->gpu_util_exact * 100, p->pss_peak_bytes / 1e6);
   if (s->o->memory_budget_bytes > 0)
     g_string_append_printf (v, " (budget %.0f MB)", s->o->memory_budget_bytes / 1e6);
@@ -526,8 +559,12 @@ run_search (search *s, GError **error)
         return FALSE;
     }
 
-  /* The model's picks. */
-  gboolean repeated = FALSE;
+  /* The model's picks: at least MIN_PICKS of them, then on while the next
+   * one promises more than the noise. A configuration that becomes the
+   * best on one run is run again, so that the choice never rests on one
+   * lucky run; the pairs give the noise. */
+  guint picks = 0;
+  g_autoptr (GArray) spreads = g_array_new (FALSE, FALSE, sizeof (double));
   while (TRUE)
     {
       if (r->runs >= (o->max_runs ? o->max_runs : DEFAULT_MAX_RUNS))
@@ -544,16 +581,16 @@ run_search (search *s, GError **error)
       g_autoptr (ls_whatif_basis) b = fit (s, error);
       if (!b)
         return FALSE;
-      candidate c;
+      candidate c = { 0 };
       int best = best_point (s, 0);
-      double best_sps = best >= 0 ? ((ls_tune_point *) g_ptr_array_index (r->points, best))->throughput_sps : 0;
+      double best_sps = best >= 0 ? config_mean (s, (guint) best, NULL) : 0;
       double noise = MAX (r->noise, NOISE_FLOOR);
       if (!next_candidate (s, b, &c))
         {
           r->stop_reason = g_strdup ("every configuration within the budgets was measured");
           break;
         }
-      if (repeated && c.sps <= best_sps * (1 + noise))
+      if (picks >= MIN_PICKS && spreads->len > 0 && c.sps <= best_sps * (1 + noise))
         {
           r->stop_reason = g_strdup_printf ("the model's next best (workers=%u prefetch=%u pin=%s, %.0f samples/s) "
                                             "is within the noise (%.1f %%) of the best measured",
@@ -563,17 +600,23 @@ run_search (search *s, GError **error)
       ls_tune_point *q = measure_point (s, c.workers, c.prefetch, c.pin, c.persistent, c.sps, error);
       if (!q)
         return FALSE;
-      if (!repeated && !q->over_budget)
+      picks++;
+      guint qi = r->points->len - 1;
+      if (!q->over_budget && same_config (g_ptr_array_index (r->points, (guint) best_point (s, 0)), q)
+          && elapsed (s) + run_s <= o->time_budget_s && r->runs < (o->max_runs ? o->max_runs : DEFAULT_MAX_RUNS))
         {
-          /* Once: the same configuration again, for the noise. */
-          say (s, "repeating it, to learn the noise");
+          say (s, "the best so far: running it again, for its spread");
           ls_tune_point *again = measure_point (s, c.workers, c.prefetch, c.pin, c.persistent, c.sps, error);
           if (!again)
             return FALSE;
-          double mean = (q->throughput_sps + again->throughput_sps) / 2;
-          r->noise = mean > 0 ? fabs (q->throughput_sps - again->throughput_sps) / mean : 0;
-          /* Both count as one configuration: the better is kept, as any repeat. */
-          repeated = TRUE;
+          double first = ((ls_tune_point *) g_ptr_array_index (r->points, qi))->throughput_sps;
+          double mean = (first + again->throughput_sps) / 2;
+          double spread = mean > 0 ? fabs (first - again->throughput_sps) / mean : 0;
+          g_array_append_val (spreads, spread);
+          double sum = 0;
+          for (guint i = 0; i < spreads->len; i++)
+            sum += g_array_index (spreads, double, i);
+          r->noise = sum / spreads->len;
         }
     }
   return TRUE;
@@ -709,7 +752,9 @@ ls_tune_result_to_json (const ls_tune_result *r)
       json_builder_begin_object (j);
       json_builder_set_member_name (j, "run_id");
       json_builder_add_int_value (j, best->run_id);
-      add_double (j, "throughput_sps", best->throughput_sps);
+      add_double (j, "throughput_sps", r->best_throughput_sps);
+      json_builder_set_member_name (j, "repeats");
+      json_builder_add_int_value (j, r->best_repeats);
       add_double (j, "gpu_util_exact", best->gpu_util_exact);
       add_double (j, "pss_peak_bytes", best->pss_peak_bytes);
       json_builder_end_object (j);

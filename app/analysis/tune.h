@@ -50,6 +50,8 @@ typedef struct ls_tune_result {
   GPtrArray *points;            /* ls_tune_point *, in the order measured */
   JsonArray *summaries;         /* the runs' summaries, in the same order */
   int best;                     /* index into points; -1: none */
+  double best_throughput_sps;   /* the best configuration's mean over its repeats */
+  guint best_repeats;           /* how many runs that mean is of */
   double noise;                 /* relative spread of a repeated configuration */
   guint runs;
   double elapsed_s;
