@@ -13,9 +13,11 @@
 #include "app/sweep/sweep-session.h"
 
 #define DEFAULT_TIME_BUDGET_S 120.0
-#define DEFAULT_MAX_RUNS 16
+#define DEFAULT_MAX_RUNS 24
 #define NOISE_FLOOR 0.02
 #define MIN_PICKS 3
+#define MEMORY_MARGIN 0.05   /* a configuration predicted within 5 % of the memory budget is not run */
+#define CONFIRM_SHARE 0.8    /* confirmation runs only while the time spent is under this share of the budget */
 
 G_DEFINE_QUARK (ls-tune-error-quark, ls_tune_error)
 
@@ -395,7 +397,9 @@ next_candidate (search *s, const ls_whatif_basis *b, candidate *out)
             if (measured (s, c.workers, c.prefetch, c.pin, c.persistent))
               continue;
             c.pss = ls_whatif_predict_pss (b, c.workers, c.prefetch);
-            if (over_budget (s->o, c.pss))
+            /* A margin: the PSS of the same configuration differs a little
+             * from run to run. */
+            if (over_budget (s->o, c.pss * (1 + MEMORY_MARGIN)))
               continue;
             ls_whatif_change change;
             ls_whatif_prediction pred;
@@ -552,7 +556,7 @@ run_search (search *s, GError **error)
       guint w1 = g_array_index (s->workers, guint, 1);
       g_autoptr (ls_whatif_basis) b0 = fit (s, NULL);
       double pss = b0 ? ls_whatif_predict_pss (b0, w1, pf) : NAN;
-      if (over_budget (o, pss))
+      if (over_budget (o, pss * (1 + MEMORY_MARGIN)))
         say (s, "%u worker%s would need about %.0f MB, over the memory budget: not run", w1, w1 == 1 ? "" : "s",
              pss / 1e6);
       else if (!measure_point (s, w1, pf, pin1, pers, NAN, error))
@@ -617,6 +621,45 @@ run_search (search *s, GError **error)
           for (guint i = 0; i < spreads->len; i++)
             sum += g_array_index (spreads, double, i);
           r->noise = sum / spreads->len;
+        }
+    }
+  /* Time left: the best few configurations again, in turn, so that the
+   * choice among close ones rests on their means, not on one run each. */
+  for (int round = 0; round < 2; round++)
+    {
+      g_autoptr (GArray) top = g_array_new (FALSE, FALSE, sizeof (guint));
+      for (int k = 0; k < 3; k++)
+        {
+          int pick = -1;
+          double pick_mean = 0;
+          for (guint i = 0; i < r->points->len; i++)
+            {
+              const ls_tune_point *cand = g_ptr_array_index (r->points, i);
+              gboolean taken = cand->over_budget;
+              for (guint j = 0; j < top->len && !taken; j++)
+                taken = same_config (cand, g_ptr_array_index (r->points, g_array_index (top, guint, j)));
+              double mean = config_mean (s, i, NULL);
+              if (!taken && !isnan (mean) && (pick < 0 || mean > pick_mean))
+                pick = (int) i, pick_mean = mean;
+            }
+          if (pick >= 0)
+            {
+              guint u = (guint) pick;
+              g_array_append_val (top, u);
+            }
+        }
+      for (guint j = 0; j < top->len; j++)
+        {
+          const ls_tune_point *again = g_ptr_array_index (r->points, g_array_index (top, guint, j));
+          run_s = elapsed (s) / MAX (r->runs, 1u);
+          if (elapsed (s) + run_s > o->time_budget_s * CONFIRM_SHARE
+              || r->runs >= (o->max_runs ? o->max_runs : DEFAULT_MAX_RUNS))
+            return TRUE;
+          if (j == 0 && round == 0)
+            say (s, "confirming the best few, in turn");
+          g_autofree char *pin = g_strdup (again->pin);
+          if (!measure_point (s, again->workers, again->prefetch, pin, again->persistent, again->predicted_sps, error))
+            return FALSE;
         }
     }
   return TRUE;
