@@ -202,8 +202,13 @@ ls_tune_dialog_dispose (GObject *object)
   LsTuneDialog *self = LS_TUNE_DIALOG (object);
   if (self->cancel)
     g_cancellable_cancel (self->cancel);
+  /* tune ends its current run as interrupted (Unix); elsewhere it is stopped. */
   if (self->proc)
+#ifdef G_OS_UNIX
     g_subprocess_send_signal (self->proc, SIGINT);
+#else
+    g_subprocess_force_exit (self->proc);
+#endif
   g_clear_object (&self->proc);
   g_clear_object (&self->cancel);
   g_clear_pointer (&self->request, ls_sweep_request_free);

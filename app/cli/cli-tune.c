@@ -5,7 +5,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "app/analysis/tune.h"
 #include "app/core/run-options.h"
