@@ -9,6 +9,7 @@
 
 #include "app/analysis/whatif-basis.h"
 #include "app/core/recommend.h"
+#include "app/core/verdict.h"
 #include "app/store/store-query.h"
 #include "app/sweep/sweep-session.h"
 
@@ -520,6 +521,12 @@ finish (search *s, ls_tune_result *r)
   if (r->stop_reason)
     g_string_append_printf (v, ". Stopped: %s", r->stop_reason);
   g_string_append_c (v, '.');
+  /* What limits the chosen configuration, as every run's verdict says it. */
+  ls_verdict verdict;
+  ls_verdict_for_run (summary, (int) s->o->cores, &verdict);
+  if (verdict.headline)
+    g_string_append_printf (v, "\nVerdict: %s", verdict.headline);
+  ls_verdict_clear (&verdict);
   r->verdict = g_string_free (v, FALSE);
 }
 
