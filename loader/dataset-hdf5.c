@@ -14,7 +14,15 @@
 
 #include "loader/dataset-private.h"
 #include "loader/image-sample.h"
+#include "loader/sampler.h"
 #include "platform/process.h"
+#include "platform/sysinfo.h"
+
+/* Every size a file declares is checked before anything is allocated or
+ * computed from it: a chunked file of a few kilobytes may declare 2^62
+ * rows. */
+#define HDF5_MAX_SIDE 65535                     /* an image's height or width (JPEG's own limit) */
+#define HDF5_MAX_ROW_BYTES ((hsize_t) 256 << 20) /* one encoded JPEG row */
 
 typedef enum { HDF5_RAW, HDF5_JPEG } hdf5_layout;
 
@@ -119,6 +127,25 @@ dataset_info_open (hid_t file, const char *name, const char *path, dataset_info 
   return LS_OK;
 }
 
+/* The rows a dataset declares: at most LS_SAMPLER_MAX_LENGTH, and its
+ * labels (4 bytes each, read whole) within half of this machine's memory. */
+static int
+check_rows (const char *path, const char *name, hsize_t rows, ls_error *err)
+{
+  ls_sysinfo info;
+  if (rows > LS_SAMPLER_MAX_LENGTH)
+    return ls_error_set (err, LS_ERR_INVALID, "%s: dataset '%s' declares %llu rows; at most %llu are supported", path,
+                         name, (unsigned long long) rows, (unsigned long long) LS_SAMPLER_MAX_LENGTH);
+  if (ls_sysinfo_read (&info, NULL) == LS_OK && info.total_ram_bytes
+      && rows * sizeof (int32_t) > info.total_ram_bytes / 2)
+    return ls_error_set (err, LS_ERR_INVALID,
+                         "%s: dataset '%s' declares %llu rows, whose labels alone need %.1f GiB, more than half of "
+                         "this machine's %.1f GiB of memory",
+                         path, name, (unsigned long long) rows, rows * 4.0 / 1073741824.0,
+                         info.total_ram_bytes / 1073741824.0);
+  return LS_OK;
+}
+
 static int
 check_raw (hdf5ds *h, hid_t file, const char *path, ls_error *err)
 {
@@ -136,7 +163,10 @@ check_raw (hdf5ds *h, hid_t file, const char *path, ls_error *err)
                        i.shape, i.rank);
   else if (i.dims[0] == 0 || i.dims[1] == 0 || i.dims[2] == 0)
     rc = ls_error_set (err, LS_ERR_INVALID, "%s: dataset 'images' is empty (shape %s)", path, i.shape);
-  else
+  else if (i.dims[1] > HDF5_MAX_SIDE || i.dims[2] > HDF5_MAX_SIDE)
+    rc = ls_error_set (err, LS_ERR_INVALID, "%s: dataset 'images' has shape %s; images may be at most %d pixels high "
+                       "and wide", path, i.shape, HDF5_MAX_SIDE);
+  else if ((rc = check_rows (path, "images", i.dims[0], err)) == LS_OK)
     memcpy (h->dims, i.dims, sizeof h->dims);
   dataset_info_close (&i);
   return rc;
@@ -157,7 +187,7 @@ check_jpeg (hdf5ds *h, hid_t file, const char *path, ls_error *err)
   else if (i.rank != 1 || i.dims[0] == 0)
     rc = ls_error_set (err, LS_ERR_INVALID, "%s: dataset 'jpeg' has shape %s; expected N rows (rank 1, N > 0)", path,
                        i.shape);
-  else
+  else if ((rc = check_rows (path, "jpeg", i.dims[0], err)) == LS_OK)
     h->dims[0] = i.dims[0];
   if (base >= 0)
     H5Tclose (base);
@@ -182,7 +212,7 @@ read_labels (hdf5ds *h, hid_t file, const char *path, ls_error *err)
   else if (i.dims[0] != h->dims[0])
     rc = ls_error_set (err, LS_ERR_INVALID, "%s: dataset 'labels' has %llu entries but '%s' has %llu", path,
                        (unsigned long long) i.dims[0], data_name, (unsigned long long) h->dims[0]);
-  else if (!(h->labels = malloc (i.dims[0] * sizeof *h->labels)))
+  else if (!(h->labels = malloc ((size_t) i.dims[0] * sizeof *h->labels))) /* rows checked: no overflow */
     rc = ls_error_set (err, LS_ERR_NOMEM, "%s: no memory for %llu labels", path, (unsigned long long) i.dims[0]);
   else if (H5Dread (i.d, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, h->labels) < 0)
     rc = ls_error_set (err, LS_ERR_INVALID, "%s: reading dataset 'labels' failed", path);
@@ -249,10 +279,18 @@ read_jpeg (hdf5ds *h, uint64_t index, uint32_t epoch, void *out, ls_error *err)
   hid_t mem_space = H5Screate_simple (1, count, NULL);
   hid_t vtype = H5Tvlen_create (H5T_NATIVE_UINT8);
   hvl_t row = { 0, NULL };
+  hsize_t bytes = 0;
   int rc = LS_OK;
 
+  /* The row's declared length before HDF5 allocates it. */
   if (H5Sselect_hyperslab (file_space, H5S_SELECT_SET, start, NULL, count, NULL) < 0
-      || H5Dread (h->data, vtype, mem_space, file_space, H5P_DEFAULT, &row) < 0)
+      || H5Dvlen_get_buf_size (h->data, vtype, file_space, &bytes) < 0)
+    rc = ls_error_set (err, LS_ERR_INVALID, "reading row %llu of 'jpeg' failed", (unsigned long long) index);
+  else if (bytes > HDF5_MAX_ROW_BYTES)
+    rc = ls_error_set (err, LS_ERR_INVALID, "row %llu of 'jpeg' declares %llu bytes; at most %llu MiB per image",
+                       (unsigned long long) index, (unsigned long long) bytes,
+                       (unsigned long long) (HDF5_MAX_ROW_BYTES >> 20));
+  else if (H5Dread (h->data, vtype, mem_space, file_space, H5P_DEFAULT, &row) < 0)
     rc = ls_error_set (err, LS_ERR_INVALID, "reading row %llu of 'jpeg' failed", (unsigned long long) index);
   else if (row.len == 0)
     rc = ls_error_set (err, LS_ERR_INVALID, "row %llu of 'jpeg' is empty", (unsigned long long) index);
@@ -270,7 +308,9 @@ static int
 hdf5_read (ls_dataset *ds, uint64_t index, uint32_t epoch, void *out, int32_t *label, ls_error *err)
 {
   hdf5ds *h = (hdf5ds *) ds;
-  int rc = ensure_open (h, err);
+  int rc = index < ds->length ? ensure_open (h, err)
+                              : ls_error_set (err, LS_ERR_INVALID, "no row %llu: the file has %llu",
+                                              (unsigned long long) index, (unsigned long long) ds->length);
 
   if (rc == LS_OK)
     rc = h->layout == HDF5_RAW ? read_raw (h, index, epoch, out, err) : read_jpeg (h, index, epoch, out, err);
@@ -354,7 +394,7 @@ ls_hdf5_open (const ls_dataset_spec *spec, ls_dataset **out, ls_error *err)
       if (pixels > limit)
         rc = ls_error_set (err, LS_ERR_INVALID, "%s: images of %llux%llu are over the %.1f MP pixel limit", spec->path,
                            (unsigned long long) h->dims[2], (unsigned long long) h->dims[1], limit / 1e6);
-      else if (!(h->scratch = malloc (pixels * h->dims[3])))
+      else if (!(h->scratch = malloc ((size_t) (pixels * h->dims[3])))) /* sides checked: no overflow */
         rc = ls_error_set (err, LS_ERR_NOMEM, "out of memory");
     }
   if (rc == LS_OK)

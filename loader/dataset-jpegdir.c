@@ -12,6 +12,11 @@
 #include "loader/image-sample.h"
 #include "platform/fs.h"
 
+/* A file is read whole before decoding: one larger than this is refused
+ * from its size alone, before a byte is read (a 1 GB sparse .jpg). A
+ * 64 MP JPEG at quality 100 is well under it. */
+#define JPEGDIR_MAX_FILE_BYTES ((uint64_t) 256 << 20)
+
 typedef struct {
   ls_dataset base;
   char **paths;     /* full path of each sample */
@@ -57,7 +62,11 @@ jpegdir_read (ls_dataset *ds, uint64_t index, uint32_t epoch, void *out, int32_t
   jpegdir *j = (jpegdir *) ds;
   size_t len = 0;
   const char *path = j->paths[index];
+  uint64_t size = 0;
 
+  if (ls_fs_kind_of (path, &size) == LS_FS_FILE && size > JPEGDIR_MAX_FILE_BYTES)
+    return ls_error_set (err, LS_ERR_INVALID, "%s: %llu bytes; image files may be at most %llu MiB", path,
+                         (unsigned long long) size, (unsigned long long) (JPEGDIR_MAX_FILE_BYTES >> 20));
   if (ls_fs_read_file (path, &j->file_buf, &j->file_cap, &len, err) != LS_OK)
     return err ? err->code : LS_ERR_OS;
   if (len == 0)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "loader/prng.h"
+#include "platform/sysinfo.h"
 
 int
 ls_sampler_init (ls_sampler *s, uint64_t length, uint32_t batch_size, bool shuffle, bool drop_last,
@@ -18,9 +19,21 @@ ls_sampler_init (ls_sampler *s, uint64_t length, uint32_t batch_size, bool shuff
     return ls_error_set (err, LS_ERR_INVALID,
                          "drop_last with %llu samples and --batch-size %u leaves no batch",
                          (unsigned long long) length, batch_size);
+  /* The length may come from a file (an HDF5 file can declare 2^62 rows
+   * in a few bytes): bound it before any size is computed from it. */
+  if (length > LS_SAMPLER_MAX_LENGTH)
+    return ls_error_set (err, LS_ERR_INVALID, "the dataset declares %llu samples; at most %llu are supported",
+                         (unsigned long long) length, (unsigned long long) LS_SAMPLER_MAX_LENGTH);
   if (shuffle)
     {
-      s->perm = malloc (length * sizeof *s->perm);
+      uint64_t bytes = length * sizeof *s->perm; /* <= 2^43: no overflow */
+      ls_sysinfo info;
+      if (ls_sysinfo_read (&info, NULL) == LS_OK && info.total_ram_bytes && bytes > info.total_ram_bytes / 2)
+        return ls_error_set (err, LS_ERR_INVALID,
+                             "shuffling %llu samples needs a %.1f GiB permutation, more than half of this "
+                             "machine's %.1f GiB of memory",
+                             (unsigned long long) length, bytes / 1073741824.0, info.total_ram_bytes / 1073741824.0);
+      s->perm = malloc ((size_t) bytes);
       if (!s->perm)
         return ls_error_set (err, LS_ERR_NOMEM, "sampler: no memory for a permutation of %llu samples",
                              (unsigned long long) length);

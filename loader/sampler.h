@@ -8,6 +8,10 @@
 
 #include "platform/error.h"
 
+/* The most samples a dataset may have (as the store's dataset_samples):
+ * every size computed from a length stays far from overflow. */
+#define LS_SAMPLER_MAX_LENGTH ((uint64_t) 1 << 40)
+
 typedef struct ls_sampler {
   uint64_t length;
   uint32_t batch_size;
