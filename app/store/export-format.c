@@ -1,4 +1,5 @@
 #include "app/store/export-format-private.h"
+#include "app/store/import-input.h"
 
 #include <math.h>
 #include <string.h>
@@ -220,6 +221,9 @@ static JsonNode *
 parse_json_text (const char *text, gsize len)
 {
   g_autoptr (JsonParser) parser = json_parser_new_immutable ();
+  /* A bundle's column may nest 100,000 levels: json-glib would overflow the stack. */
+  if (!ls_json_text_check (text, len, NULL))
+    return NULL;
   if (!json_parser_load_from_data (parser, text, (gssize) len, NULL) || !json_parser_get_root (parser))
     return NULL;
   return json_node_ref (json_parser_get_root (parser));

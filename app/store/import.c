@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app/store/export-format-private.h"
+#include "app/store/import-input.h"
 #include "app/store/store-private.h"
 
 #define SQLITE_MAGIC "SQLite format 3"
@@ -554,10 +555,15 @@ bundle_open (bundle *b, const char *path, GError **error)
 {
   g_autoptr (GError) local = NULL;
 
+  GStatBuf fst;
+  if (g_stat (path, &fst) != 0 || !S_ISREG (fst.st_mode))
+    return invalid (error, "a bundle must be a regular file");
+  if ((guint64) fst.st_size > LS_IMPORT_MAX_BYTES)
+    return invalid (error, "larger than the %" G_GUINT64_FORMAT " MiB an import reads", LS_IMPORT_MAX_BYTES >> 20);
   if (!check_size (path, error))
     return FALSE;
 
-  b->dir = g_dir_make_tmp ("loadscope-import-XXXXXX", error);
+  b->dir = ls_import_make_tmp_dir (error);
   if (!b->dir)
     return FALSE;
   b->copy = g_build_filename (b->dir, "bundle.sqlite", NULL);
@@ -764,8 +770,15 @@ ls_import_file_runs (ls_store *store, const char *path, ls_import_counts *counts
     }
   else
     {
+      g_autoptr (GBytes) text = NULL;
+      gsize text_len = 0;
+      if (!ls_import_read_capped (path, LS_IMPORT_MAX_BYTES, &text, &local))
+        goto out;
+      const char *data = g_bytes_get_data (text, &text_len);
+      if (!ls_json_text_check (data ? data : "", text_len, &local))
+        goto out;
       parser = json_parser_new_immutable ();
-      if (!json_parser_load_from_file (parser, path, &local))
+      if (!json_parser_load_from_data (parser, data ? data : "", (gssize) text_len, &local))
         {
           g_autofree char *why = g_strdup (local->message);
           g_clear_error (&local);

@@ -1,0 +1,126 @@
+/* What an import reads before it parses anything (issue 17): the input
+ * capped and streamed (`import /dev/zero` stops at the cap), JSON text
+ * scanned for its nesting depth (json-glib recurses once per level and has
+ * no limit of its own: 100,000 levels overflow the stack), and the
+ * temporary folders of imports that died (SIGKILL, a crash) removed by the
+ * next import. */
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/store/import-input.h"
+#include "app/store/store.h"
+#include "platform/process.h"
+
+gboolean
+ls_json_text_check (const char *text, gsize len, GError **error)
+{
+  guint depth = 0;
+  gboolean in_string = FALSE;
+
+  for (gsize i = 0; i < len; i++)
+    {
+      char c = text[i];
+      if (in_string)
+        {
+          if (c == '\\')
+            i++;
+          else if (c == '"')
+            in_string = FALSE;
+          continue;
+        }
+      if (c == '"')
+        in_string = TRUE;
+      else if (c == '[' || c == '{')
+        {
+          if (++depth > LS_JSON_MAX_DEPTH)
+            {
+              g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID,
+                           "JSON nested more than %d levels deep (at byte %" G_GSIZE_FORMAT ")", LS_JSON_MAX_DEPTH,
+                           i);
+              return FALSE;
+            }
+        }
+      else if ((c == ']' || c == '}') && depth > 0)
+        depth--;
+    }
+  return TRUE;
+}
+
+gboolean
+ls_import_read_capped (const char *path, guint64 cap, GBytes **out, GError **error)
+{
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autoptr (GError) local = NULL;
+  g_autoptr (GFileInputStream) in = g_file_read (file, NULL, &local);
+  g_autoptr (GByteArray) buf = g_byte_array_new ();
+  guint8 chunk[65536];
+
+  *out = NULL;
+  if (!in)
+    {
+      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID, "cannot read it: %s", local->message);
+      return FALSE;
+    }
+  for (;;)
+    {
+      gssize got = g_input_stream_read (G_INPUT_STREAM (in), chunk, sizeof chunk, NULL, &local);
+      if (got < 0)
+        {
+          g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID, "cannot read it: %s", local->message);
+          return FALSE;
+        }
+      if (got == 0)
+        break;
+      if ((guint64) buf->len + (guint64) got > cap)
+        {
+          g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID,
+                       "larger than the %" G_GUINT64_FORMAT " MiB an import reads; nothing was read past it",
+                       cap >> 20);
+          return FALSE;
+        }
+      g_byte_array_append (buf, chunk, (guint) got);
+    }
+  *out = g_byte_array_free_to_bytes (g_steal_pointer (&buf));
+  return TRUE;
+}
+
+static void
+remove_tree (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  while (d && (name = g_dir_read_name (d)))
+    {
+      g_autofree char *p = g_build_filename (dir, name, NULL);
+      g_unlink (p);
+    }
+  g_rmdir (dir);
+}
+
+char *
+ls_import_make_tmp_dir (GError **error)
+{
+  const char *tmp = g_get_tmp_dir ();
+  g_autoptr (GDir) d = g_dir_open (tmp, 0, NULL);
+  const char *name;
+  size_t plen = strlen (LS_IMPORT_TMP_PREFIX);
+
+  /* Folders of imports whose process is gone: a crash or SIGKILL left them. */
+  while (d && (name = g_dir_read_name (d)))
+    {
+      if (strncmp (name, LS_IMPORT_TMP_PREFIX, plen) != 0)
+        continue;
+      char *end = NULL;
+      gint64 pid = g_ascii_strtoll (name + plen, &end, 10);
+      if (pid <= 0 || !end || *end != '-' || pid == (gint64) ls_process_self_pid ()
+          || ls_process_is_alive (pid, NULL))
+        continue;
+      g_autofree char *p = g_build_filename (tmp, name, NULL);
+      remove_tree (p);
+    }
+  g_autofree char *tmpl = g_strdup_printf ("%s%" G_GINT64_FORMAT "-XXXXXX", LS_IMPORT_TMP_PREFIX,
+                                           (gint64) ls_process_self_pid ());
+  return g_dir_make_tmp (tmpl, error);
+}

@@ -1,0 +1,24 @@
+/* What an import reads before parsing: capped input, JSON depth, its
+ * temporary folder (import-input.c). */
+#pragma once
+
+#include <glib.h>
+
+/* The largest file an import reads (JSON or bundle). */
+#define LS_IMPORT_MAX_BYTES ((guint64) 1 << 30)
+/* The deepest JSON an import (or a bundle's summary/grid text) parses; an
+ * export is 5 levels deep, a summary a few more. */
+#define LS_JSON_MAX_DEPTH 64
+#define LS_IMPORT_TMP_PREFIX "loadscope-import-"
+
+/* FALSE (LS_STORE_ERROR_INVALID) when text nests arrays/objects deeper
+ * than LS_JSON_MAX_DEPTH. Strings are skipped; the rest is json-glib's. */
+gboolean ls_json_text_check (const char *text, gsize len, GError **error);
+
+/* The file read whole through a stream, refused once it passes cap bytes
+ * (a pipe or /dev/zero too), the message saying the cap. */
+gboolean ls_import_read_capped (const char *path, guint64 cap, GBytes **out, GError **error);
+
+/* A new temporary folder "loadscope-import-<pid>-XXXXXX", after removing
+ * those whose import process is gone. */
+char *ls_import_make_tmp_dir (GError **error);

@@ -1,0 +1,185 @@
+/* The store and the CLI against hostile input and faults (issue 17):
+ * unbounded and deeply nested imports, float knobs at their extremes
+ * through run -> export -> import, and what the earlier tests do not
+ * cover. Each test runs `loadscope` as a user would. */
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test-util.h"
+
+static char *tmp_dir;
+
+typedef struct {
+  int status;
+  char *out;
+  char *err;
+} cli_result;
+
+static void
+cli_result_clear (cli_result *r)
+{
+  g_free (r->out);
+  g_free (r->err);
+}
+
+static cli_result
+run_cliv (const char *const *args)
+{
+  const char *exe = g_getenv ("LOADSCOPE");
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  cli_result r = { 0 };
+
+  g_assert_nonnull (exe);
+  g_ptr_array_add (argv, (char *) exe);
+  for (; *args; args++)
+    g_ptr_array_add (argv, (char *) *args);
+  g_ptr_array_add (argv, NULL);
+  g_autoptr (GSubprocess) proc = g_subprocess_newv ((const char *const *) argv->pdata,
+                                                    G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
+                                                    &error);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8 (proc, NULL, NULL, &r.out, &r.err, &error);
+  g_assert_no_error (error);
+  r.status = g_subprocess_get_if_exited (proc) ? g_subprocess_get_exit_status (proc) : 128 + g_subprocess_get_term_sig (proc);
+  return r;
+}
+
+#define run_cli(...) run_cliv ((const char *const[]){ __VA_ARGS__, NULL })
+
+static char *
+path_in (const char *name)
+{
+  return g_build_filename (tmp_dir, name, NULL);
+}
+
+static void
+sql (const char *db, const char *text)
+{
+  sqlite3 *h = NULL;
+  g_assert_cmpint (sqlite3_open (db, &h), ==, SQLITE_OK);
+  char *msg = NULL;
+  int rc = sqlite3_exec (h, text, NULL, NULL, &msg);
+  if (rc != SQLITE_OK)
+    g_error ("%s: %s", text, msg);
+  sqlite3_close (h);
+}
+
+G_GNUC_UNUSED static gint64
+sql_int (const char *db, const char *text)
+{
+  sqlite3 *h = NULL;
+  sqlite3_stmt *st = NULL;
+  gint64 v = -1;
+  g_assert_cmpint (sqlite3_open_v2 (db, &h, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_prepare_v2 (h, text, -1, &st, NULL), ==, SQLITE_OK);
+  if (sqlite3_step (st) == SQLITE_ROW)
+    v = sqlite3_column_int64 (st, 0);
+  sqlite3_finalize (st);
+  sqlite3_close (h);
+  return v;
+}
+
+/* A store with one small run. */
+static char *
+store_with_run (const char *name)
+{
+  char *db = path_in (name);
+  cli_result r = run_cli ("run", "--dataset", "synthetic", "--count", "32", "--size", "16x16", "--batches", "3",
+                          "--sink", "sim", "--model-ms", "1", "--db", db);
+  g_assert_cmpint (r.status, ==, 0);
+  cli_result_clear (&r);
+  return db;
+}
+
+static guint
+import_dirs_of (const char *prefix)
+{
+  g_autoptr (GDir) d = g_dir_open (g_get_tmp_dir (), 0, NULL);
+  const char *name;
+  guint n = 0;
+  while (d && (name = g_dir_read_name (d)))
+    n += g_str_has_prefix (name, prefix);
+  return n;
+}
+
+/* ------------------------------------------------------------ imports */
+
+static void
+test_import_is_capped (void)
+{
+  g_autofree char *db = path_in ("cap.sqlite");
+  cli_result r = run_cli ("import", "/dev/zero", "--db", db);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "MiB an import reads"));
+  cli_result_clear (&r);
+}
+
+static void
+test_deep_json_is_refused (void)
+{
+  g_autofree char *db = path_in ("deep.sqlite");
+  g_autofree char *file = path_in ("deep.json");
+  GString *text = g_string_new (NULL);
+  for (int i = 0; i < 100000; i++)
+    g_string_append_c (text, '[');
+  for (int i = 0; i < 100000; i++)
+    g_string_append_c (text, ']');
+  g_assert_true (g_file_set_contents (file, text->str, (gssize) text->len, NULL));
+  g_string_free (text, TRUE);
+  cli_result r = run_cli ("import", file, "--db", db);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "nested more than 64 levels"));
+  cli_result_clear (&r);
+}
+
+static void
+test_deep_summary_in_bundle (void)
+{
+  g_autofree char *src = store_with_run ("deep-src.sqlite");
+  g_autofree char *bundle = path_in ("deep-bundle.sqlite");
+  g_autofree char *dst = path_in ("deep-dst.sqlite");
+  cli_result r = run_cli ("export", "--all", "--format", "sqlite", "-o", bundle, "--db", src);
+  g_assert_cmpint (r.status, ==, 0);
+  cli_result_clear (&r);
+  GString *q = g_string_new ("UPDATE run SET summary = '{\"a\":");
+  for (int i = 0; i < 100000; i++)
+    g_string_append_c (q, '[');
+  for (int i = 0; i < 100000; i++)
+    g_string_append_c (q, ']');
+  g_string_append (q, "}'");
+  sql (bundle, q->str);
+  g_string_free (q, TRUE);
+
+  /* A temporary folder an import left when it was killed: removed by the next one. */
+  g_autofree char *stale = g_build_filename (g_get_tmp_dir (), "loadscope-import-2147483600-test17", NULL);
+  g_autofree char *stale_file = g_build_filename (stale, "bundle.sqlite", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (stale, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (stale_file, "x", 1, NULL));
+
+  r = run_cli ("import", bundle, "--db", dst);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "summary"));
+  cli_result_clear (&r);
+  g_assert_false (g_file_test (stale, G_FILE_TEST_EXISTS));
+  g_assert_cmpuint (import_dirs_of ("loadscope-import-"), ==, 0);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  tmp_dir = g_dir_make_tmp ("ls-hostile-store-XXXXXX", NULL);
+  g_setenv ("XDG_DATA_HOME", tmp_dir, TRUE);
+  g_test_add_func ("/store/hostile/import-is-capped", test_import_is_capped);
+  g_test_add_func ("/store/hostile/deep-json-is-refused", test_deep_json_is_refused);
+  g_test_add_func ("/store/hostile/deep-summary-in-bundle", test_deep_summary_in_bundle);
+  int rc = ls_test_run_checked_shm_only ();
+  ls_test_remove_tree (tmp_dir);
+  g_free (tmp_dir);
+  return rc;
+}
