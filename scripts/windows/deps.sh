@@ -371,6 +371,8 @@ build_stack() {
   done
   say "$name stack: $(( $(date +%s) - t0 )) s this run; package build times (s):"
   sed 's/^/    /' "$P/.loadscope/times"
+  # relocatable .pc files (CMake writes absolute paths; the prefix is renamed)
+  sed -i -E "s#$cache/win-deps-[a-z]+-[0-9a-f]+(\.partial)?#\${pcfiledir}/../..#g" "$P"/lib/pkgconfig/*.pc
   date -u +%FT%TZ > "$P/.loadscope/complete"
   rm -rf "$final"
   mv "$P" "$final"

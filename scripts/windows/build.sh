@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+# Builds Loadscope for Windows from this tree (mingw-w64, -Dwerror=true) over
+# the dependency stack scripts/windows/deps.sh cross-builds (or finds cached),
+# and packs dist/loadscope-<version>-win64.zip: loadscope.exe,
+# loadscope-worker.exe, every DLL they load (found from their PE imports,
+# recursively), GLib's spawn helpers, the compiled GSettings schemas and a
+# README.
+#
+#   bash scripts/windows/build.sh          the command line (loadscope.exe)
+#   bash scripts/windows/build.sh --gui    with the window: builds (or finds)
+#                                          the GUI stack too (GTK 4, libadwaita)
+#   --no-zip                               build only
+#
+# Build folder: build-win (BUILD_DIR). Prints each stage's time.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+cd "$root"
+build=${BUILD_DIR:-build-win}
+H=x86_64-w64-mingw32
+SYSROOT=/usr/$H
+cache=${LS_CACHE:-$HOME/.cache/loadscope}
+jobs=${LS_JOBS:-2}
+started=$(date +%s)
+say() { echo "win-build: $*"; }
+stage_t0=$started
+stage() { local now; now=$(date +%s); say "$1: $((now - stage_t0)) s"; stage_t0=$now; }
+
+gui=0
+zip=1
+for a in "$@"; do
+  case "$a" in
+    --gui) gui=1 ;;
+    --no-zip) zip=0 ;;
+    *) say "unknown argument $a (--gui, --no-zip)"; exit 2 ;;
+  esac
+done
+
+# --- the dependency stack ---------------------------------------------------------
+if [ "$gui" -eq 1 ]; then
+  if bash "$here/deps.sh" --gui; then
+    P=$(bash "$here/deps.sh" --prefix --gui)
+  else
+    say "the GUI stack could not be built (see above): building the command line only"
+    gui=0
+  fi
+fi
+if [ "$gui" -eq 0 ]; then
+  bash "$here/deps.sh"
+  P=$(bash "$here/deps.sh" --prefix)
+fi
+stage "dependency stack ($([ "$gui" -eq 1 ] && echo 'command line + GUI' || echo 'command line'))"
+while read -r line; do
+  [ -n "$line" ] && say "built without ${line}"
+done < "$P/.loadscope/missing"
+
+# --- configure and build -------------------------------------------------------------
+mkdir -p "$cache/win-build"
+cross=$cache/win-build/loadscope-cross.ini
+gcc_dir=$(dirname "$($H-gcc -print-libgcc-file-name)")
+winpath=$(printf 'Z:%s/bin;Z:%s/lib;Z:%s' "$P" "$SYSROOT" "$gcc_dir" | tr / '\\')
+cat > "$cache/win-build/loadscope-wine" <<W
+#!/bin/sh
+# meson's exe_wrapper for build-win: Windows programs under Wine, finding
+# the stack's DLLs.
+export WINEDEBUG=\${WINEDEBUG:--all}
+export WINEPATH='$winpath'
+exec /usr/lib/wine/wine64 "\$@"
+W
+chmod +x "$cache/win-build/loadscope-wine"
+cat > "$cross" <<C
+# Written by scripts/windows/build.sh: the stack in $P
+[binaries]
+c = '$H-gcc'
+ar = '$H-ar'
+strip = '$H-strip'
+windres = '$H-windres'
+pkgconfig = ['pkg-config', '--define-prefix']
+exe_wrapper = ['$cache/win-build/loadscope-wine']
+
+[built-in options]
+# the stack's headers as system headers (as /usr/include is natively): no
+# warnings of theirs under -Werror
+c_args = ['-isystem', '$P/include']
+
+[properties]
+pkg_config_libdir = ['$P/lib/pkgconfig', '$P/share/pkgconfig', '$SYSROOT/lib/pkgconfig']
+
+[host_machine]
+system = 'windows'
+cpu_family = 'x86_64'
+cpu = 'x86_64'
+endian = 'little'
+C
+opts=(-Dwerror=true -Dcuda=disabled "-Dgui=$([ "$gui" -eq 1 ] && echo enabled || echo disabled)")
+grep -q '^libjpeg-turbo ' "$P/.loadscope/missing" && opts+=(-Djpeg=disabled) || opts+=(-Djpeg=enabled)
+grep -q '^hdf5 ' "$P/.loadscope/missing" && opts+=(-Dhdf5=disabled) || opts+=(-Dhdf5=enabled)
+want="$(sha256sum < "$cross" | cut -c1-16) ${opts[*]}"
+if [ ! -f "$build/build.ninja" ] || [ "$(cat "$build/.loadscope-config" 2>/dev/null)" != "$want" ]; then
+  rm -rf "$build"
+  say "configuring $build: ${opts[*]}"
+  meson setup "$build" --cross-file "$cross" "${opts[@]}"
+  echo "$want" > "$build/.loadscope-config"
+fi
+meson compile -C "$build" -j "$jobs"
+stage "Loadscope built ($build)"
+[ "$zip" -eq 1 ] || { say "done in $(( $(date +%s) - started )) s"; exit 0; }
+
+# --- the zip ----------------------------------------------------------------------------
+version=$(meson introspect "$build" --projectinfo | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])')
+name=loadscope-$version-win64
+stagedir=$root/dist/$name
+rm -rf "$stagedir" "$root/dist/$name.zip"
+mkdir -p "$stagedir/bin" "$stagedir/share/loadscope/schemas" "$stagedir/share/glib-2.0/schemas"
+cp "$build/app/loadscope.exe" "$build/loader/loadscope-worker.exe" "$stagedir/bin/"
+# GSubprocess starts programs through these helpers, found beside libglib.
+cp "$P/bin/gspawn-win64-helper.exe" "$P/bin/gspawn-win64-helper-console.exe" "$stagedir/bin/"
+
+# Windows' own DLLs (and the API sets), never shipped.
+system_dll() {
+  case "${1,,}" in
+    api-ms-win-*|ext-ms-*) return 0 ;;
+    kernel32.dll|user32.dll|gdi32.dll|advapi32.dll|shell32.dll|ole32.dll|oleaut32.dll|ws2_32.dll|msvcrt.dll|\
+    shlwapi.dll|dnsapi.dll|iphlpapi.dll|bcrypt.dll|dwmapi.dll|imm32.dll|comctl32.dll|comdlg32.dll|winmm.dll|\
+    setupapi.dll|uxtheme.dll|usp10.dll|msimg32.dll|ntdll.dll|crypt32.dll|cfgmgr32.dll|hid.dll|dwrite.dll|\
+    d2d1.dll|d3d11.dll|dxgi.dll|opengl32.dll|winspool.drv|version.dll|psapi.dll|userenv.dll|secur32.dll|\
+    netapi32.dll|rpcrt4.dll|mswsock.dll|powrprof.dll|dbghelp.dll|wtsapi32.dll|mpr.dll|normaliz.dll) return 0 ;;
+  esac
+  return 1
+}
+search=("$P/bin" "$SYSROOT/lib" "$gcc_dir")
+declare -A shipped
+missing=()
+queue=("$stagedir"/bin/*.exe)
+while [ ${#queue[@]} -gt 0 ]; do
+  f=${queue[0]}
+  queue=("${queue[@]:1}")
+  while read -r dll; do
+    key=${dll,,}
+    [ -z "${shipped[$key]:-}" ] || continue
+    system_dll "$dll" && continue
+    found=
+    for d in "${search[@]}"; do
+      [ -f "$d/$dll" ] && { found=$d/$dll; break; }
+    done
+    if [ -z "$found" ]; then
+      missing+=("$dll (imported by $(basename "$f"))")
+      shipped[$key]=missing
+      continue
+    fi
+    cp "$found" "$stagedir/bin/$dll"
+    shipped[$key]=1
+    queue+=("$stagedir/bin/$dll")
+  done < <($H-objdump -p "$f" | sed -n 's/^\s*DLL Name: //p' | tr -d '\r')
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  say "DLLs imported but found nowhere: ${missing[*]}"
+  exit 1
+fi
+$H-strip --strip-unneeded "$stagedir"/bin/*.exe "$stagedir"/bin/*.dll
+
+# Schemas: Loadscope's beside itself (share/loadscope/schemas), GLib's and
+# GTK's where GLib looks on Windows (bin/../share/glib-2.0/schemas).
+cp "$build/data/gschemas.compiled" "$stagedir/share/loadscope/schemas/"
+cp data/org.loadscope.Loadscope.gschema.xml "$stagedir/share/glib-2.0/schemas/"
+cp "$P"/share/glib-2.0/schemas/*.xml "$stagedir/share/glib-2.0/schemas/" 2>/dev/null || true
+glib-compile-schemas "$stagedir/share/glib-2.0/schemas"
+if [ "$gui" -eq 1 ]; then
+  mkdir -p "$stagedir/share/icons/hicolor/scalable/apps" "$stagedir/share/icons/hicolor/symbolic/apps"
+  cp data/icons/hicolor/scalable/apps/*.svg "$stagedir/share/icons/hicolor/scalable/apps/"
+  cp data/icons/hicolor/symbolic/apps/*.svg "$stagedir/share/icons/hicolor/symbolic/apps/"
+fi
+
+ndll=$(ls "$stagedir"/bin/*.dll | wc -l)
+cat > "$stagedir/README.txt" <<R
+Loadscope $version for Windows (x86_64)
+
+Unzip anywhere (paths with spaces or non-ASCII characters are fine) and run
+from a terminal (cmd or PowerShell):
+
+  bin\\loadscope.exe --help
+  bin\\loadscope.exe make-dataset --format jpeg-dir --count 2000 C:\\data\\imgs
+  bin\\loadscope.exe run --dataset C:\\data\\imgs --workers 2 --start spawn --json
+  bin\\loadscope.exe sweep --dataset synthetic --workers 0,1,2 --start spawn
+  bin\\loadscope.exe history
+$([ "$gui" -eq 1 ] && echo '  bin\loadscope.exe                 (no arguments: the workbench window)')
+
+Nothing else needs installing: the $ndll DLLs in bin\\ are all it loads
+besides Windows' own. Workers are loadscope-worker.exe processes (start
+method spawn; fork does not exist on Windows) in a job object that ends them
+with the runner. Runs are recorded in %LOCALAPPDATA%\\loadscope\\history.sqlite.
+The GPU is simulated on Windows (clearly labelled); NVML (nvml.dll) is read
+where an NVIDIA driver provides it. Built $(date -u +%F) from the Loadscope
+sources with mingw-w64; the libraries are built from Debian 12's sources.
+$([ "$gui" -eq 1 ] || echo 'This build has no window (command line only).')
+R
+sed -i 's/$/\r/' "$stagedir/README.txt"
+(cd "$root/dist" && zip -q -r -9 "$name.zip" "$name")
+stage "zip packed: dist/$name.zip, $(du -k "$root/dist/$name.zip" | cut -f1) KiB, $ndll DLLs"
+say "done in $(( $(date +%s) - started )) s"
