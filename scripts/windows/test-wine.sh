@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# End-to-end test of the Windows zip under Wine, in a throw-away Wine prefix,
+# from the unpacked zip (in a folder whose name has a space and a non-ASCII
+# letter; the dataset's path has a space), then back on Linux:
+#   1. make-dataset jpeg-dir 64, run with 2 spawned workers (--json: done,
+#      start spawn, memory as private bytes / working set)
+#   2. sweep --workers 0,1,2 on synthetic data into the Windows store
+#      (%LOCALAPPDATA%\loadscope\history.sqlite); machine says Wine;
+#      history; export --format sqlite and --format png
+#   3. Linux: a fork,spawn sweep, `loadscope import` of the Windows bundle,
+#      and `export --all --chart start-cost` drawing Linux fork, Linux spawn
+#      and Windows spawn; the start-up and first-batch figures printed
+#
+#   test-wine.sh ZIP LINUX_LOADSCOPE
+#
+# Artifacts (charts, JSON) in tests/artifacts/windows/. Prints each step's
+# time and ends with "N passed, N failed"; exits non-zero on any failure.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+root=$(pwd)
+zip=${1:?zip}
+linux=${2:?the Linux loadscope}
+WINE=${WINE:-/usr/lib/wine/wine64}
+WINESERVER=$(dirname "$WINE")/wineserver
+art=$root/tests/artifacts/windows
+started=$(date +%s)
+passed=0
+failed=0
+say() { echo "wine-e2e: $*"; }
+ok() { passed=$((passed + 1)); say "ok: $*"; }
+bad() { failed=$((failed + 1)); say "FAILED: $*"; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/loadscope-win-e2e.XXXXXX")
+export WINEPREFIX=$tmp/wineprefix
+cleanup() {
+  timeout 30 "$WINESERVER" -k >/dev/null 2>&1
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+export WINEDEBUG=-all WINEARCH=win64
+export WINEDLLOVERRIDES="winedbg.exe=d;mscoree,mshtml=;${WINEDLLOVERRIDES:-}"
+rm -rf "$art"
+mkdir -p "$art"
+win_path() { local p=$1; echo "Z:${p//\//\\}"; }
+
+unpacked="$tmp/Loadscope tést"
+mkdir -p "$unpacked"
+(cd "$unpacked" && unzip -q "$root/$zip" 2>/dev/null || unzip -q "$zip") || { bad "unzip $zip"; echo "$passed passed, $((failed)) failed"; exit 1; }
+exe=$(ls "$unpacked"/*/bin/loadscope.exe)
+say "unpacked into $unpacked"
+
+t0=$(date +%s)
+timeout 300 "$WINE" wineboot --init </dev/null >/dev/null 2>&1
+timeout 120 "$WINESERVER" -w
+say "Wine prefix ready in $(( $(date +%s) - t0 )) s ($("$WINE" --version 2>/dev/null))"
+
+# ls_win NAME LIMIT ARGS...: loadscope.exe under Wine; stdout in $art/NAME.out
+ls_win() {
+  local name=$1 limit=$2 t0 rc
+  shift 2
+  t0=$(date +%s)
+  timeout "$limit" "$WINE" "$exe" "$@" </dev/null >"$art/$name.out" 2>"$art/$name.err"
+  rc=$?
+  sed -i 's/\r$//' "$art/$name.out" "$art/$name.err"
+  say "$name: exit $rc in $(( $(date +%s) - t0 )) s"
+  [ "$rc" -eq 0 ] || sed 's/^/    /' "$art/$name.err" | tail -n 15
+  return $rc
+}
+
+# 1. a JPEG folder and a run with 2 spawned workers
+# (a space, no non-ASCII letter: GOption reads option values in the ANSI
+# code page and positional arguments stay in it; see README, Windows)
+imgs="$tmp/imgs dir"
+if ls_win make-dataset 600 make-dataset --format jpeg-dir --count 64 "$(win_path "$imgs")"; then
+  ok "make-dataset: $(find "$imgs" -name '*.jpg' | wc -l) JPEGs"
+else
+  bad "make-dataset"
+fi
+if ls_win run-spawn 600 run --dataset "$(win_path "$imgs")" --workers 2 --start spawn --json; then
+  if python3 - "$art/run-spawn.out" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+def find(o, k):
+    if isinstance(o, dict):
+        if k in o: return o[k]
+        for v in o.values():
+            x = find(v, k)
+            if x is not None: return x
+    if isinstance(o, list):
+        for v in o:
+            x = find(v, k)
+            if x is not None: return x
+    return None
+st, start = find(r, "status"), find(r, "start")
+mem = json.dumps(r)
+print("    status %s, start %s, batches %s" % (st, start, find(r, "batches")))
+assert st == "done", st
+assert start == "spawn", start
+assert "private" in mem or "working_set" in mem, "no private bytes / working set in the summary"
+PY
+  then ok "run --workers 2 --start spawn: done, spawn, memory as private bytes/working set"; else bad "run's JSON (see $art/run-spawn.out)"; fi
+else
+  bad "run --workers 2 --start spawn"
+fi
+
+# 2. a sweep into the Windows store, history, exports
+if ls_win sweep 900 sweep --dataset synthetic --workers 0,1,2 --start spawn --batches 12; then ok "sweep --workers 0,1,2"; else bad "sweep"; fi
+store=$(find "$WINEPREFIX/drive_c/users" -path '*AppData/Local/loadscope/history.sqlite' | head -n 1)
+[ -n "$store" ] && ok "the store is %LOCALAPPDATA%\\loadscope\\history.sqlite" || bad "no history.sqlite under %LOCALAPPDATA%\\loadscope"
+if ls_win machine 120 machine; then
+  grep -q 'Windows (Wine ' "$art/machine.out" && ok "machine says $(grep -o 'Windows (Wine [^)]*)' "$art/machine.out")" ||
+    bad "machine does not say Windows (Wine x.y): $(grep os: "$art/machine.out")"
+else bad "machine"; fi
+if ls_win history 120 history && [ "$(grep -c . "$art/history.out")" -ge 4 ]; then ok "history lists the runs"; else bad "history"; fi
+bundle=$tmp/windows-bundle.sqlite
+if ls_win export-sqlite 120 export --all --format sqlite -o "$(win_path "$bundle")" && [ -s "$bundle" ]; then
+  ok "export --format sqlite"; cp "$bundle" "$art/"
+else bad "export --format sqlite"; fi
+if ls_win export-png 300 export --sweep 1 --format png -o "$(win_path "$art/windows-sweep.png")" &&
+   [ "$(head -c 8 "$art/windows-sweep.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; then
+  ok "export --format png"
+else bad "export --format png"; fi
+
+# 3. Linux: its own fork and spawn runs, the Windows bundle imported, the chart
+db=$tmp/linux.sqlite
+t0=$(date +%s)
+if "$linux" sweep --db "$db" --dataset synthetic --workers 1,2 --start fork,spawn --batches 12 >"$art/linux-sweep.out" 2>&1; then
+  ok "Linux sweep fork,spawn ($(( $(date +%s) - t0 )) s)"
+else bad "Linux sweep"; tail -n 15 "$art/linux-sweep.out"; fi
+if [ -s "$bundle" ] && "$linux" import --db "$db" "$bundle" >"$art/linux-import.out" 2>&1; then ok "Linux imports the Windows bundle"; else bad "import"; cat "$art/linux-import.out"; fi
+if "$linux" export --db "$db" --all --chart start-cost --format png -o "$art/start-cost.png" >"$art/linux-export.out" 2>&1 &&
+   [ -s "$art/start-cost.png" ]; then ok "export --all --chart start-cost"; else bad "start-cost chart"; cat "$art/linux-export.out"; fi
+if python3 - "$db" <<'PY'
+import sqlite3, statistics, sys
+c = sqlite3.connect(sys.argv[1])
+rows = c.execute("""SELECT machine.os, run.start_method, worker.startup_ms, run.time_to_first_batch_ms, run.workers
+                    FROM worker JOIN run ON run.id = worker.run_id JOIN machine ON machine.id = run.machine_id
+                    WHERE worker.startup_ms IS NOT NULL""").fetchall()
+groups = {}
+for os_, start, ms, first, w in rows:
+    plat = os_ if os_.startswith("Windows") else "Linux"
+    g = groups.setdefault((plat, start), ([], set()))
+    g[0].append(ms)
+    if first is not None: g[1].add(first)
+need = {("Linux", "fork"), ("Linux", "spawn")}
+for (plat, start), (ms, first) in sorted(groups.items()):
+    print("    worker start-up %-28s median %7.1f ms (%d workers); time to first batch median %7.1f ms"
+          % (plat + " " + start, statistics.median(ms), len(ms), statistics.median(first) if first else float("nan")))
+assert need <= set(groups), "missing Linux fork or spawn"
+assert any(p.startswith("Windows (Wine") and s == "spawn" for p, s in groups), "no Windows (Wine) spawn runs"
+PY
+then ok "start-up by platform: Linux fork, Linux spawn, Windows (Wine) spawn"; else bad "start-up figures"; fi
+
+say "took $(( $(date +%s) - started )) s; artifacts in tests/artifacts/windows/"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
