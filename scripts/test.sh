@@ -81,7 +81,9 @@ echo "== Windows: dependency stack, build-win, zip (scripts/windows/build.sh ${w
 if bash scripts/windows/build.sh "${win_gui[@]}"; then
   echo "== Windows: build and zip took $(( $(date +%s) - t_win )) s"
   echo "== Windows: self-tests under Wine"
-  BUILD_DIR=build-win bash scripts/wine-selftest.sh 2>&1 | tee "$win_log"
+  # through build.sh's Wine wrapper: the self-tests load the stack's DLLs
+  WINE="${LS_CACHE:-$HOME/.cache/loadscope}/win-build/loadscope-wine" WINESERVER=/usr/lib/wine/wineserver \
+    BUILD_DIR=build-win bash scripts/wine-selftest.sh 2>&1 | tee "$win_log"
   count_summary "$win_log" "${PIPESTATUS[0]}"
   echo "== Windows: the zip end to end under Wine, then imported on Linux"
   t_e2e=$(date +%s)
