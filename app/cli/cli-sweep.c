@@ -17,6 +17,7 @@
 #include "app/core/run-options.h"
 #include "app/sweep/sweep-session.h"
 #include "app/sweep/sweep-text.h"
+#include "app/slurm/slurm.h"
 
 void
 ls_cli_sweep_result_clear (ls_cli_sweep_result *r)
@@ -263,6 +264,7 @@ ls_cli_sweep (int argc, char **argv)
   char *time_budget = NULL;
   gboolean json = FALSE, no_db = FALSE, drop_last = FALSE, quiet = FALSE;
   char *db = NULL;
+  ls_slurm_options slurm = { 0 };
   int exit_code = 2;
 
   memset (entries, 0, sizeof entries);
@@ -277,6 +279,7 @@ ls_cli_sweep (int argc, char **argv)
   entries[LS_SWEEP_N_KNOBS + 4] = (GOptionEntry){ "drop-last", 0, 0, G_OPTION_ARG_NONE, &drop_last, "Drop each epoch's last partial batch", NULL };
   entries[LS_SWEEP_N_KNOBS + 5] = (GOptionEntry){ "quiet", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &quiet, "No table", NULL };
   g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_add_group (context, ls_slurm_option_group (&slurm));
   g_option_context_set_summary (context,
                                 "Any run knob (see `loadscope run --help`) may be a comma list; the sweep runs\n"
                                 "their product, each configuration in its own runner process, and records every\n"
@@ -292,7 +295,10 @@ ls_cli_sweep (int argc, char **argv)
                                 "--repeat R runs the whole grid R times; --time-budget T picks R (1 to 5)\n"
                                 "from the sweep's estimate; neither: once.\n"
                                 "\n"
-                                "Ctrl-C stops after marking the current run interrupted.");
+                                "Ctrl-C stops after marking the current run interrupted.\n"
+                                "\n"
+                                "--slurm runs the grid as a Slurm job array, one task per configuration,\n"
+                                "and merges the tasks' stores into the history (--help-slurm).");
 
   char **args = g_memdup2 (argv, sizeof (char *) * (gsize) (argc + 1));
   if (!g_option_context_parse (context, &argc, &args, &error))
@@ -344,6 +350,12 @@ ls_cli_sweep (int argc, char **argv)
   request->drop_last = drop_last;
   request->no_db = no_db;
   request->db = g_strdup (db);
+  if (ls_slurm_options_active (&slurm))
+    {
+      /* --slurm: the grid as a job array (app/slurm/); --slurm-collect RUNDIR. */
+      exit_code = ls_slurm_main (request, &slurm, db);
+      goto out;
+    }
 
   ls_cli_sweep_result result;
   exit_code = ls_cli_sweep_run (request, (json ? LS_CLI_SWEEP_JSON : 0) | (quiet ? LS_CLI_SWEEP_QUIET : 0), &result);
@@ -354,5 +366,6 @@ out:
     g_free (values[k]);
   g_free (db);
   g_free (time_budget);
+  ls_slurm_options_clear (&slurm);
   return exit_code;
 }
