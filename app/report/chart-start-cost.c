@@ -14,6 +14,8 @@ static const char *const categories[] = { "Linux fork", "Linux spawn", "Windows 
 typedef struct {
   GArray *ms;         /* double */
   GHashTable *machines; /* machine id (as a pointer-sized key) */
+  char *wine;         /* "Windows (Wine 8.0)" while every run in it was under that Wine */
+  gboolean not_wine;  /* one was not */
 } category;
 
 static int
@@ -38,7 +40,7 @@ ls_chart_start_cost (ls_store *store, GError **error)
   GError *local = NULL;
   ls_store_rows *st
       = ls_store_rows_new (store,
-                           "SELECT machine.os LIKE 'Windows%', run.start_method, worker.startup_ms, machine.id "
+                           "SELECT machine.os LIKE 'Windows%', run.start_method, worker.startup_ms, machine.id, machine.os "
                            "FROM worker JOIN run ON run.id = worker.run_id "
                            "JOIN machine ON machine.id = run.machine_id WHERE worker.startup_ms IS NOT NULL",
                            NULL, 0, "reading worker start-ups", error);
@@ -48,6 +50,8 @@ ls_chart_start_cost (ls_store *store, GError **error)
     {
       cats[i].ms = g_array_new (FALSE, FALSE, sizeof (double));
       cats[i].machines = g_hash_table_new (g_direct_hash, g_direct_equal);
+      cats[i].wine = NULL;
+      cats[i].not_wine = FALSE;
     }
   while (ls_store_rows_next (st, &local))
     {
@@ -60,6 +64,19 @@ ls_chart_start_cost (ls_store *store, GError **error)
         continue;
       g_array_append_val (cats[c].ms, ms);
       g_hash_table_add (cats[c].machines, GSIZE_TO_POINTER ((gsize) machine));
+      /* Wine's timings are not Windows': such a category is named after it */
+      const char *os = ls_store_rows_get_text (st, 4);
+      if (windows && os && g_str_has_prefix (os, "Windows (Wine ") && !cats[c].not_wine
+          && (!cats[c].wine || strcmp (cats[c].wine, os) == 0))
+        {
+          if (!cats[c].wine)
+            cats[c].wine = g_strdup (os);
+        }
+      else
+        {
+          cats[c].not_wine = TRUE;
+          g_clear_pointer (&cats[c].wine, g_free);
+        }
     }
   ls_store_rows_free (st);
   if (local)
@@ -68,6 +85,7 @@ ls_chart_start_cost (ls_store *store, GError **error)
         {
           g_array_unref (cats[i].ms);
           g_hash_table_unref (cats[i].machines);
+          g_free (cats[i].wine);
         }
       g_propagate_error (error, local);
       return NULL;
@@ -96,12 +114,14 @@ ls_chart_start_cost (ls_store *store, GError **error)
             g_string_append_printf (missing, "%s%s", missing->len ? " and " : "", categories[i]);
           continue;
         }
-      ls_chart_axis_add_category (x, categories[i]);
+      g_autofree char *wine_label = c->wine ? g_strdup_printf ("%s %s", c->wine, i == 2 ? "spawn" : "fork") : NULL;
+      const char *label = wine_label ? wine_label : categories[i];
+      ls_chart_axis_add_category (x, label);
       g_array_sort (c->ms, compare_doubles);
       ls_chart_series_add_band (bars, shown, percentile (c->ms, 0.5), percentile (c->ms, 0.5),
                                 percentile (c->ms, 0.95));
       guint machines = g_hash_table_size (c->machines);
-      g_string_append_printf (counts, "%s%s %u on %u machine%s", total > 0 ? "; " : "", categories[i], c->ms->len,
+      g_string_append_printf (counts, "%s%s %u on %u machine%s", total > 0 ? "; " : "", label, c->ms->len,
                               machines, machines == 1 ? "" : "s");
       total += c->ms->len;
       shown++;
@@ -121,6 +141,7 @@ ls_chart_start_cost (ls_store *store, GError **error)
   for (int i = 0; i < N_CATEGORIES; i++)
     {
       g_array_unref (cats[i].ms);
+      g_free (cats[i].wine);
       g_hash_table_unref (cats[i].machines);
     }
   return chart;
