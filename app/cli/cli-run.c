@@ -14,6 +14,7 @@
 #include "app/core/verdict.h"
 #include "app/store/run-recorder.h"
 #include "app/store/store.h"
+#include "app/target/target-pytorch.h"
 #include "platform/process.h"
 
 static volatile sig_atomic_t interrupted;
@@ -167,6 +168,12 @@ ls_cli_run (int argc, char **argv)
       ls_run_options_clear (&opts);
       return 2;
     }
+  if (opts.diagnose && ls_run_options_pytorch (&opts))
+    {
+      fprintf (stderr, "loadscope run: --diagnose is for --target loadscope (it reruns Loadscope's own loader)\n");
+      ls_run_options_clear (&opts);
+      return 2;
+    }
   if (opts.diagnose)
     {
       exit_code = diagnose (&opts, &config);
@@ -210,7 +217,23 @@ ls_cli_run (int argc, char **argv)
   /* The machine's CPU around the run: what other processes used. */
   ls_machine_busy_mark busy;
   ls_machine_busy_begin (&busy);
-  if (ls_run (&config, &result, &err) != LS_OK)
+  g_autoptr (JsonObject) target = NULL;
+  if (ls_run_options_pytorch (&opts))
+    {
+      /* The user's script through the probe (app/target/target-pytorch.h). */
+      ls_target_pytorch t = { opts.script, opts.python, opts.script_args, opts.loader };
+      target = json_object_new ();
+      if (!ls_target_pytorch_run (&t, &config, &result, target, &error))
+        {
+          fprintf (stderr, "loadscope run: %s\n", error->message);
+          if (obs.events)
+            ls_run_events_error (obs.events, error->message);
+          ls_run_events_close (obs.events);
+          ls_run_options_clear (&opts);
+          return 2;
+        }
+    }
+  else if (ls_run (&config, &result, &err) != LS_OK)
     {
       fprintf (stderr, "loadscope run: %s\n", err.message);
       if (obs.events)
@@ -222,6 +245,11 @@ ls_cli_run (int argc, char **argv)
 
   g_autoptr (JsonNode) node = ls_run_summary_json (&config, &result);
   ls_machine_busy_add (&busy, &result, json_node_get_object (node));
+  if (target)
+    {
+      json_object_set_object_member (json_node_get_object (node), "target", json_object_ref (target));
+      ls_target_machine_busy (json_node_get_object (node), target);
+    }
   ls_verdict verdict;
   ls_verdict_for_run (json_node_get_object (node), 0, &verdict);
   json_object_set_member (json_node_get_object (node), "verdict", ls_verdict_to_json (&verdict));
@@ -251,6 +279,8 @@ ls_cli_run (int argc, char **argv)
   else if (!obs.events || strcmp (opts.events, "-") != 0)
     {
       ls_run_summary_print (stdout, &config, &result);
+      if (target)
+        ls_target_print (stdout, target);
       ls_verdict_print (stdout, &verdict);
     }
   ls_verdict_clear (&verdict);

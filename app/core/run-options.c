@@ -1,6 +1,7 @@
 #include "app/core/run-options.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,16 @@ ls_run_options_clear (ls_run_options *o)
   g_free (o->non_blocking);
   g_free (o->db);
   g_free (o->events);
+  g_free (o->target);
+  g_free (o->script);
+  g_free (o->python);
+  g_free (o->script_args);
+}
+
+gboolean
+ls_run_options_pytorch (const ls_run_options *o)
+{
+  return o->target && strcmp (o->target, "pytorch") == 0;
 }
 
 void
@@ -129,8 +140,24 @@ ls_run_options_add_to (ls_run_options *o, GOptionContext *context)
     { "hang-at", 0, 0, G_OPTION_ARG_INT64, &o->hang_at, "The worker reading sample I hangs", "I" },
     { NULL },
   };
+  GOptionEntry target[] = {
+    { "target", 0, 0, G_OPTION_ARG_STRING, &o->target,
+      "What is measured: Loadscope's own loader over --dataset, or your PyTorch script's DataLoader (default loadscope)",
+      "loadscope|pytorch" },
+    { "script", 0, 0, G_OPTION_ARG_FILENAME, &o->script, "--target pytorch: the training script, run unmodified",
+      "FILE.py" },
+    { "python", 0, 0, G_OPTION_ARG_FILENAME, &o->python, "--target pytorch: the interpreter (default python3)",
+      "PATH" },
+    { "script-args", 0, 0, G_OPTION_ARG_STRING, &o->script_args,
+      "--target pytorch: the script's arguments, split as a shell would", "\"ARGS\"" },
+    { "loader", 0, 0, G_OPTION_ARG_INT, &o->loader,
+      "--target pytorch: which DataLoader gets the knobs and is measured, from 0 in the order the script builds "
+      "them (default 0)", "N" },
+    { NULL },
+  };
 
   g_option_context_add_main_entries (context, knobs, NULL);
+  g_option_context_add_main_entries (context, target, NULL);
   GOptionGroup *g = g_option_group_new ("synthetic", "Synthetic dataset (--dataset synthetic):",
                                         "Show the synthetic dataset's options", NULL, NULL);
   g_option_group_add_entries (g, synthetic);
@@ -201,6 +228,14 @@ fail (GError **error, const char *fmt, ...)
   return FALSE;
 }
 
+/* A floating-point knob: finite and within [min, max]. Written so that NaN,
+ * which fails every comparison, fails it too (issue 17: --model-ms nan). */
+static gboolean
+real_in (double v, double min, double max)
+{
+  return isfinite (v) && v >= min && v <= max;
+}
+
 gboolean
 ls_run_options_resolve (const ls_run_options *o, ls_run_config *config, GError **error)
 {
@@ -211,13 +246,32 @@ ls_run_options_resolve (const ls_run_options *o, ls_run_config *config, GError *
   memset (config, 0, sizeof *config);
   ls_pool_config_init (pool);
 
-  if (!o->dataset)
+  if (o->target && !ls_run_options_pytorch (o) && strcmp (o->target, "loadscope") != 0)
+    return fail (error, "--target %s: expected loadscope or pytorch", o->target);
+  if (ls_run_options_pytorch (o))
+    {
+      if (!o->script)
+        return fail (error, "--target pytorch needs --script FILE.py (the training script to measure)");
+      if (o->dataset)
+        return fail (error, "--dataset is for --target loadscope: a PyTorch script loads its own data");
+      if (o->loader < 0)
+        return fail (error, "--loader %d: must not be negative", o->loader);
+      if (strlen (o->script) >= sizeof spec->path)
+        return fail (error, "--script: the path is longer than %zu bytes", sizeof spec->path - 1);
+      g_strlcpy (spec->kind, "pytorch", sizeof spec->kind);
+      g_strlcpy (spec->path, o->script, sizeof spec->path);
+    }
+  else if (o->script || o->python || o->script_args)
+    return fail (error, "--script, --python and --script-args are for --target pytorch");
+  else if (!o->dataset)
     return fail (error, "--dataset is missing: give a folder of class folders of JPEGs, an HDF5 file, or 'synthetic'");
   if (o->crop < 1 || o->crop > 4096)
     return fail (error, "--crop %d: must be between 1 and 4096", o->crop);
-  if (!(o->pixel_limit_mp > 0))
-    return fail (error, "--pixel-limit %g: must be more than 0", o->pixel_limit_mp);
-  if (strcmp (o->dataset, "synthetic") == 0)
+  if (!real_in (o->pixel_limit_mp, 0, 1e5) || !(o->pixel_limit_mp > 0))
+    return fail (error, "--pixel-limit %g: must be more than 0 and at most 100000 (MP)", o->pixel_limit_mp);
+  if (spec->kind[0])
+    ; /* --target pytorch: the script's own data */
+  else if (strcmp (o->dataset, "synthetic") == 0)
     {
       if (o->format && strcmp (o->format, "auto") != 0)
         return fail (error, "--format %s: the synthetic dataset has no format to choose", o->format);
@@ -311,8 +365,8 @@ ls_run_options_resolve (const ls_run_options *o, ls_run_config *config, GError *
   else
     return fail (error, "--on-error %s: expected fail or skip", o->on_error);
 
-  if (o->timeout < 0)
-    return fail (error, "--timeout %g: must not be negative", o->timeout);
+  if (!real_in (o->timeout, 0, 1e7))
+    return fail (error, "--timeout %g: must be between 0 and 10000000 s (0 waits forever)", o->timeout);
   pool->timeout_s = o->timeout;
 
   if (o->batches < 0)
@@ -352,14 +406,19 @@ ls_run_options_resolve (const ls_run_options *o, ls_run_config *config, GError *
   if (!parse_on_off ("non-blocking", o->non_blocking, ls_run_default.non_blocking, &non_blocking, error))
     return FALSE;
   sink->non_blocking = non_blocking;
-  if (o->model_ms < 0 || o->model_ms > 60000)
+  if (!real_in (o->model_ms, 0, 60000))
     return fail (error, "--model-ms %g: must be between 0 and 60000", o->model_ms);
   sink->model_ms = o->model_ms;
   if (o->device < 0)
     return fail (error, "--device %d: must not be negative", o->device);
   sink->device = o->device;
-  if (o->sim_bw_pageable < 0 || o->sim_bw_pinned < 0)
-    return fail (error, "--sim-bandwidth-*: must be more than 0 GB/s");
+  /* 0: the sim sink's default */
+  if (!real_in (o->sim_bw_pageable, 0, 1e5))
+    return fail (error, "--sim-bandwidth-pageable %g: must be between 0 (the default) and 100000 GB/s",
+                 o->sim_bw_pageable);
+  if (!real_in (o->sim_bw_pinned, 0, 1e5))
+    return fail (error, "--sim-bandwidth-pinned %g: must be between 0 (the default) and 100000 GB/s",
+                 o->sim_bw_pinned);
   sink->sim_bandwidth_gbps[LS_PIN_OFF] = o->sim_bw_pageable;
   sink->sim_bandwidth_gbps[LS_PIN_STAGING] = o->sim_bw_pinned;
   sink->sim_bandwidth_gbps[LS_PIN_ARENA] = o->sim_bw_pinned;

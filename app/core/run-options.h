@@ -92,7 +92,16 @@ typedef struct ls_run_options {
   gint64 fail_every;
   gint64 crash_at;
   gint64 hang_at;
+  /* --target pytorch: the user's script instead of Loadscope's loader (app/target/) */
+  char *target;        /* NULL or "loadscope": the loader; "pytorch" */
+  char *script;
+  char *python;
+  char *script_args;
+  int loader;          /* which DataLoader of the script, from 0 */
 } ls_run_options;
+
+/* TRUE for --target pytorch. */
+gboolean ls_run_options_pytorch (const ls_run_options *o);
 
 void ls_run_options_init (ls_run_options *o);
 void ls_run_options_clear (ls_run_options *o);

@@ -37,6 +37,11 @@ const ls_sweep_knob ls_sweep_knobs[LS_SWEEP_N_KNOBS] = {
   [LS_SWEEP_KNOB_DEVICE] = { "device", FALSE, "CUDA device" },
   [LS_SWEEP_KNOB_SIM_BANDWIDTH_PAGEABLE] = { "sim-bandwidth-pageable", FALSE, "GB/s" },
   [LS_SWEEP_KNOB_SIM_BANDWIDTH_PINNED] = { "sim-bandwidth-pinned", FALSE, "GB/s" },
+  [LS_SWEEP_KNOB_TARGET] = { "target", FALSE, "loadscope|pytorch" },
+  [LS_SWEEP_KNOB_SCRIPT] = { "script", FALSE, "--target pytorch: the training script" },
+  [LS_SWEEP_KNOB_PYTHON] = { "python", FALSE, "--target pytorch: the interpreter" },
+  [LS_SWEEP_KNOB_SCRIPT_ARGS] = { "script-args", FALSE, "--target pytorch: the script's arguments" },
+  [LS_SWEEP_KNOB_LOADER] = { "loader", FALSE, "--target pytorch: which DataLoader, from 0" },
 };
 
 struct ls_sweep_grid {

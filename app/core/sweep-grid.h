@@ -45,6 +45,12 @@ typedef enum {
   LS_SWEEP_KNOB_DEVICE,
   LS_SWEEP_KNOB_SIM_BANDWIDTH_PAGEABLE,
   LS_SWEEP_KNOB_SIM_BANDWIDTH_PINNED,
+  /* --target pytorch (app/target/): the user's script instead of the loader */
+  LS_SWEEP_KNOB_TARGET,
+  LS_SWEEP_KNOB_SCRIPT,
+  LS_SWEEP_KNOB_PYTHON,
+  LS_SWEEP_KNOB_SCRIPT_ARGS,
+  LS_SWEEP_KNOB_LOADER,
   LS_SWEEP_N_KNOBS
 } ls_sweep_knob_id;
 

@@ -97,6 +97,13 @@ ls_sweep_request_set_text (ls_sweep_request *request, const char *name, const ch
       g_set_error (error, LS_SWEEP_ERROR, LS_SWEEP_ERROR_KNOB, "--%s: not a knob a sweep takes", name);
       return FALSE;
     }
+  if (k == LS_SWEEP_KNOB_SCRIPT || k == LS_SWEEP_KNOB_SCRIPT_ARGS || k == LS_SWEEP_KNOB_PYTHON)
+    {
+      /* A path or a script's arguments may hold commas: one value. */
+      g_clear_pointer (&request->knobs[k], g_ptr_array_unref);
+      ls_sweep_request_add (request, k, text);
+      return TRUE;
+    }
   if (k == LS_SWEEP_KNOB_DATASET)
     {
       /* A dataset path may hold a comma. */

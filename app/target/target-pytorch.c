@@ -1,0 +1,700 @@
+/* The user's PyTorch script as the run's target (target-pytorch.h). */
+#include "app/target/target-pytorch.h"
+
+#include <gio/gio.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/core/run-options.h"
+#include "app/core/worker-path.h"
+#include "platform/clock.h"
+#include "platform/procmem.h"
+
+#ifdef G_OS_UNIX
+#include <errno.h>
+#include <fcntl.h>
+#include <glib-unix.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/types.h>
+#include <unistd.h>
+#endif
+
+char *
+ls_target_probe_dir (GError **error)
+{
+  const char *env = g_getenv ("LOADSCOPE_PROBE_PATH");
+  g_autofree char *exe = ls_self_exe_path ();
+  g_autofree char *dir = g_path_get_dirname (exe);
+  g_autoptr (GPtrArray) tried = g_ptr_array_new_with_free_func (g_free);
+  if (env && *env)
+    g_ptr_array_add (tried, g_strdup (env));
+  g_ptr_array_add (tried, g_build_filename (dir, "..", "data", "probe", NULL));
+  g_ptr_array_add (tried, g_build_filename (dir, "..", "share", "loadscope", "probe", NULL));
+  for (guint i = 0; i < tried->len; i++)
+    {
+      g_autofree char *init = g_build_filename (tried->pdata[i], "loadscope_probe", "__main__.py", NULL);
+      if (g_file_test (init, G_FILE_TEST_IS_REGULAR))
+        return g_canonicalize_filename (tried->pdata[i], NULL);
+    }
+  g_autoptr (GString) looked = g_string_new (NULL);
+  for (guint i = 0; i < tried->len; i++)
+    g_string_append_printf (looked, "%s%s", i ? ", " : "", (char *) tried->pdata[i]);
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+               "the PyTorch probe (loadscope_probe) was not found (looked in %s); build with `meson compile` or "
+               "install with `meson install`, or set LOADSCOPE_PROBE_PATH",
+               looked->str);
+  return NULL;
+}
+
+char *
+ls_target_pytorch_name (const char *script)
+{
+  g_autofree char *base = g_path_get_basename (script);
+  return g_strdup_printf ("pytorch: %s", base);
+}
+
+static char *
+script_hash (const char *script)
+{
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  if (!g_file_get_contents (script, &data, &len, NULL))
+    return NULL;
+  g_autofree char *hex = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) data, len);
+  return g_strndup (hex, 12);
+}
+
+void
+ls_target_machine_busy (JsonObject *summary, JsonObject *target)
+{
+  JsonObject *busy = json_object_has_member (summary, "machine_busy")
+                         ? json_object_get_object_member (summary, "machine_busy") : NULL;
+  if (!busy)
+    return;
+  double span = json_object_get_double_member_with_default (busy, "span_s", 0);
+  double script = json_object_get_double_member_with_default (target, "script_cpu_ms", 0) / 1e3;
+  if (span <= 0)
+    return;
+  double pct = script / span * 100.0;
+  json_object_set_double_member (busy, "own_cpu_percent",
+                                 json_object_get_double_member_with_default (busy, "own_cpu_percent", 0) + pct);
+  JsonNode *other = json_object_get_member (busy, "other_cpu_percent");
+  if (other && JSON_NODE_HOLDS_VALUE (other))
+    json_object_set_double_member (busy, "other_cpu_percent", MAX (0.0, json_node_get_double (other) - pct));
+}
+
+void
+ls_target_print (FILE *to, JsonObject *target)
+{
+  fprintf (to, "  target:            %s (sha256 %s), Python %s, torch %s\n",
+           json_object_get_string_member_with_default (target, "name", "?"),
+           json_object_get_string_member_with_default (target, "script_sha256", "?"),
+           json_object_get_string_member_with_default (target, "python", "?"),
+           json_object_get_string_member_with_default (target, "torch", "?"));
+  if (json_object_has_member (target, "step_ms_p50"))
+    fprintf (to, "  script's step:     p50 %.3f ms (the time between two next() calls), %.0f %% of the time\n",
+             json_object_get_double_member (target, "step_ms_p50"),
+             json_object_get_double_member_with_default (target, "step_share", 0) * 100);
+  JsonArray *notes = json_object_has_member (target, "not_applied")
+                         ? json_object_get_array_member (target, "not_applied") : NULL;
+  for (guint i = 0; notes && i < json_array_get_length (notes); i++)
+    fprintf (to, "  not applied:       %s\n", json_array_get_string_element (notes, i));
+}
+
+#ifndef G_OS_UNIX
+
+gboolean
+ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run_result *result,
+                       JsonObject *target, GError **error)
+{
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, "--target pytorch runs on Linux only for now");
+  return FALSE;
+}
+
+#else
+
+#define SAMPLE_MS 100
+#define MAX_PIDS 256
+
+/* What the run loop keeps between events. */
+typedef struct {
+  ls_run_config *config;
+  ls_run_result *r;
+  JsonObject *target;
+  GPid pid;
+  uint64_t t0_ns;            /* the script started */
+  uint64_t last_event_ns;
+  gboolean started;          /* on_started called */
+  gboolean have_loader;
+  gboolean finished;         /* the probe said "finished" */
+  gboolean failed;           /* the probe said "error" */
+  double probe_cpu_ms;       /* the script's own CPU, as it reported at the end (< 0: not) */
+  size_t cap_workers, cap_timeline, cap_series;
+  ls_pid pids[MAX_PIDS];     /* every process sampled: [0] the script */
+  uint64_t pid_cpu_ns[MAX_PIDS];
+  size_t n_pids;
+  double steps_sum_ms;
+} pt_run;
+
+static void *
+grow (void *p, size_t *cap, size_t need, size_t size)
+{
+  if (need <= *cap)
+    return p;
+  size_t n = *cap ? *cap * 2 : 64;
+  while (n < need)
+    n *= 2;
+  void *q = realloc (p, n * size);
+  if (!q)
+    abort ();
+  *cap = n;
+  return q;
+}
+
+static void
+fail (pt_run *s, ls_run_status status, const char *message)
+{
+  if (s->r->status != LS_RUN_DONE)
+    return; /* the first reason stands */
+  s->r->status = status;
+  g_strlcpy (s->r->error, message, sizeof s->r->error);
+}
+
+static void
+ensure_started (pt_run *s)
+{
+  if (s->started)
+    return;
+  s->started = TRUE;
+  if (s->config->on_started)
+    s->config->on_started (s->config->user, s->r);
+}
+
+static void
+on_probe (pt_run *s, JsonObject *o)
+{
+  const char *keys[] = { "python", "executable", "torch" };
+  for (size_t i = 0; i < G_N_ELEMENTS (keys); i++)
+    if (json_object_has_member (o, keys[i]))
+      json_object_set_string_member (s->target, keys[i], json_object_get_string_member (o, keys[i]));
+  gboolean cuda = json_object_get_boolean_member_with_default (o, "cuda", FALSE);
+  const char *device = json_object_get_string_member_with_default (o, "device", "cpu");
+  /* The script's step is the consumer: on a CUDA device it is "cuda";
+   * on the CPU there is no device copy, as with the none sink. */
+  g_strlcpy (s->r->sink_name, cuda ? "cuda" : "none", sizeof s->r->sink_name);
+  s->config->sink.kind = cuda ? LS_SINK_CUDA : LS_SINK_NONE;
+  g_snprintf (s->r->device_name, sizeof s->r->device_name, "%s (the script's own step)", device);
+  s->r->simulated = false;
+}
+
+static void
+on_loader (pt_run *s, JsonObject *o)
+{
+  ls_pool_config *p = &s->config->pool;
+  s->have_loader = TRUE;
+  p->num_workers = (uint32_t) json_object_get_int_member_with_default (o, "num_workers", p->num_workers);
+  if (!json_object_get_null_member (o, "batch_size"))
+    p->batch_size = (uint32_t) json_object_get_int_member_with_default (o, "batch_size", p->batch_size);
+  if (p->num_workers)
+    {
+      p->prefetch_factor = (uint32_t) json_object_get_int_member_with_default (o, "prefetch_factor", 2);
+      p->persistent_workers = json_object_get_boolean_member_with_default (o, "persistent_workers", FALSE);
+      const char *mp = json_object_get_string_member_with_default (o, "multiprocessing_context", NULL);
+      if (mp)
+        p->start = strcmp (mp, "spawn") == 0 ? LS_START_SPAWN : LS_START_FORK;
+    }
+  if (json_object_has_member (o, "dataset_samples") && !json_object_get_null_member (o, "dataset_samples"))
+    s->r->dataset_samples = (uint64_t) json_object_get_int_member (o, "dataset_samples");
+  JsonObject *seen = json_object_new ();
+  const char *knobs[] = { "index", "num_workers", "batch_size", "prefetch_factor", "persistent_workers",
+                          "pin_memory", "multiprocessing_context", "dataset", "dataset_samples" };
+  for (size_t i = 0; i < G_N_ELEMENTS (knobs); i++)
+    if (json_object_has_member (o, knobs[i]))
+      json_object_set_member (seen, knobs[i], json_node_copy (json_object_get_member (o, knobs[i])));
+  json_object_set_object_member (s->target, "loader", seen);
+  if (json_object_has_member (o, "script_asked"))
+    json_object_set_member (s->target, "script_asked", json_node_copy (json_object_get_member (o, "script_asked")));
+  if (json_object_has_member (o, "notes"))
+    json_object_set_member (s->target, "not_applied", json_node_copy (json_object_get_member (o, "notes")));
+  ensure_started (s);
+}
+
+static void
+add_pid (pt_run *s, ls_pid pid)
+{
+  for (size_t i = 0; i < s->n_pids; i++)
+    if (s->pids[i] == pid)
+      return;
+  if (s->n_pids < MAX_PIDS)
+    s->pids[s->n_pids++] = pid;
+}
+
+static void
+on_workers (pt_run *s, JsonObject *o)
+{
+  JsonArray *pids = json_object_get_array_member (o, "pids");
+  uint32_t epoch = (uint32_t) json_object_get_int_member_with_default (o, "epoch", 0);
+  guint n = pids ? json_array_get_length (pids) : 0;
+  size_t first = s->r->n_workers;
+  s->r->workers = grow (s->r->workers, &s->cap_workers, first + n, sizeof *s->r->workers);
+  for (guint i = 0; i < n; i++)
+    {
+      ls_worker_info *w = &s->r->workers[first + i];
+      memset (w, 0, sizeof *w);
+      w->index = i;
+      w->epoch = epoch;
+      w->pid = (ls_pid) json_array_get_int_element (pids, i);
+      w->startup_ms = -1;
+      w->exit.kind = LS_EXIT_RUNNING;
+      add_pid (s, w->pid);
+    }
+  s->r->n_workers = first + n;
+  ensure_started (s);
+  if (s->config->on_workers && n)
+    s->config->on_workers (s->config->user, s->r->workers + first, n);
+}
+
+static void
+on_worker_ready (pt_run *s, JsonObject *o)
+{
+  ls_pid pid = (ls_pid) json_object_get_int_member_with_default (o, "pid", 0);
+  for (size_t i = s->r->n_workers; i-- > 0;)
+    if (s->r->workers[i].pid == pid)
+      {
+        s->r->workers[i].startup_ms = json_object_get_double_member_with_default (o, "startup_ms", -1);
+        return;
+      }
+}
+
+static double
+number (JsonObject *o, const char *name, double fallback)
+{
+  JsonNode *n = json_object_get_member (o, name);
+  return n && JSON_NODE_HOLDS_VALUE (n) ? json_node_get_double (n) : fallback;
+}
+
+static void
+on_batch (pt_run *s, JsonObject *o)
+{
+  ensure_started (s);
+  uint64_t seq = (uint64_t) json_object_get_int_member_with_default (o, "seq", (gint64) s->r->n_timeline);
+  s->r->timeline = grow (s->r->timeline, &s->cap_timeline, s->r->n_timeline + 1, sizeof *s->r->timeline);
+  ls_batch_record *b = &s->r->timeline[s->r->n_timeline++];
+  memset (b, 0, sizeof *b);
+  b->epoch = (uint32_t) json_object_get_int_member_with_default (o, "epoch", 0);
+  b->batch = (uint64_t) json_object_get_int_member_with_default (o, "batch", 0);
+  b->samples = (uint32_t) json_object_get_int_member_with_default (o, "samples", 0);
+  b->ready_ms = number (o, "ready_ms", 0);
+  b->wait_ms = number (o, "wait_ms", 0);
+  b->compute_ms = number (o, "compute_ms", -1);
+  /* The probe does not see the script's own .to(device): no copy figure. */
+  b->copy_ms = 0;
+  b->busy_ms = 0;
+  s->r->batches++;
+  s->r->samples += b->samples;
+  if (s->config->on_batch)
+    s->config->on_batch (s->config->user, seq, b);
+}
+
+static void
+on_line (pt_run *s, const char *line)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  if (!json_parser_load_from_data (parser, line, -1, NULL))
+    return;
+  JsonNode *root = json_parser_get_root (parser);
+  if (!root || !JSON_NODE_HOLDS_OBJECT (root))
+    return;
+  JsonObject *o = json_node_get_object (root);
+  const char *ev = json_object_get_string_member_with_default (o, "event", "");
+  s->last_event_ns = ls_clock_ns ();
+  if (strcmp (ev, "probe") == 0)
+    on_probe (s, o);
+  else if (strcmp (ev, "loader") == 0)
+    on_loader (s, o);
+  else if (strcmp (ev, "workers") == 0)
+    on_workers (s, o);
+  else if (strcmp (ev, "worker_ready") == 0)
+    on_worker_ready (s, o);
+  else if (strcmp (ev, "batch") == 0)
+    on_batch (s, o);
+  else if (strcmp (ev, "finished") == 0)
+    {
+      s->finished = TRUE;
+      s->probe_cpu_ms = number (o, "cpu_ms", -1);
+      json_object_set_string_member (s->target, "ended",
+                                     json_object_get_string_member_with_default (o, "reason", "?"));
+    }
+  else if (strcmp (ev, "error") == 0)
+    {
+      s->failed = TRUE;
+      fail (s, LS_RUN_FAILED, json_object_get_string_member_with_default (o, "message", "the script failed"));
+      json_object_set_string_member (s->target, "error_kind",
+                                     json_object_get_string_member_with_default (o, "kind", "?"));
+      const char *tb = json_object_get_string_member_with_default (o, "traceback", NULL);
+      if (tb)
+        json_object_set_string_member (s->target, "traceback", tb);
+    }
+}
+
+/* One sample of the script and its workers, as loader/memsampler.c takes. */
+static void
+sample (pt_run *s, ls_memory_summary *m)
+{
+  ls_memory_point p = { 0 };
+  unsigned valid = ~0u;
+  gboolean any = FALSE;
+  p.t_ms = (double) (ls_clock_ns () - s->t0_ns) / 1e6;
+  for (size_t i = 0; i < s->n_pids; i++)
+    {
+      ls_procmem pm;
+      ls_error err = { 0 };
+      if (ls_procmem_read (s->pids[i], &pm, &err) != LS_OK)
+        continue;
+      any = TRUE;
+      valid &= pm.valid;
+      p.processes++;
+      p.rss_bytes += pm.rss_bytes;
+      p.pss_bytes += pm.pss_bytes;
+      p.uss_bytes += pm.uss_bytes;
+      p.working_set_bytes += pm.working_set_bytes;
+      p.private_bytes += pm.private_bytes;
+      if (i == 0)
+        p.runner_pss_bytes = pm.pss_bytes;
+      uint64_t user = 0, sys = 0;
+      if (ls_proccpu_read (s->pids[i], &user, &sys, &err) == LS_OK)
+        {
+          s->pid_cpu_ns[i] = user + sys;
+          p.cpu_ns += user + sys;
+        }
+    }
+  if (!any)
+    return;
+  m->series = grow (m->series, &s->cap_series, m->n_series + 1, sizeof *m->series);
+  m->series[m->n_series++] = p;
+  m->samples++;
+  m->valid |= valid;
+  uint64_t *peak[] = { &m->peak.rss_bytes, &m->peak.pss_bytes, &m->peak.uss_bytes, &m->peak.working_set_bytes,
+                       &m->peak.private_bytes };
+  uint64_t now[] = { p.rss_bytes, p.pss_bytes, p.uss_bytes, p.working_set_bytes, p.private_bytes };
+  for (size_t k = 0; k < G_N_ELEMENTS (now); k++)
+    if (now[k] > *peak[k])
+      *peak[k] = now[k];
+  if (s->config->on_memory)
+    s->config->on_memory (s->config->user, &p);
+}
+
+static void
+memory_means (ls_memory_summary *m)
+{
+  m->peak.valid = m->mean.valid = m->valid;
+  if (!m->n_series)
+    return;
+  double sum[5] = { 0 };
+  for (size_t i = 0; i < m->n_series; i++)
+    {
+      sum[0] += (double) m->series[i].rss_bytes;
+      sum[1] += (double) m->series[i].pss_bytes;
+      sum[2] += (double) m->series[i].uss_bytes;
+      sum[3] += (double) m->series[i].working_set_bytes;
+      sum[4] += (double) m->series[i].private_bytes;
+    }
+  double n = (double) m->n_series;
+  m->mean.rss_bytes = (uint64_t) (sum[0] / n);
+  m->mean.pss_bytes = (uint64_t) (sum[1] / n);
+  m->mean.uss_bytes = (uint64_t) (sum[2] / n);
+  m->mean.working_set_bytes = (uint64_t) (sum[3] / n);
+  m->mean.private_bytes = (uint64_t) (sum[4] / n);
+}
+
+/* The summary's figures from the timeline, as loader/run.c defines them:
+ * the consumer's step of batch k ends when it calls next() for k+1. */
+static void
+figures (pt_run *s, double wall_s)
+{
+  ls_run_result *r = s->r;
+  size_t n = r->n_timeline;
+  uint32_t w = s->config->warmup;
+  r->warmup_used = n > w ? w : 0;
+  r->time_to_first_batch_ms = n ? r->timeline[0].ready_ms : -1;
+  r->epoch_boundary_ms = -1;
+  r->gpu_util_exact = -1;
+  r->gpu_util_nvml = -1;
+  double *waits = malloc ((n + 1) * sizeof *waits), *steps = malloc ((n + 1) * sizeof *steps);
+  size_t m = 0, ns = 0;
+  double boundary = 0, step_sum = 0;
+  int boundaries = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      const ls_batch_record *b = &r->timeline[i];
+      if (b->batch == 0 && b->epoch > r->timeline[0].epoch)
+        {
+          boundary += b->wait_ms;
+          boundaries++;
+        }
+      if (i < r->warmup_used)
+        continue;
+      waits[m++] = b->wait_ms;
+      r->measured_samples += b->samples;
+      if (b->compute_ms >= 0)
+        {
+          steps[ns++] = b->compute_ms;
+          step_sum += b->compute_ms;
+        }
+    }
+  if (boundaries)
+    r->epoch_boundary_ms = boundary / boundaries;
+  r->wait_ms = ls_dist_of (waits, m);
+  r->compute_ms = ls_dist_of (steps, ns);
+  s->steps_sum_ms = step_sum;
+  if (m)
+    {
+      const ls_batch_record *last = &r->timeline[n - 1];
+      double start = 0;
+      if (r->warmup_used)
+        {
+          const ls_batch_record *wb = &r->timeline[r->warmup_used - 1];
+          start = wb->ready_ms + (wb->compute_ms > 0 ? wb->compute_ms : 0);
+        }
+      else
+        start = r->timeline[0].ready_ms - r->timeline[0].wait_ms;
+      double end = last->ready_ms + (last->compute_ms > 0 ? last->compute_ms : 0);
+      r->measured_s = (end - start) / 1e3;
+      if (r->measured_s > 0)
+        {
+          r->throughput_sps = (double) r->measured_samples / r->measured_s;
+          if (strcmp (r->sink_name, "cuda") == 0)
+            r->gpu_util_exact = step_sum / (end - start);
+        }
+    }
+  free (waits);
+  free (steps);
+  r->wall_s = wall_s;
+  uint64_t cpu_ns = 0;
+  for (size_t i = 0; i < s->n_pids; i++)
+    cpu_ns += i == 0 && s->probe_cpu_ms >= 0 ? (uint64_t) (s->probe_cpu_ms * 1e6) : s->pid_cpu_ns[i];
+  for (size_t i = 0; i < r->n_workers; i++)
+    for (size_t k = 0; k < s->n_pids; k++)
+      if (s->pids[k] == r->workers[i].pid)
+        r->workers[i].cpu_ns = s->pid_cpu_ns[k];
+  r->cpu_percent = wall_s > 0 ? (double) cpu_ns / 1e9 / wall_s * 100 : 0;
+  r->cpu_ms_per_sample = r->samples ? (double) cpu_ns / 1e6 / (double) r->samples : 0;
+  memory_means (&r->memory);
+}
+
+static char *
+probe_config_json (const ls_target_pytorch *t, const ls_run_config *c)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "workers");
+  json_builder_add_int_value (b, c->pool.num_workers);
+  json_builder_set_member_name (b, "batch_size");
+  json_builder_add_int_value (b, c->pool.batch_size);
+  json_builder_set_member_name (b, "prefetch");
+  json_builder_add_int_value (b, c->pool.prefetch_factor);
+  json_builder_set_member_name (b, "persistent");
+  json_builder_add_boolean_value (b, c->pool.persistent_workers);
+  json_builder_set_member_name (b, "pin");
+  json_builder_add_string_value (b, ls_pin_mode_name (c->sink.pin));
+  json_builder_set_member_name (b, "start");
+  json_builder_add_string_value (b, ls_start_method_name (c->pool.start));
+  json_builder_set_member_name (b, "loader");
+  json_builder_add_int_value (b, t->loader);
+  json_builder_set_member_name (b, "batches");
+  json_builder_add_int_value (b, (gint64) c->max_batches);
+  json_builder_end_object (b);
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  return json_to_string (root, FALSE);
+}
+
+static void
+child_setup (gpointer data)
+{
+  (void) data;
+  setpgid (0, 0); /* its own group: the script and its workers go together */
+}
+
+/* Reads what is there; FALSE at end of file. Complete lines go to on_line. */
+static gboolean
+read_lines (pt_run *s, int fd, GString *buf)
+{
+  char chunk[8192];
+  for (;;)
+    {
+      ssize_t n = read (fd, chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        return errno == EAGAIN;
+      if (n == 0)
+        return FALSE;
+      g_string_append_len (buf, chunk, n);
+      char *nl;
+      while ((nl = memchr (buf->str, '\n', buf->len)))
+        {
+          *nl = '\0';
+          on_line (s, buf->str);
+          g_string_erase (buf, 0, nl - buf->str + 1);
+        }
+    }
+}
+
+gboolean
+ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run_result *result,
+                       JsonObject *target, GError **error)
+{
+  if (!t->script || !g_file_test (t->script, G_FILE_TEST_IS_REGULAR))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "--script %s: no such file", t->script ? t->script : "");
+      return FALSE;
+    }
+  g_autofree char *probe = ls_target_probe_dir (error);
+  if (!probe)
+    return FALSE;
+  g_auto (GStrv) args = NULL;
+  if (t->script_args && *t->script_args && !g_shell_parse_argv (t->script_args, NULL, &args, error))
+    {
+      g_prefix_error (error, "--script-args: ");
+      return FALSE;
+    }
+  g_autofree char *script = g_canonicalize_filename (t->script, NULL);
+  g_autofree char *name = ls_target_pytorch_name (script);
+  g_autofree char *hash = script_hash (script);
+  json_object_set_string_member (target, "kind", "pytorch");
+  json_object_set_string_member (target, "name", name);
+  json_object_set_string_member (target, "script", script);
+  json_object_set_string_member (target, "script_sha256", hash ? hash : "");
+  json_object_set_string_member (target, "script_args", t->script_args ? t->script_args : "");
+  json_object_set_string_member (target, "python", t->python ? t->python : "python3");
+
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_ptr_array_add (argv, (char *) (t->python ? t->python : "python3"));
+  g_ptr_array_add (argv, "-m");
+  g_ptr_array_add (argv, "loadscope_probe");
+  g_ptr_array_add (argv, script);
+  for (char **a = args; a && *a; a++)
+    g_ptr_array_add (argv, *a);
+  g_ptr_array_add (argv, NULL);
+
+  int fds[2];
+  if (!g_unix_open_pipe (fds, FD_CLOEXEC, error))
+    return FALSE;
+  g_autofree char *cfg = probe_config_json (t, config);
+  const char *old_path = g_getenv ("PYTHONPATH");
+  g_autofree char *path = old_path && *old_path ? g_strconcat (probe, ":", old_path, NULL) : g_strdup (probe);
+  g_autoptr (GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+  g_subprocess_launcher_setenv (launcher, "PYTHONPATH", path, TRUE);
+  g_subprocess_launcher_setenv (launcher, "LOADSCOPE_PROBE_FD", "3", TRUE);
+  g_subprocess_launcher_setenv (launcher, "LOADSCOPE_PROBE_CONFIG", cfg, TRUE);
+  g_subprocess_launcher_take_fd (launcher, fds[1], 3);
+  /* The script's prints go to stderr: stdout may be the event stream. */
+  g_subprocess_launcher_take_stdout_fd (launcher, dup (2));
+  g_subprocess_launcher_set_child_setup (launcher, child_setup, NULL, NULL);
+  g_autoptr (GError) spawn_error = NULL;
+  g_autoptr (GSubprocess) proc
+      = g_subprocess_launcher_spawnv (launcher, (const char *const *) argv->pdata, &spawn_error);
+  g_clear_object (&launcher); /* closes our copy of the write end */
+  if (!proc)
+    {
+      close (fds[0]);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "--python %s: %s", t->python ? t->python : "python3",
+                   spawn_error->message);
+      return FALSE;
+    }
+  fcntl (fds[0], F_SETFL, fcntl (fds[0], F_GETFL) | O_NONBLOCK);
+
+  pt_run s = { 0 };
+  memset (result, 0, sizeof *result);
+  result->status = LS_RUN_DONE;
+  result->time_to_first_batch_ms = result->epoch_boundary_ms = result->gpu_util_exact = result->gpu_util_nvml = -1;
+  g_strlcpy (result->sink_name, "none", sizeof result->sink_name);
+  g_strlcpy (result->device_name, "cpu (the script's own step)", sizeof result->device_name);
+  config->pool.epochs = 0; /* the script decides */
+  s.config = config;
+  s.r = result;
+  s.target = target;
+  s.probe_cpu_ms = -1;
+  s.pid = (GPid) atoi (g_subprocess_get_identifier (proc));
+  s.pids[s.n_pids++] = (ls_pid) s.pid;
+  s.t0_ns = s.last_event_ns = ls_clock_ns ();
+  double timeout_s = config->pool.timeout_s;
+  g_autoptr (GString) buf = g_string_new (NULL);
+  uint64_t next_sample = s.t0_ns;
+  gboolean open = TRUE;
+
+  while (open)
+    {
+      struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
+      poll (&pfd, 1, SAMPLE_MS / 2);
+      open = read_lines (&s, fds[0], buf);
+      uint64_t now = ls_clock_ns ();
+      if (now >= next_sample)
+        {
+          sample (&s, &result->memory);
+          next_sample = now + (uint64_t) SAMPLE_MS * 1000000u;
+        }
+      if (config->interrupt && *config->interrupt)
+        {
+          fail (&s, LS_RUN_INTERRUPTED, "interrupted");
+          break;
+        }
+      double quiet_s = (double) (now - s.last_event_ns) / 1e9;
+      if (open && timeout_s > 0 && quiet_s > timeout_s)
+        {
+          char msg[LS_ERROR_MESSAGE_MAX];
+          g_autofree char *base = g_path_get_basename (script);
+          if (!s.have_loader)
+            g_snprintf (msg, sizeof msg,
+                        "%s did not build a torch.utils.data.DataLoader within %g s (--timeout); "
+                        "it was stopped",
+                        base, timeout_s);
+          else
+            g_snprintf (msg, sizeof msg,
+                        "%s hung: no batch for %g s (--timeout) after %" G_GUINT64_FORMAT
+                        " batches; it was stopped",
+                        base, timeout_s, result->batches);
+          fail (&s, LS_RUN_FAILED, msg);
+          break;
+        }
+      /* The script may be gone while a worker it left still holds the pipe. */
+      if (open && !g_subprocess_get_identifier (proc))
+        break;
+    }
+  uint64_t end_ns = ls_clock_ns ();
+  if (open)
+    kill (-s.pid, SIGKILL);
+  /* The probe ends the script; what it leaves behind goes with its group. */
+  g_subprocess_wait (proc, NULL, NULL);
+  kill (-s.pid, SIGKILL);
+  read_lines (&s, fds[0], buf);
+  close (fds[0]);
+  sample (&s, &result->memory);
+
+  if (result->status == LS_RUN_DONE && !s.finished)
+    {
+      char msg[LS_ERROR_MESSAGE_MAX];
+      if (g_subprocess_get_if_signaled (proc))
+        g_snprintf (msg, sizeof msg, "the script was killed by signal %d (%s)", g_subprocess_get_term_sig (proc),
+                    g_strsignal (g_subprocess_get_term_sig (proc)));
+      else
+        g_snprintf (msg, sizeof msg, "the script ended with exit status %d before the probe reported",
+                    g_subprocess_get_exit_status (proc));
+      fail (&s, LS_RUN_FAILED, msg);
+    }
+  ensure_started (&s);
+  figures (&s, (double) (end_ns - s.t0_ns) / 1e9);
+  if (s.probe_cpu_ms >= 0)
+    json_object_set_double_member (target, "script_cpu_ms", s.probe_cpu_ms);
+  else
+    json_object_set_double_member (target, "script_cpu_ms", (double) s.pid_cpu_ns[0] / 1e6);
+  if (result->compute_ms.valid)
+    json_object_set_double_member (target, "step_ms_p50", result->compute_ms.p50);
+  if (result->measured_s > 0)
+    json_object_set_double_member (target, "step_share", s.steps_sum_ms / (result->measured_s * 1e3));
+  return TRUE;
+}
+
+#endif

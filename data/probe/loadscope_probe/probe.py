@@ -1,0 +1,291 @@
+"""The DataLoader wrapper: knobs in, timings out."""
+
+import inspect
+import os
+import sys
+import tempfile
+import time
+
+import torch
+import torch.utils.data
+
+from loadscope_probe.output import Output  # noqa: F401  (re-exported)
+
+_Original = torch.utils.data.DataLoader
+
+
+class Stop(BaseException):
+    """Raised out of next() once the batches asked for were measured: a
+    BaseException, so the script's `except Exception` lets it through."""
+
+
+class Refused(BaseException):
+    """The script undid a knob Loadscope set; the run fails with this."""
+
+    def __init__(self, kind, message):
+        super().__init__(message)
+        self.kind = kind
+
+
+class WorkerReady:
+    """worker_init_fn: notes when the worker is ready (wall clock, as the
+    set's start is taken in another process), then calls the script's own."""
+
+    def __init__(self, path, user_fn):
+        self.path = path
+        self.user_fn = user_fn
+
+    def __call__(self, worker_id):
+        if self.user_fn is not None:
+            self.user_fn(worker_id)
+        line = "%d %d %.6f\n" % (os.getpid(), worker_id, time.time())
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, line.encode())
+        finally:
+            os.close(fd)
+
+
+def first_length(batch, default):
+    """Samples in a batch: the first dimension of its first tensor."""
+    while True:
+        if isinstance(batch, torch.Tensor):
+            return int(batch.shape[0]) if batch.dim() else default
+        if isinstance(batch, (list, tuple)) and batch:
+            batch = batch[0]
+        elif isinstance(batch, dict) and batch:
+            batch = next(iter(batch.values()))
+        else:
+            return default
+
+
+class State:
+    """One per script: which loader is measured and how far it got."""
+
+    def __init__(self, config, out):
+        self.config = config
+        self.out = out
+        self.target = int(config.get("loader", 0))
+        self.max_batches = int(config.get("batches", 0))
+        self.built = 0
+        self.measured = None      # the measured loader
+        self.iterator = None      # its current inner iterator
+        self.epoch = -1
+        self.seq = 0
+        self.t_iter = None        # perf_counter_ns of the first iter()
+        self.pids = []
+        self.set_start_wall = 0.0
+        self.pending_ready = set()
+        fd, self.ready_path = tempfile.mkstemp(prefix="loadscope-probe-ready-")
+        os.close(fd)
+
+    def knobs(self, kwargs, notes):
+        """Sets the configuration's knobs in the DataLoader's arguments."""
+        c = self.config
+        workers = int(c.get("workers", 0))
+        asked = {k: kwargs.get(k) for k in ("num_workers", "batch_size", "prefetch_factor",
+                                            "persistent_workers", "pin_memory",
+                                            "multiprocessing_context")}
+        kwargs["num_workers"] = workers
+        if kwargs.get("batch_sampler") is not None:
+            notes.append("batch_size: the script passes its own batch_sampler, which sets the "
+                         "batch size; --batch-size %s not applied" % c.get("batch_size"))
+        elif "batch_size" in c:
+            kwargs["batch_size"] = int(c["batch_size"])
+        if workers > 0:
+            kwargs["prefetch_factor"] = int(c.get("prefetch", 2))
+            kwargs["persistent_workers"] = bool(c.get("persistent", False))
+            kwargs["multiprocessing_context"] = c.get("start", "fork")
+        else:
+            # DataLoader refuses these without workers (and they mean nothing there).
+            for k in ("prefetch_factor", "persistent_workers", "multiprocessing_context"):
+                kwargs.pop(k, None)
+            notes.append("prefetch_factor, persistent_workers and the start method do not "
+                         "apply with num_workers=0")
+        pin = c.get("pin", "off")
+        if pin == "arena":
+            kwargs["pin_memory"] = False
+            notes.append("pin arena (workers writing into pinned memory) has no DataLoader "
+                         "equivalent; ran with pin_memory=False")
+        else:
+            kwargs["pin_memory"] = pin == "staging"
+            if pin == "staging" and not torch.cuda.is_available():
+                notes.append("pin_memory=True has no effect here: torch.cuda.is_available() is "
+                             "False, and PyTorch pins only for a CUDA device")
+        if workers > 0:
+            user_fn = kwargs.get("worker_init_fn")
+            kwargs["worker_init_fn"] = WorkerReady(self.ready_path, user_fn)
+        return asked
+
+    def built_loader(self, loader, asked, notes):
+        dataset = loader.dataset
+        try:
+            length = len(dataset)
+        except TypeError:
+            length = None
+        mp = loader.multiprocessing_context
+        self.out.send("loader", index=self.target, num_workers=loader.num_workers,
+                      batch_size=loader.batch_size, prefetch_factor=loader.prefetch_factor,
+                      persistent_workers=loader.persistent_workers, pin_memory=loader.pin_memory,
+                      multiprocessing_context=mp.get_start_method() if mp is not None else None,
+                      dataset=type(dataset).__name__, dataset_samples=length,
+                      script_asked=asked, notes=notes)
+
+    def check_knobs(self, loader):
+        """The script may set attributes after the DataLoader was built."""
+        want = int(self.config.get("workers", 0))
+        if loader.num_workers != want:
+            raise Refused("knobs_ignored",
+                          "the script ignores the injected knobs: its DataLoader iterates with "
+                          "num_workers=%d, Loadscope set %d (the script changes it after building "
+                          "the DataLoader)" % (loader.num_workers, want))
+
+    def new_set(self, inner):
+        workers = getattr(inner, "_workers", None) or []
+        pids = [w.pid for w in workers]
+        if pids and pids != self.pids:
+            self.pids = pids
+            self.pending_ready = set(pids)
+            self.out.send("workers", epoch=max(self.epoch, 0), pids=pids)
+
+    def read_ready(self):
+        try:
+            with open(self.ready_path) as f:
+                lines = f.read().splitlines()
+        except OSError:
+            return
+        for line in lines:
+            parts = line.split()
+            if len(parts) != 3:
+                continue
+            pid, worker, t = int(parts[0]), int(parts[1]), float(parts[2])
+            if pid in self.pending_ready:
+                self.pending_ready.discard(pid)
+                self.out.send("worker_ready", pid=pid, worker=worker,
+                              startup_ms=max(0.0, (t - self.set_start_wall) * 1000.0))
+
+    def stop_workers(self):
+        inner = self.iterator
+        self.iterator = None
+        if inner is not None and hasattr(inner, "_shutdown_workers"):
+            inner._shutdown_workers()
+        try:
+            os.unlink(self.ready_path)
+        except OSError:
+            pass
+
+    def missing_loader(self):
+        if self.measured is not None:
+            return None
+        if self.built == 0:
+            return ("the script ended without building a torch.utils.data.DataLoader (Loadscope "
+                    "measures the DataLoader a script iterates)")
+        if self.built <= self.target:
+            return ("the script built %d DataLoader%s; --loader %d names none (counted from 0 in "
+                    "the order they are built)" % (self.built, "" if self.built == 1 else "s", self.target))
+        return "the script never iterated DataLoader %d" % self.target
+
+
+class Timed:
+    """The measured loader's iterator: times every next() (the batch wait)
+    and the time between two next() calls (the script's step)."""
+
+    def __init__(self, state, inner, batch_size):
+        self.state = state
+        self.inner = inner
+        self.batch_size = batch_size or 1
+        self.batch = 0
+        self.last_return = None   # the previous batch: (returned at, its record)
+
+    def __iter__(self):
+        return self
+
+    def __len__(self):
+        return len(self.inner)
+
+    def _close_previous(self, t0):
+        if self.last_return is not None:
+            t_ret, rec = self.last_return
+            rec["compute_ms"] = (t0 - t_ret) / 1e6
+            self.state.out.send("batch", **rec)
+            self.last_return = None
+
+    def __next__(self):
+        s = self.state
+        t0 = time.perf_counter_ns()
+        self._close_previous(t0)
+        if s.max_batches and s.seq >= s.max_batches:
+            s.stop_workers()
+            raise Stop()
+        try:
+            batch = next(self.inner)
+        except StopIteration:
+            raise
+        t1 = time.perf_counter_ns()
+        if s.pending_ready:
+            s.read_ready()
+        rec = {"seq": s.seq, "epoch": s.epoch, "batch": self.batch,
+               "samples": first_length(batch, self.batch_size),
+               "ready_ms": (t1 - s.t_iter) / 1e6, "wait_ms": (t1 - t0) / 1e6,
+               "copy_ms": None, "compute_ms": None}
+        self.last_return = (t1, rec)
+        self.batch += 1
+        s.seq += 1
+        return batch
+
+
+def install(config, out):
+    """Replaces torch.utils.data.DataLoader; returns the probe's state."""
+    state = State(config, out)
+    signature = inspect.signature(_Original.__init__)
+
+    class DataLoader(_Original):
+        __doc__ = _Original.__doc__
+
+        def __init__(self, *args, **kwargs):
+            index = state.built
+            state.built += 1
+            self._loadscope_measured = index == state.target
+            if not self._loadscope_measured:
+                super().__init__(*args, **kwargs)
+                return
+            bound = signature.bind(self, *args, **kwargs)
+            params = dict(bound.arguments)
+            params.pop("self")
+            extra = params.pop("kwargs", {}) if "kwargs" in params else {}
+            params.update(extra)
+            notes = []
+            asked = state.knobs(params, notes)
+            super().__init__(**params)
+            state.measured = self
+            state.built_loader(self, asked, notes)
+
+        def __iter__(self):
+            if not getattr(self, "_loadscope_measured", False):
+                return super().__iter__()
+            s = state
+            s.check_knobs(self)
+            s.epoch += 1
+            if s.t_iter is None:
+                s.t_iter = time.perf_counter_ns()
+            inner = super().__iter__()
+            s.iterator = inner
+            s.new_set(inner)
+            return Timed(s, inner, self.batch_size)
+
+        def _get_iterator(self):
+            # Taken just before workers start: the start of the set.
+            if getattr(self, "_loadscope_measured", False):
+                state.set_start_wall = time.time()
+            return super()._get_iterator()
+
+    DataLoader.__name__ = "DataLoader"
+    DataLoader.__qualname__ = "DataLoader"
+    DataLoader.__module__ = _Original.__module__
+    # Only the package's name: torch.utils.data.dataloader's own global
+    # must stay the original (its __setattr__ calls super(DataLoader, self)).
+    torch.utils.data.DataLoader = DataLoader
+    out.send("probe", pid=os.getpid(), python=sys.version.split()[0], executable=sys.executable,
+             torch=torch.__version__, cuda=torch.cuda.is_available(),
+             device=torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu")
+    return state
