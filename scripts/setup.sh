@@ -17,6 +17,8 @@ packages=(
   # scripts/windows/: the Windows dependency stack from Debian's sources
   g++-mingw-w64-x86-64-win32 libz-mingw-w64-dev dpkg-dev cmake nasm sassc tcl
   xz-utils unzip zip
+  # sweeps as Slurm job arrays: the one-node cluster of scripts/slurm-local.sh and tests/test-slurm.sh
+  slurmctld slurmd slurm-client munge
   # --target pytorch tests (tests/pytorch/): Debian's PyTorch on the CPU
   python3-torch python3-torchvision python3-h5py
 )
