@@ -42,7 +42,7 @@ check () { # name, command... (files to show on failure after --)
   if eval "$1"; then ok "$name"; else shift; not_ok "$name" "$@"; fi
 }
 
-echo "1..14"
+echo "1..15"
 
 if ! eval "$(bash "$cluster" start 2>"$T/start.err")"; then
   echo "Bail out! the local cluster did not start: $(tr '\n' ' ' < "$T/start.err")"
@@ -77,6 +77,10 @@ check "6 runs merged, in one sweep, all recorded on node $node" \
    && [ \"\$('$loadscope' history --db '$T/h.sqlite' --json | grep -c '\"machine\" : \"$node\"')\" -eq 6 ]" "$T/r1.out"
 check "each task left its own store and log in the run folder" \
   "[ \$(ls '$T/r1/tasks/'task-*.sqlite | wc -l) -eq 6 ] && [ \$(ls '$T/r1/logs/'task-*.log | wc -l) -eq 6 ]"
+
+"$loadscope" export --db "$T/h.sqlite" --sweep 1 --format svg --chart wait --per-machine -o "$T/pm.svg" >"$T/pm.out" 2>&1
+check "export --chart --per-machine names the node in every series" \
+  "grep -q 'pin staging, on $node' '$T/pm.svg'" "$T/pm.out"
 
 # 7: collect twice adds nothing.
 "$loadscope" sweep --slurm-collect "$T/r1" --db "$T/h.sqlite" >"$T/c2.out" 2>&1

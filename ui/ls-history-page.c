@@ -107,11 +107,26 @@ compare_rows (gconstpointer a, gconstpointer b, gpointer data)
   return g_strcmp0 (json_node_get_string (na), json_node_get_string (nb));
 }
 
+/* The search: any part of the run's words (ls_run_row_matches), or
+ * "machine:NAME [words]": only the runs recorded on the machine (node)
+ * called NAME exactly, any case; a sweep spread over Slurm nodes is
+ * compared node by node this way. */
 static gboolean
 matches (gpointer item, gpointer data)
 {
   LsHistoryPage *self = data;
-  return ls_run_row_matches (LS_RUN_ROW (item), gtk_editable_get_text (GTK_EDITABLE (self->search)));
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (self->search));
+  if (g_ascii_strncasecmp (text, "machine:", 8) == 0)
+    {
+      const char *name = text + 8, *rest = name + strcspn (name, " ");
+      const char *machine = json_object_get_string_member_with_default (ls_run_row_get_run (LS_RUN_ROW (item)), "machine", "");
+      if (strlen (machine) != (size_t) (rest - name) || g_ascii_strncasecmp (machine, name, (gsize) (rest - name)) != 0)
+        return FALSE;
+      while (*rest == ' ')
+        rest++;
+      return ls_run_row_matches (LS_RUN_ROW (item), rest);
+    }
+  return ls_run_row_matches (LS_RUN_ROW (item), text);
 }
 
 static void
@@ -399,6 +414,9 @@ ls_history_page_init (LsHistoryPage *self)
 
   /* runs -> filtered by the search -> sorted by the column view -> selection. */
   self->filter = gtk_custom_filter_new (matches, self, NULL);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->search),
+                               "Any part of a run's machine, OS, dataset, date, consumer, status, pin or start; "
+                               "machine:NAME for the runs of one machine (node) only");
   GtkFilterListModel *filtered = gtk_filter_list_model_new (G_LIST_MODEL (g_object_ref (self->runs)),
                                                             GTK_FILTER (self->filter));
   GtkSortListModel *sorted = gtk_sort_list_model_new (G_LIST_MODEL (filtered),

@@ -84,7 +84,7 @@ export_charts (const ls_chart_export_request *req)
     {
       ls_chart *chart;
       if (req->sweep)
-        chart = ls_chart_sweep (store, id, wanted[i], &error);
+        chart = ls_chart_sweep_with (store, id, wanted[i], req->per_machine ? LS_CHART_SWEEP_PER_MACHINE : 0, &error);
       else if (req->run)
         chart = strcmp (wanted[i], "timeline") == 0 ? ls_chart_run_timeline (store, id, &error)
                 : strcmp (wanted[i], "stages") == 0 ? ls_chart_run_stages (store, id, &error)

@@ -15,6 +15,7 @@ typedef struct {
   const char *output;
   int width, height;  /* <= 0: the default for the number of charts */
   gboolean dark;
+  gboolean per_machine; /* --sweep: one series per machine too (ls_chart_sweep_with) */
 } ls_chart_export_request;
 
 /* The chart names each selection offers, for messages. */

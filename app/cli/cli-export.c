@@ -44,7 +44,7 @@ ls_cli_export (int argc, char **argv)
   g_autofree char *format = NULL;
   g_autofree char *output = NULL;
   g_autofree char *chart = NULL;
-  gboolean all = FALSE, batches = FALSE, force = FALSE, dark = FALSE;
+  gboolean all = FALSE, batches = FALSE, force = FALSE, dark = FALSE, per_machine = FALSE;
   int width = 0, height = 0;
   GOptionEntry entries[] = {
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "The run store (default: $XDG_DATA_HOME/loadscope/history.sqlite)",
@@ -61,6 +61,8 @@ ls_cli_export (int argc, char **argv)
     { "width", 0, 0, G_OPTION_ARG_INT, &width, "Charts: page width, pixels (svg, pdf: points)", "W" },
     { "height", 0, 0, G_OPTION_ARG_INT, &height, "Charts: page height", "H" },
     { "dark", 0, 0, G_OPTION_ARG_NONE, &dark, "Charts: the dark theme", NULL },
+    { "per-machine", 0, 0, G_OPTION_ARG_NONE, &per_machine,
+      "Sweep charts: one series per machine too (a sweep run on several nodes)", NULL },
     { NULL },
   };
 
@@ -90,6 +92,10 @@ ls_cli_export (int argc, char **argv)
   gboolean charts = strcmp (format, "png") == 0 || strcmp (format, "svg") == 0 || strcmp (format, "pdf") == 0;
   if (!charts && strcmp (format, "csv") != 0 && strcmp (format, "json") != 0 && strcmp (format, "sqlite") != 0)
     return usage_error ("--format %s: must be csv, json, sqlite, png, svg or pdf", format);
+  if (!charts && per_machine)
+    return usage_error ("%s", "--per-machine is for charts: --format png, svg or pdf");
+  if (per_machine && !sweep)
+    return usage_error ("%s", "--per-machine is for the charts of a sweep (--sweep ID)");
   if (!charts && (chart || width || height || dark))
     return usage_error ("%s", "--chart, --width, --height and --dark are for charts: --format png, svg or pdf");
   if (charts && (width < 0 || height < 0))
@@ -113,7 +119,7 @@ ls_cli_export (int argc, char **argv)
 
   if (charts)
     {
-      ls_chart_export_request req = { db, run, sweep, all, chart, format, output, width, height, dark };
+      ls_chart_export_request req = { db, run, sweep, all, chart, format, output, width, height, dark, per_machine };
       return ls_cli_export_charts (&req);
     }
 

@@ -18,6 +18,15 @@ extern const char *const ls_chart_sweep_names[];
  * mean with a min..max band. */
 ls_chart *ls_chart_sweep (ls_store *store, gint64 sweep_id, const char *name, GError **error);
 
+typedef enum {
+  LS_CHART_SWEEP_PER_MACHINE = 1 << 0, /* one series per machine (host name) too: a sweep spread over
+                                        * nodes (`sweep --slurm`) compares them side by side */
+} ls_chart_sweep_flags;
+
+/* ls_chart_sweep with flags. */
+ls_chart *ls_chart_sweep_with (ls_store *store, gint64 sweep_id, const char *name, ls_chart_sweep_flags flags,
+                               GError **error);
+
 /* The wait of each batch over the run's time, with p50 and p95 lines. */
 ls_chart *ls_chart_run_timeline (ls_store *store, gint64 run_id, GError **error);
 

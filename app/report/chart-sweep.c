@@ -30,12 +30,14 @@ enum {
   KNOB_SINK,
   KNOB_DATASET,
   KNOB_OUTPUT,
+  KNOB_MACHINE, /* the host a run ran on: a series key only with LS_CHART_SWEEP_PER_MACHINE */
   N_KNOBS
 };
 
 #define KNOB_COLUMNS \
   "run.pin, run.start_method, run.non_blocking, run.batch_size, run.prefetch, run.persistent, run.in_order, " \
-  "run.model_ms, run.sink, run.dataset, run.output"
+  "run.model_ms, run.sink, run.dataset, run.output, " \
+  "(SELECT machine.hostname FROM machine WHERE machine.id = run.machine_id)"
 
 typedef struct {
   gboolean done;
@@ -120,6 +122,8 @@ knob_label (int knob, const char *v)
       return g_strdup_printf ("sink %s", v);
     case KNOB_DATASET:
       return g_path_get_basename (v);
+    case KNOB_MACHINE:
+      return g_strdup_printf ("on %s", v);
     case KNOB_START:
     case KNOB_OUTPUT:
     default:
@@ -128,7 +132,7 @@ knob_label (int knob, const char *v)
 }
 
 static gboolean
-load_sweep (ls_store *store, gint64 sweep_id, sweep_data *d, GError **error)
+load_sweep (ls_store *store, gint64 sweep_id, gboolean per_machine, sweep_data *d, GError **error)
 {
   ls_store_rows *st = NULL;
   GError *local = NULL;
@@ -195,12 +199,16 @@ load_sweep (ls_store *store, gint64 sweep_id, sweep_data *d, GError **error)
       return FALSE;
     }
 
-  /* Which knobs vary among the runs shown. */
+  /* Which knobs vary among the runs shown. The machine too: runs of one
+   * configuration on two nodes are not repeats of each other (a sweep
+   * spread over nodes, `sweep --slurm --nodes-list`); asked for, it is
+   * named even when the runs share one machine. */
   for (int k = 0; k < N_KNOBS; k++)
     for (guint i = 1; i < d->runs->len && !d->varies[k]; i++)
       d->varies[k] = g_strcmp0 (((sweep_run *) d->runs->pdata[0])->knobs[k],
                                 ((sweep_run *) d->runs->pdata[i])->knobs[k])
                      != 0;
+  d->varies[KNOB_MACHINE] |= per_machine;
   /* Groups in the order the sweep ran them. */
   for (guint i = 0; i < d->runs->len; i++)
     {
@@ -588,6 +596,12 @@ stages_chart (const sweep_data *d)
 ls_chart *
 ls_chart_sweep (ls_store *store, gint64 sweep_id, const char *name, GError **error)
 {
+  return ls_chart_sweep_with (store, sweep_id, name, 0, error);
+}
+
+ls_chart *
+ls_chart_sweep_with (ls_store *store, gint64 sweep_id, const char *name, ls_chart_sweep_flags flags, GError **error)
+{
   g_return_val_if_fail (store != NULL && name != NULL, NULL);
   ls_chart *(*build) (const sweep_data *) = strcmp (name, "utilization") == 0 ? utilization_chart
                                             : strcmp (name, "wait") == 0      ? wait_chart
@@ -601,7 +615,7 @@ ls_chart_sweep (ls_store *store, gint64 sweep_id, const char *name, GError **err
       return NULL;
     }
   sweep_data d;
-  if (!load_sweep (store, sweep_id, &d, error))
+  if (!load_sweep (store, sweep_id, (flags & LS_CHART_SWEEP_PER_MACHINE) != 0, &d, error))
     {
       sweep_data_clear (&d);
       return NULL;
