@@ -50,7 +50,7 @@ report_task (FILE *out, const ls_slurm_run *run, guint t)
   fprintf (out, "task %u (%s): %s", t, ls_slurm_run_label (run, t), word);
   if (info->slurm_state)
     fprintf (out, " [Slurm: %s]", info->slurm_state);
-  if (info->exit_code >= 0)
+  if (info->exit_code >= 0 && tail) /* Slurm says 0:0 for a task that never started */
     fprintf (out, ", exit status %d", info->exit_code);
   if (info->node)
     fprintf (out, ", on %s", info->node);
