@@ -42,7 +42,7 @@ check () { # name, command... (files to show on failure after --)
   if eval "$1"; then ok "$name"; else shift; not_ok "$name" "$@"; fi
 }
 
-echo "1..15"
+echo "1..16"
 
 if ! eval "$(bash "$cluster" start 2>"$T/start.err")"; then
   echo "Bail out! the local cluster did not start: $(tr '\n' ' ' < "$T/start.err")"
@@ -78,16 +78,17 @@ check "6 runs merged, in one sweep, all recorded on node $node" \
 check "each task left its own store and log in the run folder" \
   "[ \$(ls '$T/r1/tasks/'task-*.sqlite | wc -l) -eq 6 ] && [ \$(ls '$T/r1/logs/'task-*.log | wc -l) -eq 6 ]"
 
+# 7: the per-machine series option of sweep charts.
 "$loadscope" export --db "$T/h.sqlite" --sweep 1 --format svg --chart wait --per-machine -o "$T/pm.svg" >"$T/pm.out" 2>&1
 check "export --chart --per-machine names the node in every series" \
   "grep -q 'pin staging, on $node' '$T/pm.svg'" "$T/pm.out"
 
-# 7: collect twice adds nothing.
+# 8: collect twice adds nothing.
 "$loadscope" sweep --slurm-collect "$T/r1" --db "$T/h.sqlite" >"$T/c2.out" 2>&1
 check "collecting again adds nothing" \
   "grep -q ': 0 new runs (6 already present)' '$T/c2.out' && [ \"\$(runs_in '$T/h.sqlite')\" -eq 6 ]" "$T/c2.out"
 
-# 8-9: a task that fails (its dataset is gone when it runs) is reported
+# 9-10: a task that fails (its dataset is gone when it runs) is reported
 # with its state and the tail of its log.
 "$loadscope" make-dataset --format jpeg-dir --count 8 "$T/gone" >/dev/null 2>&1
 "$loadscope" sweep --dataset "$T/gone" --workers 0,1 --batches 2 --sink sim --model-ms 1 --slurm --no-wait \
@@ -102,7 +103,7 @@ check "the failed task is named with its Slurm state, exit status, node and log 
    && grep -q 'logs/task-0.log, last lines:' '$T/c3.out' && grep -q '| loadscope run: --dataset .*no such file or folder' '$T/c3.out'" \
   "$T/c3.out"
 
-# 10-13: scancel mid-array: finished runs merged, the rest marked.
+# 11-14: scancel mid-array: finished runs merged, the rest marked.
 "$loadscope" sweep --dataset synthetic --count 200 --size 32x32 --batches 30 --sink sim --model-ms 40 \
   --workers 0,1 --pin off,staging,arena --slurm --max-parallel 1 --run-dir "$T/r3" --db "$T/h3.sqlite" \
   >"$T/r3.out" 2>"$T/r3.err" &
@@ -120,7 +121,21 @@ check "the tasks that did not run are marked cancelled" \
 check "the sweep is recorded as interrupted" \
   "grep -q '^sweep [0-9]*: interrupted' '$T/r3.out'" "$T/r3.out"
 
-# 14: a run folder made without Slurm (the same script in a plain loop) merges the same way.
+# 15: Ctrl-C without a terminal: says how to scancel and leaves the array running.
+"$loadscope" sweep "${knobs[@]}" --workers 0 --slurm --sbatch-arg=--hold --run-dir "$T/r5" --db "$T/h5.sqlite" \
+  </dev/null >"$T/r5.out" 2>"$T/r5.err" &
+sweep=$!
+for _ in $(seq 100); do grep -q '^submitted job' "$T/r5.err" 2>/dev/null && break; sleep 0.1; done
+sleep 0.3
+kill -INT $sweep
+wait $sweep
+rc=$?
+job5=$(job_of "$T/r5")
+check "Ctrl-C (no terminal) says how to scancel, exits 1 and leaves the array queued" \
+  "[ $rc -eq 1 ] && grep -q \"scancel $job5\" '$T/r5.err' && [ -n \"\$(squeue -h -j $job5)\" ]" "$T/r5.err"
+scancel "$job5" >/dev/null 2>&1
+
+# 16: a run folder made without Slurm (the same script in a plain loop) merges the same way.
 "$loadscope" sweep "${knobs[@]}" --workers 0,1 --slurm --dry-run --run-dir "$T/r4" >/dev/null 2>"$T/r4.err"
 for t in 0 1; do SLURM_ARRAY_TASK_ID=$t bash "$T/r4/sweep.sbatch" >"$T/r4/logs/task-$t.log" 2>&1; done
 "$loadscope" sweep --slurm-collect "$T/r4" --db "$T/h4.sqlite" >"$T/c4.out" 2>&1
