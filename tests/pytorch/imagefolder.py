@@ -2,7 +2,8 @@
 
 python imagefolder.py DATASET [--seen FILE] [--epochs E]
 --seen FILE: writes the DataLoader's knobs as the script saw them (JSON),
-for tests that check Loadscope's knobs reached it."""
+for tests that check Loadscope's knobs reached it; a folder: one file per
+run in it (seen-<pid>.json), for sweeps."""
 
 import argparse
 import json
@@ -39,7 +40,10 @@ def main():
                         "persistent_workers": loader.persistent_workers,
                         "start": mp.get_start_method() if mp is not None else None,
                         "pid": os.getpid()}
-                with open(args.seen, "w") as f:
+                path = args.seen
+                if os.path.isdir(path):
+                    path = os.path.join(path, "seen-%d.json" % os.getpid())
+                with open(path, "w") as f:
                     json.dump(seen, f)
                 args.seen = None
             loss = torch.nn.functional.cross_entropy(model(x), y % 10)

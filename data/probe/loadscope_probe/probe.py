@@ -136,9 +136,9 @@ class State:
         want = int(self.config.get("workers", 0))
         if loader.num_workers != want:
             raise Refused("knobs_ignored",
-                          "the script ignores the injected knobs: its DataLoader iterates with "
+                          "%s ignores the injected knobs: its DataLoader iterates with "
                           "num_workers=%d, Loadscope set %d (the script changes it after building "
-                          "the DataLoader)" % (loader.num_workers, want))
+                          "the DataLoader)" % (os.path.basename(sys.argv[0]), loader.num_workers, want))
 
     def new_set(self, inner):
         workers = getattr(inner, "_workers", None) or []

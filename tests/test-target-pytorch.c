@@ -1,0 +1,206 @@
+/* --target pytorch end to end with Debian's PyTorch (CPU): a sweep over an
+ * unmodified ImageFolder script records a run per configuration with its
+ * own worker pids, per-batch waits and per-process memory, and the
+ * DataLoader each run iterated had the configured knobs (the script says
+ * what it saw); each failure of a script is a clear error. Skipped, saying
+ * so, where no interpreter here imports torch. */
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+#include "test-sql.h"
+#include "test-util.h"
+
+static char *scratch, *dataset, *python, *scripts;
+
+typedef struct {
+  int status;
+  char *out, *err;
+} result;
+
+static result
+loadscope (const char *first, ...)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_ptr_array_add (argv, (char *) g_getenv ("LOADSCOPE"));
+  va_list ap;
+  va_start (ap, first);
+  for (const char *a = first; a; a = va_arg (ap, const char *))
+    g_ptr_array_add (argv, (char *) a);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSubprocess) p = g_subprocess_newv ((const char *const *) argv->pdata,
+                                                 G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
+  g_assert_no_error (error);
+  result r = { 0 };
+  g_subprocess_communicate_utf8 (p, NULL, NULL, &r.out, &r.err, &error);
+  g_assert_no_error (error);
+  r.status = g_subprocess_get_if_exited (p) ? g_subprocess_get_exit_status (p) : -1;
+  return r;
+}
+
+static void
+result_clear (result *r)
+{
+  g_free (r->out);
+  g_free (r->err);
+}
+
+static char *
+script (const char *name)
+{
+  return g_build_filename (scripts, name, NULL);
+}
+
+/* An interpreter that imports torch and torchvision: $LS_TEST_PYTHON,
+ * Debian's, or the first python3 on PATH. */
+static char *
+find_python (void)
+{
+  const char *candidates[] = { g_getenv ("LS_TEST_PYTHON"), "/usr/bin/python3", "python3" };
+  for (guint i = 0; i < G_N_ELEMENTS (candidates); i++)
+    {
+      if (!candidates[i])
+        continue;
+      const char *argv[] = { candidates[i], "-c", "import torch, torchvision", NULL };
+      int status = -1;
+      if (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL
+                        | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, NULL)
+          && g_spawn_check_wait_status (status, NULL))
+        return g_strdup (candidates[i]);
+    }
+  return NULL;
+}
+
+static gboolean
+need_torch (void)
+{
+  if (python)
+    return TRUE;
+  g_test_skip ("no interpreter here imports torch and torchvision (install python3-torch python3-torchvision)");
+  return FALSE;
+}
+
+static void
+test_sweep_over_imagefolder (void)
+{
+  if (!need_torch ())
+    return;
+  g_autofree char *db = g_build_filename (scratch, "sweep.sqlite", NULL);
+  g_autofree char *seen = g_build_filename (scratch, "seen", NULL);
+  g_autofree char *s = script ("imagefolder.py");
+  g_autofree char *args = g_strdup_printf ("%s --seen %s", dataset, seen);
+  g_assert_cmpint (g_mkdir_with_parents (seen, 0700), ==, 0);
+
+  result r = loadscope ("sweep", "--target", "pytorch", "--script", s, "--python", python, "--script-args", args,
+                        "--workers", "0,1,2", "--pin", "off,staging", "--batch-size", "8", "--batches", "6",
+                        "--db", db, NULL);
+  g_test_message ("%s\n%s", r.out, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+
+  /* Six runs, done, each with its own workers and the figures. */
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM run WHERE status = 'done'"), ==, 6);
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(DISTINCT pid) FROM worker"), ==,
+                   ls_test_sql_int (db, "SELECT count(*) FROM worker"));
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM worker"), ==, 2 * (1 + 2)); /* per pin mode */
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM run r WHERE (SELECT count(*) FROM batch b "
+                                        "WHERE b.run_id = r.id AND b.wait_ms >= 0) < 6"), ==, 0);
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM run WHERE pss_peak_bytes > 0 OR "
+                                        "private_peak_bytes > 0"), ==, 6);
+
+  /* What each run's DataLoader iterated with, as the script saw it. */
+  g_autoptr (GDir) dir = g_dir_open (seen, 0, NULL);
+  int n = 0, by_workers[3] = { 0 }, pinned = 0;
+  for (const char *name; (name = g_dir_read_name (dir)); n++)
+    {
+      g_autofree char *path = g_build_filename (seen, name, NULL);
+      g_autoptr (JsonParser) parser = json_parser_new ();
+      g_assert_true (json_parser_load_from_file (parser, path, NULL));
+      JsonObject *o = json_node_get_object (json_parser_get_root (parser));
+      gint64 w = json_object_get_int_member (o, "num_workers");
+      g_assert_cmpint (w, >=, 0);
+      g_assert_cmpint (w, <=, 2);
+      by_workers[w]++;
+      g_assert_cmpint (json_object_get_int_member (o, "batch_size"), ==, 8);
+      pinned += json_object_get_boolean_member (o, "pin_memory");
+      if (w > 0)
+        g_assert_cmpstr (json_object_get_string_member (o, "start"), ==, "fork");
+    }
+  g_assert_cmpint (n, ==, 6);
+  for (int w = 0; w < 3; w++)
+    g_assert_cmpint (by_workers[w], ==, 2);
+  g_assert_cmpint (pinned, ==, 3);
+}
+
+/* A script that fails in each way says so, naming the script. */
+static void
+test_script_failures (void)
+{
+  if (!need_torch ())
+    return;
+  struct {
+    const char *script, *timeout, *expect;
+  } cases[] = {
+    { "failing.py", "30", "raised ValueError" },
+    { "hanging.py", "4", "hung" },
+    { "no_loader.py", "4", "did not build a torch.utils.data.DataLoader" },
+    { "ignore_knobs.py", "30", "num_workers=0, Loadscope set 1" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *s = script (cases[i].script);
+      result r = loadscope ("run", "--target", "pytorch", "--script", s, "--python", python, "--script-args", dataset,
+                            "--workers", "1", "--batch-size", "8", "--batches", "6", "--timeout", cases[i].timeout,
+                            "--no-db", NULL);
+      g_test_message ("%s: exit %d: %s", cases[i].script, r.status, r.err);
+      g_assert_cmpint (r.status, ==, 1);
+      g_assert_nonnull (strstr (r.err, cases[i].script));
+      g_assert_nonnull (strstr (r.err, cases[i].expect));
+      result_clear (&r);
+    }
+}
+
+/* An interpreter that cannot import torch is named as such: the same
+ * Python without its site packages (where Debian's torch lives). */
+static void
+test_no_torch (void)
+{
+  if (!need_torch ())
+    return;
+  g_autofree char *bare = g_build_filename (scratch, "python-without-site", NULL);
+  g_autofree char *text = g_strdup_printf ("#!/bin/sh\nexec %s -S \"$@\"\n", python);
+  g_assert_true (g_file_set_contents (bare, text, -1, NULL));
+  g_assert_cmpint (g_chmod (bare, 0755), ==, 0);
+  g_autofree char *s = script ("imagefolder.py");
+  result r = loadscope ("run", "--target", "pytorch", "--script", s, "--python", bare, "--script-args", dataset,
+                        "--batches", "2", "--no-db", NULL);
+  g_test_message ("exit %d: %s", r.status, r.err);
+  g_assert_cmpint (r.status, !=, 0);
+  g_assert_nonnull (strstr (r.err, "cannot import torch"));
+  result_clear (&r);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  scratch = g_dir_make_tmp ("ls-target-pytorch-XXXXXX", NULL);
+  scripts = g_build_filename (g_getenv ("LS_TEST_DATA"), "..", "pytorch", NULL);
+  python = find_python ();
+  dataset = g_build_filename (scratch, "images", NULL);
+  if (python)
+    {
+      result r = loadscope ("make-dataset", "--format", "jpeg-dir", "--count", "96", "--size", "80x64", dataset, NULL);
+      g_assert_cmpint (r.status, ==, 0);
+      result_clear (&r);
+    }
+  g_test_add_func ("/target/pytorch/sweep-over-imagefolder", test_sweep_over_imagefolder);
+  g_test_add_func ("/target/pytorch/script-failures", test_script_failures);
+  g_test_add_func ("/target/pytorch/no-torch", test_no_torch);
+  int rc = g_test_run ();
+  ls_test_remove_tree (scratch);
+  return rc;
+}
