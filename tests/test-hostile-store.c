@@ -69,7 +69,7 @@ sql (const char *db, const char *text)
   sqlite3_close (h);
 }
 
-G_GNUC_UNUSED static gint64
+static gint64
 sql_int (const char *db, const char *text)
 {
   sqlite3 *h = NULL;
@@ -169,6 +169,77 @@ test_deep_summary_in_bundle (void)
   g_assert_cmpuint (import_dirs_of ("loadscope-import-"), ==, 0);
 }
 
+/* ------------------------------------------------------------ float knobs */
+
+static void
+test_float_knobs_refuse_nan_and_inf (void)
+{
+  static const char *const knobs[] = { "--model-ms", "--timeout", "--pixel-limit", "--sim-bandwidth-pageable",
+                                       "--sim-bandwidth-pinned" };
+  static const char *const bad[] = { "nan", "inf", "-inf", "1e300", "-1" };
+  g_autofree char *db = path_in ("floats.sqlite");
+  for (guint k = 0; k < G_N_ELEMENTS (knobs); k++)
+    for (guint b = 0; b < G_N_ELEMENTS (bad); b++)
+      {
+        cli_result r = run_cli ("run", "--dataset", "synthetic", "--count", "8", "--size", "16x16", "--batches", "1",
+                                "--sink", "sim", "--db", db, knobs[k], bad[b]);
+        if (r.status != 2)
+          g_error ("%s %s: exit %d (%s)", knobs[k], bad[b], r.status, r.err);
+        g_assert_nonnull (strstr (r.err, knobs[k]));
+        cli_result_clear (&r);
+      }
+  g_assert_false (g_file_test (db, G_FILE_TEST_EXISTS) && sql_int (db, "SELECT count(*) FROM run") != 0);
+}
+
+/* Whatever run records, export -> import takes back: every knob at its extremes. */
+static void
+test_knob_extremes_round_trip (void)
+{
+  static const char *const extremes[][4] = {
+    { "--timeout", "0" }, { "--timeout", "10000000" }, { "--timeout", "1e-300" },
+    { "--model-ms", "0" }, { "--model-ms", "1e-300" },
+    { "--pixel-limit", "100000" }, { "--pixel-limit", "1e-300" },
+    { "--sim-bandwidth-pageable", "0.01" }, { "--sim-bandwidth-pinned", "10000", "--pin", "staging" },
+    { "--seed", "0" }, { "--seed", "9223372036854775807" },
+    { "--batch-size", "1", "--warmup", "2147483647" }, { "--prefetch", "64", "--workers", "1" },
+    { "--crop", "4096", "--output", "u8-hwc" }, { "--crop", "1" },
+  };
+  g_autofree char *db = path_in ("extremes.sqlite");
+  g_autofree char *json = path_in ("extremes.json");
+  g_autofree char *bundle = path_in ("extremes-bundle.sqlite");
+  g_autofree char *to_json = path_in ("extremes-from-json.sqlite");
+  g_autofree char *to_bundle = path_in ("extremes-from-bundle.sqlite");
+  for (guint i = 0; i < G_N_ELEMENTS (extremes); i++)
+    {
+      const char *const *e = extremes[i];
+      cli_result r = run_cli ("run", "--dataset", "synthetic", "--count", "16", "--size", "16x16", "--batches", "2",
+                              "--sink", "sim", "--model-ms", "1", "--db", db, e[0], e[1], e[2] ? e[2] : "--shuffle",
+                              e[2] ? e[3] : "on");
+      if (r.status != 0)
+        g_error ("%s %s: exit %d (%s)", e[0], e[1], r.status, r.err);
+      cli_result_clear (&r);
+    }
+  gint64 n = sql_int (db, "SELECT count(*) FROM run");
+  g_assert_cmpint (n, ==, G_N_ELEMENTS (extremes));
+  cli_result r = run_cli ("export", "--all", "--format", "json", "-o", json, "--db", db);
+  g_assert_cmpint (r.status, ==, 0);
+  cli_result_clear (&r);
+  r = run_cli ("export", "--all", "--format", "sqlite", "-o", bundle, "--db", db);
+  g_assert_cmpint (r.status, ==, 0);
+  cli_result_clear (&r);
+  r = run_cli ("import", json, "--db", to_json);
+  if (r.status != 0)
+    g_error ("import of the JSON export: %s", r.err);
+  cli_result_clear (&r);
+  r = run_cli ("import", bundle, "--db", to_bundle);
+  if (r.status != 0)
+    g_error ("import of the bundle: %s", r.err);
+  cli_result_clear (&r);
+  g_assert_cmpint (sql_int (to_json, "SELECT count(*) FROM run"), ==, n);
+  g_assert_cmpint (sql_int (to_bundle, "SELECT count(*) FROM run"), ==, n);
+  g_assert_cmpint (sql_int (to_json, "SELECT count(*) FROM run WHERE seed = 9223372036854775807"), ==, 1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -178,6 +249,8 @@ main (int argc, char **argv)
   g_test_add_func ("/store/hostile/import-is-capped", test_import_is_capped);
   g_test_add_func ("/store/hostile/deep-json-is-refused", test_deep_json_is_refused);
   g_test_add_func ("/store/hostile/deep-summary-in-bundle", test_deep_summary_in_bundle);
+  g_test_add_func ("/store/hostile/float-knobs-refuse-nan-and-inf", test_float_knobs_refuse_nan_and_inf);
+  g_test_add_func ("/store/hostile/knob-extremes-round-trip", test_knob_extremes_round_trip);
   int rc = ls_test_run_checked_shm_only ();
   ls_test_remove_tree (tmp_dir);
   g_free (tmp_dir);

@@ -9,6 +9,7 @@
 
 #include "app/cli/cli-export-chart.h"
 #include "app/store/export.h"
+#include "app/store/import-input.h"
 #include "app/store/store-query.h"
 
 static int usage_error (const char *format, ...) G_GNUC_PRINTF (1, 2);
@@ -165,6 +166,7 @@ ls_cli_export (int argc, char **argv)
               g_autoptr (JsonGenerator) gen = json_generator_new ();
               json_generator_set_root (gen, root);
               json_generator_to_gstring (gen, text);
+              g_string_truncate (text, ls_json_text_repair_numbers (text->str, text->len)); /* "1e-300.0" */
               g_string_append_c (text, '\n');
             }
         }

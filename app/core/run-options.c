@@ -1,6 +1,7 @@
 #include "app/core/run-options.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,6 +228,14 @@ fail (GError **error, const char *fmt, ...)
   return FALSE;
 }
 
+/* A floating-point knob: finite and within [min, max]. Written so that NaN,
+ * which fails every comparison, fails it too (issue 17: --model-ms nan). */
+static gboolean
+real_in (double v, double min, double max)
+{
+  return isfinite (v) && v >= min && v <= max;
+}
+
 gboolean
 ls_run_options_resolve (const ls_run_options *o, ls_run_config *config, GError **error)
 {
@@ -258,8 +267,8 @@ ls_run_options_resolve (const ls_run_options *o, ls_run_config *config, GError *
     return fail (error, "--dataset is missing: give a folder of class folders of JPEGs, an HDF5 file, or 'synthetic'");
   if (o->crop < 1 || o->crop > 4096)
     return fail (error, "--crop %d: must be between 1 and 4096", o->crop);
-  if (!(o->pixel_limit_mp > 0))
-    return fail (error, "--pixel-limit %g: must be more than 0", o->pixel_limit_mp);
+  if (!real_in (o->pixel_limit_mp, 0, 1e5) || !(o->pixel_limit_mp > 0))
+    return fail (error, "--pixel-limit %g: must be more than 0 and at most 100000 (MP)", o->pixel_limit_mp);
   if (spec->kind[0])
     ; /* --target pytorch: the script's own data */
   else if (strcmp (o->dataset, "synthetic") == 0)
@@ -356,8 +365,8 @@ ls_run_options_resolve (const ls_run_options *o, ls_run_config *config, GError *
   else
     return fail (error, "--on-error %s: expected fail or skip", o->on_error);
 
-  if (o->timeout < 0)
-    return fail (error, "--timeout %g: must not be negative", o->timeout);
+  if (!real_in (o->timeout, 0, 1e7))
+    return fail (error, "--timeout %g: must be between 0 and 10000000 s (0 waits forever)", o->timeout);
   pool->timeout_s = o->timeout;
 
   if (o->batches < 0)
@@ -397,14 +406,19 @@ ls_run_options_resolve (const ls_run_options *o, ls_run_config *config, GError *
   if (!parse_on_off ("non-blocking", o->non_blocking, ls_run_default.non_blocking, &non_blocking, error))
     return FALSE;
   sink->non_blocking = non_blocking;
-  if (o->model_ms < 0 || o->model_ms > 60000)
+  if (!real_in (o->model_ms, 0, 60000))
     return fail (error, "--model-ms %g: must be between 0 and 60000", o->model_ms);
   sink->model_ms = o->model_ms;
   if (o->device < 0)
     return fail (error, "--device %d: must not be negative", o->device);
   sink->device = o->device;
-  if (o->sim_bw_pageable < 0 || o->sim_bw_pinned < 0)
-    return fail (error, "--sim-bandwidth-*: must be more than 0 GB/s");
+  /* 0: the sim sink's default; else 0.01 (a batch of 64 f32 224² in 4 s) to 10000 GB/s */
+  if (!real_in (o->sim_bw_pageable, 0, 1e4) || (o->sim_bw_pageable > 0 && o->sim_bw_pageable < 0.01))
+    return fail (error, "--sim-bandwidth-pageable %g: must be 0 (the default) or between 0.01 and 10000 GB/s",
+                 o->sim_bw_pageable);
+  if (!real_in (o->sim_bw_pinned, 0, 1e4) || (o->sim_bw_pinned > 0 && o->sim_bw_pinned < 0.01))
+    return fail (error, "--sim-bandwidth-pinned %g: must be 0 (the default) or between 0.01 and 10000 GB/s",
+                 o->sim_bw_pinned);
   sink->sim_bandwidth_gbps[LS_PIN_OFF] = o->sim_bw_pageable;
   sink->sim_bandwidth_gbps[LS_PIN_STAGING] = o->sim_bw_pinned;
   sink->sim_bandwidth_gbps[LS_PIN_ARENA] = o->sim_bw_pinned;

@@ -80,7 +80,7 @@ static const ls_field run_fields[] = {
   F ("shuffle"),
   F ("drop_last"),
   F ("in_order"),
-  I ("seed", 0, 9.2e18),
+  I ("seed", 0, (double) G_MAXINT64), /* every seed `run` takes, 2^63 - 1 included */
   R ("timeout_s", 0, 1e7),
   T ("on_error", 1, 16, on_errors),
   T ("output", 1, 16, outputs),
@@ -224,7 +224,9 @@ parse_json_text (const char *text, gsize len)
   /* A bundle's column may nest 100,000 levels: json-glib would overflow the stack. */
   if (!ls_json_text_check (text, len, NULL))
     return NULL;
-  if (!json_parser_load_from_data (parser, text, (gssize) len, NULL) || !json_parser_get_root (parser))
+  g_autofree char *fixed = g_strndup (text, len); /* stored by json-glib: "1e-300.0" */
+  len = ls_json_text_repair_numbers (fixed, len);
+  if (!json_parser_load_from_data (parser, fixed, (gssize) len, NULL) || !json_parser_get_root (parser))
     return NULL;
   return json_node_ref (json_parser_get_root (parser));
 }

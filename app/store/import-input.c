@@ -48,6 +48,48 @@ ls_json_text_check (const char *text, gsize len, GError **error)
   return TRUE;
 }
 
+gsize
+ls_json_text_repair_numbers (char *text, gsize len)
+{
+  gsize o = 0;
+  gboolean in_string = FALSE, in_number = FALSE, exponent = FALSE;
+
+  for (gsize i = 0; i < len; i++)
+    {
+      char c = text[i];
+      if (in_string)
+        {
+          text[o++] = c;
+          if (c == '\\' && i + 1 < len)
+            text[o++] = text[++i];
+          else if (c == '"')
+            in_string = FALSE;
+          continue;
+        }
+      if (c == '"')
+        {
+          in_string = TRUE;
+          in_number = exponent = FALSE;
+        }
+      else if (g_ascii_isdigit (c) || c == '-' || c == '+')
+        in_number = TRUE;
+      else if (in_number && (c == 'e' || c == 'E'))
+        exponent = TRUE;
+      else if (c == '.' && exponent && i + 1 < len && text[i + 1] == '0'
+               && (i + 2 >= len || !g_ascii_isdigit (text[i + 2])))
+        {
+          i++; /* json-glib's "1e-300.0": drop the ".0" */
+          continue;
+        }
+      else if (c != '.')
+        in_number = exponent = FALSE;
+      text[o++] = c;
+    }
+  if (o < len)
+    text[o] = '\0';
+  return o;
+}
+
 gboolean
 ls_import_read_capped (const char *path, guint64 cap, GBytes **out, GError **error)
 {

@@ -22,3 +22,9 @@ gboolean ls_import_read_capped (const char *path, guint64 cap, GBytes **out, GEr
 /* A new temporary folder "loadscope-import-<pid>-XXXXXX", after removing
  * those whose import process is gone. */
 char *ls_import_make_tmp_dir (GError **error);
+
+/* json-glib (1.6) writes a double whose shortest form has an exponent and
+ * no point as "1e-300.0", which no JSON parser (json-glib included) reads.
+ * Drops that ".0" outside strings, in place; returns the new length (text
+ * NUL-terminated when it shrank). */
+gsize ls_json_text_repair_numbers (char *text, gsize len);

@@ -774,7 +774,9 @@ ls_import_file_runs (ls_store *store, const char *path, ls_import_counts *counts
       gsize text_len = 0;
       if (!ls_import_read_capped (path, LS_IMPORT_MAX_BYTES, &text, &local))
         goto out;
-      const char *data = g_bytes_get_data (text, &text_len);
+      char *data = g_bytes_unref_to_data (g_steal_pointer (&text), &text_len);
+      text = g_bytes_new_take (data, text_len);
+      text_len = ls_json_text_repair_numbers (data, text_len);
       if (!ls_json_text_check (data ? data : "", text_len, &local))
         goto out;
       parser = json_parser_new_immutable ();
