@@ -55,7 +55,8 @@ ls_target_pytorch_name (const char *script)
   return g_strdup_printf ("pytorch: %s", base);
 }
 
-static char *
+/* (unused on Windows, where --target pytorch is refused) */
+G_GNUC_UNUSED static char *
 script_hash (const char *script)
 {
   g_autofree char *data = NULL;
