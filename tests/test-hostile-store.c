@@ -2,11 +2,13 @@
  * unbounded and deeply nested imports, float knobs at their extremes
  * through run -> export -> import, and what the earlier tests do not
  * cover. Each test runs `loadscope` as a user would. */
+#include <fcntl.h>
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "test-util.h"
@@ -240,6 +242,75 @@ test_knob_extremes_round_trip (void)
   g_assert_cmpint (sql_int (to_json, "SELECT count(*) FROM run WHERE seed = 9223372036854775807"), ==, 1);
 }
 
+/* ------------------------------------------------------------ signals */
+
+static void
+own_group (gpointer data)
+{
+  (void) data;
+  setpgid (0, 0);
+}
+
+/* A sweep in its own process group, as a shell job: the group gets the
+ * terminal's SIGINT (`count` times, `gap_ms` apart) once a run is going. */
+static int
+sweep_and_interrupt (const char *db, int count, int gap_ms)
+{
+  const char *argv[] = { g_getenv ("LOADSCOPE"), "sweep", "--dataset", "synthetic", "--count", "400", "--size", "16x16",
+                         "--batches", "60", "--sink", "sim", "--model-ms", "100", "--workers", "0,1", "--db", db,
+                         NULL };
+  GPid pid;
+  g_autoptr (GError) error = NULL;
+  int null_out = open ("/dev/null", O_WRONLY);
+  g_assert_true (g_spawn_async_with_fds (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, own_group, NULL, &pid,
+                                          -1, null_out, null_out, &error));
+  g_assert_no_error (error);
+  close (null_out);
+  /* until the first run has recorded a few batches */
+  for (int i = 0; i < 200; i++)
+    {
+      g_usleep (50000);
+      if (g_file_test (db, G_FILE_TEST_EXISTS)
+          && sql_int (db, "SELECT count(*) FROM batch JOIN run ON run.id = batch.run_id WHERE run.status = 'running'") >= 3)
+        break;
+    }
+  for (int i = 0; i < count; i++)
+    {
+      g_assert_cmpint (kill (-pid, SIGINT), ==, 0);
+      g_usleep ((gulong) gap_ms * 1000);
+    }
+  int status = 0;
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_spawn_close_pid (pid);
+  return status;
+}
+
+static void
+test_group_sigint_records_the_run (void)
+{
+  g_autofree char *db = path_in ("sigint.sqlite");
+  int status = sweep_and_interrupt (db, 1, 0);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 1);
+  /* The run was stopped cleanly and recorded with its figures, not killed. */
+  g_assert_cmpint (sql_int (db, "SELECT count(*) FROM run"), ==, 1);
+  g_assert_cmpint (sql_int (db, "SELECT count(*) FROM run WHERE status = 'interrupted' AND summary IS NOT NULL "
+                                "AND throughput_sps IS NOT NULL"), ==, 1);
+  g_assert_cmpint (sql_int (db, "SELECT count(*) FROM sweep WHERE status = 'interrupted'"), ==, 1);
+}
+
+static void
+test_second_sigint_leaves_nothing_running (void)
+{
+  g_autofree char *db = path_in ("sigint2.sqlite");
+  sweep_and_interrupt (db, 2, 5);
+  /* Whatever the second stopped at once: after the next open, nothing is left running. */
+  cli_result r = run_cli ("history", "--db", db);
+  cli_result_clear (&r);
+  g_assert_cmpint (sql_int (db, "SELECT count(*) FROM run WHERE status = 'running'"), ==, 0);
+  g_assert_cmpint (sql_int (db, "PRAGMA quick_check = 1") , !=, -1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -251,6 +322,8 @@ main (int argc, char **argv)
   g_test_add_func ("/store/hostile/deep-summary-in-bundle", test_deep_summary_in_bundle);
   g_test_add_func ("/store/hostile/float-knobs-refuse-nan-and-inf", test_float_knobs_refuse_nan_and_inf);
   g_test_add_func ("/store/hostile/knob-extremes-round-trip", test_knob_extremes_round_trip);
+  g_test_add_func ("/store/hostile/group-sigint-records-the-run", test_group_sigint_records_the_run);
+  g_test_add_func ("/store/hostile/second-sigint-leaves-nothing-running", test_second_sigint_leaves_nothing_running);
   int rc = ls_test_run_checked_shm_only ();
   ls_test_remove_tree (tmp_dir);
   g_free (tmp_dir);

@@ -4,6 +4,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#ifdef G_OS_UNIX
+#include <unistd.h>
+#endif
 
 #include "app/core/machine-busy.h"
 #include "app/core/run-events.h"
@@ -19,11 +22,38 @@
 
 static volatile sig_atomic_t interrupted;
 
+/* The first SIGINT/SIGTERM: stop cleanly, the run recorded with what was
+ * measured. The second: stop now, by the signal itself; the store keeps
+ * what was committed (SQLite transactions) and the run, left `running`,
+ * is marked interrupted by the sweep or the store's next open. */
 static void
 on_signal (int sig)
 {
-  (void) sig;
+  if (interrupted)
+    {
+      signal (sig, SIG_DFL);
+      raise (sig);
+      return;
+    }
   interrupted = 1;
+}
+
+/* sigaction, not signal(): System V's signal() resets the handler after
+ * the first delivery, so the second Ctrl-C could not be told apart. */
+static void
+install_interrupt_handlers (void)
+{
+#ifdef G_OS_UNIX
+  struct sigaction sa;
+  memset (&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset (&sa.sa_mask);
+  sigaction (SIGINT, &sa, NULL);
+  sigaction (SIGTERM, &sa, NULL);
+#else
+  signal (SIGINT, on_signal);
+  signal (SIGTERM, on_signal);
+#endif
 }
 
 /* What the run's observers need: the store and the event stream. */
@@ -94,8 +124,7 @@ diagnose (const ls_run_options *opts, ls_run_config *config)
   g_autoptr (GError) error = NULL;
   ls_diagnose_result d;
 
-  signal (SIGINT, on_signal);
-  signal (SIGTERM, on_signal);
+  install_interrupt_handlers ();
   config->interrupt = &interrupted;
   if (!ls_run_diagnose (config, &d, &error))
     {
@@ -209,8 +238,14 @@ ls_cli_run (int argc, char **argv)
   config.on_memory = observe_memory;
 
   /* Ctrl-C and a polite kill end the run as interrupted, recorded as such. */
-  signal (SIGINT, on_signal);
-  signal (SIGTERM, on_signal);
+  install_interrupt_handlers ();
+#ifdef G_OS_UNIX
+  /* A runner of a sweep (or of the window) leaves the terminal's process
+   * group: a terminal Ctrl-C reaches the sweep alone, which passes it on
+   * once; reaching both, it counted twice and killed the run (issue 17). */
+  if (opts.sweep_id > 0)
+    setpgid (0, 0);
+#endif
   /* Windows: how a sweep or the window asks it (no signal there). */
   ls_process_interrupt_listen (&interrupted, NULL);
   config.interrupt = &interrupted;
