@@ -311,6 +311,72 @@ test_second_sigint_leaves_nothing_running (void)
   g_assert_cmpint (sql_int (db, "PRAGMA quick_check = 1") , !=, -1);
 }
 
+/* ------------------------------------------------------------ store faults */
+
+static gboolean
+sh (const char *cmd)
+{
+  int status = -1;
+  return g_spawn_command_line_sync (cmd, NULL, NULL, &status, NULL) && g_spawn_check_wait_status (status, NULL);
+}
+
+/* Read commands on a read-only mount and on a full disk, with a dead run
+ * that a writer would repair: every one reads (a small tmpfs; root only). */
+static void
+test_reads_on_read_only_and_full_disk (void)
+{
+  g_autofree char *src = store_with_run ("ro-src.sqlite");
+  g_autofree char *mnt = path_in ("mnt");
+  g_autofree char *db = g_build_filename (mnt, "s.sqlite", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (mnt, 0700), ==, 0);
+  g_autofree char *mount = g_strdup_printf ("mount -t tmpfs -o size=2m tmpfs %s", mnt);
+  if (!sh (mount))
+    {
+      g_test_skip ("cannot mount a tmpfs here (not root)");
+      return;
+    }
+  g_autofree char *cp = g_strdup_printf ("cp %s %s", src, db);
+  g_assert_true (sh (cp));
+  sql (db, "UPDATE run SET status = 'running', runner_pid = 2147483000, finished_at = NULL");
+  g_autofree char *fill = g_strdup_printf ("sh -c 'dd if=/dev/zero of=%s/fill bs=64k; true'", mnt);
+  g_autofree char *unfill = g_strdup_printf ("rm %s/fill", mnt);
+  g_autofree char *ro = g_strdup_printf ("mount -o remount,ro %s", mnt);
+  g_autofree char *umount = g_strdup_printf ("umount %s", mnt);
+  const char *phases[] = { fill, unfill, ro };
+  for (guint p = 0; p < G_N_ELEMENTS (phases); p++)
+    {
+      g_assert_true (sh (phases[p]));
+      if (p == 1)
+        continue;
+      const char *const cmds[][9] = {
+        { "history", "--db", db }, { "show", "1", "--db", db }, { "compare", "1", "1", "--db", db },
+        { "export", "--all", "--format", "json", "-o", "-", "--db", db },
+      };
+      for (guint c = 0; c < G_N_ELEMENTS (cmds); c++)
+        {
+          cli_result r = run_cliv (cmds[c]);
+          if (r.status != 0)
+            g_error ("%s on a %s: exit %d: %s", cmds[c][0], p == 0 ? "full disk" : "read-only mount", r.status, r.err);
+          cli_result_clear (&r);
+        }
+    }
+  g_assert_true (sh (umount));
+}
+
+static void
+test_export_refuses_its_own_store (void)
+{
+  g_autofree char *db = store_with_run ("self.sqlite");
+  for (guint i = 0; i < 2; i++)
+    {
+      cli_result r = run_cli ("export", "--all", "--format", i ? "sqlite" : "json", "-o", db, "--force", "--db", db);
+      g_assert_cmpint (r.status, ==, 2);
+      g_assert_nonnull (strstr (r.err, "is the store being exported"));
+      cli_result_clear (&r);
+    }
+  g_assert_cmpint (sql_int (db, "SELECT count(*) FROM run"), ==, 1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -324,6 +390,8 @@ main (int argc, char **argv)
   g_test_add_func ("/store/hostile/knob-extremes-round-trip", test_knob_extremes_round_trip);
   g_test_add_func ("/store/hostile/group-sigint-records-the-run", test_group_sigint_records_the_run);
   g_test_add_func ("/store/hostile/second-sigint-leaves-nothing-running", test_second_sigint_leaves_nothing_running);
+  g_test_add_func ("/store/hostile/reads-on-read-only-and-full-disk", test_reads_on_read_only_and_full_disk);
+  g_test_add_func ("/store/hostile/export-refuses-its-own-store", test_export_refuses_its_own_store);
   int rc = ls_test_run_checked_shm_only ();
   ls_test_remove_tree (tmp_dir);
   g_free (tmp_dir);

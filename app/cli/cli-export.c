@@ -131,6 +131,20 @@ ls_cli_export (int argc, char **argv)
       fprintf (stderr, "loadscope export: %s\n", error->message);
       return store_error_status (error);
     }
+  /* `-o S --force --db S` would replace the store with its own export. */
+  if (!to_stdout)
+    {
+      static const char *const parts[] = { "", "-wal", "-shm", "-journal" };
+      GStatBuf out_st, db_st;
+      for (guint i = 0; i < G_N_ELEMENTS (parts); i++)
+        {
+          g_autofree char *part = g_strconcat (ls_store_path (store), parts[i], NULL);
+          if (g_stat (output, &out_st) == 0 && g_stat (part, &db_st) == 0 && out_st.st_dev == db_st.st_dev
+              && out_st.st_ino == db_st.st_ino)
+            return usage_error ("%s: is the store being exported (%s); write the export elsewhere", output,
+                                ls_store_path (store));
+        }
+    }
 
   if (strcmp (format, "sqlite") == 0)
     {

@@ -56,7 +56,23 @@ ls_store_open_to_read (const char *path, GError **error)
       g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_NOT_FOUND, "%s: no store there (nothing recorded yet)", path);
       return NULL;
     }
-  return ls_store_open (path, error);
+  /* Readers repair (dead runs) and migrate when they can write; where they
+   * cannot (read-only folder or mount, a full disk, a writer holding the
+   * lock), they read as the file is: reads never need to write. */
+  g_autoptr (GError) local = NULL;
+  ls_store *store = ls_store_open (path, &local);
+  if (store)
+    return store;
+  if (g_error_matches (local, LS_STORE_ERROR, LS_STORE_ERROR_VERSION))
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return NULL;
+    }
+  g_autoptr (GError) ro_error = NULL;
+  store = ls_store_open_read_only (path, &ro_error);
+  if (!store)
+    g_propagate_error (error, g_steal_pointer (&local));
+  return store;
 }
 
 static gboolean

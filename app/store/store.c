@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <gio/gio.h>
 #include <glib/gstdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -303,6 +304,53 @@ ls_store_open (const char *path, GError **error)
       ls_store_close (store);
       return NULL;
     }
+  return store;
+}
+
+ls_store *
+ls_store_open_read_only (const char *path, GError **error)
+{
+  /* Without a writable folder no -shm can be made beside a WAL store:
+   * read the file as it is (immutable). Otherwise a plain read-only open,
+   * which sees the writers' committed rows. */
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *abs = g_canonicalize_filename (path, NULL);
+  g_autofree char *escaped = g_uri_escape_string (abs, "/", FALSE);
+  gboolean frozen = g_access (dir, W_OK) != 0;
+  ls_store *store = NULL;
+  int version = -1;
+  /* A full disk may not take even the -shm: then immutable too. */
+  for (int attempt = frozen; attempt < 2 && version < 0; attempt++)
+    {
+      g_autofree char *uri = g_strdup_printf ("file:%s?mode=ro%s", escaped, attempt ? "&immutable=1" : "");
+      g_clear_pointer (&store, ls_store_close);
+      g_clear_error (error);
+      store = open_common (uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, error);
+      if (!store)
+        continue;
+      g_free (store->path);
+      store->path = g_strdup (path);
+      version = ls_store_schema_version (store);
+    }
+  if (!store)
+    return NULL;
+  if (version < 0)
+    {
+      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID, "%s: not a Loadscope store (%s)", path,
+                   sqlite3_errmsg (store->db));
+      ls_store_close (store);
+      return NULL;
+    }
+  if (version != LS_STORE_SCHEMA_VERSION)
+    {
+      g_set_error (error, LS_STORE_ERROR, version > LS_STORE_SCHEMA_VERSION ? LS_STORE_ERROR_VERSION
+                                                                            : LS_STORE_ERROR_READONLY,
+                   "%s: schema version %d, and this Loadscope (version %d) cannot %s it", path, version,
+                   LS_STORE_SCHEMA_VERSION, version > LS_STORE_SCHEMA_VERSION ? "read" : "write to migrate");
+      ls_store_close (store);
+      return NULL;
+    }
+  ls_store_exec (store, "PRAGMA temp_store = MEMORY", NULL); /* export's selection table, on a full disk too */
   return store;
 }
 

@@ -31,6 +31,12 @@ char *ls_store_default_path (void);
 
 /* Opens (creating it and its folder if needed) and migrates. path NULL: the
  * default. Also marks runs of dead runners interrupted. */
+/* Opens an existing store read-only (SQLITE_OPEN_READONLY): no
+ * migration, no repair; immutable where its folder cannot be written (a
+ * read-only mount). The fallback of readers when ls_store_open cannot write
+ * (read-only folder or mount, a full disk). */
+ls_store *ls_store_open_read_only (const char *path, GError **error);
+
 ls_store *ls_store_open (const char *path, GError **error);
 
 /* Marks runs of this machine whose runner has died as interrupted (done
