@@ -377,6 +377,21 @@ test_export_refuses_its_own_store (void)
   g_assert_cmpint (sql_int (db, "SELECT count(*) FROM run"), ==, 1);
 }
 
+static void
+test_csv_formulas_are_escaped (void)
+{
+  g_autofree char *db = store_with_run ("csv.sqlite");
+  sql (db, "UPDATE run SET error = '=HYPERLINK(\"x\")', dataset = '@sum'; UPDATE machine SET hostname = '-2+3'");
+  cli_result r = run_cli ("export", "--all", "--format", "csv", "-o", "-", "--db", db);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, ",\"'=HYPERLINK(\"\"x\"\")\","));
+  g_assert_nonnull (strstr (r.out, ",\"'@sum\","));
+  g_assert_nonnull (strstr (r.out, ",\"'-2+3\","));
+  g_assert_null (strstr (r.out, ",=")); /* no cell starts a formula */
+  g_assert_null (strstr (r.out, ",@"));
+  cli_result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -392,6 +407,7 @@ main (int argc, char **argv)
   g_test_add_func ("/store/hostile/second-sigint-leaves-nothing-running", test_second_sigint_leaves_nothing_running);
   g_test_add_func ("/store/hostile/reads-on-read-only-and-full-disk", test_reads_on_read_only_and_full_disk);
   g_test_add_func ("/store/hostile/export-refuses-its-own-store", test_export_refuses_its_own_store);
+  g_test_add_func ("/store/hostile/csv-formulas-are-escaped", test_csv_formulas_are_escaped);
   int rc = ls_test_run_checked_shm_only ();
   ls_test_remove_tree (tmp_dir);
   g_free (tmp_dir);

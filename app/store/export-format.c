@@ -576,12 +576,18 @@ ls_field_value_bind (sqlite3_stmt *st, int i, const ls_field *f, const ls_field_
 void
 ls_csv_append_text (GString *out, const char *text)
 {
-  if (!text[strcspn (text, ",\"\r\n")] && text[0] != ' ' && (!text[0] || text[strlen (text) - 1] != ' '))
+  /* OWASP's CSV injection rule: a text cell a spreadsheet would read as a
+   * formula (= + - @, tab, CR first) starts with ' and is quoted. Numbers
+   * never come here: they stay numbers. */
+  gboolean formula = text[0] && strchr ("=+-@\t\r", text[0]) != NULL;
+  if (!formula && !text[strcspn (text, ",\"\r\n")] && text[0] != ' ' && (!text[0] || text[strlen (text) - 1] != ' '))
     {
       g_string_append (out, text);
       return;
     }
   g_string_append_c (out, '"');
+  if (formula)
+    g_string_append_c (out, '\'');
   for (const char *p = text; *p; p++)
     {
       if (*p == '"')
