@@ -236,8 +236,24 @@ if ! "$LOADSCOPE" run --help-all 2>/dev/null | grep -q -- '--target'; then
   PYTORCH_STATUS="skipped: no --target pytorch in this build (python3 torch.cuda.is_available(): ${torch_cuda:-no torch})"
 elif [ "$torch_cuda" != True ]; then
   PYTORCH_STATUS="skipped: python3 torch.cuda.is_available() is not True (${torch_cuda:-no torch})"
+elif [ "$dataset_kind" != jpeg-dir ]; then
+  PYTORCH_STATUS="skipped: no JPEG dataset for tests/pytorch/imagefolder.py"
+elif [ "$(date +%s)" -ge "$DEADLINE" ]; then
+  PYTORCH_STATUS="skipped: no time left"
 else
-  PYTORCH_STATUS="skipped: --target exists, but this check has no PyTorch script for it yet"
+  # The unmodified ImageFolder script, pin_memory off and on (the probe's
+  # own timings; its summaries go into the report beside the others).
+  PYTORCH_STATUS="ran"
+  for pin in off staging; do
+    LOADSCOPE_PROBE_PATH="$ROOT/data/probe" timeout 60 "$LOADSCOPE" run --target pytorch \
+      --script "$ROOT/tests/pytorch/imagefolder.py" --python python3 --script-args "$WORK/jpeg" \
+      --workers 2 --pin "$pin" --batch-size 32 --batches 10 --no-db --json \
+      >"$WORK/pytorch-$pin.json" 2>"$WORK/pytorch-$pin.log"
+    rc=$?
+    PYTORCH_STATUS="$PYTORCH_STATUS; pin $pin: exit $rc"
+    [ $rc -eq 0 ] || note "pytorch pin $pin failed: $(tail -n 1 "$WORK/pytorch-$pin.log")"
+    cp "$WORK/pytorch-$pin.json" "$REPORT_DIR/pytorch-$pin.json" 2>/dev/null
+  done
 fi
 note "pytorch: $PYTORCH_STATUS"
 
