@@ -78,6 +78,7 @@ sql_int (const char *db, const char *text)
   sqlite3_stmt *st = NULL;
   gint64 v = -1;
   g_assert_cmpint (sqlite3_open_v2 (db, &h, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+  sqlite3_busy_timeout (h, 10000); /* polled while a runner creates and writes it */
   g_assert_cmpint (sqlite3_prepare_v2 (h, text, -1, &st, NULL), ==, SQLITE_OK);
   if (sqlite3_step (st) == SQLITE_ROW)
     v = sqlite3_column_int64 (st, 0);
