@@ -359,3 +359,13 @@ ls_process_utf8_argv (int argc, char **argv)
   (void) argc;
   return argv;
 }
+
+int
+ls_process_kill_group (int64_t pid, ls_error *err)
+{
+  if (pid <= 1 || pid > INT32_MAX)
+    return ls_error_set (err, LS_ERR_INVALID, "ls_process_kill_group: no process group %" PRId64, pid);
+  if (kill ((pid_t) -pid, SIGKILL) != 0 && errno != ESRCH)
+    return ls_error_set_os (err, "kill(-%" PRId64 ", SIGKILL)", pid);
+  return LS_OK;
+}

@@ -716,3 +716,19 @@ ls_process_utf8_argv (int argc, char **argv)
   utf8_argv = result;
   return utf8_argv;
 }
+
+int
+ls_process_kill_group (int64_t pid, ls_error *err)
+{
+  if (pid <= 0 || pid > UINT32_MAX)
+    return ls_error_set (err, LS_ERR_INVALID, "ls_process_kill_group: no process %" PRId64, pid);
+  HANDLE h = OpenProcess (PROCESS_TERMINATE, FALSE, (DWORD) pid);
+  if (!h)
+    return LS_OK; /* gone already (or never ours to end) */
+  BOOL ok = TerminateProcess (h, 1);
+  DWORD code = GetLastError ();
+  CloseHandle (h);
+  if (!ok && code != ERROR_ACCESS_DENIED)
+    return ls_error_set_os_code (err, (int) code, "TerminateProcess(process %" PRId64 ")", pid);
+  return LS_OK;
+}

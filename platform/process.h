@@ -82,6 +82,12 @@ ls_pid ls_process_self_pid (void);
  * read (then the caller cannot tell, and should leave it alone). */
 bool ls_process_is_alive (int64_t pid, const char *program);
 
+/* Kills, at once, the process group led by pid (POSIX: SIGKILL to -pid;
+ * what a started program left behind goes with it). Win32 has no process
+ * groups: the process itself is terminated (children live in a job object
+ * where that matters). A group that is gone already is not an error. */
+int ls_process_kill_group (int64_t pid, ls_error *err);
+
 /* A polite stop asked by another process, so that the run ends as
  * interrupted (recorded with its figures) instead of being killed.
  * ls_process_interrupt asks process `pid`: POSIX sends it SIGINT; Win32 has

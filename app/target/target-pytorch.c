@@ -10,6 +10,7 @@
 #include "app/core/worker-path.h"
 #include "platform/clock.h"
 #include "platform/procmem.h"
+#include "platform/process.h"
 
 #ifdef G_OS_UNIX
 #include <errno.h>
@@ -666,10 +667,10 @@ ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run
     }
   uint64_t end_ns = ls_clock_ns ();
   if (open)
-    kill (-s.pid, SIGKILL);
+    ls_process_kill_group (s.pid, NULL);
   /* The probe ends the script; what it leaves behind goes with its group. */
   g_subprocess_wait (proc, NULL, NULL);
-  kill (-s.pid, SIGKILL);
+  ls_process_kill_group (s.pid, NULL);
   read_lines (&s, fds[0], buf);
   close (fds[0]);
   sample (&s, &result->memory);
