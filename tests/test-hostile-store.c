@@ -87,6 +87,25 @@ sql_int (const char *db, const char *text)
   return v;
 }
 
+/* sql_int for a store a runner may still be creating: -1 until its
+ * tables are there (the file appears before its schema). */
+static gint64
+sql_int_polled (const char *db, const char *text)
+{
+  sqlite3 *h = NULL;
+  sqlite3_stmt *st = NULL;
+  gint64 v = -1;
+  if (sqlite3_open_v2 (db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK)
+    {
+      sqlite3_busy_timeout (h, 10000);
+      if (sqlite3_prepare_v2 (h, text, -1, &st, NULL) == SQLITE_OK && sqlite3_step (st) == SQLITE_ROW)
+        v = sqlite3_column_int64 (st, 0);
+      sqlite3_finalize (st);
+    }
+  sqlite3_close (h);
+  return v;
+}
+
 /* A store with one small run. */
 static char *
 store_with_run (const char *name)
@@ -272,7 +291,8 @@ sweep_and_interrupt (const char *db, int count, int gap_ms)
     {
       g_usleep (50000);
       if (g_file_test (db, G_FILE_TEST_EXISTS)
-          && sql_int (db, "SELECT count(*) FROM batch JOIN run ON run.id = batch.run_id WHERE run.status = 'running'") >= 3)
+          && sql_int_polled (db, "SELECT count(*) FROM batch JOIN run ON run.id = batch.run_id WHERE run.status = 'running'")
+                 >= 3)
         break;
     }
   for (int i = 0; i < count; i++)
