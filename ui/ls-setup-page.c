@@ -4,10 +4,20 @@
 #include "app/core/run-options.h"
 #include "app/core/sweep-request.h"
 #include "app/maker/sample-dataset.h"
+#include "app/target/target-check.h"
 #include "ui/ls-window.h"
 
 struct _LsSetupPage {
   GtkBox parent_instance;
+  AdwComboRow *target_row;  /* LsSetupTarget */
+  AdwPreferencesGroup *dataset_group;
+  AdwPreferencesGroup *script_group;
+  AdwActionRow *script_row;
+  AdwEntryRow *script_args;
+  AdwEntryRow *python;
+  GtkSpinButton *loader_index;
+  GtkLabel *script_problem_label;
+  AdwActionRow *model_row;   /* the script's own step replaces it */
   AdwActionRow *dataset_row;
   GtkLabel *dataset_problem_label; /* what the check found wrong, in full */
   GtkProgressBar *generate_progress;
@@ -27,6 +37,10 @@ struct _LsSetupPage {
   char *dataset_problem;  /* why the chosen dataset cannot be used; NULL: fine or unchecked */
   GCancellable *checking; /* the check of the chosen dataset, while it runs */
   gboolean generating;
+  char *script;
+  char *script_problem;     /* why the script cannot be run; NULL: fine or unchecked */
+  GCancellable *script_checking;
+  guint python_recheck;     /* a check after the interpreter's name stops changing */
 };
 
 G_DEFINE_FINAL_TYPE (LsSetupPage, ls_setup_page, GTK_TYPE_BOX)
@@ -63,8 +77,10 @@ knobs_request (LsSetupPage *self)
   ls_sweep_request_add_int (request, LS_SWEEP_KNOB_PREFETCH, gtk_spin_button_get_value_as_int (self->prefetch));
   ls_sweep_request_add_switch (request, LS_SWEEP_KNOB_PERSISTENT, gtk_switch_get_active (self->persistent));
   ls_sweep_request_add_switch (request, LS_SWEEP_KNOB_NON_BLOCKING, gtk_switch_get_active (self->non_blocking));
-  ls_sweep_request_add (request, LS_SWEEP_KNOB_MODEL_MS,
-                        g_ascii_dtostr (ms, sizeof ms, gtk_spin_button_get_value (self->model_ms)));
+  /* A script's own step takes the model step's place. */
+  if (ls_setup_page_get_target (self) == LS_SETUP_TARGET_LOADSCOPE)
+    ls_sweep_request_add (request, LS_SWEEP_KNOB_MODEL_MS,
+                          g_ascii_dtostr (ms, sizeof ms, gtk_spin_button_get_value (self->model_ms)));
   ls_sweep_request_add_int (request, LS_SWEEP_KNOB_BATCHES, gtk_spin_button_get_value_as_int (self->batches));
   ls_sweep_request_add (request, LS_SWEEP_KNOB_SINK, "auto");
   return request;
@@ -281,23 +297,212 @@ ls_setup_page_generate_sample (LsSetupPage *self)
   g_task_run_in_thread (task, generate_thread);
 }
 
+/* ------------------------------------------------------------ script */
+
+LsSetupTarget
+ls_setup_page_get_target (LsSetupPage *self)
+{
+  return adw_combo_row_get_selected (self->target_row) == LS_SETUP_TARGET_PYTORCH ? LS_SETUP_TARGET_PYTORCH
+                                                                                  : LS_SETUP_TARGET_LOADSCOPE;
+}
+
+void
+ls_setup_page_set_target (LsSetupPage *self, LsSetupTarget target)
+{
+  adw_combo_row_set_selected (self->target_row, target);
+}
+
+/* A script has no dataset row (it loads its own data) and no model step
+ * (its own step is measured). */
+static void
+on_target_changed (LsSetupPage *self)
+{
+  gboolean script = ls_setup_page_get_target (self) == LS_SETUP_TARGET_PYTORCH;
+  gtk_widget_set_visible (GTK_WIDGET (self->dataset_group), !script);
+  gtk_widget_set_visible (GTK_WIDGET (self->script_group), script);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->model_row), !script);
+  update_estimate (self);
+}
+
+/* The script row's subtitle and the problem below it, as for the dataset. */
+static void
+show_script (LsSetupPage *self, const char *finding, gboolean bad)
+{
+  gtk_widget_set_visible (GTK_WIDGET (self->script_problem_label), bad);
+  if (!self->script || !*self->script)
+    {
+      adw_action_row_set_subtitle (self->script_row, "None chosen yet");
+      return;
+    }
+  g_autofree char *text = g_markup_printf_escaped ("%s\n%s", self->script, bad ? "Cannot be run (see below)" : finding);
+  adw_action_row_set_subtitle (self->script_row, text);
+  if (bad)
+    gtk_label_set_text (self->script_problem_label, finding);
+}
+
+static void
+script_check_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *description = ls_target_pytorch_check_finish (result, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  LsSetupPage *self = user_data; /* alive: dispose cancels the check */
+  g_clear_object (&self->script_checking);
+  g_clear_pointer (&self->script_problem, g_free);
+  if (!description)
+    self->script_problem = g_strdup (error->message);
+  show_script (self, description ? description : self->script_problem, description == NULL);
+}
+
+/* The script and interpreter checked now (app/target/target-check.h), so a
+ * missing file or an interpreter without torch is said where it was chosen. */
+static void
+check_script (LsSetupPage *self)
+{
+  g_clear_handle_id (&self->python_recheck, g_source_remove);
+  g_clear_pointer (&self->script_problem, g_free);
+  if (self->script_checking)
+    g_cancellable_cancel (self->script_checking);
+  g_clear_object (&self->script_checking);
+  if (!self->script || !*self->script)
+    {
+      show_script (self, NULL, FALSE);
+      return;
+    }
+  show_script (self, "Checking…", FALSE);
+  self->script_checking = g_cancellable_new ();
+  ls_target_pytorch_check_async (self->script, gtk_editable_get_text (GTK_EDITABLE (self->python)),
+                                 self->script_checking, script_check_done, self);
+}
+
+void
+ls_setup_page_set_script (LsSetupPage *self, const char *path)
+{
+  g_free (self->script);
+  self->script = path && *path ? g_strdup (path) : NULL;
+  check_script (self);
+}
+
+const char *
+ls_setup_page_get_script (LsSetupPage *self)
+{
+  return self->script;
+}
+
+void
+ls_setup_page_set_script_args (LsSetupPage *self, const char *args)
+{
+  gtk_editable_set_text (GTK_EDITABLE (self->script_args), args ? args : "");
+}
+
+void
+ls_setup_page_set_python (LsSetupPage *self, const char *python)
+{
+  gtk_editable_set_text (GTK_EDITABLE (self->python), python ? python : "");
+  check_script (self); /* at once, not after the typing pause */
+}
+
+gboolean
+ls_setup_page_is_checking_script (LsSetupPage *self)
+{
+  return self->script_checking != NULL || self->python_recheck != 0;
+}
+
+const char *
+ls_setup_page_get_script_problem (LsSetupPage *self)
+{
+  return self->script_problem;
+}
+
+static gboolean
+python_recheck (gpointer data)
+{
+  LsSetupPage *self = data;
+  self->python_recheck = 0;
+  check_script (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* Importing torch takes a second or two: checked once typing pauses. */
+static void
+on_python_changed (LsSetupPage *self)
+{
+  if (!self->script)
+    return;
+  g_clear_handle_id (&self->python_recheck, g_source_remove);
+  self->python_recheck = g_timeout_add (600, python_recheck, self);
+}
+
+static void
+on_script_response (GtkNativeDialog *dialog, int response, LsSetupPage *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      g_autofree char *path = g_file_get_path (file);
+      ls_setup_page_set_script (self, path);
+    }
+  g_object_unref (dialog);
+}
+
+static void
+on_choose_script (LsSetupPage *self)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkFileChooserNative *dialog = gtk_file_chooser_native_new ("Choose your PyTorch training script", GTK_WINDOW (root),
+                                                              GTK_FILE_CHOOSER_ACTION_OPEN, "_Choose", "_Cancel");
+  GtkFileFilter *filter = gtk_file_filter_new ();
+  gtk_file_filter_set_name (filter, "Python scripts");
+  gtk_file_filter_add_suffix (filter, "py");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
+  g_object_unref (filter);
+  g_signal_connect (dialog, "response", G_CALLBACK (on_script_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
 /* ------------------------------------------------------------ knobs */
 
-ls_sweep_request *
-ls_setup_page_get_request (LsSetupPage *self, GError **error)
+/* What the request needs of its target: a usable dataset, or a script
+ * that passed its check. */
+static gboolean
+target_ready (LsSetupPage *self, GError **error)
 {
+  if (ls_setup_page_get_target (self) == LS_SETUP_TARGET_PYTORCH)
+    {
+      if (!self->script)
+        {
+          g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "Choose your PyTorch script first.");
+          return FALSE;
+        }
+      if (self->script_problem)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "The script cannot be run: %s",
+                       self->script_problem);
+          return FALSE;
+        }
+      return TRUE;
+    }
   if (!self->dataset || !*self->dataset)
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                            "Choose a dataset first, or generate the sample one.");
-      return NULL;
+      return FALSE;
     }
   if (self->dataset_problem)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "The dataset cannot be used: %s",
                    self->dataset_problem);
-      return NULL;
+      return FALSE;
     }
+  return TRUE;
+}
+
+ls_sweep_request *
+ls_setup_page_get_request (LsSetupPage *self, GError **error)
+{
+  if (!target_ready (self, error))
+    return NULL;
   g_autoptr (ls_sweep_request) request = knobs_request (self);
   if (ls_sweep_request_count (request, LS_SWEEP_KNOB_WORKERS) == 0
       || ls_sweep_request_count (request, LS_SWEEP_KNOB_PIN) == 0
@@ -311,7 +516,12 @@ ls_setup_page_get_request (LsSetupPage *self, GError **error)
    * naming it, as `loadscope sweep` refuses it. */
   if (!ls_sweep_request_set_text (request, "workers", gtk_editable_get_text (GTK_EDITABLE (self->workers)), error))
     return NULL;
-  ls_sweep_request_add (request, LS_SWEEP_KNOB_DATASET, self->dataset);
+  if (ls_setup_page_get_target (self) == LS_SETUP_TARGET_LOADSCOPE)
+    ls_sweep_request_add (request, LS_SWEEP_KNOB_DATASET, self->dataset);
+  else if (!ls_target_pytorch_request (request, self->script, gtk_editable_get_text (GTK_EDITABLE (self->python)),
+                                       gtk_editable_get_text (GTK_EDITABLE (self->script_args)),
+                                       gtk_spin_button_get_value_as_int (self->loader_index), error))
+    return NULL;
   return g_steal_pointer (&request);
 }
 
@@ -406,6 +616,12 @@ ls_setup_page_dispose (GObject *object)
   if (self->checking)
     g_cancellable_cancel (self->checking);
   g_clear_object (&self->checking);
+  g_clear_handle_id (&self->python_recheck, g_source_remove);
+  if (self->script_checking)
+    g_cancellable_cancel (self->script_checking);
+  g_clear_object (&self->script_checking);
+  g_clear_pointer (&self->script, g_free);
+  g_clear_pointer (&self->script_problem, g_free);
   gtk_widget_dispose_template (GTK_WIDGET (self), LS_TYPE_SETUP_PAGE);
   G_OBJECT_CLASS (ls_setup_page_parent_class)->dispose (object);
 }
@@ -417,6 +633,15 @@ ls_setup_page_class_init (LsSetupPageClass *klass)
 
   G_OBJECT_CLASS (klass)->dispose = ls_setup_page_dispose;
   gtk_widget_class_set_template_from_resource (widget_class, "/org/loadscope/Loadscope/ui/ls-setup-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, LsSetupPage, target_row);
+  gtk_widget_class_bind_template_child (widget_class, LsSetupPage, dataset_group);
+  gtk_widget_class_bind_template_child (widget_class, LsSetupPage, script_group);
+  gtk_widget_class_bind_template_child (widget_class, LsSetupPage, script_row);
+  gtk_widget_class_bind_template_child (widget_class, LsSetupPage, script_args);
+  gtk_widget_class_bind_template_child (widget_class, LsSetupPage, python);
+  gtk_widget_class_bind_template_child (widget_class, LsSetupPage, loader_index);
+  gtk_widget_class_bind_template_child (widget_class, LsSetupPage, script_problem_label);
+  gtk_widget_class_bind_template_child (widget_class, LsSetupPage, model_row);
   gtk_widget_class_bind_template_child (widget_class, LsSetupPage, dataset_row);
   gtk_widget_class_bind_template_child (widget_class, LsSetupPage, dataset_problem_label);
   gtk_widget_class_bind_template_child (widget_class, LsSetupPage, generate_progress);
@@ -440,6 +665,9 @@ ls_setup_page_class_init (LsSetupPageClass *klass)
   gtk_widget_class_bind_template_callback_full (widget_class, "on_generate_clicked",
                                                 G_CALLBACK (ls_setup_page_generate_sample));
   gtk_widget_class_bind_template_callback (widget_class, on_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_target_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_choose_script);
+  gtk_widget_class_bind_template_callback (widget_class, on_python_changed);
 }
 
 static void

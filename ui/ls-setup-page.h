@@ -1,5 +1,6 @@
-/* Setup: the dataset and the knobs of a sweep, as ranges and toggles, with
- * the sweep's estimated duration. */
+/* Setup: what to measure (Loadscope's loader over a dataset, or the user's
+ * PyTorch script with its arguments and interpreter) and the knobs of a
+ * sweep, as ranges and toggles, with the sweep's estimated duration. */
 #pragma once
 
 #include <adwaita.h>
@@ -10,6 +11,12 @@ G_BEGIN_DECLS
 
 #define LS_TYPE_SETUP_PAGE (ls_setup_page_get_type ())
 G_DECLARE_FINAL_TYPE (LsSetupPage, ls_setup_page, LS, SETUP_PAGE, GtkBox)
+
+/* The target choice, in the order the page lists it. */
+typedef enum {
+  LS_SETUP_TARGET_LOADSCOPE, /* Loadscope's loader over the dataset */
+  LS_SETUP_TARGET_PYTORCH,   /* the user's script through the probe (--target pytorch) */
+} LsSetupTarget;
 
 /* Keeps the knobs in these settings (the workbench's). */
 void ls_setup_page_bind (LsSetupPage *self, GSettings *settings);
@@ -29,5 +36,20 @@ void ls_setup_page_set_dataset (LsSetupPage *self, const char *path);
 gboolean ls_setup_page_is_checking_dataset (LsSetupPage *self);
 /* Why the chosen dataset cannot be used; NULL when it can (or unchecked). */
 const char *ls_setup_page_get_dataset_problem (LsSetupPage *self);
+
+LsSetupTarget ls_setup_page_get_target (LsSetupPage *self);
+void ls_setup_page_set_target (LsSetupPage *self, LsSetupTarget target);
+
+/* Chooses the script and checks it at once, in a thread, with the
+ * interpreter on the page (app/target/target-check.h): a missing file or an
+ * interpreter without torch shows on the page, and the sweep is refused. */
+void ls_setup_page_set_script (LsSetupPage *self, const char *path);
+const char *ls_setup_page_get_script (LsSetupPage *self);
+void ls_setup_page_set_script_args (LsSetupPage *self, const char *args);
+/* Sets the interpreter and checks the script with it again. */
+void ls_setup_page_set_python (LsSetupPage *self, const char *python);
+gboolean ls_setup_page_is_checking_script (LsSetupPage *self);
+/* Why the script cannot be run; NULL when it can (or unchecked). */
+const char *ls_setup_page_get_script_problem (LsSetupPage *self);
 
 G_END_DECLS

@@ -1,0 +1,169 @@
+/* The window's check of a script target and its request knobs
+ * (target-check.h). */
+#include "app/target/target-check.h"
+
+#include <string.h>
+
+static const char *
+interpreter (const char *python)
+{
+  return python && *python ? python : LS_TARGET_DEFAULT_PYTHON;
+}
+
+/* The last non-empty line of text (the exception of a traceback). */
+static char *
+last_line (const char *text)
+{
+  g_auto (GStrv) lines = g_strsplit (text ? text : "", "\n", -1);
+  for (guint n = g_strv_length (lines); n-- > 0;)
+    if (*g_strstrip (lines[n]))
+      return g_strdup (lines[n]);
+  return g_strdup ("no message");
+}
+
+/* The script as the runner will open it: a regular file it can read. */
+static gboolean
+check_script (const char *script, GError **error)
+{
+  if (!script || !*script)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "no script chosen");
+      return FALSE;
+    }
+  if (!g_file_test (script, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s: no such file", script);
+      return FALSE;
+    }
+  if (!g_file_test (script, G_FILE_TEST_IS_REGULAR))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE, "%s: not a file (choose the script itself)",
+                   script);
+      return FALSE;
+    }
+  g_autoptr (GFile) file = g_file_new_for_path (script);
+  g_autoptr (GError) read_error = NULL;
+  g_autoptr (GFileInputStream) in = g_file_read (file, NULL, &read_error);
+  if (!in)
+    {
+      g_set_error (error, G_IO_ERROR, read_error->code, "%s: cannot be read: %s", script, read_error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+ls_target_pytorch_check (const char *script, const char *python, char **description, GCancellable *cancellable,
+                         GError **error)
+{
+  const char *py = interpreter (python);
+
+  if (!check_script (script, error))
+    return FALSE;
+  /* What the probe does first (loadscope_probe/__main__.py): import torch. */
+  const char *argv[] = { py, "-c", "import sys, torch; print(torch.__version__, sys.version.split()[0])", NULL };
+  g_autoptr (GError) spawn_error = NULL;
+  g_autoptr (GSubprocess) p = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
+                                                 &spawn_error);
+  if (!p)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "Python interpreter %s: %s", py, spawn_error->message);
+      return FALSE;
+    }
+  g_autofree char *out = NULL, *err = NULL;
+  if (!g_subprocess_communicate_utf8 (p, NULL, cancellable, &out, &err, error))
+    {
+      g_subprocess_force_exit (p);
+      return FALSE;
+    }
+  if (!g_subprocess_get_if_exited (p) || g_subprocess_get_exit_status (p) != 0)
+    {
+      g_autofree char *why = last_line (err);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s cannot import torch: %s", py, why);
+      return FALSE;
+    }
+  g_auto (GStrv) versions = g_strsplit (g_strstrip (out), " ", 2);
+  g_autofree char *base = g_path_get_basename (script);
+  if (description)
+    *description = g_strdup_printf ("%s: torch %s, Python %s (%s)", base, versions[0] ? versions[0] : "?",
+                                    versions[0] && versions[1] ? versions[1] : "?", py);
+  return TRUE;
+}
+
+typedef struct {
+  char *script, *python;
+} check_args;
+
+static void
+check_args_free (gpointer data)
+{
+  check_args *a = data;
+  g_free (a->script);
+  g_free (a->python);
+  g_free (a);
+}
+
+static void
+check_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  check_args *a = data;
+  char *description = NULL;
+  GError *error = NULL;
+  if (ls_target_pytorch_check (a->script, a->python, &description, cancellable, &error))
+    g_task_return_pointer (task, description, g_free);
+  else
+    g_task_return_error (task, error);
+}
+
+void
+ls_target_pytorch_check_async (const char *script, const char *python, GCancellable *cancellable,
+                               GAsyncReadyCallback callback, gpointer user_data)
+{
+  check_args *a = g_new0 (check_args, 1);
+  a->script = g_strdup (script);
+  a->python = g_strdup (python);
+  g_autoptr (GTask) task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_task_data (task, a, check_args_free);
+  g_task_set_return_on_cancel (task, TRUE);
+  g_task_run_in_thread (task, check_thread);
+}
+
+char *
+ls_target_pytorch_check_finish (GAsyncResult *result, GError **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+gboolean
+ls_target_pytorch_request (ls_sweep_request *request, const char *script, const char *python,
+                           const char *script_args, int loader, GError **error)
+{
+  if (script_args && *script_args)
+    {
+      g_auto (GStrv) args = NULL;
+      g_autoptr (GError) parse_error = NULL;
+      if (!g_shell_parse_argv (script_args, NULL, &args, &parse_error))
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "the script's arguments %s: %s", script_args,
+                       parse_error->message);
+          return FALSE;
+        }
+    }
+  if (loader < 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "loader index %d: must not be negative", loader);
+      return FALSE;
+    }
+  /* The names `loadscope sweep` takes, through the same setter. */
+  char index[16];
+  g_snprintf (index, sizeof index, "%d", loader);
+  struct {
+    const char *name, *value;
+  } knobs[] = { { "target", "pytorch" }, { "script", script }, { "python", interpreter (python) },
+                { "script-args", script_args && *script_args ? script_args : NULL },
+                { "loader", loader > 0 ? index : NULL } };
+  for (guint i = 0; i < G_N_ELEMENTS (knobs); i++)
+    if (knobs[i].value && !ls_sweep_request_set_text (request, knobs[i].name, knobs[i].value, error))
+      return FALSE;
+  return TRUE;
+}

@@ -1,0 +1,301 @@
+/* The Setup page's "Your PyTorch script" target under Xvfb, as a user
+ * drives it: choosing the target hides the dataset and shows the script's
+ * fields; a missing script and an interpreter without torch are said on
+ * the page and refuse the sweep; then a real 2-configuration sweep of
+ * tests/pytorch/imagefolder.py (workers 0,1) is recorded in the store as
+ * two PyTorch runs. Screenshots are kept. The sweep part is skipped,
+ * saying so, where no interpreter here imports torch. */
+#include <adwaita.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "app/core/settings.h"
+#include "app/store/store-query.h"
+#include "ui/ls-application.h"
+#include "ui/ls-history-page.h"
+#include "ui/ls-results-page.h"
+#include "ui/ls-setup-page.h"
+#include "ui/ls-window.h"
+#include "test-util.h"
+
+static LsWindow *window;
+static LsSetupPage *setup;
+static LsResultsPage *results;
+static LsHistoryPage *history;
+static char *scratch;
+
+static void
+iterate_until (gboolean (*done) (void), guint timeout_s)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) timeout_s * G_USEC_PER_SEC;
+  while (!done () && g_get_monotonic_time () < end)
+    g_main_context_iteration (NULL, FALSE) || (g_usleep (2000), TRUE);
+}
+
+static gboolean
+never (void)
+{
+  return FALSE;
+}
+
+static gboolean
+script_checked (void)
+{
+  return !ls_setup_page_is_checking_script (setup);
+}
+
+static gboolean
+sweep_done (void)
+{
+  return ls_results_page_count_charts_with_data (results) > 0
+         && gtk_widget_get_visible (GTK_WIDGET (gtk_widget_get_first_child (GTK_WIDGET (results)))) == FALSE;
+}
+
+static gboolean
+history_loaded (void)
+{
+  return !ls_history_page_is_loading (history);
+}
+
+static gpointer
+find_child_of_type (GtkWidget *w, GType type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (w, type))
+    return w;
+  for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
+    {
+      gpointer found = find_child_of_type (c, type);
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
+/* The Setup page's group with this title, as a user finds it. */
+static GtkWidget *
+find_group (GtkWidget *w, const char *title)
+{
+  if (ADW_IS_PREFERENCES_GROUP (w) && g_strcmp0 (adw_preferences_group_get_title (ADW_PREFERENCES_GROUP (w)), title) == 0)
+    return w;
+  for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_group (c, title);
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
+static void
+save_screenshot (const char *name)
+{
+  const char *dir = g_getenv ("LS_ARTIFACTS");
+  g_autofree char *path = g_build_filename (dir ? dir : ".", name, NULL);
+  g_autofree char *import = g_find_program_in_path ("import");
+  iterate_until (never, 1);
+  if (!import)
+    {
+      g_test_message ("no screenshot (ImageMagick's import is not installed): %s", path);
+      return;
+    }
+  const char *argv[] = { import, "-window", "root", path, NULL };
+  int status = 0;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status, NULL));
+  g_test_message ("screenshot: %s", path);
+}
+
+/* An interpreter that imports torch and torchvision: $LS_TEST_PYTHON,
+ * Debian's, or the first python3 on PATH. */
+static char *
+find_python (void)
+{
+  const char *candidates[] = { g_getenv ("LS_TEST_PYTHON"), "/usr/bin/python3", "python3" };
+  for (guint i = 0; i < G_N_ELEMENTS (candidates); i++)
+    {
+      if (!candidates[i])
+        continue;
+      const char *argv[] = { candidates[i], "-c", "import torch, torchvision", NULL };
+      int status = -1;
+      if (g_spawn_sync (NULL, (char **) argv, NULL,
+                        G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                        NULL, NULL, &status, NULL)
+          && g_spawn_check_wait_status (status, NULL))
+        return g_strdup (candidates[i]);
+    }
+  return NULL;
+}
+
+static const char *
+visible_page (void)
+{
+  AdwViewStack *stack = find_child_of_type (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK);
+  return adw_view_stack_get_visible_child_name (stack);
+}
+
+/* Run sweep is refused with the reason, and nothing starts. */
+static void
+assert_run_refused (const char *reason)
+{
+  g_autoptr (GError) refused = NULL;
+  g_autoptr (ls_sweep_request) none = ls_setup_page_get_request (setup, &refused);
+  g_assert_null (none);
+  g_test_message ("refused: %s", refused->message);
+  g_assert_nonnull (strstr (refused->message, reason));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
+  iterate_until (never, 1);
+  g_assert_cmpstr (visible_page (), ==, "setup");
+}
+
+static void
+test_pytorch_target (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSettings) settings = ls_settings_new (&error);
+  g_assert_no_error (error);
+  g_autoptr (LsApplication) app = ls_application_new (settings);
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
+  g_application_activate (G_APPLICATION (app));
+  window = LS_WINDOW (gtk_application_get_active_window (GTK_APPLICATION (app)));
+  g_assert_nonnull (window);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);
+  iterate_until (never, 1);
+  setup = find_child_of_type (GTK_WIDGET (window), LS_TYPE_SETUP_PAGE);
+  results = find_child_of_type (GTK_WIDGET (window), LS_TYPE_RESULTS_PAGE);
+  history = find_child_of_type (GTK_WIDGET (window), LS_TYPE_HISTORY_PAGE);
+  GtkWidget *dataset_group = find_group (GTK_WIDGET (setup), "Dataset");
+  GtkWidget *script_group = find_group (GTK_WIDGET (setup), "Your PyTorch script");
+  g_assert_nonnull (dataset_group);
+  g_assert_nonnull (script_group);
+
+  /* The loader is the default target; the script's fields show only for a script. */
+  g_assert_cmpint (ls_setup_page_get_target (setup), ==, LS_SETUP_TARGET_LOADSCOPE);
+  g_assert_true (gtk_widget_get_visible (dataset_group));
+  g_assert_false (gtk_widget_get_visible (script_group));
+  ls_setup_page_set_target (setup, LS_SETUP_TARGET_PYTORCH);
+  iterate_until (never, 1);
+  g_assert_false (gtk_widget_get_visible (dataset_group));
+  g_assert_true (gtk_widget_get_visible (script_group));
+  assert_run_refused ("Choose your PyTorch script first");
+
+  /* A script that is not there: said on the page, the sweep refused. */
+  g_autofree char *missing = g_build_filename (scratch, "no-such-train.py", NULL);
+  ls_setup_page_set_script (setup, missing);
+  iterate_until (script_checked, 30);
+  g_assert_nonnull (ls_setup_page_get_script_problem (setup));
+  g_assert_nonnull (strstr (ls_setup_page_get_script_problem (setup), "no-such-train.py: no such file"));
+  assert_run_refused ("no-such-train.py: no such file");
+  save_screenshot ("gui-pytorch-missing-script.png");
+
+  g_autofree char *python = find_python ();
+  if (!python)
+    {
+      g_test_skip ("no interpreter here imports torch and torchvision (install python3-torch python3-torchvision)");
+      gtk_window_destroy (GTK_WINDOW (window));
+      iterate_until (never, 1);
+      return;
+    }
+  g_autofree char *scripts = g_build_filename (g_getenv ("LS_TEST_DATA"), "..", "pytorch", NULL);
+  g_autofree char *script = g_build_filename (scripts, "imagefolder.py", NULL);
+  g_autofree char *dataset = g_build_filename (scratch, "images", NULL);
+  {
+    const char *argv[] = { g_getenv ("LOADSCOPE"), "make-dataset", "--format", "jpeg-dir", "--count", "96", "--size",
+                           "80x64", dataset, NULL };
+    int status = -1;
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL,
+                                 &status, NULL));
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+  }
+
+  /* An interpreter without torch (the same Python without its site
+   * packages, where Debian's torch lives): named, with the reason. */
+  g_autofree char *bare = g_build_filename (scratch, "python-without-site", NULL);
+  g_autofree char *text = g_strdup_printf ("#!/bin/sh\nexec %s -S \"$@\"\n", python);
+  g_assert_true (g_file_set_contents (bare, text, -1, NULL));
+  g_assert_cmpint (g_chmod (bare, 0755), ==, 0);
+  ls_setup_page_set_script (setup, script);
+  ls_setup_page_set_python (setup, bare);
+  iterate_until (script_checked, 60);
+  g_assert_nonnull (ls_setup_page_get_script_problem (setup));
+  g_assert_nonnull (strstr (ls_setup_page_get_script_problem (setup), "cannot import torch"));
+  assert_run_refused ("cannot import torch");
+  save_screenshot ("gui-pytorch-no-torch.png");
+
+  /* The real thing: workers 0 and 1 over the ImageFolder script. */
+  ls_setup_page_set_python (setup, python);
+  ls_setup_page_set_script_args (setup, dataset);
+  iterate_until (script_checked, 60);
+  g_assert_null (ls_setup_page_get_script_problem (setup));
+  g_settings_set_string (settings, "workers", "0,1");
+  g_settings_set_string (settings, "pin-modes", "off");
+  g_settings_set_string (settings, "start-methods", "fork");
+  g_settings_set_int (settings, "batch-size", 8);
+  g_settings_set_int (settings, "batches-per-run", 6);
+  iterate_until (never, 1);
+  {
+    /* The request is the command line's: --target pytorch --script --python --script-args. */
+    g_autoptr (ls_sweep_request) request = ls_setup_page_get_request (setup, &error);
+    g_assert_no_error (error);
+    g_assert_null (request->dataset);
+    g_assert_cmpstr (request->knobs[LS_SWEEP_KNOB_TARGET]->pdata[0], ==, "pytorch");
+    g_assert_cmpstr (request->knobs[LS_SWEEP_KNOB_SCRIPT]->pdata[0], ==, script);
+    g_assert_cmpstr (request->knobs[LS_SWEEP_KNOB_PYTHON]->pdata[0], ==, python);
+    g_assert_cmpstr (request->knobs[LS_SWEEP_KNOB_SCRIPT_ARGS]->pdata[0], ==, dataset);
+    g_assert_null (request->knobs[LS_SWEEP_KNOB_MODEL_MS]); /* the script's own step */
+    g_assert_cmpuint (ls_sweep_request_configurations (request), ==, 2);
+  }
+  save_screenshot ("gui-pytorch-setup.png");
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
+  iterate_until (sweep_done, 240);
+  g_assert_true (sweep_done ());
+  save_screenshot ("gui-pytorch-results.png");
+
+  /* Two runs recorded, both of the script, done. */
+  g_autoptr (ls_store) store = ls_store_open_to_read (g_getenv ("LOADSCOPE_DB"), &error);
+  g_assert_no_error (error);
+  g_autoptr (JsonArray) rows = ls_store_history (store, 0, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (rows), ==, 2);
+  for (guint i = 0; i < 2; i++)
+    {
+      JsonObject *r = json_array_get_object_element (rows, i);
+      g_assert_cmpstr (json_object_get_string_member (r, "format"), ==, "pytorch");
+      g_assert_cmpstr (json_object_get_string_member (r, "status"), ==, "done");
+      g_assert_cmpint (json_object_get_int_member (r, "workers"), ==, 1 - (gint64) i); /* newest first */
+      g_assert_nonnull (strstr (json_object_get_string_member (r, "dataset"), "imagefolder.py"));
+    }
+  AdwViewStack *stack = find_child_of_type (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK);
+  adw_view_stack_set_visible_child_name (stack, "history");
+  iterate_until (history_loaded, 30);
+  g_assert_cmpuint (ls_history_page_count_runs (history), ==, 2);
+  save_screenshot ("gui-pytorch-history.png");
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  iterate_until (never, 1);
+}
+
+int
+main (int argc, char **argv)
+{
+  /* A home of its own: store, cache and settings. */
+  g_autofree char *home = g_dir_make_tmp ("ls-gui-pytorch-XXXXXX", NULL);
+  g_autofree char *data = g_build_filename (home, "data", NULL);
+  g_autofree char *cache = g_build_filename (home, "cache", NULL);
+  g_autofree char *config = g_build_filename (home, "config", NULL);
+  g_autofree char *db = g_build_filename (data, "history.sqlite", NULL);
+  scratch = g_build_filename (home, "scratch", NULL);
+  g_mkdir_with_parents (scratch, 0700);
+  g_setenv ("XDG_DATA_HOME", data, TRUE);
+  g_setenv ("XDG_CACHE_HOME", cache, TRUE);
+  g_setenv ("XDG_CONFIG_HOME", config, TRUE);
+  g_setenv ("LOADSCOPE_DB", db, TRUE);
+  if (g_getenv ("LS_ARTIFACTS"))
+    g_mkdir_with_parents (g_getenv ("LS_ARTIFACTS"), 0755);
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+  g_test_add_func ("/ui/setup/pytorch-target", test_pytorch_target);
+  int rc = ls_test_run_checked_shm_only ();
+  ls_test_remove_tree (home);
+  g_free (scratch);
+  return rc;
+}
