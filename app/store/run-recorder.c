@@ -8,17 +8,29 @@
 #include "app/core/run-summary.h"
 #include "app/store/store-private.h"
 
+/* Batches wait in memory and are written together, in one short
+ * transaction, once 2048 are pending or 250 ms have passed since the last
+ * write: no transaction stays open across the wait for the next batch, so
+ * a slow run never holds the store's write lock (issue 17). */
 #define BATCH_COMMIT_US (250 * 1000)
 #define BATCH_COMMIT_ROWS 2048
+/* A store locked or full for long: the oldest pending rows are dropped
+ * beyond this, so memory stays bounded (the run says so when it ends). */
+#define BATCH_PENDING_MAX (64 * BATCH_COMMIT_ROWS)
+
+typedef struct {
+  uint64_t seq;
+  ls_batch_record b;
+} pending_batch;
 
 struct ls_run_recorder {
   ls_store *store;
   gint64 run_id;
   char *uuid;
   sqlite3_stmt *insert_batch;
-  gboolean in_transaction;
-  guint pending;
-  gint64 transaction_started_us;
+  GArray *pending;          /* pending_batch, not yet written */
+  gint64 last_write_us;     /* when batches were last written (or tried) */
+  guint64 dropped;          /* batches never written */
 };
 
 static gboolean
@@ -119,6 +131,8 @@ ls_run_recorder_begin (ls_store *store, gint64 machine_id, gint64 sweep_id, cons
       g_free (rec);
       return NULL;
     }
+  rec->pending = g_array_new (FALSE, FALSE, sizeof (pending_batch));
+  rec->last_write_us = g_get_monotonic_time ();
   return rec;
 }
 
@@ -134,57 +148,73 @@ ls_run_recorder_uuid (const ls_run_recorder *rec)
   return rec->uuid;
 }
 
-static void
-commit_batches (ls_run_recorder *rec)
+/* Writes the pending batches in one transaction; on failure (locked,
+ * full) they stay pending and the next write tries again. */
+static gboolean
+write_batches (ls_run_recorder *rec, GError **error)
 {
-  if (!rec->in_transaction)
-    return;
-  /* A failed commit (a locked store) is retried with the next batch. */
-  if (sqlite3_exec (ls_store_db (rec->store), "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
+  sqlite3 *db = ls_store_db (rec->store);
+  sqlite3_stmt *st = rec->insert_batch;
+  int rc = SQLITE_OK;
+
+  rec->last_write_us = g_get_monotonic_time ();
+  if (rec->pending->len == 0)
+    return TRUE;
+  if ((rc = sqlite3_exec (db, "BEGIN IMMEDIATE", NULL, NULL, NULL)) != SQLITE_OK)
+    return ls_store_set_error (rec->store, rc, "recording batches", error);
+  for (guint i = 0; i < rec->pending->len && rc == SQLITE_OK; i++)
     {
-      rec->in_transaction = FALSE;
-      rec->pending = 0;
+      const pending_batch *p = &g_array_index (rec->pending, pending_batch, i);
+      const ls_batch_record *b = &p->b;
+      sqlite3_bind_int64 (st, 1, rec->run_id);
+      sqlite3_bind_int64 (st, 2, (gint64) p->seq);
+      sqlite3_bind_int (st, 3, (int) b->epoch);
+      sqlite3_bind_int64 (st, 4, (gint64) b->batch);
+      sqlite3_bind_int (st, 5, (int) b->samples);
+      sqlite3_bind_double (st, 6, b->ready_ms);
+      sqlite3_bind_double (st, 7, b->wait_ms);
+      if (b->compute_ms >= 0)
+        {
+          sqlite3_bind_double (st, 8, b->copy_ms);
+          sqlite3_bind_double (st, 9, b->compute_ms);
+          sqlite3_bind_double (st, 10, b->stage_ms);
+        }
+      else
+        {
+          sqlite3_bind_null (st, 8);
+          sqlite3_bind_null (st, 9);
+          sqlite3_bind_null (st, 10);
+        }
+      for (int k = 0; k < LS_N_STAGES; k++)
+        sqlite3_bind_double (st, 11 + k, ls_batch_record_stage (b, k));
+      rc = sqlite3_step (st) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode (db);
+      sqlite3_reset (st);
     }
+  if (rc == SQLITE_OK)
+    rc = sqlite3_exec (db, "COMMIT", NULL, NULL, NULL);
+  if (rc != SQLITE_OK)
+    {
+      ls_store_set_error (rec->store, rc, "recording batches", error);
+      sqlite3_exec (db, "ROLLBACK", NULL, NULL, NULL);
+      return FALSE;
+    }
+  g_array_set_size (rec->pending, 0);
+  return TRUE;
 }
 
 void
 ls_run_recorder_batch (ls_run_recorder *rec, uint64_t seq, const ls_batch_record *b)
 {
-  sqlite3_stmt *st = rec->insert_batch;
+  pending_batch p = { seq, *b };
 
-  if (!rec->in_transaction)
+  if (rec->pending->len >= BATCH_PENDING_MAX)
     {
-      if (sqlite3_exec (ls_store_db (rec->store), "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
-        return;
-      rec->in_transaction = TRUE;
-      rec->transaction_started_us = g_get_monotonic_time ();
+      g_array_remove_index (rec->pending, 0);
+      rec->dropped++;
     }
-  sqlite3_bind_int64 (st, 1, rec->run_id);
-  sqlite3_bind_int64 (st, 2, (gint64) seq);
-  sqlite3_bind_int (st, 3, (int) b->epoch);
-  sqlite3_bind_int64 (st, 4, (gint64) b->batch);
-  sqlite3_bind_int (st, 5, (int) b->samples);
-  sqlite3_bind_double (st, 6, b->ready_ms);
-  sqlite3_bind_double (st, 7, b->wait_ms);
-  if (b->compute_ms >= 0)
-    {
-      sqlite3_bind_double (st, 8, b->copy_ms);
-      sqlite3_bind_double (st, 9, b->compute_ms);
-      sqlite3_bind_double (st, 10, b->stage_ms);
-    }
-  else
-    {
-      sqlite3_bind_null (st, 8);
-      sqlite3_bind_null (st, 9);
-      sqlite3_bind_null (st, 10);
-    }
-  for (int k = 0; k < LS_N_STAGES; k++)
-    sqlite3_bind_double (st, 11 + k, ls_batch_record_stage (b, k));
-  sqlite3_step (st);
-  sqlite3_reset (st);
-  rec->pending++;
-  if (rec->pending >= BATCH_COMMIT_ROWS || g_get_monotonic_time () - rec->transaction_started_us >= BATCH_COMMIT_US)
-    commit_batches (rec);
+  g_array_append_val (rec->pending, p);
+  if (rec->pending->len >= BATCH_COMMIT_ROWS || g_get_monotonic_time () - rec->last_write_us >= BATCH_COMMIT_US)
+    write_batches (rec, NULL);
 }
 
 static void
@@ -303,16 +333,21 @@ ls_run_recorder_finish (ls_run_recorder *rec, const ls_run_result *r, const char
   gboolean ok = FALSE;
   const ls_memory_summary *m = &r->memory;
 
-  commit_batches (rec);
-  sqlite3_finalize (rec->insert_batch);
-  rec->insert_batch = NULL;
-  if (rec->in_transaction)
-    sqlite3_exec (db, "ROLLBACK", NULL, NULL, NULL);
-
-  if (sqlite3_exec (db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+  /* Batches that cannot be written now are lost with the figures below:
+   * the run stays as its row says (the next open marks it interrupted). */
+  if (!write_batches (rec, error))
+    goto out;
+  if (rec->dropped)
     {
-      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_BUSY, "%s: finishing the run: %s", ls_store_path (store),
-                   sqlite3_errmsg (db));
+      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_SQL,
+                   "%s: %" G_GUINT64_FORMAT " batches could not be recorded (the store was locked or full)",
+                   ls_store_path (store), rec->dropped);
+      goto out;
+    }
+  int rc = sqlite3_exec (db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+  if (rc != SQLITE_OK)
+    {
+      ls_store_set_error (store, rc, "finishing the run", error);
       goto out;
     }
   if (!write_workers_and_series (rec, r, error))
@@ -365,10 +400,9 @@ ls_run_recorder_finish (ls_run_recorder *rec, const ls_run_result *r, const char
   sqlite3_finalize (st);
   if (!ok)
     goto rollback;
-  if (sqlite3_exec (db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+  if ((rc = sqlite3_exec (db, "COMMIT", NULL, NULL, NULL)) != SQLITE_OK)
     {
-      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_SQL, "%s: finishing the run: %s", ls_store_path (store),
-                   sqlite3_errmsg (db));
+      ls_store_set_error (store, rc, "finishing the run", error);
       ok = FALSE;
       goto rollback;
     }
@@ -377,6 +411,8 @@ ls_run_recorder_finish (ls_run_recorder *rec, const ls_run_result *r, const char
 rollback:
   sqlite3_exec (db, "ROLLBACK", NULL, NULL, NULL);
 out:
+  sqlite3_finalize (rec->insert_batch);
+  g_array_unref (rec->pending);
   g_free (rec->uuid);
   g_free (rec);
   return ok;

@@ -15,8 +15,10 @@ typedef struct ls_run_recorder ls_run_recorder;
 ls_run_recorder *ls_run_recorder_begin (ls_store *store, gint64 machine_id, gint64 sweep_id,
                                         const ls_run_config *config, const ls_run_result *so_far, GError **error);
 
-/* Buffers one batch; rows are committed every 250 ms or 2048 rows, so a
- * killed runner loses at most that much. */
+/* Keeps one batch; the kept rows are written in one short transaction
+ * when 2048 are pending or 250 ms have passed since the last write, so a
+ * killed runner loses at most the batches since then, and no transaction
+ * is open between batches (another writer never waits on a slow run). */
 void ls_run_recorder_batch (ls_run_recorder *rec, uint64_t seq, const ls_batch_record *batch);
 
 /* Writes workers, series, status and figures, and commits. Frees rec. */
