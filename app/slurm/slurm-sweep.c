@@ -158,7 +158,9 @@ write_seed (const char *run_dir, const ls_sweep_grid *grid, const ls_slurm_plan 
   *sweep_id = machine > 0 ? ls_store_sweep_begin (store, machine, grid_json, (int) plan->configurations,
                                                   (int) (plan->tasks / plan->configurations), error)
                           : -1;
-  if (*sweep_id <= 0)
+  /* The array outlives this process (--slurm-collect ends the sweep): no
+   * owner, so no open marks it interrupted meanwhile. */
+  if (*sweep_id <= 0 || !ls_store_sweep_disown (store, *sweep_id, error))
     return FALSE;
   g_autoptr (ls_store_rows) rows
       = ls_store_rows_new_for_id (store, "SELECT uuid FROM sweep WHERE id = ?", *sweep_id, "sweep", error);

@@ -49,6 +49,10 @@ static const ls_field sweep_fields[] = {
   I ("configurations", 0, 1000000),
   I ("repeat", 1, 1000000),
   { "error", LS_FIELD_TEXT, TRUE, 0, 65536, NULL, 3 },
+  /* The process that owned a running sweep, as runner_pid: kept for the
+   * record, dropped on import (it means nothing on another machine). */
+  IN ("owner_pid", 0, PID_MAX, 5),
+  IN ("owner_start", 0, (double) G_MAXINT64, 5),
 };
 
 const char *const ls_run_statuses[] = { "running", "done", "failed", "interrupted", NULL };
@@ -484,6 +488,10 @@ ls_record_check (const ls_record_kind *kind, ls_field_value *values, const char 
                             describe (v, buf, sizeof buf));
           break;
         default:
+          /* SQLite keeps text past a NUL; every reader would cut it there. */
+          if (v->type == LS_VALUE_TEXT && strlen (v->s) != v->len)
+            return invalid (error, "%s.%s: the text holds a NUL character (at byte %" G_GSIZE_FORMAT
+                            "): text cannot hold NUL", where, f->name, strlen (v->s));
           if (!check_text (f, v))
             return invalid (error, "%s.%s: expected %s, found %s", where, f->name, expected (f),
                             describe (v, buf, sizeof buf));

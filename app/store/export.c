@@ -346,6 +346,9 @@ ls_export_sqlite (ls_store *store, GArray *ids, const char *path, GError **error
           goto rollback;
         }
     }
+  /* Which process owns a running sweep means nothing on another machine. */
+  if (!ls_store_exec (store, "UPDATE bundle.sweep SET owner_pid = NULL, owner_start = NULL", error))
+    goto rollback;
   ok = ls_store_exec (store, "COMMIT", error);
   if (ok)
     goto out;

@@ -24,6 +24,14 @@ ls_json_text_check (const char *text, gsize len, GError **error)
       char c = text[i];
       if (in_string)
         {
+          /* json-glib would cut "a\u0000b" to "a", silently. */
+          if (c == '\\' && i + 5 < len && text[i + 1] == 'u' && memcmp (text + i + 2, "0000", 4) == 0)
+            {
+              g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID,
+                           "a string holds a NUL character (\\u0000 at byte %" G_GSIZE_FORMAT
+                           "): text cannot hold NUL", i);
+              return FALSE;
+            }
           if (c == '\\')
             i++;
           else if (c == '"')

@@ -12,7 +12,8 @@
 #define LS_IMPORT_TMP_PREFIX "loadscope-import-"
 
 /* FALSE (LS_STORE_ERROR_INVALID) when text nests arrays/objects deeper
- * than LS_JSON_MAX_DEPTH. Strings are skipped; the rest is json-glib's. */
+ * than LS_JSON_MAX_DEPTH, or when a string holds NUL (\u0000, which
+ * json-glib would cut the string at). The rest is json-glib's. */
 gboolean ls_json_text_check (const char *text, gsize len, GError **error);
 
 /* The file read whole through a stream, refused once it passes cap bytes

@@ -243,6 +243,9 @@ import_sweep (importer *imp, ls_field_value *v, const char *where, GError **erro
       status->s = "interrupted";
       status->len = strlen (status->s);
     }
+  /* Its owner is a process of the exporting machine: none here. */
+  value (k, v, "owner_pid")->type = LS_VALUE_NULL;
+  value (k, v, "owner_start")->type = LS_VALUE_NULL;
   gint64 id = find_id (imp, 1, uuid, error);
   if (id == 0 && (id = insert (imp, K_SWEEP, 0, v, where, error)) > 0)
     imp->counts.sweeps_added++;
@@ -713,6 +716,11 @@ bundle_run (importer *imp, ls_field_value *values, gint64 id, gpointer user, GEr
   bundle_run_ctx c = { user, 0, id, 0, 0 };
   g_autofree char *where = g_strdup_printf ("run %" G_GINT64_FORMAT, id);
 
+  /* Its batches, samples and workers are found by it: id 0 or below would
+   * import a run without them, silently. */
+  if (id <= 0)
+    return invalid (error, "%s.id: %" G_GINT64_FORMAT " is not a positive integer (a run's batches, samples and "
+                    "workers refer to it by id)", where, id);
   c.run_id = import_run (imp, values, id, where, error);
   if (c.run_id < 0)
     return FALSE;

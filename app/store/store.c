@@ -11,6 +11,7 @@
 
 #include "app/core/error-bridge.h"
 #include "platform/process.h"
+#include "platform/process-identity.h"
 #include "platform/sysinfo.h"
 
 
@@ -233,6 +234,63 @@ ls_store_mark_dead_runs (ls_store *store, GError **error)
   return TRUE;
 }
 
+/* Sweeps of this machine left 'running' by a process that is gone (killed
+ * mid-sweep): interrupted. Sweeps without an owner (before schema 5,
+ * imported, Slurm) are left alone. */
+gboolean
+ls_store_mark_dead_sweeps (ls_store *store, GError **error)
+{
+  sqlite3_stmt *st = NULL;
+  g_autoptr (GArray) dead = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr (GArray) pids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  int rc = sqlite3_prepare_v2 (store->db,
+                               "SELECT sweep.id, sweep.owner_pid, sweep.owner_start FROM sweep "
+                               "JOIN machine ON machine.id = sweep.machine_id "
+                               "WHERE sweep.status = 'running' AND sweep.owner_pid IS NOT NULL AND machine.hostname = ?",
+                               -1, &st, NULL);
+  if (rc != SQLITE_OK)
+    return ls_store_set_error (store, rc, "looking for interrupted sweeps", error);
+  sqlite3_bind_text (st, 1, g_get_host_name (), -1, SQLITE_TRANSIENT);
+  while (sqlite3_step (st) == SQLITE_ROW)
+    {
+      gint64 id = sqlite3_column_int64 (st, 0), pid = sqlite3_column_int64 (st, 1);
+      guint64 start = (guint64) sqlite3_column_int64 (st, 2);
+      if (!ls_process_is_same (pid, start))
+        {
+          g_array_append_val (dead, id);
+          g_array_append_val (pids, pid);
+        }
+    }
+  sqlite3_finalize (st);
+  if (dead->len == 0)
+    return TRUE;
+
+  g_autofree char *now = ls_store_now ();
+  rc = sqlite3_prepare_v2 (store->db,
+                           "UPDATE sweep SET status = 'interrupted', finished_at = ?, error = ?, owner_pid = NULL, "
+                           "owner_start = NULL WHERE id = ? AND status = 'running'",
+                           -1, &st, NULL);
+  if (rc != SQLITE_OK)
+    return ls_store_set_error (store, rc, "marking interrupted sweeps", error);
+  for (guint i = 0; i < dead->len; i++)
+    {
+      g_autofree char *why = g_strdup_printf ("its process (pid %" G_GINT64_FORMAT ") stopped before the sweep finished",
+                                              g_array_index (pids, gint64, i));
+      sqlite3_bind_text (st, 1, now, -1, SQLITE_TRANSIENT);
+      sqlite3_bind_text (st, 2, why, -1, SQLITE_TRANSIENT);
+      sqlite3_bind_int64 (st, 3, g_array_index (dead, gint64, i));
+      rc = sqlite3_step (st);
+      sqlite3_reset (st);
+      if (rc != SQLITE_DONE)
+        {
+          sqlite3_finalize (st);
+          return ls_store_set_error (store, rc, "marking interrupted sweeps", error);
+        }
+    }
+  sqlite3_finalize (st);
+  return TRUE;
+}
+
 static ls_store *
 open_common (const char *path, int flags, GError **error)
 {
@@ -299,7 +357,8 @@ ls_store_open (const char *path, GError **error)
     }
   if (!ls_store_exec (store, "PRAGMA foreign_keys = ON; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;",
                       error)
-      || !ls_store_migrate_to (store, LS_STORE_SCHEMA_VERSION, error) || !ls_store_mark_dead_runs (store, error))
+      || !ls_store_migrate_to (store, LS_STORE_SCHEMA_VERSION, error) || !ls_store_mark_dead_runs (store, error)
+      || !ls_store_mark_dead_sweeps (store, error))
     {
       ls_store_close (store);
       return NULL;
@@ -430,8 +489,8 @@ ls_store_sweep_begin (ls_store *store, gint64 machine_id, const char *grid_json,
   g_autofree char *uuid = g_uuid_string_random ();
   g_autofree char *now = ls_store_now ();
   int rc = sqlite3_prepare_v2 (store->db,
-                               "INSERT INTO sweep (uuid, machine_id, started_at, status, grid, configurations, repeat) "
-                               "VALUES (?, ?, ?, 'running', ?, ?, ?)",
+                               "INSERT INTO sweep (uuid, machine_id, started_at, status, grid, configurations, repeat, "
+                               "owner_pid, owner_start) VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?)",
                                -1, &st, NULL);
   if (rc != SQLITE_OK)
     return ls_store_set_error (store, rc, "recording the sweep", error), -1;
@@ -441,6 +500,9 @@ ls_store_sweep_begin (ls_store *store, gint64 machine_id, const char *grid_json,
   sqlite3_bind_text (st, 4, grid_json, -1, SQLITE_TRANSIENT);
   sqlite3_bind_int (st, 5, configurations);
   sqlite3_bind_int (st, 6, repeat);
+  /* This process owns it until it ends it (ls_store_mark_dead_sweeps). */
+  sqlite3_bind_int64 (st, 7, (gint64) getpid ());
+  sqlite3_bind_int64 (st, 8, (gint64) ls_process_start_time ((int64_t) getpid ()));
   rc = sqlite3_step (st);
   sqlite3_finalize (st);
   if (rc != SQLITE_DONE)
@@ -453,8 +515,10 @@ ls_store_sweep_end (ls_store *store, gint64 sweep_id, const char *status, const 
 {
   sqlite3_stmt *st = NULL;
   g_autofree char *now = ls_store_now ();
-  int rc = sqlite3_prepare_v2 (store->db, "UPDATE sweep SET status = ?, finished_at = ?, error = ? WHERE id = ?", -1,
-                               &st, NULL);
+  int rc = sqlite3_prepare_v2 (store->db,
+                               "UPDATE sweep SET status = ?, finished_at = ?, error = ?, owner_pid = NULL, "
+                               "owner_start = NULL WHERE id = ?",
+                               -1, &st, NULL);
   if (rc != SQLITE_OK)
     return ls_store_set_error (store, rc, "finishing the sweep", error);
   sqlite3_bind_text (st, 1, status, -1, SQLITE_TRANSIENT);
@@ -467,6 +531,20 @@ ls_store_sweep_end (ls_store *store, gint64 sweep_id, const char *status, const 
   rc = sqlite3_step (st);
   sqlite3_finalize (st);
   return rc == SQLITE_DONE ? TRUE : ls_store_set_error (store, rc, "finishing the sweep", error);
+}
+
+gboolean
+ls_store_sweep_disown (ls_store *store, gint64 sweep_id, GError **error)
+{
+  sqlite3_stmt *st = NULL;
+  int rc = sqlite3_prepare_v2 (store->db, "UPDATE sweep SET owner_pid = NULL, owner_start = NULL WHERE id = ?", -1,
+                               &st, NULL);
+  if (rc != SQLITE_OK)
+    return ls_store_set_error (store, rc, "recording the sweep", error);
+  sqlite3_bind_int64 (st, 1, sweep_id);
+  rc = sqlite3_step (st);
+  sqlite3_finalize (st);
+  return rc == SQLITE_DONE ? TRUE : ls_store_set_error (store, rc, "recording the sweep", error);
 }
 
 gboolean

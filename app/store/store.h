@@ -3,13 +3,13 @@
  * as it goes: its row first (status running), its batches in short
  * transactions, its workers, series and figures when it ends
  * (run-recorder.h). A run whose runner died is marked interrupted the next
- * time any store opens. SQLite itself stays inside app/store/
+ * time any store opens, and so is a sweep whose process is gone. SQLite itself stays inside app/store/
  * (store-private.h). */
 #pragma once
 
 #include <glib.h>
 
-#define LS_STORE_SCHEMA_VERSION 4
+#define LS_STORE_SCHEMA_VERSION 5
 
 #define LS_STORE_ERROR (ls_store_error_quark ())
 GQuark ls_store_error_quark (void);
@@ -61,12 +61,22 @@ gint64 ls_store_this_machine (ls_store *store, const char *gpu, const char *driv
 char *ls_machine_fingerprint (const char *hostname, const char *os, const char *cpu_model, gint64 cores,
                               gint64 ram_bytes);
 
-/* Sweeps. */
+/* Sweeps. begin records the calling process as the sweep's owner: when
+ * it is gone and the sweep still `running`, the next writing open marks
+ * the sweep interrupted (ls_store_mark_dead_sweeps). */
 gint64 ls_store_sweep_begin (ls_store *store, gint64 machine_id, const char *grid_json, int configurations, int repeat,
                              GError **error);
 /* status: "done", "interrupted" or "failed"; reason: why it failed (NULL otherwise). */
 gboolean ls_store_sweep_end (ls_store *store, gint64 sweep_id, const char *status, const char *reason,
                              GError **error);
+
+/* A sweep that outlives the process that began it (a Slurm job array,
+ * ended by --slurm-collect): no owner, never marked by an open. */
+gboolean ls_store_sweep_disown (ls_store *store, gint64 sweep_id, GError **error);
+
+/* Marks sweeps of this machine whose owner process is gone (killed
+ * mid-sweep) as interrupted (done on every writing open). */
+gboolean ls_store_mark_dead_sweeps (ls_store *store, GError **error);
 
 /* Deletes runs with their batches, samples and workers, all or none. */
 gboolean ls_store_delete_runs (ls_store *store, const gint64 *ids, guint n, GError **error);
