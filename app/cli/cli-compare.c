@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/cli/cli-store-status.h"
+#include "app/cli/cli-terminal-text.h"
 #include "app/report/compare-table.h"
 #include "app/store/store-query.h"
 
@@ -226,11 +228,11 @@ ls_cli_compare (int argc, char **argv)
   if (error)
     {
       fprintf (stderr, "loadscope compare: %s\n", error->message);
-      return error->domain == LS_STORE_ERROR
-                     && (error->code == LS_STORE_ERROR_NOT_FOUND || error->code == LS_STORE_ERROR_INVALID)
-                 ? 2
-                 : 1;
+      return ls_cli_store_error_status (error);
     }
+  /* Imported text may hold terminal escapes and newlines. */
+  for (guint i = 0; !json && i < runs->len; i++)
+    ls_cli_terminal_object (g_ptr_array_index (runs, i));
 
   g_autoptr (ls_compare_table) table = ls_compare_table_new (runs);
   if (json)

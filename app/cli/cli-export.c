@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app/cli/cli-export-chart.h"
+#include "app/cli/cli-store-status.h"
 #include "app/store/export.h"
 #include "app/store/import-input.h"
 #include "app/store/store-query.h"
@@ -25,14 +26,6 @@ usage_error (const char *format, ...)
   return 2;
 }
 
-static int
-store_error_status (const GError *error)
-{
-  return error->domain == LS_STORE_ERROR
-                 && (error->code == LS_STORE_ERROR_NOT_FOUND || error->code == LS_STORE_ERROR_INVALID)
-             ? 2
-             : 1;
-}
 
 int
 ls_cli_export (int argc, char **argv)
@@ -129,7 +122,7 @@ ls_cli_export (int argc, char **argv)
   if (!ids)
     {
       fprintf (stderr, "loadscope export: %s\n", error->message);
-      return store_error_status (error);
+      return ls_cli_store_error_status (error);
     }
   /* `-o S --force --db S` would replace the store with its own export. */
   if (!to_stdout)

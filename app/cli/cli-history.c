@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "app/store/store-query.h"
+#include "app/target/target-kind.h"
 
 /* The last part of a path written on Linux or Windows. */
 static const char *
@@ -99,6 +100,7 @@ ls_cli_history (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   g_autofree char *db = NULL;
   g_autofree char *sweep = NULL;
+  g_autofree char *target = NULL;
   gboolean json = FALSE;
   int limit = 0;
   GOptionEntry entries[] = {
@@ -106,6 +108,8 @@ ls_cli_history (int argc, char **argv)
       "PATH" },
     { "sweep", 0, 0, G_OPTION_ARG_STRING, &sweep, "Only the runs of this sweep (id or uuid prefix)", "ID" },
     { "limit", 0, 0, G_OPTION_ARG_INT, &limit, "At most N runs (default: all)", "N" },
+    { "target", 0, 0, G_OPTION_ARG_STRING, &target,
+      "Only the runs of Loadscope's loader (loadscope) or of PyTorch scripts (pytorch)", "KIND" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print a JSON array of runs", NULL },
     { NULL },
   };
@@ -118,6 +122,8 @@ ls_cli_history (int argc, char **argv)
                                 "(ms), GPU utilization (exact, else NVML), peak PSS and the sweep's id.\n"
                                 "(WRK workers, PF prefetch, PERS persistent workers, MODEL model step in ms;\n"
                                 "start, prefetch and persistence show - for runs without workers.)\n"
+                                "--target pytorch lists the runs of PyTorch scripts (--target pytorch runs;\n"
+                                "DATASET names the script), --target loadscope those of Loadscope's loader.\n"
                                 "\n"
                                 "Exit status: 0 listed, 1 the store could not be read, 2 bad usage.");
   if (!g_option_context_parse (context, &argc, &argv, &error))
@@ -133,6 +139,11 @@ ls_cli_history (int argc, char **argv)
   if (limit < 0)
     {
       fprintf (stderr, "loadscope history: --limit %d: must not be negative\n", limit);
+      return 2;
+    }
+  if (target && !ls_target_kind_check (target, &error))
+    {
+      fprintf (stderr, "loadscope history: %s\n", error->message);
       return 2;
     }
 
@@ -157,11 +168,18 @@ ls_cli_history (int argc, char **argv)
       fprintf (stderr, "loadscope history: %s\n", error->message);
       return error->code == LS_STORE_ERROR_NOT_FOUND || error->code == LS_STORE_ERROR_INVALID ? 2 : 1;
     }
-  g_autoptr (JsonArray) rows = ls_store_history (store, sweep_id, limit, &error);
+  /* --target: every run read, then filtered, so --limit counts the runs shown. */
+  g_autoptr (JsonArray) rows = ls_store_history (store, sweep_id, target ? 0 : limit, &error);
   if (!rows)
     {
       fprintf (stderr, "loadscope history: %s\n", error->message);
       return 1;
+    }
+  if (target)
+    {
+      JsonArray *kept = ls_target_filter_runs (rows, target, (guint) limit);
+      json_array_unref (rows);
+      rows = kept;
     }
 
   if (json)
@@ -173,7 +191,8 @@ ls_cli_history (int argc, char **argv)
     }
   if (json_array_get_length (rows) == 0)
     {
-      printf ("no runs recorded in %s%s\n", ls_store_path (store), sweep ? " for this sweep" : "");
+      printf ("no runs recorded in %s%s%s%s\n", ls_store_path (store), sweep ? " for this sweep" : "",
+              target ? " with target " : "", target ? target : "");
       return 0;
     }
   print_table (rows);

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/cli/cli-store-status.h"
+#include "app/cli/cli-terminal-text.h"
 #include "app/store/store-query.h"
 
 static const char *const machine_columns[] = { "hostname", "os",  "kernel", "arch", "cpu_model", "logical_cores",
@@ -242,10 +244,7 @@ ls_cli_show (int argc, char **argv)
   if (id < 0)
     {
       fprintf (stderr, "loadscope show: %s\n", error->message);
-      return error->domain == LS_STORE_ERROR
-                     && (error->code == LS_STORE_ERROR_NOT_FOUND || error->code == LS_STORE_ERROR_INVALID)
-                 ? 2
-                 : 1;
+      return ls_cli_store_error_status (error);
     }
   g_autoptr (JsonObject) run = ls_store_run_object (store, id, &error);
   g_autoptr (JsonArray) workers = run ? ls_store_run_workers (store, id, &error) : NULL;
@@ -263,6 +262,11 @@ ls_cli_show (int argc, char **argv)
       printf ("%s\n", text);
     }
   else
-    show_text (run, workers, n_series);
+    {
+      /* Imported text may hold terminal escapes and newlines. */
+      ls_cli_terminal_object (run);
+      ls_cli_terminal_array (workers);
+      show_text (run, workers, n_series);
+    }
   return 0;
 }
