@@ -268,6 +268,18 @@ test_pytorch_target (void)
   adw_view_stack_set_visible_child_name (stack, "history");
   iterate_until (history_loaded, 30);
   g_assert_cmpuint (ls_history_page_count_runs (history), ==, 2);
+
+  /* The search's target filter: both runs are the script's. */
+  GtkEditable *search = find_child_of_type (GTK_WIDGET (history), GTK_TYPE_SEARCH_ENTRY);
+  GtkColumnView *view = find_child_of_type (GTK_WIDGET (history), GTK_TYPE_COLUMN_VIEW);
+  g_assert_nonnull (search);
+  g_assert_nonnull (view);
+  gtk_editable_set_text (search, "target:loadscope");
+  iterate_until (never, 1);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (gtk_column_view_get_model (view))), ==, 0);
+  gtk_editable_set_text (search, "target:pytorch");
+  iterate_until (never, 1);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (gtk_column_view_get_model (view))), ==, 2);
   save_screenshot ("gui-pytorch-history.png");
 
   gtk_window_destroy (GTK_WINDOW (window));

@@ -83,6 +83,42 @@ need_torch (void)
   return FALSE;
 }
 
+/* How many runs `history --target T [--limit N] --json` lists. */
+static int
+history_count (const char *db, const char *target, const char *limit)
+{
+  result r = loadscope ("history", "--db", db, "--json", target ? "--target" : NULL, target, limit ? "--limit" : NULL,
+                        limit, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (parser, r.out, -1, NULL));
+  int n = (int) json_array_get_length (json_node_get_array (json_parser_get_root (parser)));
+  result_clear (&r);
+  return n;
+}
+
+/* history --target without torch: a loader run is listed under loadscope
+ * only; an unknown target is bad usage, named. */
+static void
+test_history_target (void)
+{
+  g_autofree char *db = g_build_filename (scratch, "history.sqlite", NULL);
+  result r = loadscope ("run", "--dataset", "synthetic", "--batches", "3", "--sink", "none", "--db", db, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  g_assert_cmpint (history_count (db, "loadscope", NULL), ==, 1);
+  g_assert_cmpint (history_count (db, "PyTorch", NULL), ==, 0);
+  r = loadscope ("history", "--db", db, "--target", "pytorch", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "no runs recorded in"));
+  g_assert_nonnull (strstr (r.out, "with target pytorch"));
+  result_clear (&r);
+  r = loadscope ("history", "--db", db, "--target", "tensorflow", NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "--target tensorflow: expected loadscope or pytorch"));
+  result_clear (&r);
+}
+
 static void
 test_sweep_over_imagefolder (void)
 {
@@ -133,6 +169,16 @@ test_sweep_over_imagefolder (void)
   for (int w = 0; w < 3; w++)
     g_assert_cmpint (by_workers[w], ==, 2);
   g_assert_cmpint (pinned, ==, 3);
+
+  /* history --target: the six script runs, not a loader run beside them;
+   * --limit counts the runs shown. */
+  r = loadscope ("run", "--dataset", "synthetic", "--batches", "3", "--sink", "none", "--db", db, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  g_assert_cmpint (history_count (db, "pytorch", NULL), ==, 6);
+  g_assert_cmpint (history_count (db, "pytorch", "2"), ==, 2);
+  g_assert_cmpint (history_count (db, "loadscope", NULL), ==, 1);
+  g_assert_cmpint (history_count (db, NULL, NULL), ==, 7);
 }
 
 /* A script that fails in each way says so, naming the script. */
@@ -200,6 +246,7 @@ main (int argc, char **argv)
   g_test_add_func ("/target/pytorch/sweep-over-imagefolder", test_sweep_over_imagefolder);
   g_test_add_func ("/target/pytorch/script-failures", test_script_failures);
   g_test_add_func ("/target/pytorch/no-torch", test_no_torch);
+  g_test_add_func ("/target/pytorch/history-target", test_history_target);
   int rc = g_test_run ();
   ls_test_remove_tree (scratch);
   return rc;

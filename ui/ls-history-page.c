@@ -5,6 +5,7 @@
 #include "app/store/import.h"
 #include "app/store/run-list.h"
 #include "app/store/store-query.h"
+#include "app/target/target-kind.h"
 #include "ui/ls-compare-window.h"
 #include "ui/ls-window.h"
 
@@ -116,6 +117,18 @@ matches (gpointer item, gpointer data)
 {
   LsHistoryPage *self = data;
   const char *text = gtk_editable_get_text (GTK_EDITABLE (self->search));
+  /* "target:pytorch [words]" or "target:loadscope [words]": the runs of
+   * one target only (app/target/target-kind.h). */
+  if (g_ascii_strncasecmp (text, "target:", 7) == 0)
+    {
+      const char *name = text + 7, *rest = name + strcspn (name, " ");
+      g_autofree char *kind = g_strndup (name, (gsize) (rest - name));
+      if (!ls_target_run_is (ls_run_row_get_run (LS_RUN_ROW (item)), kind))
+        return FALSE;
+      while (*rest == ' ')
+        rest++;
+      return ls_run_row_matches (LS_RUN_ROW (item), rest);
+    }
   if (g_ascii_strncasecmp (text, "machine:", 8) == 0)
     {
       const char *name = text + 8, *rest = name + strcspn (name, " ");
@@ -416,7 +429,8 @@ ls_history_page_init (LsHistoryPage *self)
   self->filter = gtk_custom_filter_new (matches, self, NULL);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->search),
                                "Any part of a run's machine, OS, dataset, date, consumer, status, pin or start; "
-                               "machine:NAME for the runs of one machine (node) only");
+                               "machine:NAME for the runs of one machine (node) only; "
+                               "target:pytorch or target:loadscope for the runs of one target");
   GtkFilterListModel *filtered = gtk_filter_list_model_new (G_LIST_MODEL (g_object_ref (self->runs)),
                                                             GTK_FILTER (self->filter));
   GtkSortListModel *sorted = gtk_sort_list_model_new (G_LIST_MODEL (filtered),
