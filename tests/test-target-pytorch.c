@@ -146,6 +146,19 @@ test_sweep_over_imagefolder (void)
                                         "WHERE b.run_id = r.id AND b.wait_ms >= 0) < 6"), ==, 0);
   g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM run WHERE pss_peak_bytes > 0 OR "
                                         "private_peak_bytes > 0"), ==, 6);
+  /* What the probe cannot see is unknown (null), never 0: the copy per
+   * batch (the script's own .to()), where a batch's build time went, the
+   * bytes of a sample and a batch. */
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM batch WHERE copy_ms IS NOT NULL OR stage_ms IS NOT NULL "
+                                        "OR read_ms IS NOT NULL OR decode_ms IS NOT NULL OR transform_ms IS NOT NULL "
+                                        "OR write_ms IS NOT NULL OR idle_ms IS NOT NULL OR busy_ms IS NOT NULL"), ==, 0);
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM batch WHERE compute_ms IS NULL"), ==, 0);
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM run WHERE stage_read_ms IS NOT NULL OR "
+                                        "stage_busy_ms IS NOT NULL"), ==, 0);
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM run WHERE json_type(summary, '$.stages_ms') = 'null' "
+                                        "AND json_type(summary, '$.copy_ms') = 'null' AND "
+                                        "json_type(summary, '$.sample_bytes') = 'null' AND "
+                                        "json_type(summary, '$.batch_bytes') = 'null'"), ==, 6);
 
   /* What each run's DataLoader iterated with, as the script saw it. */
   g_autoptr (GDir) dir = g_dir_open (seen, 0, NULL);

@@ -284,6 +284,7 @@ ls_cli_run (int argc, char **argv)
     {
       json_object_set_object_member (json_node_get_object (node), "target", json_object_ref (target));
       ls_target_machine_busy (json_node_get_object (node), target);
+      ls_target_summary_unknowns (json_node_get_object (node));
     }
   ls_verdict verdict;
   ls_verdict_for_run (json_node_get_object (node), 0, &verdict);

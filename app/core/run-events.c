@@ -1,5 +1,6 @@
 #include "app/core/run-events.h"
 
+#include <math.h>
 #include <string.h>
 
 struct ls_run_events {
@@ -68,7 +69,7 @@ static void
 add_double (JsonBuilder *b, const char *name, double v, gboolean valid)
 {
   json_builder_set_member_name (b, name);
-  if (valid)
+  if (valid && !isnan (v)) /* NaN: not measured (JSON has no NaN) */
     json_builder_add_double_value (b, v);
   else
     json_builder_add_null_value (b);

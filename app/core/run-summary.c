@@ -2,6 +2,7 @@
 
 #include "app/core/run-options.h"
 
+#include <math.h>
 #include <string.h>
 
 const char *
@@ -41,16 +42,20 @@ ls_batch_record_stage (const ls_batch_record *b, int stage)
 void
 ls_run_stage_summary (const ls_run_result *r, ls_stage_summary *out)
 {
+  gboolean unknown = FALSE;
+
   memset (out, 0, sizeof *out);
   for (size_t i = 0; i < r->n_timeline; i++)
     for (int k = 0; k < LS_N_STAGES; k++)
       {
         double v = ls_batch_record_stage (&r->timeline[i], k);
+        unknown |= isnan (v);
         out->total_ms[k] += v;
         if (i >= r->warmup_used)
           out->mean_ms[k] += v;
       }
-  if (r->n_timeline > r->warmup_used)
+  /* Not measured is unknown (null), never 0. */
+  if (r->n_timeline > r->warmup_used && !unknown)
     {
       out->valid = TRUE;
       out->measured_batches = r->n_timeline - r->warmup_used;

@@ -22,7 +22,8 @@ enum { LS_STAGE_READ, LS_STAGE_DECODE, LS_STAGE_TRANSFORM, LS_STAGE_WRITE, LS_ST
 const char *ls_stage_name (int stage);
 
 typedef struct ls_stage_summary {
-  gboolean valid;              /* at least one measured batch */
+  gboolean valid;              /* at least one measured batch, and every stage known (a batch record's
+                                * stage is NaN where it was not measured: the PyTorch probe's runs) */
   guint64 measured_batches;
   double mean_ms[LS_N_STAGES]; /* per measured batch */
   double total_ms[LS_N_STAGES]; /* over every delivered batch, warm-up included */

@@ -2,6 +2,7 @@
 #include "app/target/target-pytorch.h"
 
 #include <gio/gio.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +86,15 @@ ls_target_machine_busy (JsonObject *summary, JsonObject *target)
   JsonNode *other = json_object_get_member (busy, "other_cpu_percent");
   if (other && JSON_NODE_HOLDS_VALUE (other))
     json_object_set_double_member (busy, "other_cpu_percent", MAX (0.0, json_node_get_double (other) - pct));
+}
+
+void
+ls_target_summary_unknowns (JsonObject *summary)
+{
+  static const char *const unknown[] = { "sample_bytes", "batch_bytes", "host_bytes_copied", "copy_ms", "stages_ms" };
+  for (size_t i = 0; i < G_N_ELEMENTS (unknown); i++)
+    if (json_object_has_member (summary, unknown[i]))
+      json_object_set_null_member (summary, unknown[i]);
 }
 
 void
@@ -291,9 +301,10 @@ on_batch (pt_run *s, JsonObject *o)
   b->ready_ms = number (o, "ready_ms", 0);
   b->wait_ms = number (o, "wait_ms", 0);
   b->compute_ms = number (o, "compute_ms", -1);
-  /* The probe does not see the script's own .to(device): no copy figure. */
-  b->copy_ms = 0;
-  b->busy_ms = 0;
+  /* The probe does not see the script's own .to(device), nor where a
+   * worker's time went: unknown (NaN: null in events and the store), not 0. */
+  b->copy_ms = b->stage_ms = NAN;
+  b->read_ms = b->decode_ms = b->transform_ms = b->write_ms = b->idle_ms = b->busy_ms = NAN;
   s->r->batches++;
   s->r->samples += b->samples;
   if (s->config->on_batch)
