@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "app/store/store.h"
+#include "app/sweep/sweep-recorded.h"
 #include "app/core/sweep-grid.h"
 #include "app/core/worker-path.h"
 #include "platform/process.h"
@@ -61,6 +62,8 @@ struct _LsSweepSession {
   gboolean running;
   gboolean cancelled;
   char *failure; /* why the sweep stopped by itself; NULL otherwise */
+  guint unrecorded;     /* runs that ran but are not in the store */
+  char *unrecorded_why; /* the first of them, in words */
   JsonArray *summaries;
 
   /* The current run. */
@@ -129,6 +132,7 @@ ls_sweep_session_finalize (GObject *object)
   g_free (self->configuration);
   g_free (self->store_path);
   g_free (self->failure);
+  g_free (self->unrecorded_why);
   g_free (self->run_error);
   if (self->said)
     g_string_free (self->said, TRUE);
@@ -280,9 +284,13 @@ finish_sweep (LsSweepSession *self)
   g_autoptr (GError) error = NULL;
 
   self->running = FALSE;
-  const char *status = self->failure ? "failed" : self->cancelled ? "interrupted" : "done";
+  const char *status = self->failure ? "failed" : self->cancelled ? "interrupted" : self->unrecorded ? "failed" : "done";
+  g_autofree char *reason = self->failure || !self->unrecorded
+                                ? g_strdup (self->failure)
+                                : g_strdup_printf ("%u of %u runs could not be recorded; the first: %s", self->unrecorded,
+                                                   self->total, self->unrecorded_why);
   if (self->store && self->request->sweep_id <= 0
-      && !ls_store_sweep_end (self->store, self->sweep_id, status, self->failure, &error))
+      && !ls_store_sweep_end (self->store, self->sweep_id, status, reason, &error))
     emit_error (self, "%s", error->message);
   g_clear_pointer (&self->store, ls_store_close);
   g_signal_emit (self, signals[SIGNAL_FINISHED], 0, self->cancelled);
@@ -317,6 +325,18 @@ end_run (LsSweepSession *self)
     {
       if (run_error && !self->cancelled)
         emit_error (self, "[%u/%u] %s: %s", self->current, self->total, label, run_error);
+      /* Measured is not recorded: a full disk leaves a summary without
+       * its run in the store. Read back, and say so instead of "done". */
+      g_autofree char *lost = summary && self->store ? ls_sweep_run_not_recorded (self->store, summary, said) : NULL;
+      if (lost)
+        {
+          JsonObject *marked = ls_sweep_summary_not_recorded (summary, lost);
+          json_object_unref (summary);
+          summary = marked;
+          if (self->unrecorded++ == 0)
+            self->unrecorded_why = g_strdup_printf ("run %u (%s): %s", self->current, label, lost);
+          emit_error (self, "[%u/%u] %s: not recorded in the store: %s", self->current, self->total, label, lost);
+        }
       if (summary)
         json_array_add_object_element (self->summaries, json_object_ref (summary));
       else

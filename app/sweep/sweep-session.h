@@ -49,7 +49,10 @@ const char *ls_sweep_session_get_store_path (LsSweepSession *self);
  * 2, so every configuration would), in the runner's words; NULL when it
  * did not. The sweep is then recorded as failed with this reason. */
 const char *ls_sweep_session_get_failure (LsSweepSession *self);
-/* The summaries of the runs that finished, in order. */
+/* The summaries of the runs that finished, in order. A run that ran but
+ * is not in the store (its figures could not be written: a full disk)
+ * has status "failed" and error "not recorded in the store: <why>"; the
+ * sweep then ends failed, saying how many were not recorded. */
 JsonArray *ls_sweep_session_get_summaries (LsSweepSession *self);
 
 /* Signals:
