@@ -185,3 +185,82 @@ ls_run_events_finished (ls_run_events *ev, JsonNode *summary)
   json_builder_add_value (b, json_node_copy (summary));
   emit (ev, b);
 }
+
+/* Whether text nests arrays and objects at most LS_RUN_EVENTS_MAX_DEPTH
+ * deep (brackets inside strings do not count). */
+static gboolean
+depth_ok (const char *text, gsize len)
+{
+  int depth = 0;
+  gboolean in_string = FALSE;
+  for (gsize i = 0; i < len; i++)
+    {
+      char c = text[i];
+      if (in_string)
+        {
+          if (c == '\\')
+            i++;
+          else if (c == '"')
+            in_string = FALSE;
+        }
+      else if (c == '"')
+        in_string = TRUE;
+      else if ((c == '[' || c == '{') && ++depth > LS_RUN_EVENTS_MAX_DEPTH)
+        return FALSE;
+      else if (c == ']' || c == '}')
+        depth--;
+    }
+  return TRUE;
+}
+
+/* The members readers take with typed getters have the type the runner
+ * writes: "event" a string, the texts strings, "summary" an object, "pids"
+ * an array, every other member a plain value. (json-glib gives NULL for the
+ * string of a number, and warns on the number of an object.) */
+static gboolean
+shape_ok (JsonObject *event)
+{
+  static const char *const texts[] = { "message", "sink", "sink_note", "run_uuid", NULL };
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *node;
+  JsonNode *kind = json_object_get_member (event, "event");
+
+  if (!kind || !JSON_NODE_HOLDS_VALUE (kind) || json_node_get_value_type (kind) != G_TYPE_STRING)
+    return FALSE;
+  json_object_iter_init (&iter, event);
+  while (json_object_iter_next (&iter, &name, &node))
+    {
+      if (strcmp (name, "summary") == 0)
+        {
+          if (!JSON_NODE_HOLDS_OBJECT (node))
+            return FALSE;
+        }
+      else if (strcmp (name, "pids") == 0)
+        {
+          if (!JSON_NODE_HOLDS_ARRAY (node))
+            return FALSE;
+        }
+      else if (!JSON_NODE_HOLDS_VALUE (node) && !JSON_NODE_HOLDS_NULL (node))
+        return FALSE;
+      else if (g_strv_contains (texts, name) && JSON_NODE_HOLDS_VALUE (node)
+               && json_node_get_value_type (node) != G_TYPE_STRING)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+JsonObject *
+ls_run_events_parse_line (const char *line, gsize len)
+{
+  g_autoptr (JsonParser) parser = NULL;
+  JsonNode *root;
+
+  if (len == 0 || line[0] != '{' || !g_utf8_validate (line, (gssize) len, NULL) || !depth_ok (line, len))
+    return NULL;
+  parser = json_parser_new ();
+  if (!json_parser_load_from_data (parser, line, (gssize) len, NULL) || !(root = json_parser_get_root (parser))
+      || !JSON_NODE_HOLDS_OBJECT (root) || !shape_ok (json_node_get_object (root)))
+    return NULL;
+  return json_object_ref (json_node_get_object (root));
+}

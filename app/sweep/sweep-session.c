@@ -14,6 +14,7 @@
 
 #include "app/store/store.h"
 #include "app/sweep/sweep-recorded.h"
+#include "app/core/run-events.h"
 #include "app/core/sweep-grid.h"
 #include "app/core/worker-path.h"
 #include "platform/process.h"
@@ -399,14 +400,10 @@ maybe_end_run (LsSweepSession *self)
 static void
 handle_line (LsSweepSession *self, const char *line, gsize len)
 {
-  g_autoptr (JsonParser) parser = json_parser_new ();
-  JsonNode *root;
-  JsonObject *event;
+  g_autoptr (JsonObject) event = ls_run_events_parse_line (line, len);
   const char *kind;
 
-  if (!g_utf8_validate (line, (gssize) len, NULL) || line[0] != '{'
-      || !json_parser_load_from_data (parser, line, (gssize) len, NULL) || !(root = json_parser_get_root (parser))
-      || !JSON_NODE_HOLDS_OBJECT (root))
+  if (!event)
     {
       /* Its stderr, merged into the pipe: shown as it comes, kept for
        * the message when it ends. */
@@ -415,7 +412,6 @@ handle_line (LsSweepSession *self, const char *line, gsize len)
       keep_said (self, valid, strlen (valid));
       return;
     }
-  event = json_node_get_object (root);
   kind = json_object_get_string_member_with_default (event, "event", "");
   if (strcmp (kind, "finished") == 0)
     {
