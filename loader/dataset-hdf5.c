@@ -5,7 +5,8 @@
  *
  * HDF5 handles must not cross fork(): the runner checks the file and reads
  * the labels, then closes it; every process (runner or worker) opens its
- * own handle on its first read. */
+ * own handle on its first read. The first check runs in a child process
+ * (POSIX), so a file that crashes libhdf5 is an error, not a dead runner. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -336,8 +337,8 @@ hdf5_close (ls_dataset *ds)
 
 static const ls_dataset_ops hdf5_ops = { hdf5_close, hdf5_read };
 
-int
-ls_hdf5_open (const ls_dataset_spec *spec, ls_dataset **out, ls_error *err)
+static int
+open_here (const ls_dataset_spec *spec, ls_dataset **out, ls_error *err)
 {
   hdf5ds *h;
   hid_t file;
@@ -410,4 +411,63 @@ ls_hdf5_open (const ls_dataset_spec *spec, ls_dataset **out, ls_error *err)
   h->base.sample_bytes = ls_transformed_bytes ((int) spec->width, spec->output);
   *out = &h->base;
   return LS_OK;
+}
+
+#ifndef _WIN32
+/* A file that crashes libhdf5 (damaged, or made to) must end as an error
+ * naming it, never take the runner down: the open is made first in a
+ * forked child, and here only once the child came through it, whatever it
+ * decided (the same open then decides the same here). */
+#define HDF5_PROBE_TIMEOUT_MS 120000
+#define HDF5_PROBE_CAME_THROUGH 0
+
+static int
+probe_child (void *arg)
+{
+  ls_dataset *ds = NULL;
+  ls_error err = { 0 };
+  if (open_here (arg, &ds, &err) == LS_OK)
+    hdf5_close (ds);
+  return HDF5_PROBE_CAME_THROUGH;
+}
+
+static int
+probe (const ls_dataset_spec *spec, ls_error *err)
+{
+  ls_process *child = NULL;
+  ls_exit_status status = { 0 };
+  ls_error why = { 0 };
+  char how[96];
+  int rc;
+
+  if (ls_process_fork (probe_child, (void *) spec, &child, &why) != LS_OK)
+    return ls_error_set (err, why.code, "%s: cannot check the file in a child process: %s", spec->path, why.message);
+  rc = ls_process_wait (child, HDF5_PROBE_TIMEOUT_MS, &status, &why);
+  ls_process_free (child); /* kills and reaps it when it is still running */
+  if (rc == LS_ERR_TIMEOUT)
+    return ls_error_set (err, LS_ERR_INVALID, "%s: libhdf5 did not finish opening the file within %d s",
+                         spec->path, HDF5_PROBE_TIMEOUT_MS / 1000);
+  if (rc != LS_OK)
+    return ls_error_set (err, rc, "%s: waiting for the child process that checks the file: %s", spec->path,
+                         why.message);
+  if (status.kind == LS_EXIT_CODE && status.code == HDF5_PROBE_CAME_THROUGH)
+    return LS_OK;
+  ls_exit_status_describe (&status, how, sizeof how);
+  return ls_error_set (err, LS_ERR_INVALID,
+                       "%s: opening the file crashed libhdf5 (the child process that checked it: %s); the file is "
+                       "damaged or not an HDF5 file as it claims",
+                       spec->path, how);
+}
+#endif
+
+int
+ls_hdf5_open (const ls_dataset_spec *spec, ls_dataset **out, ls_error *err)
+{
+  *out = NULL;
+#ifndef _WIN32
+  int rc = probe (spec, err);
+  if (rc != LS_OK)
+    return rc;
+#endif
+  return open_here (spec, out, err);
 }
