@@ -113,6 +113,12 @@ test_history_target (void)
   g_assert_nonnull (strstr (r.out, "no runs recorded in"));
   g_assert_nonnull (strstr (r.out, "with target pytorch"));
   result_clear (&r);
+  /* The side-by-side chart with one target only still draws (its note says what is missing). */
+  g_autofree char *png = g_build_filename (scratch, "target-loader-only.png", NULL);
+  r = loadscope ("export", "--db", db, "--all", "--chart", "target", "--format", "png", "-o", png, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_file_test (png, G_FILE_TEST_IS_REGULAR));
+  result_clear (&r);
   r = loadscope ("history", "--db", db, "--target", "tensorflow", NULL);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "--target tensorflow: expected loadscope or pytorch"));
@@ -192,6 +198,15 @@ test_sweep_over_imagefolder (void)
   g_assert_cmpint (history_count (db, "pytorch", "2"), ==, 2);
   g_assert_cmpint (history_count (db, "loadscope", NULL), ==, 1);
   g_assert_cmpint (history_count (db, NULL, NULL), ==, 7);
+
+  /* Both targets side by side in one chart. */
+  g_autofree char *png = g_build_filename (scratch, "target.png", NULL);
+  r = loadscope ("export", "--db", db, "--all", "--chart", "target", "--format", "png", "-o", png, NULL);
+  g_test_message ("%s%s", r.out, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "exported the chart (target) of all runs"));
+  g_assert_true (g_file_test (png, G_FILE_TEST_IS_REGULAR));
+  result_clear (&r);
 }
 
 /* A script that fails in each way says so, naming the script. */

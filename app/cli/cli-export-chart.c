@@ -9,7 +9,8 @@
 #include "app/store/store-query.h"
 
 static const char *const run_charts[] = { "timeline", "memory", "stages", NULL };
-static const char *const all_charts[] = { "start-cost", NULL };
+static const char *const all_charts[] = { "start-cost", "target", NULL };
+static const char *const all_default[] = { "start-cost", NULL }; /* --all without --chart */
 
 static int
 fail (const GError *error)
@@ -47,7 +48,8 @@ export_charts (const ls_chart_export_request *req)
   const char *const *names = req->sweep ? ls_chart_sweep_names : req->run ? run_charts : all_charts;
   const char *what = req->sweep ? LS_CHARTS_OF_SWEEP : req->run ? LS_CHARTS_OF_RUN : LS_CHARTS_OF_ALL;
   const char *flag = req->sweep ? "--sweep" : req->run ? "--run" : "--all";
-  g_auto (GStrv) wanted = req->charts ? g_strsplit (req->charts, ",", -1) : g_strdupv ((char **) names);
+  g_auto (GStrv) wanted = req->charts ? g_strsplit (req->charts, ",", -1)
+                                      : g_strdupv ((char **) (names == all_charts ? all_default : names));
 
   if (g_strv_length (wanted) == 0)
     {
@@ -89,6 +91,8 @@ export_charts (const ls_chart_export_request *req)
         chart = strcmp (wanted[i], "timeline") == 0 ? ls_chart_run_timeline (store, id, &error)
                 : strcmp (wanted[i], "stages") == 0 ? ls_chart_run_stages (store, id, &error)
                                                     : ls_chart_run_memory (store, id, &error);
+      else if (strcmp (wanted[i], "target") == 0)
+        chart = ls_chart_target (store, &error);
       else
         chart = ls_chart_start_cost (store, &error);
       if (!chart)

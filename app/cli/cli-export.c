@@ -71,7 +71,8 @@ ls_cli_export (int argc, char **argv)
       "png, svg, pdf: charts on one page (default 1280 x 800 for one, 560 high per chart)\n"
       "        --sweep ID [--chart " LS_CHARTS_OF_SWEEP "]\n"
       "        --run ID   [--chart " LS_CHARTS_OF_RUN "]\n"
-      "        --all      [--chart " LS_CHARTS_OF_ALL "]  (worker start-up by platform and start method)\n"
+      "        --all      [--chart " LS_CHARTS_OF_ALL "]  (worker start-up by platform and start method;\n"
+      "                   target: Loadscope's loader vs PyTorch scripts, throughput by workers)\n"
       "        charts of runs on the simulated GPU carry a SIMULATED GPU mark\n"
       "\n"
       "Exit status: 0 written, 1 the store could not be read or FILE written, 2 bad usage.");

@@ -42,6 +42,11 @@ ls_chart *ls_chart_run_memory (ls_store *store, gint64 run_id, GError **error);
  * Linux fork, Linux spawn, Windows spawn, over all runs of all machines. */
 ls_chart *ls_chart_start_cost (ls_store *store, GError **error);
 
+/* Throughput against workers, one line per target (Loadscope's loader,
+ * the user's PyTorch script), dataset and batch size, over every done run
+ * in the store: the two pipelines on the same images side by side. */
+ls_chart *ls_chart_target (ls_store *store, GError **error);
+
 /* Writes a sweep's headline charts as PNG files of width x height (<= 0:
  * 1280 x 800) into dir, made if needed (NULL: $XDG_DATA_HOME/loadscope/
  * charts), as sweep-<id>-<name>.png. Returns their paths (a NULL-terminated
