@@ -21,6 +21,8 @@ packages=(
   slurmctld slurmd slurm-client munge
   # --target pytorch tests (tests/pytorch/): Debian's PyTorch on the CPU
   python3-torch python3-torchvision python3-h5py
+  # scripts/fuzz.sh: clang and its libFuzzer runtime (only recommended by clang-14)
+  clang libclang-rt-14-dev
 )
 
 missing=()
