@@ -2,6 +2,7 @@
 # README command (b): install what is missing, build, and run every test:
 #   1. the test suite (warnings are errors),
 #   2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer,
+#      then each libFuzzer harness for 30 s (scripts/fuzz.sh),
 #   3. Windows: the dependency stack (cached), loadscope.exe and its zip
 #      (scripts/windows/build.sh), the self-tests and the zip end to end
 #      under Wine (scripts/windows/test-wine.sh).
@@ -50,6 +51,23 @@ run_suite() {
 
 run_suite build "test suite" -Dwerror=true
 run_suite build-asan "sanitizers" -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false
+
+# Fuzzing: each libFuzzer harness of tests/fuzz/ for 30 s under ASan+UBSan
+# (clang, build-fuzz; docs/fuzzing.md); one pass or failure per harness.
+echo "== fuzzing: scripts/fuzz.sh --seconds 30"
+fuzz_log=$(mktemp)
+bash scripts/fuzz.sh --seconds 30 2>&1 | tee "$fuzz_log"
+fuzz_rc=${PIPESTATUS[0]}
+fuzz_counts=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$fuzz_log" | tail -n 1)
+if [ -n "$fuzz_counts" ]; then
+  set -- $fuzz_counts
+  passed=$((passed + $1))
+  failed=$((failed + $3))
+  [ "$fuzz_rc" -eq 0 ] || [ "$3" -gt 0 ] || failed=$((failed + 1))
+else
+  failed=$((failed + 1))
+fi
+rm -f "$fuzz_log"
 
 # --- Windows: the stack, loadscope.exe and the zip, tested under Wine --------
 # count_summary LOG RC: adds a "N passed, N failed" line of LOG to the totals;
