@@ -31,6 +31,7 @@ struct ls_run_recorder {
   GArray *pending;          /* pending_batch, not yet written */
   gint64 last_write_us;     /* when batches were last written (or tried) */
   guint64 dropped;          /* batches never written */
+  gboolean failing;         /* the last write failed: retry on time only */
 };
 
 static gboolean
@@ -196,9 +197,11 @@ write_batches (ls_run_recorder *rec, GError **error)
     {
       ls_store_set_error (rec->store, rc, "recording batches", error);
       sqlite3_exec (db, "ROLLBACK", NULL, NULL, NULL);
+      rec->failing = TRUE;
       return FALSE;
     }
   g_array_set_size (rec->pending, 0);
+  rec->failing = FALSE;
   return TRUE;
 }
 
@@ -213,7 +216,10 @@ ls_run_recorder_batch (ls_run_recorder *rec, uint64_t seq, const ls_batch_record
       rec->dropped++;
     }
   g_array_append_val (rec->pending, p);
-  if (rec->pending->len >= BATCH_COMMIT_ROWS || g_get_monotonic_time () - rec->last_write_us >= BATCH_COMMIT_US)
+  /* A store that refused the last write (full, locked) is tried again
+   * every 250 ms, not at every batch. */
+  if ((rec->pending->len >= BATCH_COMMIT_ROWS && !rec->failing)
+      || g_get_monotonic_time () - rec->last_write_us >= BATCH_COMMIT_US)
     write_batches (rec, NULL);
 }
 
