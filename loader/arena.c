@@ -1,7 +1,10 @@
 #include "loader/arena.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
+
+#include "platform/sysinfo.h"
 
 #define PAGE 4096u
 
@@ -48,6 +51,45 @@ set_layout (ls_arena *arena, uint32_t slot_count, uint32_t batch_size, size_t sa
   arena->slot_stride = stride_for (batch_size, sample_bytes);
 }
 
+/* Shared memory is handed out lazily: an arena far larger than the
+ * machine maps fine and exhausts it only once the first epoch fills its
+ * slots (--batch-size 65536: 75-150 GiB, issue 17). An arena may take at
+ * most this share of physical memory; the rest is the processes' own. */
+#define ARENA_RAM_SHARE 0.75
+
+static int
+check_fits_memory (uint32_t slot_count, uint32_t batch_size, size_t sample_bytes, ls_error *err)
+{
+  ls_sysinfo info;
+  if (ls_sysinfo_read (&info, NULL) != LS_OK || info.total_ram_bytes == 0)
+    return LS_OK; /* cannot tell: the OS decides */
+  double limit = (double) info.total_ram_bytes * ARENA_RAM_SHARE;
+  double bytes = (double) ls_arena_bytes_for (slot_count, batch_size, sample_bytes);
+  if (bytes <= limit)
+    return LS_OK;
+  /* The largest batch size whose arena fits, the slots as they are. */
+  uint32_t lo = 0, hi = batch_size;
+  while (lo < hi)
+    {
+      uint32_t mid = lo + (hi - lo + 1) / 2;
+      if ((double) ls_arena_bytes_for (slot_count, mid, sample_bytes) <= limit)
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+  char hint[160];
+  if (lo > 0)
+    snprintf (hint, sizeof hint, "--batch-size %u or less would fit (or fewer slots: fewer --workers or a lower --prefetch)",
+              lo);
+  else
+    snprintf (hint, sizeof hint, "not even one sample per slot fits: use smaller samples or fewer slots");
+  return ls_error_set (err, LS_ERR_INVALID,
+                       "the shared arena would take %.1f GiB (%u batch slots of %u samples x %zu bytes), more than "
+                       "%.0f %% of this machine's %.1f GiB of memory; %s",
+                       bytes / (1024.0 * 1024 * 1024), slot_count, batch_size, sample_bytes, ARENA_RAM_SHARE * 100,
+                       (double) info.total_ram_bytes / (1024.0 * 1024 * 1024), hint);
+}
+
 static int
 arena_create (ls_arena *arena, uint32_t slot_count, uint32_t batch_size, size_t sample_bytes, bool local,
               ls_error *err)
@@ -60,6 +102,8 @@ arena_create (ls_arena *arena, uint32_t slot_count, uint32_t batch_size, size_t 
   if (sample_bytes > SIZE_MAX / batch_size / slot_count / 2)
     return ls_error_set (err, LS_ERR_INVALID, "arena: %u slots x %u samples x %zu bytes is too large", slot_count,
                          batch_size, sample_bytes);
+  if (check_fits_memory (slot_count, batch_size, sample_bytes, err) != LS_OK)
+    return err ? err->code : LS_ERR_INVALID;
   size_t bytes = ls_arena_bytes_for (slot_count, batch_size, sample_bytes);
   if ((local ? ls_shm_create_private (bytes, &arena->shm, err) : ls_shm_create (bytes, &arena->shm, err)) != LS_OK)
     {
