@@ -413,6 +413,231 @@ test_csv_formulas_are_escaped (void)
   cli_result_clear (&r);
 }
 
+/* A sweep whose store fills up mid-way: no run is reported done that the
+ * store does not hold; each says "not recorded" and the sweep ends failed
+ * (a small tmpfs; root only). The store stays consistent. */
+static void
+test_disk_full_sweep_says_not_recorded (void)
+{
+  g_autofree char *mnt = path_in ("full-mnt");
+  g_autofree char *db = g_build_filename (mnt, "s.sqlite", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (mnt, 0700), ==, 0);
+  g_autofree char *mount = g_strdup_printf ("mount -t tmpfs -o size=1m tmpfs %s", mnt);
+  if (!sh (mount))
+    {
+      g_test_skip ("cannot mount a tmpfs here (not root)");
+      return;
+    }
+  cli_result r = run_cli ("run", "--dataset", "synthetic", "--count", "32", "--size", "16x16", "--batches", "3",
+                          "--sink", "sim", "--model-ms", "1", "--db", db);
+  g_assert_cmpint (r.status, ==, 0);
+  cli_result_clear (&r);
+  /* About 100 KiB left: the store opens (its -shm, the sweep row), the
+   * runs' batches and figures do not fit. */
+  g_autofree char *fill = g_strdup_printf (
+      "sh -c 'dd if=/dev/zero of=%s/fill bs=1k count=$(($(df -k --output=avail %s | tail -1) - 100)) 2>/dev/null'",
+      mnt, mnt);
+  g_assert_true (sh (fill));
+  r = run_cli ("sweep", "--dataset", "synthetic", "--count", "64", "--size", "8x8", "--workers", "0", "--batch-size",
+               "32,64", "--batches", "3000", "--sink", "none", "--db", db);
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "not recorded in the store"));
+  g_assert_nonnull (strstr (r.err, "disk is full"));
+  g_assert_nonnull (strstr (r.err, "0 done, 2 failed"));
+  cli_result_clear (&r);
+
+  g_autofree char *unfill = g_strdup_printf ("rm %s/fill", mnt);
+  g_assert_true (sh (unfill));
+  r = run_cli ("history", "--db", db); /* a writing open: repairs what the full disk left */
+  g_assert_cmpint (r.status, ==, 0);
+  cli_result_clear (&r);
+  g_assert_cmpint (sql_int (db, "SELECT count(*) FROM run WHERE status = 'running'"), ==, 0);
+  g_assert_cmpint (sql_int (db, "SELECT count(*) FROM sweep WHERE status IN ('running', 'done')"), ==, 0);
+  g_assert_cmpint (sql_int (db, "SELECT count(*) FROM run WHERE status = 'done' AND summary IS NOT NULL"), ==, 1);
+  g_assert_cmpint (sql_int (db, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check = 'ok'"), ==, 1);
+  g_autofree char *umount = g_strdup_printf ("umount %s", mnt);
+  g_assert_true (sh (umount));
+}
+
+/* history, show, compare and export agree: a file that is not a store, a
+ * folder and a missing file are bad input (2) for every one of them. */
+static void
+test_unreadable_store_is_exit_2_everywhere (void)
+{
+  g_autofree char *junk = path_in ("junk.sqlite");
+  g_autofree char *folder = path_in ("a-folder.sqlite");
+  g_autofree char *missing = path_in ("missing/none.sqlite");
+  g_assert_true (g_file_set_contents (junk, "not an SQLite database, just text, long enough to look", -1, NULL));
+  g_assert_cmpint (g_mkdir_with_parents (folder, 0700), ==, 0);
+  const char *stores[] = { junk, folder, missing };
+  for (guint i = 0; i < G_N_ELEMENTS (stores); i++)
+    {
+      const char *const cmds[][9] = {
+        { "history", "--sweep", "1", "--db", stores[i] },
+        { "history", "--db", stores[i] },
+        { "show", "1", "--db", stores[i] },
+        { "compare", "1", "2", "--db", stores[i] },
+        { "export", "--all", "--format", "json", "-o", "-", "--db", stores[i] },
+      };
+      for (guint c = 0; c < G_N_ELEMENTS (cmds); c++)
+        {
+          /* history without --sweep on a missing store: "no runs recorded yet", 0. */
+          if (i == 2 && c == 1)
+            continue;
+          cli_result r = run_cliv (cmds[c]);
+          g_test_message ("%s on %s: %d: %s", cmds[c][0], stores[i], r.status, r.err);
+          if (r.status != 2)
+            g_error ("%s --db %s: exit %d, expected 2: %s", cmds[c][0], stores[i], r.status, r.err);
+          g_assert_nonnull (strstr (r.err, stores[i]));
+          cli_result_clear (&r);
+        }
+    }
+}
+
+/* The machine's fingerprint after its text was changed by hand (import
+ * checks it: the first half of SHA-256 of what describes the machine). */
+static void
+refingerprint (const char *db)
+{
+  sqlite3 *h = NULL;
+  sqlite3_stmt *st = NULL;
+  g_assert_cmpint (sqlite3_open (db, &h), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_prepare_v2 (h, "SELECT hostname, os, cpu_model, logical_cores, ram_bytes FROM machine", -1,
+                                       &st, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_step (st), ==, SQLITE_ROW);
+  g_autofree char *key = g_strdup_printf ("%s\n%s\n%s\n%" G_GINT64_FORMAT "\n%" G_GINT64_FORMAT,
+                                          sqlite3_column_text (st, 0), sqlite3_column_text (st, 1),
+                                          sqlite3_column_text (st, 2), (gint64) sqlite3_column_int64 (st, 3),
+                                          (gint64) sqlite3_column_int64 (st, 4));
+  sqlite3_finalize (st);
+  g_autofree char *sum = g_compute_checksum_for_string (G_CHECKSUM_SHA256, key, -1);
+  g_autofree char *q = g_strdup_printf ("UPDATE machine SET fingerprint = '%.32s'", sum);
+  g_assert_cmpint (sqlite3_exec (h, q, NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (h);
+}
+
+/* A bundle whose text holds terminal escapes, newlines and bad bytes:
+ * imported (text is text), and printed escaped by history, show, compare. */
+static void
+test_control_characters_are_escaped_on_output (void)
+{
+  g_autofree char *src = store_with_run ("ctl-src.sqlite");
+  g_autofree char *bundle = path_in ("ctl-bundle.sqlite");
+  g_autofree char *db = path_in ("ctl-dst.sqlite");
+  cli_result r = run_cli ("export", "--all", "--format", "sqlite", "-o", bundle, "--db", src);
+  g_assert_cmpint (r.status, ==, 0);
+  cli_result_clear (&r);
+  sql (bundle, "UPDATE run SET dataset = 'data' || char(27) || '[2J' || char(10) || 'FAKE LINE', status = 'failed', "
+               "error = 'boom' || char(7) || char(13) || 'x'; "
+               "UPDATE machine SET hostname = 'h' || char(27) || ']0;title' || char(7), "
+               "cpu_model = 'cpu' || char(155) || '31m'");
+  refingerprint (bundle);
+  r = run_cli ("import", bundle, "--db", db);
+  g_assert_cmpint (r.status, ==, 0);
+  cli_result_clear (&r);
+  const char *const cmds[][6] = {
+    { "history", "--db", db }, { "show", "1", "--db", db }, { "compare", "1", "1", "--db", db },
+  };
+  for (guint c = 0; c < G_N_ELEMENTS (cmds); c++)
+    {
+      r = run_cliv (cmds[c]);
+      g_test_message ("%s", r.out);
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_null (strchr (r.out, '\033'));
+      g_assert_null (strchr (r.out, '\007'));
+      g_assert_null (strchr (r.out, '\r'));
+      g_assert_null (strstr (r.out, "\302\233")); /* U+009B, the one-byte CSI */
+      g_assert_null (strstr (r.out, "\nFAKE LINE"));
+      g_assert_nonnull (strstr (r.out, "\\x1b"));
+      cli_result_clear (&r);
+    }
+  r = run_cli ("show", "1", "--db", db);
+  g_assert_nonnull (strstr (r.out, "data\\x1b[2J\\x0aFAKE LINE"));
+  g_assert_nonnull (strstr (r.out, "boom\\x07\\x0dx"));
+  g_assert_nonnull (strstr (r.out, "cpu\\u009b31m"));
+  cli_result_clear (&r);
+  /* --json keeps the text, in JSON's escaping. */
+  r = run_cli ("show", "1", "--json", "--db", db);
+  g_assert_null (strchr (r.out, '\033'));
+  g_assert_nonnull (strstr (r.out, "\\u001b[2J\\nFAKE LINE"));
+  cli_result_clear (&r);
+}
+
+/* Bundle runs with id 0 or below, NUL inside text (JSON and SQLite) and
+ * text past its limit: refused naming the field and saying why. */
+static void
+test_bad_ids_nul_and_long_text_are_refused (void)
+{
+  g_autofree char *src = store_with_run ("ids-src.sqlite");
+  g_autofree char *db = path_in ("ids-dst.sqlite");
+  struct {
+    const char *name, *sql, *message;
+  } cases[] = {
+    { "id0.sqlite", "UPDATE run SET id = 0", "run 0.id: 0 is not a positive integer" },
+    { "idneg.sqlite", "UPDATE run SET id = -5", "run -5.id: -5 is not a positive integer" },
+    { "nul.sqlite", "UPDATE run SET dataset = CAST ('a' || x'00' || 'b' AS TEXT)",
+      "run 1.dataset: the text holds a NUL character (at byte 1)" },
+    { "long.sqlite", "UPDATE machine SET hostname = printf ('%.300c', 'h')", "too long (1 to 255 bytes allowed)" },
+    { "long-path.sqlite", "UPDATE run SET dataset = printf ('%.5000c', 'd')", "too long (1 to 4096 bytes allowed)" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *bundle = path_in (cases[i].name);
+      cli_result r = run_cli ("export", "--all", "--format", "sqlite", "-o", bundle, "--db", src);
+      g_assert_cmpint (r.status, ==, 0);
+      cli_result_clear (&r);
+      /* The children follow the run's id (foreign keys are off here). */
+      g_autofree char *q = g_strdup_printf ("%s; UPDATE batch SET run_id = (SELECT id FROM run); "
+                                            "UPDATE sample SET run_id = (SELECT id FROM run); "
+                                            "UPDATE worker SET run_id = (SELECT id FROM run)",
+                                            cases[i].sql);
+      sql (bundle, q);
+      r = run_cli ("import", bundle, "--db", db);
+      g_test_message ("%s: %s", cases[i].name, r.err);
+      g_assert_cmpint (r.status, ==, 2);
+      g_assert_nonnull (strstr (r.err, cases[i].message));
+      cli_result_clear (&r);
+    }
+
+  /* JSON: "a\u0000b" would be cut to "a" by the parser: refused before. */
+  g_autofree char *json = path_in ("nul.json");
+  cli_result r = run_cli ("export", "--all", "--format", "json", "-o", json, "--db", src);
+  g_assert_cmpint (r.status, ==, 0);
+  cli_result_clear (&r);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (json, &text, NULL, NULL));
+  const char *dataset = "\"synthetic\""; /* the run's dataset (or format) */
+  char *at = strstr (text, dataset);
+  g_assert_nonnull (at);
+  GString *bad = g_string_new_len (text, at - text);
+  g_string_append (bad, "\"syn\\u0000thetic\"");
+  g_string_append (bad, at + strlen (dataset));
+  g_assert_true (g_file_set_contents (json, bad->str, (gssize) bad->len, NULL));
+  g_string_free (bad, TRUE);
+  r = run_cli ("import", json, "--db", db);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "NUL character"));
+  cli_result_clear (&r);
+  g_assert_false (g_file_test (db, G_FILE_TEST_EXISTS) && sql_int (db, "SELECT count(*) FROM run") != 0);
+}
+
+/* --batch-size 65536 of 1024x1024 images: a 13 TiB arena, refused before
+ * anything is mapped, saying its size and the batch size that would fit. */
+static void
+test_arena_larger_than_memory_is_refused (void)
+{
+  cli_result r = run_cli ("run", "--dataset", "synthetic", "--size", "1024x1024", "--batch-size", "65536", "--workers",
+                          "8", "--batches", "2", "--no-db");
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "the shared arena would take"));
+  g_assert_nonnull (strstr (r.err, "GiB (18 batch slots of 65536 samples"));
+  g_assert_nonnull (strstr (r.err, "of this machine's"));
+  g_assert_nonnull (strstr (r.err, " or less would fit"));
+  cli_result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -429,6 +654,12 @@ main (int argc, char **argv)
   g_test_add_func ("/store/hostile/reads-on-read-only-and-full-disk", test_reads_on_read_only_and_full_disk);
   g_test_add_func ("/store/hostile/export-refuses-its-own-store", test_export_refuses_its_own_store);
   g_test_add_func ("/store/hostile/csv-formulas-are-escaped", test_csv_formulas_are_escaped);
+  g_test_add_func ("/store/hostile/disk-full-sweep-says-not-recorded", test_disk_full_sweep_says_not_recorded);
+  g_test_add_func ("/store/hostile/unreadable-store-is-exit-2-everywhere", test_unreadable_store_is_exit_2_everywhere);
+  g_test_add_func ("/store/hostile/control-characters-are-escaped-on-output",
+                   test_control_characters_are_escaped_on_output);
+  g_test_add_func ("/store/hostile/bad-ids-nul-and-long-text-are-refused", test_bad_ids_nul_and_long_text_are_refused);
+  g_test_add_func ("/store/hostile/arena-larger-than-memory-is-refused", test_arena_larger_than_memory_is_refused);
   int rc = ls_test_run_checked_shm_only ();
   ls_test_remove_tree (tmp_dir);
   g_free (tmp_dir);

@@ -82,6 +82,8 @@ test_old_store_is_migrated (void)
   g_assert_no_error (error);
   g_autofree char *why = ls_test_sql_text (path, "SELECT status || ': ' || error FROM sweep WHERE id = 1");
   g_assert_cmpstr (why, ==, "failed: no class folders");
+  /* Version 5: a sweep from before has no owner, so no open touches it. */
+  g_assert_cmpint (ls_test_sql_int (path, "SELECT count(*) FROM sweep WHERE owner_pid IS NULL"), ==, 1);
   g_assert_true (ls_store_exec (store, "DELETE FROM sweep WHERE id = 1", &error));
   ls_store_close (store);
   g_assert_cmpint (ls_test_sql_int (path, "SELECT count(*) FROM run WHERE sweep_id IS NULL"), ==, 1);
@@ -346,6 +348,116 @@ test_sweep_refuses_bad_values_before_running (void)
   g_assert_false (g_file_test (db, G_FILE_TEST_EXISTS) && ls_test_sql_int (db, "SELECT count(*) FROM run") > 0);
 }
 
+/* A sweep killed outright (its process and its runner) is marked
+ * interrupted by the next writing open, with its run; one whose owner
+ * still runs is left alone, and so is one without an owner. */
+static void
+test_killed_sweep_is_marked_interrupted (void)
+{
+  g_autofree char *db = tmp_path ("killed-sweep.sqlite");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSubprocess) sweep
+      = start_cli (&error, "sweep", "--dataset", "synthetic", "--count", "200000", "--size", "8x8", "--sample-cost-us",
+                   "200", "--batch-size", "16", "--workers", "1,2", "--sink", "none", "--db", db, NULL);
+  g_assert_no_error (error);
+  gint64 runner = 0;
+  for (int i = 0; i < 4800 && runner <= 0; i++)
+    {
+      g_usleep (25000);
+      if (g_file_test (db, G_FILE_TEST_EXISTS) && ls_test_sql_int (db, "SELECT count(*) FROM sqlite_master WHERE name = 'batch'") == 1
+          && ls_test_sql_int (db, "SELECT count(*) FROM batch") >= 5)
+        runner = ls_test_sql_int (db, "SELECT runner_pid FROM run WHERE status = 'running'");
+    }
+  g_assert_cmpint (runner, >, 0);
+  /* While it runs, an open leaves it alone. */
+  ls_store *store = ls_store_open (db, &error);
+  g_assert_no_error (error);
+  ls_store_close (store);
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM sweep WHERE status = 'running'"), ==, 1);
+
+  g_subprocess_send_signal (sweep, SIGKILL);
+  g_subprocess_wait (sweep, NULL, NULL);
+  g_assert_cmpint (kill ((pid_t) runner, SIGKILL), ==, 0);
+  for (int i = 0; i < 400 && kill ((pid_t) runner, 0) == 0; i++)
+    g_usleep (10000); /* reaped by init once its parent is gone */
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM sweep WHERE status = 'running'"), ==, 1);
+
+  store = ls_store_open (db, &error);
+  g_assert_no_error (error);
+  /* A sweep whose owner pid is this process's, but with another start
+   * time: a reused pid, not its owner. And one without an owner. */
+  g_assert_true (ls_store_exec (store,
+                                "INSERT INTO sweep (uuid, machine_id, started_at, status, grid, configurations, repeat, "
+                                "owner_pid, owner_start) SELECT 'reused', machine_id, started_at, 'running', grid, 1, 1, "
+                                "owner_pid, 1 FROM sweep WHERE id = 1;"
+                                "INSERT INTO sweep (uuid, machine_id, started_at, status, grid, configurations, repeat) "
+                                "SELECT 'ownerless', machine_id, started_at, 'running', grid, 1, 1 FROM sweep WHERE id = 1",
+                                &error));
+  g_autofree char *reuse = g_strdup_printf ("UPDATE sweep SET owner_pid = %d WHERE uuid = 'reused'", (int) getpid ());
+  g_assert_true (ls_store_exec (store, reuse, &error));
+  g_assert_no_error (error);
+  ls_store_close (store);
+  store = ls_store_open (db, &error);
+  g_assert_no_error (error);
+  ls_store_close (store);
+  g_autofree char *why = ls_test_sql_text (db, "SELECT status || ': ' || error FROM sweep WHERE id = 1");
+  g_assert_nonnull (strstr (why, "interrupted: its process (pid "));
+  g_assert_nonnull (strstr (why, "stopped before the sweep finished"));
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM sweep WHERE uuid = 'reused' AND status = 'interrupted'"),
+                   ==, 1);
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM sweep WHERE uuid = 'ownerless' AND status = 'running'"),
+                   ==, 1);
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM run WHERE status = 'running'"), ==, 0);
+  g_autofree char *check = ls_test_sql_text (db, "PRAGMA integrity_check");
+  g_assert_cmpstr (check, ==, "ok");
+}
+
+/* A run with slow batches (1.5 s each) holds no write transaction between
+ * them: another writer that waits at most 100 ms for the lock gets
+ * through every time while the run goes on. */
+static void
+test_slow_run_does_not_lock_out_writers (void)
+{
+  g_autofree char *db = tmp_path ("slow.sqlite");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSubprocess) runner
+      = start_cli (&error, "run", "--dataset", "synthetic", "--count", "64", "--size", "8x8", "--batch-size", "8",
+                   "--batches", "6", "--warmup", "1", "--sink", "sim", "--model-ms", "1500", "--db", db, NULL);
+  g_assert_no_error (error);
+  for (int i = 0; i < 2400 && !(g_file_test (db, G_FILE_TEST_EXISTS)
+                                && ls_test_sql_int (db, "SELECT count(*) FROM sqlite_master WHERE name = 'batch'") == 1
+                                && ls_test_sql_int (db, "SELECT count(*) FROM batch") >= 1);
+       i++)
+    g_usleep (25000);
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM batch"), >=, 1);
+
+  g_setenv ("LOADSCOPE_STORE_BUSY_MS", "100", TRUE);
+  ls_store *store = ls_store_open (db, &error);
+  g_assert_no_error (error);
+  gint64 machine = ls_store_this_machine (store, NULL, NULL, &error);
+  g_assert_no_error (error);
+  guint writes = 0;
+  for (int i = 0; i < 12 && ls_test_sql_int (db, "SELECT count(*) FROM run WHERE status = 'running'") == 1; i++)
+    {
+      /* A write of its own, as another runner's would be. */
+      gint64 id = ls_store_sweep_begin (store, machine, "{}", 1, 1, &error);
+      g_assert_no_error (error);
+      g_assert_cmpint (id, >, 0);
+      g_assert_true (ls_store_sweep_end (store, id, "done", NULL, &error));
+      g_assert_no_error (error);
+      writes++;
+      g_usleep (400000);
+    }
+  ls_store_close (store);
+  g_unsetenv ("LOADSCOPE_STORE_BUSY_MS");
+  g_assert_true (g_subprocess_wait_check (runner, NULL, &error));
+  g_assert_no_error (error);
+  g_test_message ("%u writes while the run went on", writes);
+  g_assert_cmpuint (writes, >=, 3);
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM run WHERE status = 'done'"), ==, 1);
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM batch"), ==, 6);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -360,6 +472,8 @@ main (int argc, char **argv)
   g_test_add_func ("/app/sweep/records-every-configuration", test_sweep_records_every_configuration);
   g_test_add_func ("/app/sweep/goes-on-after-a-runner-dies", test_sweep_goes_on_after_a_runner_dies);
   g_test_add_func ("/app/sweep/refuses-bad-values-before-running", test_sweep_refuses_bad_values_before_running);
+  g_test_add_func ("/app/sweep/killed-sweep-is-marked-interrupted", test_killed_sweep_is_marked_interrupted);
+  g_test_add_func ("/app/store/slow-run-does-not-lock-out-writers", test_slow_run_does_not_lock_out_writers);
   int rc = ls_test_run_checked_shm_only ();
   ls_test_remove_tree (tmp_dir);
   g_free (tmp_dir);
