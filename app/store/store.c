@@ -350,8 +350,18 @@ ls_store_open (const char *path, GError **error)
     return NULL;
   if (ls_store_schema_version (store) < 0)
     {
-      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID, "%s: not a Loadscope store (%s)", path,
-                   sqlite3_errmsg (store->db));
+      /* A store on a read-only mount or in a read-only folder fails here
+       * too (its -wal and -shm cannot be made): say that, not "not a store". */
+      int rc = sqlite3_errcode (store->db);
+      gboolean frozen = (rc == SQLITE_CANTOPEN || rc == SQLITE_READONLY || rc == SQLITE_PERM)
+                        && g_file_test (path, G_FILE_TEST_IS_REGULAR) && (g_access (path, W_OK) != 0 || g_access (dir, W_OK) != 0);
+      if (frozen)
+        g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_READONLY,
+                     "%s: the store cannot be written: it or its folder is read-only (%s)", path,
+                     sqlite3_errmsg (store->db));
+      else
+        g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID, "%s: not a Loadscope store (%s)", path,
+                     sqlite3_errmsg (store->db));
       ls_store_close (store);
       return NULL;
     }
