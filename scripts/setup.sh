@@ -23,6 +23,8 @@ packages=(
   python3-torch python3-torchvision python3-h5py
   # scripts/fuzz.sh: clang and its libFuzzer runtime (only recommended by clang-14)
   clang libclang-rt-14-dev
+  # tests/test-faults.sh: the store checked from outside
+  sqlite3
 )
 
 missing=()
