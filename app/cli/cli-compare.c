@@ -203,7 +203,8 @@ ls_cli_compare (int argc, char **argv)
                "in per cent against the first run, and the knobs in which the runs differ.\n"
                "RUN is a run id (see `loadscope history`) or the first 4 or more characters of its uuid.\n"
                "\n"
-               "Exit status: 0 compared, 1 the store could not be read, 2 bad usage or no such run.");
+               "Exit status: 0 compared, 1 the store could not be read now (locked), 2 bad usage, no such run,\n"
+               "or no store there (a missing file, not a Loadscope store, a newer one).");
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       fprintf (stderr, "loadscope compare: %s\n", error->message);

@@ -75,7 +75,8 @@ ls_cli_export (int argc, char **argv)
       "                   target: Loadscope's loader vs PyTorch scripts, throughput by workers)\n"
       "        charts of runs on the simulated GPU carry a SIMULATED GPU mark\n"
       "\n"
-      "Exit status: 0 written, 1 the store could not be read or FILE written, 2 bad usage.");
+      "Exit status: 0 written, 1 the store could not be read now (locked) or FILE written, 2 bad usage,\n"
+      "no such run or sweep, or no store there (a missing file, not a Loadscope store, a newer one).");
   if (!g_option_context_parse (context, &argc, &argv, &error))
     return usage_error ("%s", error->message);
   if (argc > 1)

@@ -125,7 +125,8 @@ ls_cli_history (int argc, char **argv)
                                 "--target pytorch lists the runs of PyTorch scripts (--target pytorch runs;\n"
                                 "DATASET names the script), --target loadscope those of Loadscope's loader.\n"
                                 "\n"
-                                "Exit status: 0 listed, 1 the store could not be read, 2 bad usage.");
+                                "Exit status: 0 listed, 1 the store could not be read now (locked), 2 bad usage, no such\n"
+                                "sweep, or no store there (not a Loadscope store, a newer one).");
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       fprintf (stderr, "loadscope history: %s\n", error->message);

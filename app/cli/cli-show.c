@@ -226,7 +226,8 @@ ls_cli_show (int argc, char **argv)
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_summary (context, "RUN is a run id (see `loadscope history`) or the first 4 or more characters of its uuid.\n"
                                          "\n"
-                                         "Exit status: 0 shown, 1 the store could not be read, 2 bad usage or no such run.");
+                                         "Exit status: 0 shown, 1 the store could not be read now (locked), 2 bad usage, no such run,\n"
+                                         "or no store there (a missing file, not a Loadscope store, a newer one).");
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       fprintf (stderr, "loadscope show: %s\n", error->message);
