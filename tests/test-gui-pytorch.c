@@ -195,7 +195,8 @@ test_pytorch_target (void)
       return;
     }
   g_autofree char *scripts = g_build_filename (g_getenv ("LS_TEST_DATA"), "..", "pytorch", NULL);
-  g_autofree char *script = g_build_filename (scripts, "imagefolder.py", NULL);
+  g_autofree char *script_path = g_build_filename (scripts, "imagefolder.py", NULL);
+  g_autofree char *script = g_canonicalize_filename (script_path, NULL); /* as the page shows it */
   g_autofree char *dataset = g_build_filename (scratch, "images", NULL);
   {
     const char *argv[] = { g_getenv ("LOADSCOPE"), "make-dataset", "--format", "jpeg-dir", "--count", "96", "--size",
@@ -212,7 +213,7 @@ test_pytorch_target (void)
   g_autofree char *text = g_strdup_printf ("#!/bin/sh\nexec %s -S \"$@\"\n", python);
   g_assert_true (g_file_set_contents (bare, text, -1, NULL));
   g_assert_cmpint (g_chmod (bare, 0755), ==, 0);
-  ls_setup_page_set_script (setup, script);
+  ls_setup_page_set_script (setup, script_path);
   ls_setup_page_set_python (setup, bare);
   iterate_until (script_checked, 60);
   g_assert_nonnull (ls_setup_page_get_script_problem (setup));

@@ -380,7 +380,8 @@ void
 ls_setup_page_set_script (LsSetupPage *self, const char *path)
 {
   g_free (self->script);
-  self->script = path && *path ? g_strdup (path) : NULL;
+  /* As the runner names it: absolute, without "..". */
+  self->script = path && *path ? g_canonicalize_filename (path, NULL) : NULL;
   check_script (self);
 }
 
