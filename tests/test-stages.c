@@ -186,7 +186,7 @@ test_migration_keeps_data (void)
 
   store = ls_store_open (path, &error);
   g_assert_no_error (error);
-  g_assert_cmpint (ls_store_schema_version (store), ==, 4);
+  g_assert_cmpint (ls_store_schema_version (store), ==, LS_STORE_SCHEMA_VERSION);
   ls_store_close (store);
   g_autofree char *kept = ls_test_sql_text (
       path, "SELECT r.throughput_sps || '/' || b.wait_ms || '/' || b.copy_ms FROM run r JOIN batch b ON b.run_id = r.id");
