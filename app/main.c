@@ -8,6 +8,7 @@
 
 #include <glib.h>
 
+#include "app/cli/cli-args.h"
 #include "app/cli/cli.h"
 
 #ifdef LS_HAVE_GUI
@@ -28,6 +29,7 @@ have_display (void)
 int
 main (int argc, char **argv)
 {
+  argv = ls_cli_utf8_argv (&argc, argv);
   if (argc >= 2)
     return ls_cli_main (argc, argv);
 #ifdef LS_HAVE_GUI

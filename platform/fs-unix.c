@@ -157,3 +157,10 @@ ls_fs_self_exe (void)
   }
   return NULL;
 }
+
+bool
+ls_fs_same_file (const char *a, const char *b)
+{
+  struct stat sa, sb;
+  return stat (a, &sa) == 0 && stat (b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}

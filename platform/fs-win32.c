@@ -161,3 +161,27 @@ ls_fs_self_exe (void)
   }
   return NULL;
 }
+
+/* The identity of an existing file, opened without locking anyone out. */
+static bool
+file_identity (const char *path, BY_HANDLE_FILE_INFORMATION *info)
+{
+  wchar_t *w = widen (path);
+  HANDLE h = w ? CreateFileW (w, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+                              FILE_FLAG_BACKUP_SEMANTICS, NULL)
+               : INVALID_HANDLE_VALUE;
+  free (w);
+  if (h == INVALID_HANDLE_VALUE)
+    return false;
+  BOOL ok = GetFileInformationByHandle (h, info);
+  CloseHandle (h);
+  return ok;
+}
+
+bool
+ls_fs_same_file (const char *a, const char *b)
+{
+  BY_HANDLE_FILE_INFORMATION ia, ib;
+  return file_identity (a, &ia) && file_identity (b, &ib) && ia.dwVolumeSerialNumber == ib.dwVolumeSerialNumber
+         && ia.nFileIndexHigh == ib.nFileIndexHigh && ia.nFileIndexLow == ib.nFileIndexLow;
+}

@@ -2,6 +2,7 @@
  * folder from a file, read a whole file. Paths are UTF-8 on every system. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,6 +42,12 @@ int ls_fs_drop_cache (const char *path, ls_error *err);
  * malloc'ed; NULL when the system cannot say. Used to find what ships
  * beside it: the worker executable, the settings schema. */
 char *ls_fs_self_exe (void);
+
+/* Whether two paths name the same existing file (hard links and other
+ * spellings included): device and inode on POSIX; volume serial number and
+ * file index on Windows, where stat() has no inode. False when either is
+ * missing. */
+bool ls_fs_same_file (const char *a, const char *b);
 
 /* Joins a folder and a name with the system's separator. malloc'ed. */
 char *ls_fs_join (const char *dir, const char *name);

@@ -1,4 +1,5 @@
 #include "app/cli/cli-compare.h"
+#include "app/cli/cli-args.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -205,7 +206,7 @@ ls_cli_compare (int argc, char **argv)
                "\n"
                "Exit status: 0 compared, 1 the store could not be read now (locked), 2 bad usage, no such run,\n"
                "or no store there (a missing file, not a Loadscope store, a newer one).");
-  if (!g_option_context_parse (context, &argc, &argv, &error))
+  if (!ls_cli_parse_args (context, &argc, &argv, &error))
     {
       fprintf (stderr, "loadscope compare: %s\n", error->message);
       return 2;

@@ -3,6 +3,7 @@
  * and print the comparison, the recommendation and verdict and where the history is;
  * write the sweep's headline charts as PNG files and print their paths. */
 #include "app/cli/cli-demo.h"
+#include "app/cli/cli-args.h"
 #include "app/cli/cli-sweep.h"
 
 #include <stdio.h>
@@ -71,7 +72,7 @@ ls_cli_demo (int argc, char **argv)
                                 "\n"
                                 "Each run: " DEMO_BATCHES " batches, the first 2 not measured; every other knob as\n"
                                 "`loadscope run` has it: " LS_RUN_DEFAULTS_TEXT ".");
-  if (!g_option_context_parse (context, &argc, &argv, &error))
+  if (!ls_cli_parse_args (context, &argc, &argv, &error))
     {
       fprintf (stderr, "loadscope demo: %s\n", error->message);
       return 2;

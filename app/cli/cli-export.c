@@ -1,4 +1,5 @@
 #include "app/cli/cli-export.h"
+#include "app/cli/cli-args.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -12,6 +13,7 @@
 #include "app/store/export.h"
 #include "app/store/import-input.h"
 #include "app/store/store-query.h"
+#include "platform/fs.h"
 
 static int usage_error (const char *format, ...) G_GNUC_PRINTF (1, 2);
 
@@ -77,7 +79,7 @@ ls_cli_export (int argc, char **argv)
       "\n"
       "Exit status: 0 written, 1 the store could not be read now (locked) or FILE written, 2 bad usage,\n"
       "no such run or sweep, or no store there (a missing file, not a Loadscope store, a newer one).");
-  if (!g_option_context_parse (context, &argc, &argv, &error))
+  if (!ls_cli_parse_args (context, &argc, &argv, &error))
     return usage_error ("%s", error->message);
   if (argc > 1)
     return usage_error ("unexpected argument '%s'", argv[1]);
@@ -130,12 +132,10 @@ ls_cli_export (int argc, char **argv)
   if (!to_stdout)
     {
       static const char *const parts[] = { "", "-wal", "-shm", "-journal" };
-      GStatBuf out_st, db_st;
       for (guint i = 0; i < G_N_ELEMENTS (parts); i++)
         {
           g_autofree char *part = g_strconcat (ls_store_path (store), parts[i], NULL);
-          if (g_stat (output, &out_st) == 0 && g_stat (part, &db_st) == 0 && out_st.st_dev == db_st.st_dev
-              && out_st.st_ino == db_st.st_ino)
+          if (ls_fs_same_file (output, part))
             return usage_error ("%s: is the store being exported (%s); write the export elsewhere", output,
                                 ls_store_path (store));
         }

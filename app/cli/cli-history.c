@@ -1,4 +1,5 @@
 #include "app/cli/cli-history.h"
+#include "app/cli/cli-args.h"
 
 #include <json-glib/json-glib.h>
 #include <stdio.h>
@@ -127,7 +128,7 @@ ls_cli_history (int argc, char **argv)
                                 "\n"
                                 "Exit status: 0 listed, 1 the store could not be read now (locked), 2 bad usage, no such\n"
                                 "sweep, or no store there (not a Loadscope store, a newer one).");
-  if (!g_option_context_parse (context, &argc, &argv, &error))
+  if (!ls_cli_parse_args (context, &argc, &argv, &error))
     {
       fprintf (stderr, "loadscope history: %s\n", error->message);
       return 2;

@@ -1,4 +1,5 @@
 #include "app/cli/cli-import.h"
+#include "app/cli/cli-args.h"
 
 #include <json-glib/json-glib.h>
 #include <stdio.h>
@@ -76,7 +77,7 @@ ls_cli_import (int argc, char **argv)
       "CSV exports do not import: " LS_IMPORT_FORMATS_TEXT ".\n"
       "\n"
       "Exit status: 0 imported, 1 the store could not be written, 2 bad usage or a bad FILE.");
-  if (!g_option_context_parse (context, &argc, &argv, &error))
+  if (!ls_cli_parse_args (context, &argc, &argv, &error))
     {
       fprintf (stderr, "loadscope import: %s\n", error->message);
       return 2;

@@ -1,4 +1,5 @@
 #include "app/cli/cli-machine.h"
+#include "app/cli/cli-args.h"
 
 #include <glib.h>
 #include <json-glib/json-glib.h>
@@ -121,7 +122,7 @@ ls_cli_machine (int argc, char **argv)
                                 "a GPU answered: CUDA (device 0, as `--sink auto` asks it; without one, runs use\n"
                                 "the simulated GPU) and NVML (without it, runs have no NVML series), each with\n"
                                 "its reason when it did not.");
-  if (!g_option_context_parse (context, &argc, &argv, &error))
+  if (!ls_cli_parse_args (context, &argc, &argv, &error))
     {
       fprintf (stderr, "loadscope machine: %s\n", error->message);
       return 2;

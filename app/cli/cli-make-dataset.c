@@ -1,4 +1,5 @@
 #include "app/cli/cli-make-dataset.h"
+#include "app/cli/cli-args.h"
 
 #include <errno.h>
 #include <glib.h>
@@ -107,7 +108,7 @@ ls_cli_make_dataset (int argc, char **argv)
                                 "exist; an existing OUT is replaced only with --force.\n"
                                 "\n"
                                 "Exit status: 0 written, 1 writing failed or was interrupted, 2 bad usage or input.");
-  if (!g_option_context_parse (context, &argc, &argv, &error))
+  if (!ls_cli_parse_args (context, &argc, &argv, &error))
     {
       fprintf (stderr, "loadscope make-dataset: %s\n", error->message);
       return 2;

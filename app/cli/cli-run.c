@@ -1,4 +1,5 @@
 #include "app/cli/cli-run.h"
+#include "app/cli/cli-args.h"
 
 #include <json-glib/json-glib.h>
 #include <signal.h>
@@ -179,7 +180,7 @@ ls_cli_run (int argc, char **argv)
                                 "\n"
                                 "Exit status: 0 the run finished, 1 it failed (the reason is printed),\n"
                                 "2 bad usage or bad input.");
-  if (!g_option_context_parse (context, &argc, &argv, &error))
+  if (!ls_cli_parse_args (context, &argc, &argv, &error))
     {
       fprintf (stderr, "loadscope run: %s\n", error->message);
       ls_run_options_clear (&opts);

@@ -3,6 +3,7 @@
  * output from its signals. `loadscope demo` runs its sweep through
  * ls_cli_sweep_run too. */
 #include "app/cli/cli-sweep.h"
+#include "app/cli/cli-args.h"
 
 #ifdef G_OS_UNIX
 #include <glib-unix.h>
@@ -300,20 +301,17 @@ ls_cli_sweep (int argc, char **argv)
                                 "--slurm runs the grid as a Slurm job array, one task per configuration,\n"
                                 "and merges the tasks' stores into the history (--help-slurm).");
 
-  char **args = g_memdup2 (argv, sizeof (char *) * (gsize) (argc + 1));
-  if (!g_option_context_parse (context, &argc, &args, &error))
+  char **args = argv;
+  if (!ls_cli_parse_args (context, &argc, &args, &error))
     {
       fprintf (stderr, "loadscope sweep: %s\n", error->message);
-      g_free (args);
       goto out;
     }
   if (argc > 1)
     {
       fprintf (stderr, "loadscope sweep: unexpected argument '%s'\n", args[1]);
-      g_free (args);
       goto out;
     }
-  g_free (args);
   if (repeat != 0 && time_budget)
     {
       fprintf (stderr, "loadscope sweep: --repeat and --time-budget: give one of them\n");

@@ -1,6 +1,7 @@
 /* `loadscope tune`: the best configuration within budgets (app/analysis/
  * tune.h), measured through the sweep engine and recorded as one sweep. */
 #include "app/cli/cli-tune.h"
+#include "app/cli/cli-args.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -61,15 +62,13 @@ ls_cli_tune (int argc, char **argv)
       "The runs are recorded as one sweep. Knobs not given take the defaults of\n"
       "every run: " LS_RUN_DEFAULTS_TEXT ".");
 
-  char **args = g_memdup2 (argv, sizeof (char *) * (gsize) (argc + 1));
-  gboolean parsed = g_option_context_parse (context, &argc, &args, &error);
+  char **args = argv;
+  gboolean parsed = ls_cli_parse_args (context, &argc, &args, &error);
   if (parsed && argc > 1)
     {
       fprintf (stderr, "loadscope tune: unexpected argument '%s'\n", args[1]);
-      g_free (args);
       goto out;
     }
-  g_free (args);
   if (!parsed)
     {
       fprintf (stderr, "loadscope tune: %s\n", error->message);

@@ -1,6 +1,7 @@
 /* `loadscope whatif --run ID [changes]`: the what-if model (app/analysis/)
  * fitted to a run and its sweep, predicting the run with other knobs. */
 #include "app/cli/cli-whatif.h"
+#include "app/cli/cli-args.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -39,15 +40,13 @@ ls_cli_whatif (int argc, char **argv)
                                 "other knobs, from a queueing model of the workers feeding the GPU fitted\n"
                                 "to the run and the other runs of its sweep. Example:\n"
                                 "  loadscope whatif --run 12 --workers 4 --gpu-speed 2");
-  char **args = g_memdup2 (argv, sizeof (char *) * (gsize) (argc + 1));
-  gboolean parsed = g_option_context_parse (context, &argc, &args, &error);
+  char **args = argv;
+  gboolean parsed = ls_cli_parse_args (context, &argc, &args, &error);
   if (parsed && argc > 1)
     {
       fprintf (stderr, "loadscope whatif: unexpected argument '%s'\n", args[1]);
-      g_free (args);
       goto out;
     }
-  g_free (args);
   if (!parsed)
     {
       fprintf (stderr, "loadscope whatif: %s\n", error->message);

@@ -1,0 +1,15 @@
+/* Option parsing shared by every command. */
+#pragma once
+
+#include <glib.h>
+
+/* g_option_context_parse in strv mode: ARGV's strings are taken as UTF-8 on
+ * every platform (on Windows main() gets them from the wide command line, so
+ * non-ASCII paths survive; plain parsing would read them in the ANSI code
+ * page). On return *ARGV points at the arguments left over, kept for the
+ * life of the process. */
+gboolean ls_cli_parse_args (GOptionContext *context, int *argc, char ***argv, GError **error);
+
+/* The process's arguments as UTF-8: on Windows from the wide command line
+ * (kept for the life of the process), elsewhere ARGV itself. */
+char **ls_cli_utf8_argv (int *argc, char **argv);
