@@ -81,7 +81,11 @@ ls_pool_config_init (ls_pool_config *c)
   c->persistent_workers = false;
   c->shuffle = true;
   c->in_order = true;
+#ifdef _WIN32
+  c->start = LS_START_SPAWN; /* Windows has no fork */
+#else
   c->start = LS_START_FORK;
+#endif
   c->epochs = 1;
   c->consumer_slots = 2;
 }

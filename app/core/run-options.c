@@ -350,7 +350,14 @@ ls_run_options_resolve (const ls_run_options *o, ls_run_config *config, GError *
   if (!o->start)
     pool->start = ls_run_default.start;
   else if (strcmp (o->start, "fork") == 0)
-    pool->start = LS_START_FORK;
+    {
+#ifdef G_OS_WIN32
+      /* said before any run starts, so a sweep refuses its whole grid */
+      return fail (error, "--start fork: Windows has no fork; workers start as spawned loadscope-worker.exe "
+                          "(--start spawn)");
+#endif
+      pool->start = LS_START_FORK;
+    }
   else if (strcmp (o->start, "spawn") == 0)
     pool->start = LS_START_SPAWN;
   else

@@ -26,8 +26,14 @@
 #define LS_RUN_DEFAULT_PIN_TEXT "off"
 #define LS_RUN_DEFAULT_NON_BLOCKING FALSE
 #define LS_RUN_DEFAULT_NON_BLOCKING_TEXT "off"
+/* Windows has no fork: its workers are spawned loadscope-worker.exe. */
+#ifdef G_OS_WIN32
+#define LS_RUN_DEFAULT_START LS_START_SPAWN
+#define LS_RUN_DEFAULT_START_TEXT "spawn"
+#else
 #define LS_RUN_DEFAULT_START LS_START_FORK
 #define LS_RUN_DEFAULT_START_TEXT "fork"
+#endif
 #define LS_RUN_DEFAULT_MODEL_MS 20
 
 typedef struct ls_run_defaults {
