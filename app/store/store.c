@@ -194,7 +194,12 @@ ls_store_mark_dead_runs (ls_store *store, GError **error)
                                -1, &st, NULL);
   if (rc != SQLITE_OK)
     return ls_store_set_error (store, rc, "looking for interrupted runs", error);
-  sqlite3_bind_text (st, 1, g_get_host_name (), -1, SQLITE_TRANSIENT);
+  /* The name the machine row was made with: on Windows GLib's host name is
+   * the upper-case NetBIOS one, sysinfo's the DNS one. */
+  ls_sysinfo info;
+  ls_error err = { 0 };
+  const char *host = ls_sysinfo_read (&info, &err) == LS_OK ? info.hostname : g_get_host_name ();
+  sqlite3_bind_text (st, 1, host, -1, SQLITE_TRANSIENT);
   while (sqlite3_step (st) == SQLITE_ROW)
     {
       gint64 id = sqlite3_column_int64 (st, 0), pid = sqlite3_column_int64 (st, 1);
