@@ -16,6 +16,7 @@ packages=(
   gcc-mingw-w64-x86-64 wine wine64
   # scripts/windows/: the Windows dependency stack from Debian's sources
   g++-mingw-w64-x86-64-win32 libz-mingw-w64-dev dpkg-dev cmake nasm sassc tcl
+  adwaita-icon-theme # its symbolic PNGs go into the zip (scripts/windows/build.sh)
   xz-utils unzip zip
   # sweeps as Slurm job arrays: the one-node cluster of scripts/slurm-local.sh and tests/test-slurm.sh
   slurmctld slurmd slurm-client munge

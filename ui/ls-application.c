@@ -2,6 +2,7 @@
 
 #include "app/core/settings.h"
 
+#include "ui/ls-font-fallback.h"
 #include "ui/ls-window.h"
 
 struct _LsApplication {
@@ -35,6 +36,7 @@ ls_application_startup (GApplication *app)
   };
 
   G_APPLICATION_CLASS (ls_application_parent_class)->startup (app);
+  ls_font_fallback_apply (gtk_settings_get_default ());
   g_action_map_add_action_entries (G_ACTION_MAP (app), actions, G_N_ELEMENTS (actions), app);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit", (const char *[]){ "<Control>q", NULL });
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.run", (const char *[]){ "<Control>r", NULL });

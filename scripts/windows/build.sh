@@ -161,14 +161,28 @@ $H-strip --strip-unneeded "$stagedir"/bin/*.exe "$stagedir"/bin/*.dll
 
 # Schemas: Loadscope's beside itself (share/loadscope/schemas), GLib's and
 # GTK's where GLib looks on Windows (bin/../share/glib-2.0/schemas).
-cp "$build/data/gschemas.compiled" "$stagedir/share/loadscope/schemas/"
-cp data/org.loadscope.Loadscope.gschema.xml "$stagedir/share/glib-2.0/schemas/"
+# Windows' own defaults over the schema's: workers are spawned (no fork).
+printf '[org.loadscope.Loadscope]\nstart-methods='"'spawn'"'\n' > "$stagedir/share/loadscope/schemas/90_loadscope-windows.gschema.override"
+cp data/org.loadscope.Loadscope.gschema.xml "$stagedir/share/loadscope/schemas/"
+glib-compile-schemas --strict "$stagedir/share/loadscope/schemas"
+cp data/org.loadscope.Loadscope.gschema.xml "$stagedir/share/loadscope/schemas/90_loadscope-windows.gschema.override" "$stagedir/share/glib-2.0/schemas/"
 cp "$P"/share/glib-2.0/schemas/*.xml "$stagedir/share/glib-2.0/schemas/" 2>/dev/null || true
 glib-compile-schemas "$stagedir/share/glib-2.0/schemas"
 if [ "$gui" -eq 1 ]; then
   mkdir -p "$stagedir/share/icons/hicolor/scalable/apps" "$stagedir/share/icons/hicolor/symbolic/apps"
   cp data/icons/hicolor/scalable/apps/*.svg "$stagedir/share/icons/hicolor/scalable/apps/"
   cp data/icons/hicolor/symbolic/apps/*.svg "$stagedir/share/icons/hicolor/symbolic/apps/"
+  # The symbolic icons the window names (Setup, Results, the entry rows'
+  # edit icon...) come from the desktop's theme on Linux; Windows has none.
+  # Debian's Adwaita pre-renders them as .symbolic.png, which GTK draws
+  # without an SVG loader: 16 px, and 32 px for scale 2.
+  adw_icons=/usr/share/icons/Adwaita
+  [ -f "$adw_icons/index.theme" ] || { say "no Adwaita icon theme in $adw_icons (package adwaita-icon-theme)"; exit 1; }
+  mkdir -p "$stagedir/share/icons/Adwaita"
+  (cd "$adw_icons" && find 16x16 32x32 -name '*.symbolic.png' -print0 |
+     xargs -0 cp --parents -t "$stagedir/share/icons/Adwaita")
+  cp "$adw_icons/index.theme" "$stagedir/share/icons/Adwaita/"
+  cp /usr/share/doc/adwaita-icon-theme/copyright "$stagedir/share/icons/Adwaita/COPYING" 2>/dev/null || true
 fi
 
 ndll=$(ls "$stagedir"/bin/*.dll | wc -l)
