@@ -4,8 +4,9 @@
 #   2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer,
 #      then each libFuzzer harness for 30 s (scripts/fuzz.sh),
 #   3. Windows: the dependency stack (cached), loadscope.exe and its zip
-#      (scripts/windows/build.sh), the self-tests and the zip end to end
-#      under Wine (scripts/windows/test-wine.sh).
+#      (scripts/windows/build.sh), then under Wine the self-tests, app/'s
+#      GLib tests (scripts/windows/test-app-wine.sh) and the zip end to end,
+#      the window included (scripts/windows/test-wine.sh).
 # Ends with one line "tests: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -91,7 +92,6 @@ t_win=$(date +%s)
 # (README, Windows). build.sh falls back to the command line alone when the
 # GUI stack fails to build, and says so.
 win_gui=(--gui)
-echo "== Windows: the window is built (ui/ for Windows) but NOT tested under Wine here: under Wine + Xvfb it opens (titled Loadscope) with its text as empty boxes, as Wine lacks the font GTK asks for (README, Windows)"
 echo "== Windows: dependency stack, build-win, zip (scripts/windows/build.sh ${win_gui[*]})"
 if bash scripts/windows/build.sh "${win_gui[@]}"; then
   echo "== Windows: build and zip took $(( $(date +%s) - t_win )) s"
@@ -100,7 +100,10 @@ if bash scripts/windows/build.sh "${win_gui[@]}"; then
   WINE="${LS_CACHE:-$HOME/.cache/loadscope}/win-build/loadscope-wine" WINESERVER=/usr/lib/wine/wineserver \
     BUILD_DIR=build-win bash scripts/wine-selftest.sh 2>&1 | tee "$win_log"
   count_summary "$win_log" "${PIPESTATUS[0]}"
-  echo "== Windows: the zip end to end under Wine, then imported on Linux"
+  echo "== Windows: app/'s GLib tests under Wine"
+  bash scripts/windows/test-app-wine.sh "$(ls -t dist/loadscope-*-win64.zip | head -n 1)" build-win 2>&1 | tee "$win_log"
+  count_summary "$win_log" "${PIPESTATUS[0]}"
+  echo "== Windows: the zip end to end under Wine (the window included), then imported on Linux"
   t_e2e=$(date +%s)
   win_zip=$(ls -t dist/loadscope-*-win64.zip | head -n 1)
   bash scripts/windows/test-wine.sh "$win_zip" build/app/loadscope 2>&1 | tee "$win_log"

@@ -258,7 +258,7 @@ test_export_csv (void)
     {
       g_auto (GStrv) cells = g_strsplit (lines[i], ",", -1);
       g_assert_cmpuint (g_strv_length (cells), ==, g_strv_length (header));
-      g_assert_nonnull (strstr (lines[i], g_get_host_name ()));
+      g_assert_nonnull (strstr (lines[i], ls_test_host_name ()));
     }
 
   /* Numbers in the fewest digits that read back exactly: the timeout 60
@@ -326,7 +326,7 @@ test_export_json (void)
   JsonArray *machines = json_object_get_array_member (o, "machines");
   g_assert_cmpuint (json_array_get_length (machines), ==, 1);
   g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (machines, 0), "hostname"), ==,
-                   g_get_host_name ());
+                   ls_test_host_name ());
   JsonArray *sweeps = json_object_get_array_member (o, "sweeps");
   g_assert_cmpuint (json_array_get_length (sweeps), ==, 1);
   g_assert_true (JSON_NODE_HOLDS_OBJECT (json_object_get_member (json_array_get_object_element (sweeps, 0), "grid")));
@@ -522,7 +522,7 @@ test_import_bundle_round_trip (void)
   g_assert_cmpint (r.status, ==, 0);
   cli_result_clear (&r);
   r = run_cli ("import", file, "--db", ids, NULL);
-  g_autofree char *was_1 = g_strdup_printf ("  imported as run 2 (was 1 on %s)\n", g_get_host_name ());
+  g_autofree char *was_1 = g_strdup_printf ("  imported as run 2 (was 1 on %s)\n", ls_test_host_name ());
   g_assert_nonnull (strstr (r.out, was_1));
   assert_imported (&r, 3, 0, file);
   r = run_cli ("import", file, "--db", ids, "--json", NULL);
@@ -543,7 +543,7 @@ test_import_bundle_round_trip (void)
       g_assert_cmpint (json_object_get_int_member (run, "run_id"), ==,
                        json_object_get_int_member (run, "source_run_id") + 1);
       g_assert_cmpstr (json_object_get_string_member (run, "status"), ==, "present");
-      g_assert_cmpstr (json_object_get_string_member (run, "source_host"), ==, g_get_host_name ());
+      g_assert_cmpstr (json_object_get_string_member (run, "source_host"), ==, ls_test_host_name ());
     }
   cli_result_clear (&r);
   /* A CSV export is for spreadsheets, and the refusal says what imports. */

@@ -200,6 +200,7 @@ ids_of (gint64 first, ...)
 static void
 test_export_by_extension (void)
 {
+  ls_test_allow_wine_font_warnings ();
   g_autoptr (GError) error = NULL;
   g_autoptr (ls_store) store = ls_store_open_to_read (db, &error);
   g_assert_no_error (error);
@@ -284,6 +285,7 @@ test_export_by_extension (void)
 static void
 test_compare_table (void)
 {
+  ls_test_allow_wine_font_warnings ();
   g_autoptr (GError) error = NULL;
   g_autoptr (ls_store) store = ls_store_open_to_read (db, &error);
   g_assert_no_error (error);
@@ -359,6 +361,7 @@ on_charts (GObject *source, GAsyncResult *result, gpointer data)
 static void
 test_sweep_charts_async (void)
 {
+  ls_test_allow_wine_font_warnings ();
   g_autoptr (GAsyncResult) result = NULL;
   g_autoptr (GError) error = NULL;
   ls_sweep_charts_load_async (db, 1, NULL, on_charts, &result);

@@ -73,6 +73,7 @@ run_jpeg (uint32_t workers, ls_run_result *r)
   g_strlcpy (c.pool.dataset.path, jpeg_dir (), sizeof c.pool.dataset.path);
   c.pool.dataset.width = c.pool.dataset.height = 32;
   c.pool.num_workers = workers;
+  c.pool.worker_path = g_getenv ("LOADSCOPE_WORKER"); /* for spawn, Windows' default */
   c.pool.batch_size = 4;
   c.pool.epochs = 1;
   c.warmup = 1;

@@ -10,6 +10,10 @@
 
 #include "test-util.h"
 
+#ifdef G_OS_WIN32
+#include <windows.h>
+#endif
+
 const char *
 ls_test_helper_path (void)
 {
@@ -49,6 +53,57 @@ count_fds (void)
       n++;
   closedir (d);
   return n - 1; /* the directory's own descriptor */
+}
+
+#ifdef G_OS_WIN32
+/* Under Wine, Pango's win32 font map warns (CRITICAL) about each font Wine's
+ * DirectWrite cannot describe (pangowin32-fontmap.c then skips the font);
+ * g_test_init makes that fatal. It is Wine's, not Loadscope's. */
+static gboolean
+is_wine_font_warning (const char *domain, const char *message)
+{
+  return g_strcmp0 (domain, "Pango") == 0 && message && strstr (message, "desc != NULL");
+}
+
+static gboolean
+wine_font_warning_is_not_fatal (const char *domain, GLogLevelFlags level, const char *message, gpointer data)
+{
+  return !is_wine_font_warning (domain, message);
+}
+
+/* GLib's default handler aborts on a fatal message before the fatal
+ * handler is asked, so Pango's criticals get a handler of their own. */
+static void
+log_pango_critical (const char *domain, GLogLevelFlags level, const char *message, gpointer data)
+{
+  printf ("# %s%s: %s\n", domain, is_wine_font_warning (domain, message) ? " (Wine's fonts, not fatal)" : "",
+          message);
+}
+
+static gboolean
+under_wine (void)
+{
+  HMODULE ntdll = GetModuleHandleA ("ntdll.dll");
+  return ntdll && GetProcAddress (ntdll, "wine_get_version") != NULL;
+}
+#endif
+
+void
+ls_test_allow_wine_font_warnings (void)
+{
+#ifdef G_OS_WIN32
+  static gboolean handled;
+  if (!under_wine ())
+    return;
+  if (!handled)
+    {
+      setvbuf (stdout, NULL, _IONBF, 0); /* nothing lost to an abort */
+      g_log_set_handler ("Pango", G_LOG_LEVEL_CRITICAL | G_LOG_FLAG_FATAL, log_pango_critical, NULL);
+      handled = TRUE;
+    }
+  /* g_test_run resets this at the start of each test case */
+  g_test_log_set_fatal_handler (wine_font_warning_is_not_fatal, NULL);
+#endif
 }
 
 static int
@@ -107,4 +162,18 @@ ls_test_remove_tree (const char *path)
     }
   g_dir_close (d);
   g_rmdir (path);
+}
+
+const char *
+ls_test_host_name (void)
+{
+#ifdef G_OS_WIN32
+  static char name[256];
+  DWORD size = sizeof name;
+  if (!name[0] && !GetComputerNameExA (ComputerNameDnsHostname, name, &size))
+    name[0] = '\0';
+  if (name[0])
+    return name;
+#endif
+  return g_get_host_name ();
 }

@@ -16,3 +16,12 @@ int ls_test_run_checked_shm_only (void);
 
 /* Deletes a file or a folder with everything in it (test scratch space). */
 void ls_test_remove_tree (const char *path);
+
+/* This machine's name as Loadscope records it (platform/sysinfo): on Windows
+ * the DNS host name, where GLib's g_get_host_name() is the NetBIOS one. */
+const char *ls_test_host_name (void);
+
+/* Under Wine only: Pango's warnings about fonts Wine cannot describe stop
+ * being fatal for the current test case (call it first in a test that
+ * draws text). Does nothing elsewhere. */
+void ls_test_allow_wine_font_warnings (void);

@@ -8,7 +8,6 @@
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "app/analysis/tune.h"
 #include "app/analysis/whatif-model.h"
@@ -220,7 +219,10 @@ run (char **out, char **err, const char *first, ...)
   int status = 0;
   if (!g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err, &status, &error))
     g_error ("%s", error->message);
-  return g_spawn_check_wait_status (status, NULL) ? 0 : WIFEXITED (status) ? WEXITSTATUS (status) : 128;
+  g_autoptr (GError) exit_error = NULL;
+  if (g_spawn_check_wait_status (status, &exit_error))
+    return 0;
+  return g_error_matches (exit_error, G_SPAWN_EXIT_ERROR, exit_error->code) ? exit_error->code : 128;
 }
 
 static JsonObject *
