@@ -165,12 +165,16 @@ case "$cmd" in
     cd "$dir"
     rc=0
     while read -r p v orig; do
-      [ -s "$orig" ] && continue
-      # --download-only: the build uses the upstream (orig) tarball as
-      # released, without Debian's patches; dpkg-source is not run. Only the
-      # orig tarball must arrive (a security update's .dsc may be missing
-      # from a mirror while its unchanged orig tarball is there).
+      # Debian's patch tarball of this version (its patches are applied by
+      # deps.sh), tried once: "$p_$v.no-debian" remembers that it was not
+      # there (a security update's may be missing from a mirror).
+      debian=${p}_${v#*:}.debian.tar.xz
+      [ -s "$orig" ] && { [ -s "$debian" ] || [ -e "${p}_${v#*:}.no-debian" ] || [ "$v" = "${v%-*}" ]; } && continue
+      # --download-only: dpkg-source is not run; deps.sh unpacks the orig
+      # tarball and applies debian/patches itself. Only the orig tarball
+      # must arrive.
       apt-get source --download-only -q "$p" >&2 || true
+      [ -s "$debian" ] || [ "$v" = "${v%-*}" ] || { say "$p $v: no $debian here; built without Debian's patches"; : > "${p}_${v#*:}.no-debian"; }
       if [ -s "$orig" ]; then say "$p $v: $orig"; else say "could not download $orig ($p $v)"; rc=1; fi
     done <<< "$wanted"
     exit $rc ;;

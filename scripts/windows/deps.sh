@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Cross-builds Loadscope's Windows dependency stack with mingw-w64 from
-# Debian 12's source packages (fetched by apt-source.sh, upstream tarballs
-# as Debian ships them, no Debian patches) into a prefix cached under
+# Debian 12's source packages (fetched by apt-source.sh: the upstream tarball
+# with Debian's patches applied, security fixes included; a patch that does
+# not apply, or a package that then fails to build, falls back to the
+# upstream tarball alone, and says so) into a prefix cached under
 # ~/.cache/loadscope/win-deps-<stack>-<key>, the key made from every package's
 # version and these scripts. With the cache present it only prints the prefix.
 #
@@ -283,6 +285,31 @@ fetch() { # fetch PKG...: the orig tarballs, json-glib's from third-party/ when 
   [ "$ok" -eq 1 ]
 }
 
+# apply_debian_patches PKG: in the unpacked source, applies the patches of
+# Debian's debian/patches/series that apply (quilt's order and -pN); prints
+# what it applied and skipped. Nothing when this version has no patch tarball.
+apply_debian_patches() {
+  local p=$1 v=${version[$1]#*:} tarball name level n=0 applied=0 skipped=()
+  tarball=$src_dir/${p}_${v}.debian.tar.xz
+  [ -s "$tarball" ] || { echo "no Debian patches (no ${p}_${v}.debian.tar.xz)"; return 0; }
+  mkdir -p _debian
+  tar -xf "$tarball" -C _debian debian/patches 2>/dev/null || { echo "no debian/patches in $tarball"; return 0; }
+  [ -f _debian/debian/patches/series ] || { echo "no debian/patches/series"; return 0; }
+  while read -r name level; do
+    case $name in '' | '#'*) continue ;; esac
+    level=${level:--p1}
+    n=$((n + 1))
+    if patch "$level" -N -s --dry-run -i "_debian/debian/patches/$name" >/dev/null 2>&1 &&
+       patch "$level" -N -s -i "_debian/debian/patches/$name" >/dev/null 2>&1; then
+      applied=$((applied + 1))
+    else
+      skipped+=("$name")
+    fi
+  done < _debian/debian/patches/series
+  rm -rf _debian
+  echo "Debian's patches: $applied of $n applied${skipped[*]:+ (did not apply: ${skipped[*]})}"
+}
+
 chain=""
 # build_one PKG: builds PKG into $P unless its marker (this recipe, this
 # version, every package before it) is there already.
@@ -303,10 +330,21 @@ build_one() {
   mkdir -p "$dir" "$work_root/logs"
   t0=$(date +%s)
   tar -xf "$src_dir/${orig[$p]}" -C "$dir" --strip-components=1
+  local patches
+  patches=$(cd "$dir" && apply_debian_patches "$p")
   set +e
   ( cd "$dir"; set -e; "$fn" ) > "$log" 2>&1
   rc=$?
+  if [ "$rc" -ne 0 ] && [[ $patches == *" of "* ]] && [[ $patches != "Debian's patches: 0 of"* ]]; then
+    say "$p ${version[$p]}: FAILED with Debian's patches (log: $log.patched); building the upstream tarball alone"
+    mv "$log" "$log.patched"
+    rm -rf "$dir" && mkdir -p "$dir" && tar -xf "$src_dir/${orig[$p]}" -C "$dir" --strip-components=1
+    patches="Debian's patches: none (the build failed with them; see $log.patched)"
+    ( cd "$dir"; set -e; "$fn" ) > "$log" 2>&1
+    rc=$?
+  fi
   set -e
+  say "$p ${version[$p]}: $patches"
   local secs=$(( $(date +%s) - t0 ))
   if [ "$rc" -ne 0 ]; then
     say "$p ${version[$p]}: FAILED after $secs s (log: $log); its last lines:"
@@ -317,6 +355,8 @@ build_one() {
   echo "$mark" > "$P/.loadscope/done/$p"
   sed -i "/^$p /d" "$P/.loadscope/times" 2>/dev/null || true
   echo "$p ${version[$p]} $secs" >> "$P/.loadscope/times"
+  sed -i "/^$p /d" "$P/.loadscope/patches" 2>/dev/null || true
+  echo "$p ${version[$p]}: $patches" >> "$P/.loadscope/patches"
   rm -rf "$dir"
   say "$p ${version[$p]}: built in $secs s"
 }
