@@ -185,6 +185,15 @@ if [ "$gui" -eq 1 ]; then
   cp /usr/share/doc/adwaita-icon-theme/copyright "$stagedir/share/icons/Adwaita/COPYING" 2>/dev/null || true
 fi
 
+# Which Debian version of each library, and which of Debian's patches it has.
+{
+  echo "The libraries in bin\\, cross-built from Debian 12's source packages"
+  echo "(scripts/windows/deps.sh), with the Debian patches applied as said:"
+  echo
+  cat "$P/.loadscope/patches" 2>/dev/null || echo "(this stack did not record its patches)"
+} > "$stagedir/share/loadscope/libraries.txt"
+sed -i 's/$/\r/' "$stagedir/share/loadscope/libraries.txt"
+
 ndll=$(ls "$stagedir"/bin/*.dll | wc -l)
 cat > "$stagedir/README.txt" <<R
 Loadscope $version for Windows (x86_64)
@@ -205,7 +214,8 @@ method spawn; fork does not exist on Windows) in a job object that ends them
 with the runner. Runs are recorded in %LOCALAPPDATA%\\loadscope\\history.sqlite.
 The GPU is simulated on Windows (clearly labelled); NVML (nvml.dll) is read
 where an NVIDIA driver provides it. Built $(date -u +%F) from the Loadscope
-sources with mingw-w64; the libraries are built from Debian 12's sources.
+sources with mingw-w64; the libraries are built from Debian 12's sources
+with Debian's patches (share\\loadscope\\libraries.txt says which).
 $([ "$gui" -eq 1 ] || echo 'This build has no window (command line only).')
 R
 sed -i 's/$/\r/' "$stagedir/README.txt"

@@ -52,6 +52,12 @@ mkdir -p "$unpacked"
 (cd "$unpacked" && unzip -q "$root/$zip" 2>/dev/null || unzip -q "$zip") || { bad "unzip $zip"; echo "$passed passed, $((failed)) failed"; exit 1; }
 exe=$(ls "$unpacked"/*/bin/loadscope.exe)
 say "unpacked into $unpacked"
+libs=$(ls "$unpacked"/*/share/loadscope/libraries.txt 2>/dev/null | head -n 1)
+if [ -n "$libs" ] && grep -q "^glib2.0 .*Debian's patches: [1-9][0-9]* of" "$libs"; then
+  ok "the zip's libraries carry Debian's patches ($(grep -c "Debian's patches: [1-9]" "$libs") with patches; share/loadscope/libraries.txt)"
+else
+  bad "share/loadscope/libraries.txt does not say GLib has Debian's patches"
+fi
 
 t0=$(date +%s)
 timeout 300 "$WINE" wineboot --init </dev/null >/dev/null 2>&1
