@@ -302,6 +302,8 @@ ls_record_from_json (const ls_record_kind *kind, JsonObject *object, int version
                      ls_field_value *values, const char *where, GError **error)
 {
   g_autoptr (GList) members = json_object_get_members (object);
+  /* Cleared first: the caller clears values even when this refuses the record. */
+  memset (values, 0, kind->n_fields * sizeof *values);
   for (GList *l = members; l; l = l->next)
     {
       const char *name = l->data;
