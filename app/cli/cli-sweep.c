@@ -5,6 +5,9 @@
 #include "app/cli/cli-sweep.h"
 #include "app/cli/cli-args.h"
 
+#ifdef G_OS_WIN32
+#include <windows.h>
+#endif
 #ifdef G_OS_UNIX
 #include <glib-unix.h>
 #endif
@@ -175,6 +178,29 @@ on_unix_signal (gpointer user_data)
   ls_sweep_session_cancel (d->session);
   return G_SOURCE_CONTINUE;
 }
+#else
+/* Windows: the console's Ctrl-C and Ctrl-Break come on a thread of their
+ * own; the stop is handed to the main loop, and the sweep goes on to end as
+ * on POSIX (the runner, in the same console, records its run interrupted). */
+static driver *console_driver;
+
+static gboolean
+on_console_stop (gpointer user_data)
+{
+  driver *d = user_data;
+  d->interrupted = TRUE;
+  ls_sweep_session_cancel (d->session);
+  return G_SOURCE_REMOVE;
+}
+
+static BOOL WINAPI
+on_console_ctrl (DWORD type)
+{
+  if ((type != CTRL_C_EVENT && type != CTRL_BREAK_EVENT) || !console_driver)
+    return FALSE;
+  g_main_context_invoke (NULL, on_console_stop, console_driver);
+  return TRUE; /* handled: the sweep ends itself */
+}
 #endif
 
 int
@@ -195,10 +221,10 @@ ls_cli_sweep_run (const ls_sweep_request *request, ls_cli_sweep_flags flags, ls_
 #ifdef G_OS_UNIX
   guint sigint = g_unix_signal_add (SIGINT, on_unix_signal, &d);
   guint sigterm = g_unix_signal_add (SIGTERM, on_unix_signal, &d);
+#else
+  console_driver = &d;
+  SetConsoleCtrlHandler (on_console_ctrl, TRUE);
 #endif
-  /* Windows: GLib has no signal source. Ctrl-C in the console ends the sweep
-   * and reaches its runner too (same console), which records its run as
-   * interrupted. */
   d.sweep_start_us = g_get_monotonic_time ();
   gboolean started = ls_sweep_session_start (session, &error);
   if (started)
@@ -212,6 +238,9 @@ ls_cli_sweep_run (const ls_sweep_request *request, ls_cli_sweep_flags flags, ls_
 #ifdef G_OS_UNIX
   g_source_remove (sigint);
   g_source_remove (sigterm);
+#else
+  SetConsoleCtrlHandler (on_console_ctrl, FALSE);
+  console_driver = NULL;
 #endif
   g_signal_handlers_disconnect_by_data (session, &d);
   g_main_loop_unref (d.loop);
