@@ -317,7 +317,7 @@ build_one() {
   local p=$1 fn mark t0 log dir rc
   fn=build_${p//[-.]/_}
   mark=$(printf '%s\n%s\n%s\n%s\n' "$chain" "$p ${version[$p]}" "$(declare -f "$fn")" \
-           "$(declare -f write_toolchain autotools_env configure_host meson_build cmake_build)" |
+           "$(declare -f write_toolchain autotools_env configure_host meson_build cmake_build apply_debian_patches)" |
          sha256sum | cut -c1-16)
   chain=$mark
   if [ "$(cat "$P/.loadscope/done/$p" 2>/dev/null)" = "$mark" ]; then
