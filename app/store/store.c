@@ -181,6 +181,15 @@ runner_alive (gint64 pid)
   return ls_process_is_alive (pid, "loadscope");
 }
 
+/* The name this machine's row was made with: on Windows GLib's host name
+ * is the upper-case NetBIOS one, sysinfo's the DNS one. */
+static const char *
+this_host (ls_sysinfo *info)
+{
+  ls_error err = { 0 };
+  return ls_sysinfo_read (info, &err) == LS_OK ? info->hostname : g_get_host_name ();
+}
+
 /* Runs of this machine left 'running' by a runner that is gone. */
 gboolean
 ls_store_mark_dead_runs (ls_store *store, GError **error)
@@ -194,12 +203,8 @@ ls_store_mark_dead_runs (ls_store *store, GError **error)
                                -1, &st, NULL);
   if (rc != SQLITE_OK)
     return ls_store_set_error (store, rc, "looking for interrupted runs", error);
-  /* The name the machine row was made with: on Windows GLib's host name is
-   * the upper-case NetBIOS one, sysinfo's the DNS one. */
   ls_sysinfo info;
-  ls_error err = { 0 };
-  const char *host = ls_sysinfo_read (&info, &err) == LS_OK ? info.hostname : g_get_host_name ();
-  sqlite3_bind_text (st, 1, host, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (st, 1, this_host (&info), -1, SQLITE_TRANSIENT);
   while (sqlite3_step (st) == SQLITE_ROW)
     {
       gint64 id = sqlite3_column_int64 (st, 0), pid = sqlite3_column_int64 (st, 1);
@@ -255,7 +260,8 @@ ls_store_mark_dead_sweeps (ls_store *store, GError **error)
                                -1, &st, NULL);
   if (rc != SQLITE_OK)
     return ls_store_set_error (store, rc, "looking for interrupted sweeps", error);
-  sqlite3_bind_text (st, 1, g_get_host_name (), -1, SQLITE_TRANSIENT);
+  ls_sysinfo info;
+  sqlite3_bind_text (st, 1, this_host (&info), -1, SQLITE_TRANSIENT);
   while (sqlite3_step (st) == SQLITE_ROW)
     {
       gint64 id = sqlite3_column_int64 (st, 0), pid = sqlite3_column_int64 (st, 1);
