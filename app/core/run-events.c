@@ -218,6 +218,79 @@ depth_ok (const char *text, gsize len)
  * an array, every other member a plain value. (json-glib gives NULL for the
  * string of a number, and warns on the number of an object.) */
 static gboolean
+in_list (const char *const *list, const char *name)
+{
+  return g_strv_contains (list, name);
+}
+
+static gboolean
+plain (JsonNode *node)
+{
+  return JSON_NODE_HOLDS_VALUE (node) || JSON_NODE_HOLDS_NULL (node);
+}
+
+/* An object of figures ("batch_wait_ms": {"p50": ...}), at most one more
+ * level of them ("stages_ms": {"total": {...}}). */
+static gboolean
+figures_ok (JsonObject *o, int levels)
+{
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *node;
+  json_object_iter_init (&iter, o);
+  while (json_object_iter_next (&iter, &name, &node))
+    if (!plain (node) && !(levels > 0 && JSON_NODE_HOLDS_OBJECT (node) && figures_ok (json_node_get_object (node), levels - 1)))
+      return FALSE;
+  return TRUE;
+}
+
+/* A finished run's summary as its readers take it (the sweep's table,
+ * `loadscope sweep`, the window): texts are strings, figures plain values
+ * or objects of them; null anywhere. ("status": 1 gave NULL to strcmp.) */
+static gboolean
+summary_ok (JsonObject *summary)
+{
+  static const char *const texts[] = { "status", "error", "sink", "sink_note", "device", "dataset", "format",
+                                       "start", "pin", "run_uuid", NULL };
+  static const char *const figures[] = { "batch_wait_ms", "copy_ms", "compute_ms", "stages_ms", "memory",
+                                         "machine_busy", NULL };
+  static const char *const lists[] = { "worker_startup_ms", "worker_pids", NULL };
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *node;
+
+  json_object_iter_init (&iter, summary);
+  while (json_object_iter_next (&iter, &name, &node))
+    {
+      if (JSON_NODE_HOLDS_NULL (node))
+        continue;
+      if (in_list (texts, name))
+        {
+          if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+            return FALSE;
+        }
+      else if (in_list (figures, name))
+        {
+          if (!JSON_NODE_HOLDS_OBJECT (node) || !figures_ok (json_node_get_object (node), 1))
+            return FALSE;
+        }
+      else if (in_list (lists, name))
+        {
+          if (!JSON_NODE_HOLDS_ARRAY (node))
+            return FALSE;
+        }
+      else if (strcmp (name, "verdict") == 0)
+        {
+          if (!JSON_NODE_HOLDS_OBJECT (node))
+            return FALSE;
+        }
+      else if (!JSON_NODE_HOLDS_VALUE (node))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
 shape_ok (JsonObject *event)
 {
   static const char *const texts[] = { "message", "sink", "sink_note", "run_uuid", NULL };
@@ -233,7 +306,7 @@ shape_ok (JsonObject *event)
     {
       if (strcmp (name, "summary") == 0)
         {
-          if (!JSON_NODE_HOLDS_OBJECT (node))
+          if (!JSON_NODE_HOLDS_OBJECT (node) || !summary_ok (json_node_get_object (node)))
             return FALSE;
         }
       else if (strcmp (name, "pids") == 0)
@@ -241,9 +314,9 @@ shape_ok (JsonObject *event)
           if (!JSON_NODE_HOLDS_ARRAY (node))
             return FALSE;
         }
-      else if (!JSON_NODE_HOLDS_VALUE (node) && !JSON_NODE_HOLDS_NULL (node))
+      else if (!plain (node))
         return FALSE;
-      else if (g_strv_contains (texts, name) && JSON_NODE_HOLDS_VALUE (node)
+      else if (in_list (texts, name) && JSON_NODE_HOLDS_VALUE (node)
                && json_node_get_value_type (node) != G_TYPE_STRING)
         return FALSE;
     }

@@ -31,7 +31,8 @@ void ls_run_events_finished (ls_run_events *ev, JsonNode *summary);
  * takes it: the event object, or NULL for anything else (not UTF-8, not a
  * JSON object, nested deeper than LS_RUN_EVENTS_MAX_DEPTH, or members of
  * other types than the runner writes: "event" and the texts strings,
- * "summary" an object, "pids" an array, the rest plain values; such lines
+ * "summary" an object (its texts strings, its figures plain values or
+ * objects of them), "pids" an array, the rest plain values; such lines
  * are the runner's own messages merged into the same pipe). Unref the
  * result. */
 JsonObject *ls_run_events_parse_line (const char *line, gsize len);
