@@ -17,7 +17,7 @@
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
-#define READ_DEADLINE_MS 5000
+#define READ_DEADLINE_MS 2000
 
 /* The first rows, as a worker reads them; 0 when each was a sample or an
  * error with a message. */
