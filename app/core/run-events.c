@@ -279,8 +279,9 @@ summary_ok (JsonObject *summary)
           if (!JSON_NODE_HOLDS_ARRAY (node))
             return FALSE;
         }
-      else if (strcmp (name, "verdict") == 0)
+      else if (strcmp (name, "verdict") == 0 || strcmp (name, "target") == 0)
         {
+          /* target: --target pytorch's script, versions and knobs (app/target/) */
           if (!JSON_NODE_HOLDS_OBJECT (node))
             return FALSE;
         }
