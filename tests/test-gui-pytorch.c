@@ -248,6 +248,8 @@ test_pytorch_target (void)
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
   iterate_until (sweep_done, 240);
+  if (!sweep_done ())
+    save_screenshot ("gui-pytorch-sweep-not-done.png"); /* what the window said */
   g_assert_true (sweep_done ());
   save_screenshot ("gui-pytorch-results.png");
 
@@ -283,8 +285,30 @@ test_pytorch_target (void)
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (gtk_column_view_get_model (view))), ==, 2);
   save_screenshot ("gui-pytorch-history.png");
 
+  /* The target and the script's fields are kept in the settings, and a
+   * page bound to them again (the next start) has them back. */
+  g_autofree char *kept_target = g_settings_get_string (settings, "target");
+  g_autofree char *kept_python = g_settings_get_string (settings, "python");
+  g_autofree char *kept_args = g_settings_get_string (settings, "script-args");
+  g_assert_cmpstr (kept_target, ==, "pytorch");
+  g_assert_cmpstr (kept_python, ==, python);
+  g_assert_cmpstr (kept_args, ==, dataset);
   gtk_window_destroy (GTK_WINDOW (window));
   iterate_until (never, 1);
+  g_autofree char *kept_script = g_settings_get_string (settings, "last-script");
+  g_assert_cmpstr (kept_script, ==, script);
+  setup = g_object_ref_sink (g_object_new (LS_TYPE_SETUP_PAGE, NULL));
+  ls_setup_page_bind (setup, settings);
+  g_assert_cmpint (ls_setup_page_get_target (setup), ==, LS_SETUP_TARGET_PYTORCH);
+  g_assert_cmpstr (ls_setup_page_get_script (setup), ==, script);
+  iterate_until (script_checked, 60);
+  g_assert_null (ls_setup_page_get_script_problem (setup));
+  {
+    g_autoptr (ls_sweep_request) again = ls_setup_page_get_request (setup, &error);
+    g_assert_no_error (error);
+    g_assert_cmpstr (again->knobs[LS_SWEEP_KNOB_SCRIPT_ARGS]->pdata[0], ==, dataset);
+  }
+  g_object_unref (setup);
 }
 
 int

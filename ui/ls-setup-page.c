@@ -586,6 +586,21 @@ bind_checks (LsSetupPage *self, GSettings *settings, const char *key, GtkCheckBu
   g_signal_connect_object (settings, signal, G_CALLBACK (on_setting_changed), checks[0], 0);
 }
 
+/* The target setting ("loadscope", "pytorch") as the combo row's index. */
+static gboolean
+target_get (GValue *value, GVariant *variant, gpointer unused)
+{
+  g_value_set_uint (value, g_strcmp0 (g_variant_get_string (variant, NULL), "pytorch") == 0
+                               ? LS_SETUP_TARGET_PYTORCH : LS_SETUP_TARGET_LOADSCOPE);
+  return TRUE;
+}
+
+static GVariant *
+target_set (const GValue *value, const GVariantType *type, gpointer unused)
+{
+  return g_variant_new_string (g_value_get_uint (value) == LS_SETUP_TARGET_PYTORCH ? "pytorch" : "loadscope");
+}
+
 void
 ls_setup_page_bind (LsSetupPage *self, GSettings *s)
 {
@@ -601,6 +616,14 @@ ls_setup_page_bind (LsSetupPage *self, GSettings *s)
   g_autofree char *last = g_settings_get_string (s, "last-dataset");
   if (last && *last)
     ls_setup_page_set_dataset (self, last);
+  g_settings_bind (s, "script-args", self->script_args, "text", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (s, "python", self->python, "text", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (s, "loader-index", self->loader_index, "value", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind_with_mapping (s, "target", self->target_row, "selected", G_SETTINGS_BIND_DEFAULT, target_get,
+                                target_set, NULL, NULL);
+  g_autofree char *script = g_settings_get_string (s, "last-script");
+  if (script && *script)
+    ls_setup_page_set_script (self, script);
   g_set_object (&self->settings, s);
   update_estimate (self);
 }
@@ -611,6 +634,8 @@ ls_setup_page_dispose (GObject *object)
   LsSetupPage *self = LS_SETUP_PAGE (object);
   if (self->settings && self->dataset)
     g_settings_set_string (self->settings, "last-dataset", self->dataset);
+  if (self->settings && self->script)
+    g_settings_set_string (self->settings, "last-script", self->script);
   g_clear_object (&self->settings);
   g_clear_pointer (&self->dataset, g_free);
   g_clear_pointer (&self->dataset_problem, g_free);

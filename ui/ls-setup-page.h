@@ -18,7 +18,8 @@ typedef enum {
   LS_SETUP_TARGET_PYTORCH,   /* the user's script through the probe (--target pytorch) */
 } LsSetupTarget;
 
-/* Keeps the knobs in these settings (the workbench's). */
+/* Keeps the knobs, the target and the script's fields in these settings
+ * (the workbench's); the last dataset and script are checked again. */
 void ls_setup_page_bind (LsSetupPage *self, GSettings *settings);
 
 /* The sweep the page describes: the dataset and the knobs (the store and
