@@ -190,6 +190,12 @@ test_event_member_types (void)
   const char *taken = "{\"event\":\"started\",\"sink\":\"sim\",\"sink_note\":null,\"planned_batches\":3}";
   g_autoptr (JsonObject) ev = ls_run_events_parse_line (taken, strlen (taken));
   g_assert_nonnull (ev);
+  /* A run that saw NVML (a GPU) and a --target pytorch run. */
+  const char *finished = "{\"event\":\"finished\",\"summary\":{\"status\":\"done\",\"nvml\":{\"device\":\"GPU\","
+                         "\"driver\":\"1\",\"samples\":3,\"peak_mem_used_bytes\":9},\"target\":{\"loader\":{\"a\":[1]}},"
+                         "\"verdict\":{\"findings\":[]},\"worker_pids\":[1,2]}}";
+  g_autoptr (JsonObject) done = ls_run_events_parse_line (finished, strlen (finished));
+  g_assert_nonnull (done);
 }
 
 /* A file whose labels pass through tests/hdf5-crash-filter.c, which

@@ -253,7 +253,7 @@ summary_ok (JsonObject *summary)
   static const char *const texts[] = { "status", "error", "sink", "sink_note", "device", "dataset", "format",
                                        "start", "pin", "run_uuid", NULL };
   static const char *const figures[] = { "batch_wait_ms", "copy_ms", "compute_ms", "stages_ms", "memory",
-                                         "machine_busy", NULL };
+                                         "machine_busy", "nvml", NULL };
   static const char *const lists[] = { "worker_startup_ms", "worker_pids", NULL };
   JsonObjectIter iter;
   const char *name;
