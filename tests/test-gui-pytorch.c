@@ -15,6 +15,7 @@
 #include "ui/ls-history-page.h"
 #include "ui/ls-results-page.h"
 #include "ui/ls-setup-page.h"
+#include "ui/ls-tune-dialog.h"
 #include "ui/ls-window.h"
 #include "test-util.h"
 
@@ -245,6 +246,15 @@ test_pytorch_target (void)
     g_assert_cmpuint (ls_sweep_request_configurations (request), ==, 2);
   }
   save_screenshot ("gui-pytorch-setup.png");
+
+  /* Tune is for Loadscope's loader: refused for a script, no dialog. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.tune", NULL));
+  iterate_until (never, 1);
+  {
+    g_autoptr (GList) toplevels = gtk_window_list_toplevels ();
+    for (GList *l = toplevels; l; l = l->next)
+      g_assert_false (LS_IS_TUNE_DIALOG (l->data));
+  }
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
   iterate_until (sweep_done, 240);
