@@ -128,6 +128,6 @@ for n in "${names[@]}"; do
   fi
 done
 
-rmdir "$work_root" 2>/dev/null || echo "== fuzz: what failed is kept in $work_root"
+rmdir "$work_root" 2>/dev/null || echo "== fuzz: kept in $work_root: the failures above and the inputs that crashed or hung a child"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
