@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/cli/cli-store-status.h"
+#include "app/cli/cli-terminal-text.h"
 #include "app/store/store-query.h"
 #include "app/target/target-kind.h"
 
@@ -59,8 +61,11 @@ print_table (JsonArray *rows)
       gboolean sim = json_object_get_boolean_member (r, "simulated");
       g_autofree char *id = g_strdup_printf ("%" G_GINT64_FORMAT, json_object_get_int_member (r, "id"));
       g_autofree char *date = ls_store_time_short (json_object_get_string_member (r, "started_at"));
-      g_autofree char *machine = fit (json_object_get_string_member (r, "machine"), 12);
-      g_autofree char *dataset = fit (base_name (json_object_get_string_member (r, "dataset")), 16);
+      /* Imported text may hold terminal escapes and newlines. */
+      g_autofree char *host = ls_cli_terminal_text (json_object_get_string_member (r, "machine"));
+      g_autofree char *data = ls_cli_terminal_text (base_name (json_object_get_string_member (r, "dataset")));
+      g_autofree char *machine = fit (host, 12);
+      g_autofree char *dataset = fit (data, 16);
       g_autofree char *workers = knob_cell (r, "workers", FALSE);
       g_autofree char *start = knob_cell (r, "start", TRUE);
       g_autofree char *batch = knob_cell (r, "batch_size", FALSE);
@@ -161,7 +166,7 @@ ls_cli_history (int argc, char **argv)
           return 0;
         }
       fprintf (stderr, "loadscope history: %s\n", error->message);
-      return g_error_matches (error, LS_STORE_ERROR, LS_STORE_ERROR_NOT_FOUND) ? 2 : 1;
+      return ls_cli_store_error_status (error);
     }
 
   gint64 sweep_id = 0;
