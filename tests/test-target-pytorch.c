@@ -207,6 +207,24 @@ test_sweep_over_imagefolder (void)
   g_assert_nonnull (strstr (r.out, "exported the chart (target) of all runs"));
   g_assert_true (g_file_test (png, G_FILE_TEST_IS_REGULAR));
   result_clear (&r);
+
+  /* Script runs travel to another machine like the loader's: exported as
+   * JSON and as SQLite, each imported into a fresh store, all seven. */
+  const char *formats[] = { "json", "sqlite" };
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
+    {
+      g_autofree char *bundle = g_strdup_printf ("%s/bundle.%s", scratch, formats[i]);
+      g_autofree char *other = g_strdup_printf ("%s/other-%s.sqlite", scratch, formats[i]);
+      r = loadscope ("export", "--db", db, "--all", "--format", formats[i], "-o", bundle, "--force", NULL);
+      g_assert_cmpint (r.status, ==, 0);
+      result_clear (&r);
+      r = loadscope ("import", "--db", other, bundle, NULL);
+      g_test_message ("%s%s", r.out, r.err);
+      g_assert_cmpint (r.status, ==, 0);
+      result_clear (&r);
+      g_assert_cmpint (history_count (other, "pytorch", NULL), ==, 6);
+      g_assert_cmpint (history_count (other, NULL, NULL), ==, 7);
+    }
 }
 
 /* A script that fails in each way says so, naming the script. */

@@ -56,7 +56,7 @@ static const ls_field sweep_fields[] = {
 };
 
 const char *const ls_run_statuses[] = { "running", "done", "failed", "interrupted", NULL };
-static const char *const formats[] = { "synthetic", "jpeg-dir", "hdf5", NULL };
+static const char *const formats[] = { "synthetic", "jpeg-dir", "hdf5", "pytorch", NULL };
 static const char *const start_methods[] = { "fork", "spawn", NULL };
 static const char *const on_errors[] = { "fail", "skip", NULL };
 static const char *const outputs[] = { "f32-chw", "u8-hwc", NULL };
