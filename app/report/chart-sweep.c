@@ -47,6 +47,7 @@ typedef struct {
   double stages[N_STAGES]; /* ms per batch, mean after the warm-up; NAN: not recorded (before schema 4) */
   gboolean memory_is_private; /* Windows: private bytes instead of PSS */
   gboolean simulated;
+  gboolean script; /* a PyTorch script's run: its build stages are not measured */
 } sweep_run;
 
 typedef struct {
@@ -158,7 +159,7 @@ load_sweep (ls_store *store, gint64 sweep_id, gboolean per_machine, sweep_data *
                           "SELECT run.status, run.workers, run.simulated, run.throughput_sps, run.wait_p50_ms, "
                           "run.wait_p95_ms, run.wait_p99_ms, run.gpu_util_exact, run.gpu_util_nvml, "
                           "run.pss_peak_bytes, run.private_peak_bytes, " KNOB_COLUMNS ", " STAGE_COLUMNS
-                          " FROM run WHERE run.sweep_id = ? ORDER BY run.id",
+                          ", run.format = 'pytorch' FROM run WHERE run.sweep_id = ? ORDER BY run.id",
                           &sweep_id, 1, "reading the sweep's runs", error);
   if (!st)
     return FALSE;
@@ -184,6 +185,7 @@ load_sweep (ls_store *store, gint64 sweep_id, gboolean per_machine, sweep_data *
         r->knobs[k] = ls_store_rows_dup_text (st, 11 + k);
       for (int k = 0; k < N_STAGES; k++)
         r->stages[k] = ls_store_rows_get_double (st, 11 + N_KNOBS + k);
+      r->script = ls_store_rows_get_int (st, 11 + N_KNOBS + N_STAGES) != 0;
       if (r->done)
         g_ptr_array_add (d->runs, r);
       else
@@ -522,7 +524,7 @@ stages_chart (const sweep_data *d)
                                                LS_CHART_Y);
   wait->in_legend = TRUE;
 
-  guint n = 0, missing = 0;
+  guint n = 0, missing = 0, scripts = 0;
   gboolean repeated = FALSE;
   double tallest = 0;
   for (guint gi = 0; gi < d->groups->len; gi++)
@@ -549,6 +551,11 @@ stages_chart (const sweep_data *d)
               const sweep_run *r = d->runs->pdata[g_array_index (g->runs, guint, i)];
               if (r->workers != w)
                 continue;
+              if (r->script)
+                {
+                  scripts++;
+                  continue;
+                }
               if (!isfinite (r->stages[0]))
                 {
                   missing++;
@@ -579,11 +586,19 @@ stages_chart (const sweep_data *d)
     }
   if (tallest > 0)
     y->max = tallest * 1.08; /* room for the totals above the bars */
-  ls_chart_add_note (chart, "Each bar: one batch's samples read, decoded, transformed and written into the shared "
-                            "arena, summed over its samples (one worker's time on it, or the training process's with "
-                            "0 workers), and the time its workers waited for its task; mean per batch after warm-up.");
-  ls_chart_add_note (chart, "N workers build N batches at once, so a batch arrives about every bar / N; the dot is "
-                            "how long the training loop waited for it.");
+  if (n > 0)
+    {
+      ls_chart_add_note (chart, "Each bar: one batch's samples read, decoded, transformed and written into the shared "
+                                "arena, summed over its samples (one worker's time on it, or the training process's "
+                                "with 0 workers), and the time its workers waited for its task; mean per batch after "
+                                "warm-up.");
+      ls_chart_add_note (chart, "N workers build N batches at once, so a batch arrives about every bar / N; the dot is "
+                                "how long the training loop waited for it.");
+    }
+  if (scripts > 0)
+    ls_chart_add_note (chart, "%u run%s of a PyTorch script (--target pytorch) %s no bars: the probe sees when a batch "
+                              "arrives and the step between two, not where the Dataset's time goes.",
+                       scripts, scripts == 1 ? "" : "s", scripts == 1 ? "has" : "have");
   if (repeated)
     ls_chart_add_note (chart, "Repeated runs of a configuration are averaged.");
   if (missing > 0)
