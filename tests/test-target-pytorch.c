@@ -227,6 +227,79 @@ test_sweep_over_imagefolder (void)
     }
 }
 
+/* Whether PYTHON imports MODULE. */
+static gboolean
+imports (const char *module)
+{
+  g_autofree char *code = g_strdup_printf ("import %s", module);
+  const char *argv[] = { python, "-c", code, NULL };
+  int status = -1;
+  return g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL,
+                       NULL, NULL, NULL, &status, NULL)
+         && g_spawn_check_wait_status (status, NULL);
+}
+
+/* The other shapes of script the probe must handle unchanged: an HDF5
+ * Dataset (h5py, opened in each worker), a worker_init_fn of the script's
+ * own (still run, once per worker), two loaders (--loader 1 measures the
+ * second, the first keeps its own knobs), and spawn on a script without a
+ * __main__ guard (refused, saying why). */
+static void
+test_other_scripts (void)
+{
+  if (!need_torch ())
+    return;
+  result r;
+  if (imports ("h5py"))
+    {
+      g_autofree char *h5 = g_build_filename (scratch, "images.h5", NULL);
+      r = loadscope ("make-dataset", "--format", "hdf5", "--count", "64", h5, NULL);
+      g_assert_cmpint (r.status, ==, 0);
+      result_clear (&r);
+      g_autofree char *s = script ("hdf5_dataset.py");
+      r = loadscope ("run", "--target", "pytorch", "--script", s, "--python", python, "--script-args", h5,
+                     "--workers", "2", "--batch-size", "8", "--batches", "3", "--no-db", "--json", NULL);
+      g_test_message ("hdf5_dataset.py: %s", r.err);
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_nonnull (strstr (r.out, "\"status\" : \"done\""));
+      result_clear (&r);
+    }
+  else
+    g_test_message ("hdf5_dataset.py left out: %s does not import h5py (python3-h5py)", python);
+
+  g_autofree char *inits = g_build_filename (scratch, "inits", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (inits, 0700), ==, 0);
+  g_autofree char *wi = script ("worker_init.py");
+  r = loadscope ("run", "--target", "pytorch", "--script", wi, "--python", python, "--script-args", inits,
+                 "--workers", "2", "--batches", "3", "--no-db", NULL);
+  g_test_message ("worker_init.py: %s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  guint n_inits = 0;
+  g_autoptr (GDir) dir = g_dir_open (inits, 0, NULL);
+  while (g_dir_read_name (dir))
+    n_inits++;
+  g_assert_cmpuint (n_inits, ==, 2); /* the script's own worker_init_fn, in each of the 2 workers */
+
+  g_autofree char *seen = g_build_filename (scratch, "two-loaders.json", NULL);
+  g_autofree char *tl = script ("two_loaders.py");
+  r = loadscope ("run", "--target", "pytorch", "--script", tl, "--python", python, "--script-args", seen, "--loader",
+                 "1", "--workers", "2", "--batch-size", "16", "--batches", "50", "--no-db", NULL);
+  g_test_message ("two_loaders.py: %s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  g_autofree char *knobs = NULL;
+  g_assert_true (g_file_get_contents (seen, &knobs, NULL, NULL));
+  g_assert_cmpstr (knobs, ==, "{\"train\": [0, 8], \"val\": [2, 16]}");
+
+  g_autofree char *ng = script ("no_guard.py");
+  r = loadscope ("run", "--target", "pytorch", "--script", ng, "--python", python, "--workers", "1", "--start",
+                 "spawn", "--batches", "3", "--timeout", "20", "--no-db", NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "no_guard.py has no `if __name__ == \"__main__\":` guard"));
+  result_clear (&r);
+}
+
 /* A script that fails in each way says so, naming the script. */
 static void
 test_script_failures (void)
@@ -291,6 +364,7 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/target/pytorch/sweep-over-imagefolder", test_sweep_over_imagefolder);
   g_test_add_func ("/target/pytorch/script-failures", test_script_failures);
+  g_test_add_func ("/target/pytorch/other-scripts", test_other_scripts);
   g_test_add_func ("/target/pytorch/no-torch", test_no_torch);
   g_test_add_func ("/target/pytorch/history-target", test_history_target);
   int rc = g_test_run ();
