@@ -300,6 +300,39 @@ test_other_scripts (void)
   result_clear (&r);
 }
 
+/* On a CUDA device the runner reads NVML over the script's measured
+ * batches, as for Loadscope's CUDA sink: here a fake NVML (utilization
+ * 10..100 %) and the probe told to assume a device. */
+static void
+test_nvml_over_the_script (void)
+{
+  if (!need_torch ())
+    return;
+  const char *fake = g_getenv ("LS_FAKE_NVML");
+  if (!fake)
+    {
+      g_test_skip ("LS_FAKE_NVML is not set: run with meson test");
+      return;
+    }
+  g_setenv ("LOADSCOPE_NVML_LIBRARY", fake, TRUE);
+  g_setenv ("LOADSCOPE_PROBE_ASSUME_CUDA", "1", TRUE);
+  g_autofree char *s = script ("imagefolder.py");
+  result r = loadscope ("run", "--target", "pytorch", "--script", s, "--python", python, "--script-args", dataset,
+                        "--workers", "1", "--batch-size", "4", "--batches", "12", "--no-db", "--json", NULL);
+  g_unsetenv ("LOADSCOPE_NVML_LIBRARY");
+  g_unsetenv ("LOADSCOPE_PROBE_ASSUME_CUDA");
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (parser, r.out, -1, NULL));
+  JsonObject *o = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpstr (json_object_get_string_member (o, "sink"), ==, "cuda");
+  double util = json_object_get_double_member (o, "gpu_util_nvml");
+  g_assert_cmpfloat (util, >=, 0.1);
+  g_assert_cmpfloat (util, <=, 1.0);
+  result_clear (&r);
+}
+
 /* A script that fails in each way says so, naming the script. */
 static void
 test_script_failures (void)
@@ -365,6 +398,7 @@ main (int argc, char **argv)
   g_test_add_func ("/target/pytorch/sweep-over-imagefolder", test_sweep_over_imagefolder);
   g_test_add_func ("/target/pytorch/script-failures", test_script_failures);
   g_test_add_func ("/target/pytorch/other-scripts", test_other_scripts);
+  g_test_add_func ("/target/pytorch/nvml-over-the-script", test_nvml_over_the_script);
   g_test_add_func ("/target/pytorch/no-torch", test_no_torch);
   g_test_add_func ("/target/pytorch/history-target", test_history_target);
   int rc = g_test_run ();

@@ -9,6 +9,7 @@
 
 #include "app/core/run-options.h"
 #include "app/core/worker-path.h"
+#include "loader/gpumon.h"
 #include "platform/clock.h"
 #include "platform/procmem.h"
 #include "platform/process.h"
@@ -148,6 +149,9 @@ typedef struct {
   uint64_t pid_cpu_ns[MAX_PIDS];
   size_t n_pids;
   double steps_sum_ms;
+  ls_gpumon *gpumon;         /* NVML, when the script's device is CUDA */
+  uint64_t measure_from_ns;  /* the first measured batch arrived (our clock) */
+  uint64_t measure_to_ns;    /* the last batch arrived */
 } pt_run;
 
 static void *
@@ -199,6 +203,15 @@ on_probe (pt_run *s, JsonObject *o)
   s->config->sink.kind = cuda ? LS_SINK_CUDA : LS_SINK_NONE;
   g_snprintf (s->r->device_name, sizeof s->r->device_name, "%s (the script's own step)", device);
   s->r->simulated = false;
+  /* The GPU's own view of the script's device, as for Loadscope's CUDA
+   * sink: NVML's utilization over the measured batches (device 0: the
+   * probe names no bus id). */
+  if (cuda && !s->gpumon)
+    {
+      ls_error gerr = { 0 };
+      if (ls_gpumon_start (0, 100, &s->gpumon, &gerr) != LS_OK)
+        g_strlcpy (s->r->gpu_note, gerr.message, sizeof s->r->gpu_note);
+    }
 }
 
 static void
@@ -307,6 +320,10 @@ on_batch (pt_run *s, JsonObject *o)
   b->read_ms = b->decode_ms = b->transform_ms = b->write_ms = b->idle_ms = b->busy_ms = NAN;
   s->r->batches++;
   s->r->samples += b->samples;
+  uint64_t now = ls_clock_ns ();
+  if (s->r->n_timeline == (size_t) s->config->warmup + 1)
+    s->measure_from_ns = now;
+  s->measure_to_ns = now;
   if (s->config->on_batch)
     s->config->on_batch (s->config->user, seq, b);
 }
@@ -699,6 +716,17 @@ ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run
     }
   ensure_started (&s);
   figures (&s, (double) (end_ns - s.t0_ns) / 1e9);
+  if (s.gpumon)
+    {
+      ls_gpumon_stop (s.gpumon, &result->gpu);
+      if (s.measure_from_ns && s.measure_to_ns > s.measure_from_ns)
+        {
+          double from = ((double) s.measure_from_ns - (double) result->gpu.start_ns) / 1e6;
+          double to = ((double) s.measure_to_ns - (double) result->gpu.start_ns) / 1e6;
+          double util = ls_gpumon_mean_util (&result->gpu, from, to);
+          result->gpu_util_nvml = util >= 0 ? util : -1;
+        }
+    }
   if (s.probe_cpu_ms >= 0)
     json_object_set_double_member (target, "script_cpu_ms", s.probe_cpu_ms);
   else
