@@ -74,6 +74,15 @@ for t in "${tests[@]}"; do
   (cd "$tmp" && G_DEBUG=$g_debug timeout 600 "$WINE" "$bin/$t.exe" --tap </dev/null >"$log" 2>&1)
   rc=$?
   sed -i 's/\r$//' "$log"
+  # Under load, Wine now and then fails to start GLib's spawn helper
+  # (gspawn-win64-helper.exe: "Failed to execute helper program (Invalid
+  # argument)"), before the command itself runs: such a program runs once more.
+  if [ "$rc" -ne 0 ] && grep -q "Failed to execute helper program" "$log"; then
+    say "$t: Wine could not start GLib's spawn helper ($(grep -o 'Failed to execute helper program ([^)]*)' "$log" | head -n 1)); running it once more"
+    (cd "$tmp" && G_DEBUG=$g_debug timeout 600 "$WINE" "$bin/$t.exe" --tap </dev/null >"$log" 2>&1)
+    rc=$?
+    sed -i 's/\r$//' "$log"
+  fi
   cp "$log" "$art/"
   ok=$(grep -c '^ok ' "$log")
   bad=$(grep -c '^not ok ' "$log")
