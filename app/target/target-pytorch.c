@@ -723,6 +723,18 @@ ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run
         {
           double from = ((double) s.measure_from_ns - (double) result->gpu.start_ns) / 1e6;
           double to = ((double) s.measure_to_ns - (double) result->gpu.start_ns) / 1e6;
+          /* NVML is read every 100 ms: batches that came faster than that
+           * are given the 250 ms around them, so at least one reading. */
+          if (to - from < 250)
+            {
+              double mid = (from + to) / 2;
+              g_snprintf (result->gpu_note, sizeof result->gpu_note,
+                          "the measured batches took %.0f ms, less than NVML's readings allow: utilization over "
+                          "the 250 ms around them",
+                          to - from);
+              from = mid - 125;
+              to = mid + 125;
+            }
           double util = ls_gpumon_mean_util (&result->gpu, from, to);
           result->gpu_util_nvml = util >= 0 ? util : -1;
         }
