@@ -182,12 +182,51 @@ runner_alive (gint64 pid)
 }
 
 /* The name this machine's row was made with: on Windows GLib's host name
- * is the upper-case NetBIOS one, sysinfo's the DNS one. */
+ * is the upper-case NetBIOS one, sysinfo's the DNS one. Read once: every
+ * writing open and every finished runner asks. */
 static const char *
-this_host (ls_sysinfo *info)
+this_host (void)
 {
-  ls_error err = { 0 };
-  return ls_sysinfo_read (info, &err) == LS_OK ? info->hostname : g_get_host_name ();
+  static char *host;
+  if (g_once_init_enter (&host))
+    {
+      ls_sysinfo info;
+      ls_error err = { 0 };
+      g_once_init_leave (&host, g_strdup (ls_sysinfo_read (&info, &err) == LS_OK ? info.hostname : g_get_host_name ()));
+    }
+  return host;
+}
+
+/* Marks the rows whose ids are in DEAD interrupted through UPDATE_SQL (it
+ * binds finished_at, error and id), each with "WHO (pid P) stopped before
+ * the WHAT finished", P from PIDS. */
+static gboolean
+mark_interrupted (ls_store *store, const char *update_sql, GArray *dead, GArray *pids, const char *who,
+                  const char *what, GError **error)
+{
+  sqlite3_stmt *st = NULL;
+  g_autofree char *now = ls_store_now ();
+  g_autofree char *context = g_strdup_printf ("marking interrupted %ss", what);
+  int rc = sqlite3_prepare_v2 (store->db, update_sql, -1, &st, NULL);
+  if (rc != SQLITE_OK)
+    return ls_store_set_error (store, rc, context, error);
+  for (guint i = 0; i < dead->len; i++)
+    {
+      g_autofree char *why = g_strdup_printf ("%s (pid %" G_GINT64_FORMAT ") stopped before the %s finished", who,
+                                              g_array_index (pids, gint64, i), what);
+      sqlite3_bind_text (st, 1, now, -1, SQLITE_TRANSIENT);
+      sqlite3_bind_text (st, 2, why, -1, SQLITE_TRANSIENT);
+      sqlite3_bind_int64 (st, 3, g_array_index (dead, gint64, i));
+      rc = sqlite3_step (st);
+      sqlite3_reset (st);
+      if (rc != SQLITE_DONE)
+        {
+          sqlite3_finalize (st);
+          return ls_store_set_error (store, rc, context, error);
+        }
+    }
+  sqlite3_finalize (st);
+  return TRUE;
 }
 
 /* Runs of this machine left 'running' by a runner that is gone. */
@@ -203,8 +242,7 @@ ls_store_mark_dead_runs (ls_store *store, GError **error)
                                -1, &st, NULL);
   if (rc != SQLITE_OK)
     return ls_store_set_error (store, rc, "looking for interrupted runs", error);
-  ls_sysinfo info;
-  sqlite3_bind_text (st, 1, this_host (&info), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (st, 1, this_host (), -1, SQLITE_TRANSIENT);
   while (sqlite3_step (st) == SQLITE_ROW)
     {
       gint64 id = sqlite3_column_int64 (st, 0), pid = sqlite3_column_int64 (st, 1);
@@ -215,33 +253,11 @@ ls_store_mark_dead_runs (ls_store *store, GError **error)
         }
     }
   sqlite3_finalize (st);
-  if (dead->len == 0)
-    return TRUE;
-
-  g_autofree char *now = ls_store_now ();
-  rc = sqlite3_prepare_v2 (store->db,
-                           "UPDATE run SET status = 'interrupted', finished_at = ?, "
-                           "error = ? WHERE id = ? AND status = 'running'",
-                           -1, &st, NULL);
-  if (rc != SQLITE_OK)
-    return ls_store_set_error (store, rc, "marking interrupted runs", error);
-  for (guint i = 0; i < dead->len; i++)
-    {
-      g_autofree char *why = g_strdup_printf ("its runner (pid %" G_GINT64_FORMAT ") stopped before the run finished",
-                                              g_array_index (pids, gint64, i));
-      sqlite3_bind_text (st, 1, now, -1, SQLITE_TRANSIENT);
-      sqlite3_bind_text (st, 2, why, -1, SQLITE_TRANSIENT);
-      sqlite3_bind_int64 (st, 3, g_array_index (dead, gint64, i));
-      rc = sqlite3_step (st);
-      sqlite3_reset (st);
-      if (rc != SQLITE_DONE)
-        {
-          sqlite3_finalize (st);
-          return ls_store_set_error (store, rc, "marking interrupted runs", error);
-        }
-    }
-  sqlite3_finalize (st);
-  return TRUE;
+  return dead->len == 0
+         || mark_interrupted (store,
+                              "UPDATE run SET status = 'interrupted', finished_at = ?, error = ? "
+                              "WHERE id = ? AND status = 'running'",
+                              dead, pids, "its runner", "run", error);
 }
 
 /* Sweeps of this machine left 'running' by a process that is gone (killed
@@ -260,8 +276,7 @@ ls_store_mark_dead_sweeps (ls_store *store, GError **error)
                                -1, &st, NULL);
   if (rc != SQLITE_OK)
     return ls_store_set_error (store, rc, "looking for interrupted sweeps", error);
-  ls_sysinfo info;
-  sqlite3_bind_text (st, 1, this_host (&info), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (st, 1, this_host (), -1, SQLITE_TRANSIENT);
   while (sqlite3_step (st) == SQLITE_ROW)
     {
       gint64 id = sqlite3_column_int64 (st, 0), pid = sqlite3_column_int64 (st, 1);
@@ -273,33 +288,11 @@ ls_store_mark_dead_sweeps (ls_store *store, GError **error)
         }
     }
   sqlite3_finalize (st);
-  if (dead->len == 0)
-    return TRUE;
-
-  g_autofree char *now = ls_store_now ();
-  rc = sqlite3_prepare_v2 (store->db,
-                           "UPDATE sweep SET status = 'interrupted', finished_at = ?, error = ?, owner_pid = NULL, "
-                           "owner_start = NULL WHERE id = ? AND status = 'running'",
-                           -1, &st, NULL);
-  if (rc != SQLITE_OK)
-    return ls_store_set_error (store, rc, "marking interrupted sweeps", error);
-  for (guint i = 0; i < dead->len; i++)
-    {
-      g_autofree char *why = g_strdup_printf ("its process (pid %" G_GINT64_FORMAT ") stopped before the sweep finished",
-                                              g_array_index (pids, gint64, i));
-      sqlite3_bind_text (st, 1, now, -1, SQLITE_TRANSIENT);
-      sqlite3_bind_text (st, 2, why, -1, SQLITE_TRANSIENT);
-      sqlite3_bind_int64 (st, 3, g_array_index (dead, gint64, i));
-      rc = sqlite3_step (st);
-      sqlite3_reset (st);
-      if (rc != SQLITE_DONE)
-        {
-          sqlite3_finalize (st);
-          return ls_store_set_error (store, rc, "marking interrupted sweeps", error);
-        }
-    }
-  sqlite3_finalize (st);
-  return TRUE;
+  return dead->len == 0
+         || mark_interrupted (store,
+                              "UPDATE sweep SET status = 'interrupted', finished_at = ?, error = ?, owner_pid = NULL, "
+                              "owner_start = NULL WHERE id = ? AND status = 'running'",
+                              dead, pids, "its process", "sweep", error);
 }
 
 static ls_store *
