@@ -15,8 +15,6 @@ cd "$(dirname "$0")/../.."
 root=$(pwd)
 zip=${1:?zip}
 build=${2:-build-win}
-WINE=${WINE:-/usr/lib/wine/wine64}
-WINESERVER=$(dirname "$WINE")/wineserver
 # test-chart is left out: the sweeps it records compare Linux's fork with
 # spawn (charts under Wine: test-run-list here, export --format png in
 # test-wine.sh).
@@ -27,27 +25,16 @@ passed=0
 failed=0
 say() { echo "wine-app-tests: $*"; }
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/loadscope-win-app.XXXXXX")
-export WINEPREFIX=$tmp/wineprefix
-cleanup() {
-  timeout 30 "$WINESERVER" -k >/dev/null 2>&1
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-export WINEDEBUG=-all WINEARCH=win64
-export WINEDLLOVERRIDES="winedbg.exe=d;mscoree,mshtml=;${WINEDLLOVERRIDES:-}"
+. scripts/windows/wine-prefix.sh win-app
 art=$root/tests/artifacts/windows/app-tests
 rm -rf "$art"
 mkdir -p "$art"
-win_path() { local p=$1; echo "Z:${p//\//\\}"; }
 
 (cd "$tmp" && unzip -q "$root/$zip" 2>/dev/null || unzip -q "$zip") || { say "cannot unzip $zip"; echo "0 passed, 1 failed"; exit 1; }
 bin=$(dirname "$(ls "$tmp"/*/bin/loadscope.exe)")
 # beside the zip's DLLs, so they load as the shipped program's do
 cp "$build/tests/helper-child.exe" "$bin/"
-timeout 300 "$WINE" wineboot --init </dev/null >/dev/null 2>&1
-timeout 120 "$WINESERVER" -w
+wine_boot
 
 # what meson's test environment gives them natively (tests/meson.build)
 export GSETTINGS_BACKEND=memory

@@ -23,8 +23,6 @@ cd "$(dirname "$0")/../.."
 root=$(pwd)
 zip=${1:?zip}
 linux=${2:?the Linux loadscope}
-WINE=${WINE:-/usr/lib/wine/wine64}
-WINESERVER=$(dirname "$WINE")/wineserver
 art=$root/tests/artifacts/windows
 started=$(date +%s)
 passed=0
@@ -33,19 +31,9 @@ say() { echo "wine-e2e: $*"; }
 ok() { passed=$((passed + 1)); say "ok: $*"; }
 bad() { failed=$((failed + 1)); say "FAILED: $*"; }
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/loadscope-win-e2e.XXXXXX")
-export WINEPREFIX=$tmp/wineprefix
-cleanup() {
-  timeout 30 "$WINESERVER" -k >/dev/null 2>&1
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-export WINEDEBUG=-all WINEARCH=win64
-export WINEDLLOVERRIDES="winedbg.exe=d;mscoree,mshtml=;${WINEDLLOVERRIDES:-}"
+. scripts/windows/wine-prefix.sh win-e2e
 rm -rf "$art"
 mkdir -p "$art"
-win_path() { local p=$1; echo "Z:${p//\//\\}"; }
 
 unpacked="$tmp/Loadscope tést"
 mkdir -p "$unpacked"
@@ -60,8 +48,7 @@ else
 fi
 
 t0=$(date +%s)
-timeout 300 "$WINE" wineboot --init </dev/null >/dev/null 2>&1
-timeout 120 "$WINESERVER" -w
+wine_boot
 say "Wine prefix ready in $(( $(date +%s) - t0 )) s ($("$WINE" --version 2>/dev/null))"
 
 # ls_win NAME LIMIT ARGS...: loadscope.exe under Wine; stdout in $art/NAME.out
