@@ -61,11 +61,12 @@ for t in "${tests[@]}"; do
   (cd "$tmp" && G_DEBUG=$g_debug timeout 600 "$WINE" "$bin/$t.exe" --tap </dev/null >"$log" 2>&1)
   rc=$?
   sed -i 's/\r$//' "$log"
-  # Under load, Wine now and then fails to start GLib's spawn helper
-  # (gspawn-win64-helper.exe: "Failed to execute helper program (Invalid
-  # argument)"), before the command itself runs: such a program runs once more.
-  if [ "$rc" -ne 0 ] && grep -q "Failed to execute helper program" "$log"; then
-    say "$t: Wine could not start GLib's spawn helper ($(grep -o 'Failed to execute helper program ([^)]*)' "$log" | head -n 1)); running it once more"
+  # Under load, Wine now and then fails a spawn with EINVAL before the
+  # command runs ("Failed to execute helper program (Invalid argument)", or
+  # "... child process (Invalid argument)"): such a program runs once more.
+  spawn_failed='Failed to execute (helper program|child process) \(Invalid argument\)'
+  if [ "$rc" -ne 0 ] && grep -Eq "$spawn_failed" "$log"; then
+    say "$t: Wine failed to start a process ($(grep -Eo "$spawn_failed" "$log" | head -n 1)); running it once more"
     (cd "$tmp" && G_DEBUG=$g_debug timeout 600 "$WINE" "$bin/$t.exe" --tap </dev/null >"$log" 2>&1)
     rc=$?
     sed -i 's/\r$//' "$log"
