@@ -13,6 +13,7 @@
 #include "app/chart/chart-export.h"
 #include "app/chart/chart-render.h"
 #include "app/report/chart-store.h"
+#include "test-fonts.h"
 #include "test-util.h"
 
 static char *tmp_dir;
@@ -1267,7 +1268,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/chart/cli/demo-writes-charts", test_cli_demo_writes_charts);
 
   int rc = ls_test_run_checked_shm_only ();
-  ls_chart_release_fonts ();
+  ls_test_release_fonts ();
   ls_test_remove_tree (tmp_dir);
   g_free (tmp_dir);
   return rc;

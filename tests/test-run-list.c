@@ -18,6 +18,7 @@
 #include "app/report/sweep-charts.h"
 #include "app/store/run-list.h"
 #include "app/store/store-query.h"
+#include "test-fonts.h"
 #include "test-util.h"
 
 static char *tmp_dir;
@@ -402,7 +403,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/compare/table", test_compare_table);
   g_test_add_func ("/app/report/sweep-charts-async", test_sweep_charts_async);
   int status = ls_test_run_checked_shm_only (); /* GTask threads, GSubprocess */
-  ls_chart_release_fonts (); /* the SVG export's font caches, for LeakSanitizer */
+  ls_test_release_fonts (); /* the SVG export's font caches, for LeakSanitizer */
   ls_test_remove_tree (tmp_dir);
   g_free (db);
   g_free (tmp_dir);

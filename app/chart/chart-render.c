@@ -1,8 +1,5 @@
 #include "app/chart/chart-render.h"
 
-#ifdef LS_HAVE_FONTCONFIG
-#include <fontconfig/fontconfig.h>
-#endif
 #include <math.h>
 #include <string.h>
 
@@ -500,14 +497,4 @@ ls_chart_render (const ls_chart *chart, cairo_t *cr, double x, double y, double 
 
   ls_painter_clear (&p);
   cairo_restore (cr);
-}
-
-void
-ls_chart_release_fonts (void)
-{
-  pango_cairo_font_map_set_default (NULL);
-  cairo_debug_reset_static_data ();
-#ifdef LS_HAVE_FONTCONFIG
-  FcFini ();
-#endif
 }

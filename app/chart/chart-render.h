@@ -20,12 +20,6 @@ typedef struct {
 /* Measures with cr's font machinery; draws nothing. */
 void ls_chart_layout_compute (const ls_chart *chart, cairo_t *cr, double width, double height, ls_chart_layout *out);
 
-/* Frees the caches of the font machinery (pango's default font map,
- * cairo's static data, fontconfig) once a command-line process has drawn
- * its last chart, so leak checkers see only leaks of ours. Never in the
- * window: the toolkit shares them. */
-void ls_chart_release_fonts (void);
-
 /* Draws the chart into the rectangle (x, y, width, height) of cr, in the
  * light or the dark theme. Text scales with the rectangle; any size works
  * (parts that cannot be read at that size are left out, not overlapped). */

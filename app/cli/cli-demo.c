@@ -131,7 +131,6 @@ ls_cli_demo (int argc, char **argv)
           fprintf (stderr, "loadscope demo: the charts were not written: %s\n", error->message);
           rc = rc ? rc : 1;
         }
-      ls_chart_release_fonts ();
     }
   ls_cli_sweep_result_clear (&result);
   return rc;

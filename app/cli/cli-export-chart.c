@@ -31,18 +31,8 @@ offered (const char *const *names, const char *name)
   return FALSE;
 }
 
-static int export_charts (const ls_chart_export_request *req);
-
 int
 ls_cli_export_charts (const ls_chart_export_request *req)
-{
-  int rc = export_charts (req);
-  ls_chart_release_fonts ();
-  return rc;
-}
-
-static int
-export_charts (const ls_chart_export_request *req)
 {
   g_autoptr (GError) error = NULL;
   const char *const *names = req->sweep ? ls_chart_sweep_names : req->run ? run_charts : all_charts;
