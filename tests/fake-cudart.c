@@ -35,10 +35,13 @@
 
 struct CUstream_st {
   double free_at;
+  int held;      /* an event was just recorded: the next work starts at it */
+  long kernels;  /* kernels launched anywhere up to its last one */
 };
 struct CUevent_st {
   double t;
   int recorded;
+  long kernels; /* kernels of its stream that came before it */
 };
 
 typedef struct {
@@ -56,6 +59,29 @@ int
 fake_cuda_live_objects (void)
 {
   return n_live_objects;
+}
+
+/* Which steps the host waited for, counted, not timed (a loaded machine
+ * changes how long a wait takes, never which step it waits for). */
+static long kernels_launched, kernels_waited;
+long fake_cuda_kernels_launched (void);
+long fake_cuda_kernels_waited (void);
+long
+fake_cuda_kernels_launched (void)
+{
+  return kernels_launched;
+}
+long
+fake_cuda_kernels_waited (void)
+{
+  return kernels_waited;
+}
+
+static void
+waited_for (long kernels)
+{
+  if (kernels > kernels_waited)
+    kernels_waited = kernels;
 }
 
 static double
@@ -82,6 +108,18 @@ static double
 max2 (double a, double b)
 {
   return a > b ? a : b;
+}
+
+/* When work queued on s starts. Right after an event it starts at the
+ * event's moment, as if the host had queued both at once: a host that is
+ * descheduled between the two calls (a loaded test machine) then does not
+ * stretch the event-timed copy or step, so timings are the model's. */
+static double
+work_start (struct CUstream_st *s)
+{
+  double start = s->held ? s->free_at : max2 (now_ms (), s->free_at);
+  s->held = 0;
+  return start;
 }
 
 static cudaError_t
@@ -326,6 +364,7 @@ cudaStreamCreateWithFlags (cudaStream_t *s, unsigned int flags)
   *s = calloc (1, sizeof **s);
   if (!*s)
     return ret (cudaErrorMemoryAllocation);
+  (*s)->kernels = kernels_launched; /* a new stream owes no step */
   n_live_objects++;
   return cudaSuccess;
 }
@@ -344,7 +383,10 @@ cudaError_t CUDARTAPI
 cudaStreamSynchronize (cudaStream_t s)
 {
   if (s)
-    wait_until (s->free_at);
+    {
+      wait_until (s->free_at);
+      waited_for (s->kernels);
+    }
   return cudaSuccess;
 }
 
@@ -385,7 +427,13 @@ cudaEventRecord (cudaEvent_t ev, cudaStream_t s)
   if (!ev)
     return ret (cudaErrorInvalidResourceHandle);
   ev->t = s ? max2 (now_ms (), s->free_at) : now_ms ();
+  ev->kernels = s ? s->kernels : 0;
   ev->recorded = 1;
+  if (s)
+    {
+      s->free_at = ev->t;
+      s->held = 1;
+    }
   return cudaSuccess;
 }
 
@@ -403,7 +451,10 @@ cudaEventSynchronize (cudaEvent_t ev)
   if (!ev)
     return ret (cudaErrorInvalidResourceHandle);
   if (ev->recorded)
-    wait_until (ev->t);
+    {
+      wait_until (ev->t);
+      waited_for (ev->kernels);
+    }
   return cudaSuccess;
 }
 
@@ -432,7 +483,7 @@ cudaMemcpyAsync (void *dst, const void *src, size_t n, enum cudaMemcpyKind kind,
     return ret (cudaErrorInvalidValue);
   pinned = range_holds (pinned_ranges, src, n);
   memcpy (dst, src, n);
-  start = max2 (now_ms (), s->free_at);
+  start = work_start (s);
   s->free_at = start + (double) n / (pinned ? FAKE_PINNED_BYTES_PER_MS : FAKE_PAGEABLE_BYTES_PER_MS);
   /* From pageable memory the call returns once the data has left it. */
   if (!pinned)
@@ -533,7 +584,8 @@ __cudaLaunchKernel (cudaKernel_t kernel, dim3 grid, dim3 block, void **args, siz
       || (tail_n && !range_holds (device_ranges, tail, tail_n)) || !range_holds (device_ranges, out, 8) || spin < 0
       || (size_t) grid.x * block.x < tail_n)
     return ret (cudaErrorIllegalAddress);
-  start = max2 (now_ms (), s->free_at);
+  start = work_start (s);
+  s->kernels = ++kernels_launched;
   s->free_at = start + FAKE_LAUNCH_MS + (double) (n_words * 16 + tail_n) / FAKE_READ_BYTES_PER_MS
                + (double) spin / FAKE_CYCLES_PER_MS;
   return cudaSuccess;

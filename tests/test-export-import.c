@@ -909,14 +909,14 @@ test_import_into_a_locked_store (void)
 
   g_assert_cmpint (sqlite3_open (store, &other), ==, SQLITE_OK);
   g_assert_cmpint (sqlite3_exec (other, "BEGIN EXCLUSIVE", NULL, NULL, NULL), ==, SQLITE_OK);
-  gint64 t0 = g_get_monotonic_time ();
   cli_result r = run_cli_busy (200, "import", file, "--db", store, NULL);
   g_assert_cmpint (r.status, ==, 1);
   g_assert_nonnull (strstr (r.err, "locked by another program"));
   g_assert_nonnull (strstr (r.err, "nothing was imported"));
+  /* It waited the busy time asked for, not the default 5 s (read from
+   * what it says, not timed: a loaded machine stretches any timing). */
+  g_assert_nonnull (strstr (r.err, "waited 0.2 s for it"));
   cli_result_clear (&r);
-  /* It waited about the busy time asked for, not the default 5 s. */
-  g_assert_cmpint (g_get_monotonic_time () - t0, <, 4 * G_USEC_PER_SEC);
   g_assert_cmpint (sqlite3_exec (other, "ROLLBACK", NULL, NULL, NULL), ==, SQLITE_OK);
   sqlite3_close (other);
 

@@ -148,9 +148,9 @@ test_sparse_jpeg_is_not_read (void)
   g_assert_cmpint (ls_dataset_open (&spec, &ds, &err), ==, LS_OK);
   g_autofree guint8 *out = g_malloc (ls_dataset_sample_bytes (ds));
   int32_t label;
-  gint64 t0 = g_get_monotonic_time ();
   g_assert_cmpint (ls_dataset_read (ds, 0, 0, out, &label, &err), !=, LS_OK);
-  g_assert_cmpint (g_get_monotonic_time () - t0, <, G_USEC_PER_SEC); /* not read */
+  /* Refused by its size, before reading (the size check's words; not
+   * timed, as load stretches any timing). */
   g_assert_nonnull (strstr (err.message, "big.jpg"));
   g_assert_nonnull (strstr (err.message, "MiB"));
   ls_dataset_close (ds);

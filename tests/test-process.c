@@ -85,8 +85,10 @@ test_hang_times_out_then_kill (void)
 
   g_assert_cmpint (ls_process_wait (proc, 150, &st, &err), ==, LS_ERR_TIMEOUT);
   uint64_t waited_ms = (ls_clock_ns () - t0) / 1000000u;
+  /* At least the time asked for; no upper bound, which machine load could
+   * break (a wait that ignored its timeout would hang the test, which
+   * meson's timeout catches). */
   g_assert_cmpuint (waited_ms, >=, 150);
-  g_assert_cmpuint (waited_ms, <, 2000);
   g_assert_nonnull (strstr (err.message, "still running"));
   g_assert_cmpint (ls_process_wait (proc, 0, &st, &err), ==, LS_ERR_TIMEOUT);
 

@@ -300,7 +300,10 @@ test_slow_loader_starves_sim_gpu (void)
   g_test_message ("utilization %.3f, wait p50 %.2f ms", r.gpu_util_exact, r.wait_ms.p50);
   g_assert_cmpfloat (r.gpu_util_exact, >, 0);
   g_assert_cmpfloat (r.gpu_util_exact, <, 0.25);
-  g_assert_cmpfloat (r.wait_ms.p50, >, 20);
+  /* Starved: the GPU waits longer for each batch than its modelled step
+   * takes. Relative to the step, not a time in ms: how long the wait is
+   * depends on the machine's load (20 ms was missed at 19.9 under ASan). */
+  g_assert_cmpfloat (r.wait_ms.p50, >, r.compute_ms.p50);
   ls_run_result_clear (&r);
 }
 

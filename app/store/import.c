@@ -815,8 +815,8 @@ ls_import_file_runs (ls_store *store, const char *path, ls_import_counts *counts
         {
           g_clear_error (&local);
           g_set_error (&local, LS_STORE_ERROR, LS_STORE_ERROR_BUSY,
-                       "%s: the store is locked by another program (a run or an import?)",
-                       ls_store_path (store));
+                       "%s: the store is locked by another program (a run or an import?; waited %.1f s for it)",
+                       ls_store_path (store), ls_store_busy_ms (store) / 1000.0);
         }
       goto clear;
     }

@@ -16,6 +16,10 @@ sqlite3 *ls_store_db (ls_store *store);
  * flags: sqlite3_open_v2's; 0 is SQLITE_OPEN_READONLY. */
 ls_store *ls_store_open_existing (const char *path, int flags, GError **error);
 
+/* How long a statement waits for another writer before it fails, in ms
+ * (LOADSCOPE_STORE_BUSY_MS, else 5000); said in "locked" errors. */
+int ls_store_busy_ms (ls_store *store);
+
 /* Sets *error for an SQLite result code: the store's path, what was being
  * done, and the reason in words (locked, read-only, ...). Returns FALSE. */
 gboolean ls_store_set_error (ls_store *store, int rc, const char *what, GError **error);

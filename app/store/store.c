@@ -18,6 +18,7 @@
 struct ls_store {
   sqlite3 *db;
   char *path;
+  int busy_ms; /* how long a statement waits for another writer */
 };
 
 G_DEFINE_QUARK (loadscope-store-error-quark, ls_store_error)
@@ -57,14 +58,21 @@ store_error_code (int rc)
     }
 }
 
+int
+ls_store_busy_ms (ls_store *store)
+{
+  return store->busy_ms;
+}
+
 gboolean
 ls_store_set_error (ls_store *store, int rc, const char *what, GError **error)
 {
   const char *why = store->db ? sqlite3_errmsg (store->db) : sqlite3_errstr (rc);
   int code = store_error_code (rc);
   if (code == LS_STORE_ERROR_BUSY)
-    g_set_error (error, LS_STORE_ERROR, code, "%s: %s: the store is locked by another program (%s)", store->path, what,
-                 why);
+    g_set_error (error, LS_STORE_ERROR, code,
+                 "%s: %s: the store is locked by another program (%s; waited %.1f s for it)", store->path, what, why,
+                 store->busy_ms / 1000.0);
   else if (code == LS_STORE_ERROR_READONLY)
     g_set_error (error, LS_STORE_ERROR, code, "%s: %s: the store cannot be written (%s)", store->path, what, why);
   else
@@ -311,7 +319,8 @@ open_common (const char *path, int flags, GError **error)
       return NULL;
     }
   /* Wait for another writer for a while rather than fail at once. */
-  sqlite3_busy_timeout (store->db, g_getenv ("LOADSCOPE_STORE_BUSY_MS") ? atoi (g_getenv ("LOADSCOPE_STORE_BUSY_MS")) : 5000);
+  store->busy_ms = g_getenv ("LOADSCOPE_STORE_BUSY_MS") ? MAX (atoi (g_getenv ("LOADSCOPE_STORE_BUSY_MS")), 0) : 5000;
+  sqlite3_busy_timeout (store->db, store->busy_ms);
   sqlite3_extended_result_codes (store->db, 0);
   return store;
 }
