@@ -41,7 +41,7 @@ esac
 [ ${#names[@]} -gt 0 ] || names=("${all[@]}")
 
 if ! command -v clang >/dev/null; then
-  echo "fuzz.sh: clang not found; scripts/setup.sh installs it (Debian's clang and libclang-rt-14-dev)" >&2
+  echo "fuzz.sh: clang not found; scripts/setup.sh --tests installs it (Debian's clang and libclang-rt-14-dev)" >&2
   exit 2
 fi
 

@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
-# Installs every Debian package Loadscope needs to build, test and show its
-# window. Idempotent: when everything is present it only asks dpkg and exits.
+# Installs the Debian packages Loadscope needs. Idempotent: when everything
+# is present it only asks dpkg and exits.
+#   setup.sh          what building and running the workbench needs
+#                     (README command (a), scripts/start.sh)
+#   setup.sh --tests  that, and what the tests need: Xvfb, Wine and
+#                     mingw-w64, Slurm, PyTorch, clang (README command (b),
+#                     scripts/test.sh)
 set -euo pipefail
 
 packages=(
-  # build
+  # build and run: the command line, the headless demo's charts, the window
   gcc ninja-build meson pkg-config
   libglib2.0-dev libglib2.0-dev-bin libjson-glib-dev libsqlite3-dev
   libturbojpeg0-dev libjpeg62-turbo-dev libhdf5-dev
   libcairo2-dev libpango1.0-dev fonts-dejavu-core
   libgtk-4-dev libadwaita-1-dev
+)
+
+test_packages=(
   # data/ validation and GUI tests
   desktop-file-utils appstream xvfb xauth x11-utils dbus imagemagick
   # Windows cross build and its self-test
@@ -27,6 +35,12 @@ packages=(
   # tests/test-faults.sh: the store checked from outside
   sqlite3
 )
+
+case ${1:-} in
+  --tests) packages+=("${test_packages[@]}") ;;
+  "") ;;
+  *) echo "setup.sh: unknown option '$1' (--tests or none)" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do

@@ -99,7 +99,7 @@ start () {
   local m
   m=$(missing_tools)
   if [ -n "$m" ]; then
-    say "missing: $m (Debian: apt-get install slurmctld slurmd slurm-client munge; or bash scripts/setup.sh)"
+    say "missing: $m (Debian: apt-get install slurmctld slurmd slurm-client munge; or bash scripts/setup.sh --tests)"
     exit 3
   fi
   if alive slurmctld && alive slurmd && alive munged; then

@@ -12,7 +12,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 started=$(date +%s)
-bash scripts/setup.sh || exit 1
+bash scripts/setup.sh --tests || exit 1
 
 passed=0
 failed=0

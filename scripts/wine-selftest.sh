@@ -24,7 +24,7 @@ started=$(date +%s)
 say() { echo "wine-selftest: $*"; }
 
 if [ ! -x "$WINE" ]; then
-  say "no Wine at $WINE (install wine64, see scripts/setup.sh)"
+  say "no Wine at $WINE (install wine64, see scripts/setup.sh --tests)"
   exit 2
 fi
 

@@ -53,7 +53,7 @@ all=("${cli_pkgs[@]}")
 listing=$(bash "$here/apt-source.sh" list "${all[@]}") || die "cannot list the source packages"
 while read -r p v o; do version[$p]=$v; orig[$p]=$o; done <<< "$listing"
 version[zlib]=$(dpkg-query -W -f='${Version}' libz-mingw-w64-dev 2>/dev/null) ||
-  die "libz-mingw-w64-dev is not installed (bash scripts/setup.sh)"
+  die "libz-mingw-w64-dev is not installed (bash scripts/setup.sh --tests)"
 scripts_hash=$(cat "$here/deps.sh" "$here/apt-source.sh" | sha256sum | cut -c1-12)
 key_of() { # key_of PKG...: versions of these packages + the scripts
   local p

@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# The README's two commands on a truly fresh Debian 12, without a new
+# machine: a bookworm root made by debootstrap from this machine's own apt
+# sources (Debian's packages only), given gcc and ninja as a fresh machine
+# has, a clean clone of this checkout's HEAD bound into it, then inside it
+#   (a) scripts/start.sh without a display (the headless demo), and
+#   (b) scripts/test.sh,
+# each with its exit status and time, and (b)'s "tests: N passed, N failed"
+# line. A green run on a used machine hides a missing install step; this
+# does not. Not part of .ci/run: it downloads and installs everything, and
+# builds the Windows stack cold (about an hour on 2 cores).
+#
+#   sudo bash scripts/fresh-check.sh [--root DIR] [--keep]
+#
+#   --root DIR  where the root goes (default /var/tmp/loadscope-fresh); an
+#               existing root there is removed first unless --keep reuses it
+#   --keep      reuse DIR when it holds a finished debootstrap, and leave it
+#               afterwards (to look inside); without it the root is removed
+#
+# Needs root (debootstrap, chroot, mounts); installs debootstrap on this
+# machine if it is missing. Logs: DIR.logs/ (start.log, test.log).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+
+root=/var/tmp/loadscope-fresh
+keep=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --root) root=${2:?--root needs a folder}; shift 2 ;;
+    --keep) keep=1; shift ;;
+    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "fresh-check.sh: unknown argument '$1' (--root DIR, --keep)" >&2; exit 2 ;;
+  esac
+done
+say() { echo "fresh-check: $*"; }
+die() { echo "fresh-check: $*" >&2; exit 1; }
+
+[ "$(id -u)" -eq 0 ] || die "needs root (debootstrap, chroot and mounts): sudo bash $0 $*"
+case $root in /|/bin|/boot|/dev|/etc|/home|/lib*|/proc|/root|/run|/sbin|/sys|/usr|/var) die "--root $root: not a system folder" ;; esac
+logs=$root.logs
+mkdir -p "$logs"
+started=$(date +%s)
+
+# This machine's Debian sources, as they are: the root gets the same
+# archive, updates and security suites, and debootstrap the first archive URI.
+sources=$(mktemp -d)
+python3 - "$sources" <<'PY' || die "no Debian bookworm sources in /etc/apt/sources.list{,.d}"
+import glob, os, re, sys
+out = sys.argv[1]
+kept = []
+def keep(path, text):
+    kept.append(path)
+    open(os.path.join(out, os.path.basename(path)), "w").write(text)
+if os.path.exists("/etc/apt/sources.list"):
+    lines = [l for l in open("/etc/apt/sources.list") if re.match(r"\s*deb\s.*\bbookworm", l)]
+    if lines:
+        keep("/etc/apt/sources.list", "".join(lines))
+for p in sorted(glob.glob("/etc/apt/sources.list.d/*.list") + glob.glob("/etc/apt/sources.list.d/*.sources")):
+    text = open(p).read()
+    if re.search(r"(?m)^Suites:.*\bbookworm\b", text) or re.search(r"(?m)^\s*deb\s.*\bbookworm\b", text):
+        keep(p, text)
+uris = []
+for p in kept:
+    text = open(os.path.join(out, os.path.basename(p))).read()
+    uris += re.findall(r"(?m)^URIs:\s*(\S+)", text) + re.findall(r"(?m)^\s*deb\s+(?:\[[^]]*\]\s+)?(\S+)\s+bookworm\s", text)
+archive = [u for u in uris if not u.rstrip("/").endswith("-security")]
+if not archive:
+    sys.exit(1)
+open(os.path.join(out, "MIRROR"), "w").write(archive[0])
+PY
+mirror=$(cat "$sources/MIRROR")
+rm -f "$sources/MIRROR"
+
+if ! command -v debootstrap >/dev/null; then
+  say "installing debootstrap on this machine"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends debootstrap >/dev/null ||
+    die "could not install debootstrap"
+fi
+
+mounted=()
+cleanup() {
+  local i
+  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
+    umount -l "${mounted[$i]}" 2>/dev/null
+  done
+  # never remove while anything is still mounted inside (the clone's bind
+  # mount shares this file system; /dev is the machine's own)
+  if grep -q " $root/" /proc/mounts; then
+    echo "fresh-check: mounts are left under $root; not removing it" >&2
+    return
+  fi
+  rm -rf "$sources" "${clone:-}"
+  if [ "$keep" -eq 0 ] && [ ${#mounted[@]} -gt 0 ]; then
+    rm -rf --one-file-system "$root"
+  fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# 1. the root
+t0=$(date +%s)
+if [ "$keep" -eq 1 ] && [ -x "$root/usr/bin/gcc" ] && [ -f "$root/.fresh-check-done" ]; then
+  say "reusing the root in $root (--keep)"
+else
+  rm -rf --one-file-system "$root"
+  say "debootstrap bookworm into $root from $mirror"
+  debootstrap --variant=minbase bookworm "$root" "$mirror" >"$logs/debootstrap.log" 2>&1 ||
+    die "debootstrap failed (see $logs/debootstrap.log)"
+  rm -f "$root/etc/apt/sources.list"
+  cp "$sources"/* "$root/etc/apt/sources.list.d/"
+fi
+mount_in() { # mount_in TARGET ARGS...: a mount inside the root, undone at exit
+  mkdir -p "$root$1"
+  mount "${@:2}" "$root$1" && mounted+=("$root$1")
+}
+mount_in /proc -t proc proc
+mount_in /sys -t sysfs sys
+mount_in /dev --bind /dev
+mount_in /dev/pts --bind /dev/pts
+mount_in /dev/shm -t tmpfs -o mode=1777 shm
+mount_in /tmp -t tmpfs -o mode=1777 tmp
+cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null
+in_root() {
+  chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    LANG=C.UTF-8 TERM=dumb "$@"
+}
+if [ ! -f "$root/.fresh-check-done" ]; then
+  # What a fresh machine has: Debian 12 with gcc and ninja only.
+  in_root bash -c 'export DEBIAN_FRONTEND=noninteractive; apt-get update -q && apt-get install -y -q gcc ninja-build' \
+    >"$logs/base.log" 2>&1 || die "installing gcc and ninja in the root failed (see $logs/base.log)"
+  touch "$root/.fresh-check-done"
+fi
+say "root ready in $(( $(date +%s) - t0 )) s: $(in_root dpkg-query -W -f='.\n' | wc -l) packages"
+
+# 2. a clean clone of HEAD, bound into the root
+clone=$(mktemp -d /var/tmp/loadscope-fresh-clone.XXXXXX)
+git clone -q "$repo" "$clone/loadscope" || die "git clone of $repo failed"
+say "clone of $(git -C "$clone/loadscope" log -1 --format='%h %s' | cut -c1-72)"
+mount_in /work/loadscope --bind "$clone/loadscope"
+
+# 3. the README's two commands, without a display
+before=$(in_root dpkg-query -W -f='.\n' | wc -l)
+t0=$(date +%s)
+in_root bash -c 'cd /work/loadscope && bash scripts/start.sh' >"$logs/start.log" 2>&1
+start_rc=$?
+start_s=$(( $(date +%s) - t0 ))
+after=$(in_root dpkg-query -W -f='.\n' | wc -l)
+fetched=$(grep -Eo '^Fetched [0-9.]+ [kMG]?B' "$logs/start.log" | tail -n 1)
+
+t0=$(date +%s)
+in_root bash -c 'cd /work/loadscope && bash scripts/test.sh' >"$logs/test.log" 2>&1
+test_rc=$?
+test_s=$(( $(date +%s) - t0 ))
+summary=$(grep -E '^tests: [0-9]+ passed, [0-9]+ failed' "$logs/test.log" | tail -n 1)
+
+echo
+say "scripts/start.sh: exit $start_rc in $start_s s; it installed $((after - before)) packages (${fetched:-nothing fetched})"
+say "scripts/test.sh:  exit $test_rc in $test_s s; ${summary:-no summary line (see $logs/test.log)}"
+grep -E '^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT)|^== .*FAILED|FAILED:' "$logs/test.log" | head -n 20 | sed 's/^/  /'
+say "logs in $logs; $(( $(date +%s) - started )) s in all"
+[ "$start_rc" -eq 0 ] && [ "$test_rc" -eq 0 ]
