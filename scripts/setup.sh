@@ -15,11 +15,14 @@ packages=(
   libturbojpeg0-dev libjpeg62-turbo-dev libhdf5-dev
   libcairo2-dev libpango1.0-dev fonts-dejavu-core
   libgtk-4-dev libadwaita-1-dev
+  # meson's gnome.post_install (data/meson.build) needs update-desktop-database
+  # at configure time (scripts/fresh-check.sh found it missing)
+  desktop-file-utils
 )
 
 test_packages=(
   # data/ validation and GUI tests
-  desktop-file-utils appstream xvfb xauth x11-utils dbus imagemagick
+  appstream xvfb xauth x11-utils dbus imagemagick
   # Windows cross build and its self-test
   gcc-mingw-w64-x86-64 wine wine64
   # scripts/windows/: the Windows dependency stack from Debian's sources
