@@ -238,6 +238,87 @@ test_run_verdicts (void)
     }
 }
 
+/* ---- a PyTorch script's runs (--target pytorch) ------------------------ */
+
+/* A script run as the runner records it: no device copy (sink none on the
+ * CPU), the step between batches measured as compute_ms, the target. */
+static JsonObject *
+script_summary (gint64 workers, double wait, double step, double cpu_percent, double getitem_ms)
+{
+  fig f = { .workers = workers, .throughput = 64 * 1000 / (wait + step), .wait_p50 = wait, .cpu_percent = cpu_percent,
+            .cpu_ms_per_sample = 1, .sink_none = TRUE, .other_cpu = 0 };
+  JsonObject *o = summary_of (&f);
+  json_object_set_object_member (o, "compute_ms", dist (step, 0));
+  JsonObject *t = json_object_new ();
+  json_object_set_string_member (t, "kind", "pytorch");
+  json_object_set_string_member (t, "script", "train.py");
+  json_object_set_object_member (o, "target", t);
+  if (getitem_ms > 0)
+    {
+      JsonObject *st = json_object_new ();
+      json_object_set_double_member (st, "getitem", getitem_ms);
+      json_object_set_double_member (st, "collate", getitem_ms / 50);
+      json_object_set_object_member (o, "stages_ms", st);
+    }
+  return o;
+}
+
+static void
+test_script_verdicts (void)
+{
+  ls_verdict v;
+
+  /* The ImageFolder + ResNet-18 example on the CPU: a 1,100 ms step, a
+   * 31 ms wait at 0 workers. The loader is not what limits it. */
+  {
+    g_autoptr (JsonObject) o = script_summary (0, 31, 1100, 100, 0);
+    ls_verdict_for_run (o, 2, &v);
+    g_autofree char *text = ls_verdict_text (&v);
+    g_test_message ("step-bound script:\n%s", text);
+    g_assert_cmpstr (ls_limit_name (v.limit), ==, "step");
+    g_assert_nonnull (strstr (v.headline, "step-bound: the training step takes 1100 ms per batch"));
+    g_assert_true (any_contains (v.findings, "more than 3 % faster"));
+    g_assert_cmpstr (v.gain, ==, "at most 3 % faster: the step takes 1100 ms, the wait 31 ms");
+    g_assert_nonnull (strstr (text, "  Expected:   at most 3 % faster"));
+    g_assert_null (v.suggested); /* no knob to turn: not num_workers */
+    g_autoptr (JsonNode) node = ls_verdict_to_json (&v);
+    g_assert_cmpstr (json_object_get_string_member (json_node_get_object (node), "expected_gain"), ==, v.gain);
+    ls_verdict_clear (&v);
+  }
+  /* The same at 2 workers: still the step, never "use more cores". */
+  {
+    g_autoptr (JsonObject) o = script_summary (2, 1.7, 1100, 195, 0);
+    ls_verdict_for_run (o, 2, &v);
+    g_assert_cmpint (v.limit, ==, LS_LIMIT_STEP);
+    g_assert_false (any_contains (v.findings, "more cores"));
+    ls_verdict_clear (&v);
+  }
+  /* A slow __getitem__ with idle cores: loading-bound, the stage named,
+   * more workers suggested, the gain said. */
+  {
+    g_autoptr (JsonObject) o = script_summary (1, 200, 20, 60, 380);
+    ls_verdict_for_run (o, 4, &v);
+    g_autofree char *text = ls_verdict_text (&v);
+    g_test_message ("loading-bound script:\n%s", text);
+    g_assert_cmpint (v.limit, ==, LS_LIMIT_LOADING);
+    g_assert_nonnull (strstr (v.headline, "the script waits 200 ms for each batch against a 20 ms step (91 %"));
+    g_assert_true (any_contains (v.findings, "in the Dataset's __getitem__ (380 ms"));
+    g_assert_nonnull (v.suggested);
+    g_assert_nonnull (strstr (v.suggested, "num_workers="));
+    g_assert_cmpstr (v.gain, ==, "at most 11.0\u00d7 as fast: the step takes 20 ms, the wait 200 ms");
+    ls_verdict_clear (&v);
+  }
+  /* Loadscope's own runs never get a script's gain line. */
+  {
+    fig f = { .workers = 2, .throughput = 640, .wait_p50 = 84, .copy = 1.6, .step = 20, .util = 0.17,
+              .cpu_percent = 190, .cpu_ms_per_sample = 3 };
+    g_autoptr (JsonObject) o = summary_of (&f);
+    ls_verdict_for_run (o, 2, &v);
+    g_assert_null (v.gain);
+    ls_verdict_clear (&v);
+  }
+}
+
 static void
 test_failed_run (void)
 {
@@ -513,6 +594,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/app/verdict/runs", test_run_verdicts);
+  g_test_add_func ("/app/verdict/script-runs", test_script_verdicts);
   g_test_add_func ("/app/verdict/failed-run", test_failed_run);
   g_test_add_func ("/app/verdict/sweep-within-spread", test_sweep_within_spread);
   g_test_add_func ("/app/verdict/sweep-clear-best", test_sweep_clear_best);

@@ -157,12 +157,19 @@ static void
 stage_finding (JsonObject *o, GPtrArray *findings)
 {
   static const struct {
-    const char *name, *advice;
+    const char *name, *advice, *label; /* label: NULL is the name */
   } stages[] = {
-    { "read", "reading the files is the slow part: faster storage, or a dataset that fits the page cache" },
-    { "decode", "decoding is the slow part: smaller or fewer-pixel JPEGs, or a pre-decoded (uint8 HDF5) copy" },
-    { "transform", "the transforms are the slow part: cheaper ones, or run them on the GPU after the copy" },
-    { "write", "writing into shared memory is the slow part: smaller samples (uint8 output, normalize on the GPU)" },
+    { "read", "reading the files is the slow part: faster storage, or a dataset that fits the page cache", NULL },
+    { "decode", "decoding is the slow part: smaller or fewer-pixel JPEGs, or a pre-decoded (uint8 HDF5) copy", NULL },
+    { "transform", "the transforms are the slow part: cheaper ones, or run them on the GPU after the copy", NULL },
+    { "write", "writing into shared memory is the slow part: smaller samples (uint8 output, normalize on the GPU)", NULL },
+    /* a PyTorch script's own stages (--target pytorch) */
+    { "getitem", "make each sample cheaper (smaller images, cheaper transforms, a pre-decoded copy)",
+      "the Dataset's __getitem__" },
+    { "collate", "return tensors from __getitem__, or a cheaper collate_fn", "collate_fn" },
+    { "handoff", "return plain tensors, not Python objects (they are pickled through a queue)",
+      "the hand-off to the training process" },
+    { "pin", "pin_memory=False, or smaller batches", "the pin-memory thread" },
   };
   JsonObject *st = obj (o, "stages_ms");
   double total = 0, best = -1, idle = stage_ms (st, "idle");
@@ -184,8 +191,9 @@ stage_finding (JsonObject *o, GPtrArray *findings)
   if (best <= 0 || total <= 0)
     return;
   g_autofree char *t = ms_text (best), *all = ms_text (total);
-  add (findings, g_strdup_printf ("workers spend most of a batch in %s (%s of %s, %.0f %%): %s", stages[which].name, t,
-                                  all, 100 * best / total, stages[which].advice));
+  add (findings, g_strdup_printf ("workers spend most of a batch in %s (%s of %s, %.0f %%): %s",
+                                  stages[which].label ? stages[which].label : stages[which].name, t, all,
+                                  100 * best / total, stages[which].advice));
   if (idle >= 0 && idle > total)
     {
       g_autofree char *i = ms_text (idle);
@@ -320,6 +328,51 @@ epoch_finding (JsonObject *o, ls_verdict *v, knob_change *change)
   return share >= 0.25;
 }
 
+/* A run of the user's own script (--target pytorch): the step between two
+ * batches is the script's (forward, backward, optimizer, on a GPU or on the
+ * CPU), measured, so the limit is whichever of the wait and the step is the
+ * larger part of a batch's time, and the most any DataLoader knob can give
+ * is the wait. */
+static gboolean
+is_script_run (JsonObject *o)
+{
+  JsonObject *t = obj (o, "target");
+  const char *kind = t ? str (t, "kind") : NULL;
+  return kind && strcmp (kind, "pytorch") == 0;
+}
+
+static void
+script_verdict (JsonObject *o, int cores, double wait, double step, ls_verdict *v, knob_change *change)
+{
+  double cycle = MAX (wait, 0) + step;
+  double gain = cycle > 0 ? MAX (wait, 0) / cycle : 0;
+  /* With no wait at all a batch would take the step alone. */
+  double speedup = step > 0 ? cycle / step : 1;
+  g_autofree char *w = ms_text (MAX (wait, 0)), *s = ms_text (step);
+  g_autofree char *most = speedup < 1.5 ? g_strdup_printf ("%.0f %% faster", 100 * (speedup - 1))
+                                        : g_strdup_printf ("%.1f\u00d7 as fast", speedup);
+
+  if (wait <= 0.1 * step)
+    {
+      v->limit = LS_LIMIT_STEP;
+      v->headline = g_strdup_printf ("step-bound: the training step takes %s per batch, the wait for the next batch "
+                                     "%s (%.0f %% of the time): the loader keeps up",
+                                     s, w, 100 * gain);
+      add (v->findings, g_strdup_printf ("no DataLoader knob can make this run more than %s; a faster step (the "
+                                         "model, the device, mixed precision) is what would help",
+                                         most));
+    }
+  else
+    {
+      v->limit = LS_LIMIT_LOADING;
+      v->headline = g_strdup_printf ("loading-bound: the script waits %s for each batch against a %s step (%.0f %% of "
+                                     "its time)",
+                                     w, s, 100 * gain);
+      loading_findings (o, cores, step, v, change);
+    }
+  v->gain = g_strdup_printf ("at most %s: the step takes %s, the wait %s", most, s, w);
+}
+
 static void
 run_verdict (JsonObject *o, int machine_cores, gboolean busy_warning, ls_verdict *v)
 {
@@ -371,6 +424,8 @@ run_verdict (JsonObject *o, int machine_cores, gboolean busy_warning, ls_verdict
                                      "workers start again",
                                      num (o, "epoch_boundary_ms"));
     }
+  else if (is_script_run (o) && step >= 0)
+    script_verdict (o, cores, wait, step, v, &change);
   else if (copy < 0 || step < 0 || util < 0)
     {
       /* No device: the loader alone. */
@@ -606,6 +661,7 @@ ls_verdict_clear (ls_verdict *v)
   g_clear_pointer (&v->recommendation, g_free);
   g_clear_pointer (&v->dataloader, g_free);
   g_clear_pointer (&v->suggested, g_free);
+  g_clear_pointer (&v->gain, g_free);
   v->index = -1;
   v->limit = LS_LIMIT_UNKNOWN;
 }
@@ -620,6 +676,7 @@ ls_limit_name (ls_limit limit)
     case LS_LIMIT_GPU: return "gpu";
     case LS_LIMIT_MEMORY: return "memory";
     case LS_LIMIT_EPOCH_BOUNDARY: return "epoch-boundary";
+    case LS_LIMIT_STEP: return "step";
     case LS_LIMIT_UNKNOWN:
     default: return "unknown";
     }
@@ -658,6 +715,7 @@ ls_verdict_to_json (const ls_verdict *v)
   add_string_or_null (b, "recommendation", v->recommendation);
   add_string_or_null (b, "pytorch", v->dataloader);
   add_string_or_null (b, "pytorch_suggested", v->suggested);
+  add_string_or_null (b, "expected_gain", v->gain);
   json_builder_end_object (b);
   return json_builder_get_root (b);
 }
@@ -681,6 +739,8 @@ ls_verdict_text (const ls_verdict *v)
     g_string_append_printf (s, "  In PyTorch: %s\n", v->dataloader);
   if (v->suggested)
     g_string_append_printf (s, "  To try:     %s\n", v->suggested);
+  if (v->gain)
+    g_string_append_printf (s, "  Expected:   %s\n", v->gain);
   return g_string_free (s, FALSE);
 }
 

@@ -21,7 +21,8 @@ typedef enum {
   LS_LIMIT_COPY,          /* the host-to-device copy */
   LS_LIMIT_GPU,           /* the model step: the GPU is busy, the loader keeps up */
   LS_LIMIT_MEMORY,        /* the memory the loader would need does not fit */
-  LS_LIMIT_EPOCH_BOUNDARY /* restarting the workers at every epoch */
+  LS_LIMIT_EPOCH_BOUNDARY, /* restarting the workers at every epoch */
+  LS_LIMIT_STEP            /* a script's own training step: the loader keeps up (--target pytorch) */
 } ls_limit;
 
 /* Fewer measured batches (after the warm-up) than this: too few to tell. */
@@ -42,6 +43,7 @@ typedef struct ls_verdict {
   char *recommendation; /* a sweep: ls_recommend's reason; NULL for one run */
   char *dataloader;     /* the measured (recommended) configuration as PyTorch code; NULL: none */
   char *suggested;      /* the same with the knobs the findings name; NULL when they name none */
+  char *gain;           /* a script run: the most a DataLoader knob can give, in words; NULL otherwise */
 } ls_verdict;
 
 /* The verdict of one run. cores: the machine's, used when the summary
@@ -55,7 +57,7 @@ void ls_verdict_for_sweep (JsonArray *summaries, int cores, ls_verdict *out);
 
 void ls_verdict_clear (ls_verdict *v);
 
-/* "loading", "copy", "gpu", "memory", "epoch-boundary", "unknown". */
+/* "loading", "copy", "gpu", "memory", "epoch-boundary", "step", "unknown". */
 const char *ls_limit_name (ls_limit limit);
 
 /* {"limit", "headline", "findings": [...], "warnings": [...],
