@@ -3,11 +3,11 @@
  * only with --force and only when it is a file (hdf5 formats) or a folder
  * that holds a generated dataset and nothing else (jpeg-dir). */
 #include "app/maker/maker-private.h"
+#include "platform/process.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <string.h>
-#include <unistd.h>
 
 void
 ls_maker_paths (const char *out_arg, char **out, char **partial)
@@ -171,7 +171,7 @@ ls_maker_install (ls_make_format format, const char *partial, const char *out, G
 
   if (format == LS_MAKE_JPEG_DIR && is_dir (out) && !dir_is_empty (out))
     {
-      old = g_strdup_printf ("%s.old-%d", out, (int) getpid ());
+      old = g_strdup_printf ("%s.old-%lu", out, (unsigned long) ls_process_self_pid ());
       if (g_rename (out, old) != 0)
         return ls_maker_failed (error, "%s: cannot move the old dataset aside: %s", out, g_strerror (errno));
     }

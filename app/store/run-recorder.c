@@ -1,12 +1,12 @@
 /* Recording one run into the store as it goes. */
 #include <string.h>
-#include <unistd.h>
 
 #include "app/core/run-options.h"
 #include "app/store/run-recorder.h"
 
 #include "app/core/run-summary.h"
 #include "app/store/store-private.h"
+#include "platform/process.h"
 
 /* Batches wait in memory and are written together, in one short
  * transaction, once 2048 are pending or 250 ms have passed since the last
@@ -85,7 +85,7 @@ ls_run_recorder_begin (ls_store *store, gint64 machine_id, gint64 sweep_id, cons
     sqlite3_bind_int64 (st, i++, sweep_id);
   else
     sqlite3_bind_null (st, i++);
-  sqlite3_bind_int64 (st, i++, getpid ());
+  sqlite3_bind_int64 (st, i++, (gint64) ls_process_self_pid ());
   sqlite3_bind_text (st, i++, now, -1, SQLITE_TRANSIENT);
   sqlite3_bind_text (st, i++, strcmp (p->dataset.kind, "synthetic") == 0 ? "synthetic" : p->dataset.path, -1,
                      SQLITE_TRANSIENT);

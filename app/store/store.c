@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <gio/gio.h>
 #include <glib/gstdio.h>
-#include <unistd.h>
+#include <unistd.h> /* W_OK for g_access (mingw has it too) */
 #include <stdlib.h>
 #include <string.h>
 
@@ -524,8 +524,8 @@ ls_store_sweep_begin (ls_store *store, gint64 machine_id, const char *grid_json,
   sqlite3_bind_int (st, 5, configurations);
   sqlite3_bind_int (st, 6, repeat);
   /* This process owns it until it ends it (ls_store_mark_dead_sweeps). */
-  sqlite3_bind_int64 (st, 7, (gint64) getpid ());
-  sqlite3_bind_int64 (st, 8, (gint64) ls_process_start_time ((int64_t) getpid ()));
+  sqlite3_bind_int64 (st, 7, (gint64) ls_process_self_pid ());
+  sqlite3_bind_int64 (st, 8, (gint64) ls_process_start_time ((int64_t) ls_process_self_pid ()));
   rc = sqlite3_step (st);
   sqlite3_finalize (st);
   if (rc != SQLITE_DONE)
