@@ -601,6 +601,21 @@ target_set (const GValue *value, const GVariantType *type, gpointer unused)
   return g_variant_new_string (g_value_get_uint (value) == LS_SETUP_TARGET_PYTORCH ? "pytorch" : "loadscope");
 }
 
+/* Windows has no fork: spawn is the only start method, so the page offers
+ * no choice there (a fork kept in the settings from elsewhere is ignored). */
+static void
+only_spawn_on_windows (LsSetupPage *self)
+{
+#ifdef G_OS_WIN32
+  gtk_check_button_set_active (self->start[0], FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->start[0]), FALSE);
+  gtk_check_button_set_active (self->start[1], TRUE);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->start[1]), FALSE);
+#else
+  (void) self;
+#endif
+}
+
 void
 ls_setup_page_bind (LsSetupPage *self, GSettings *s)
 {
@@ -625,6 +640,7 @@ ls_setup_page_bind (LsSetupPage *self, GSettings *s)
   if (script && *script)
     ls_setup_page_set_script (self, script);
   g_set_object (&self->settings, s);
+  only_spawn_on_windows (self);
   update_estimate (self);
 }
 
@@ -705,5 +721,6 @@ ls_setup_page_init (LsSetupPage *self)
   gtk_spin_button_set_value (self->prefetch, ls_run_default.prefetch);
   gtk_spin_button_set_value (self->model_ms, ls_run_default.model_ms);
   gtk_spin_button_set_value (self->batches, 40);
+  only_spawn_on_windows (self);
   update_estimate (self);
 }
