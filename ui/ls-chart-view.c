@@ -240,12 +240,6 @@ ls_chart_view_set_chart (LsChartView *self, ls_chart *chart)
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
-ls_chart *
-ls_chart_view_get_chart (LsChartView *self)
-{
-  return self->chart;
-}
-
 void
 ls_chart_view_set_series (LsChartView *self, const char *label, const double *x, guint n, const double *y,
                           const char *label2, const double *y2)

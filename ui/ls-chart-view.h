@@ -21,7 +21,6 @@ LsChartView *ls_chart_view_new (const char *title, const char *x_label, const ch
 
 /* Takes ownership of chart (NULL: empty). */
 void ls_chart_view_set_chart (LsChartView *self, ls_chart *chart);
-ls_chart *ls_chart_view_get_chart (LsChartView *self);
 
 /* One or two line series over the same x values (live views); n = 0 clears. */
 void ls_chart_view_set_series (LsChartView *self, const char *label, const double *x, guint n, const double *y,

@@ -35,12 +35,6 @@ ls_window_toast (LsWindow *self, const char *message)
   adw_toast_overlay_add_toast (self->toasts, toast);
 }
 
-const char *
-ls_window_get_db (LsWindow *self)
-{
-  return self->db;
-}
-
 /* A toast about the sweep going on: none of them outlives the next start. */
 static void
 sweep_toast (LsWindow *self, const char *message)

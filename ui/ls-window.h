@@ -17,6 +17,5 @@ LsWindow *ls_window_new (LsApplication *app);
 void ls_window_toast (LsWindow *self, const char *message);
 
 /* The store the workbench records into (the default, or $LOADSCOPE_DB). */
-const char *ls_window_get_db (LsWindow *self);
 
 G_END_DECLS

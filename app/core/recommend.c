@@ -347,13 +347,3 @@ ls_recommendation_clear (ls_recommendation *r)
   g_clear_pointer (&r->dataloader, g_free);
   r->index = -1;
 }
-
-void
-ls_recommend_print (FILE *to, JsonArray *summaries)
-{
-  ls_recommendation rec = ls_recommend (summaries);
-  fprintf (to, "Recommendation: %s\n", rec.reason);
-  if (rec.dataloader)
-    fprintf (to, "  %s\n", rec.dataloader);
-  ls_recommendation_clear (&rec);
-}

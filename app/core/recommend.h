@@ -9,7 +9,6 @@
 #pragma once
 
 #include <json-glib/json-glib.h>
-#include <stdio.h>
 
 typedef struct ls_recommendation {
   int index;        /* into the summaries (the configuration's median run); -1: no finished run */
@@ -54,7 +53,3 @@ char *ls_recommend_knobs_text (JsonObject *summary);
 /* The run summary's knobs as a DataLoader call (what PyTorch accepts:
  * no prefetch_factor or persistent_workers with 0 workers). */
 char *ls_recommend_dataloader_text (JsonObject *summary);
-
-/* "Recommendation: <reason>\n  <DataLoader line>\n" (the second line only
- * when a run finished). */
-void ls_recommend_print (FILE *to, JsonArray *summaries);

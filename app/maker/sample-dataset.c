@@ -3,11 +3,12 @@
 #include <errno.h>
 #include <glib/gstdio.h>
 
-/* $LOADSCOPE_SAMPLE_IMAGES makes a smaller one (the GUI tests). */
+/* $LS_TEST_SAMPLE_IMAGES, a test switch, makes a smaller one (the GUI
+ * tests; docs/testing.md lists the switches). */
 static guint64
 sample_images (void)
 {
-  const char *env = g_getenv ("LOADSCOPE_SAMPLE_IMAGES");
+  const char *env = g_getenv ("LS_TEST_SAMPLE_IMAGES");
   guint64 n = env ? g_ascii_strtoull (env, NULL, 10) : 0;
   return n > 0 && n <= 100000 ? n : LS_SAMPLE_IMAGES;
 }
