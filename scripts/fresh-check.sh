@@ -115,7 +115,10 @@ mount_in() { # mount_in TARGET ARGS...: a mount inside the root, undone at exit
   mount "${@:2}" "$root$1" && mounted+=("$root$1")
 }
 mount_in /proc -t proc proc
-mount_in /sys -t sysfs sys
+# /sys with what is mounted under it: slurmd (tests/test-slurm.sh) needs
+# the machine's cgroup file systems, as systemd mounts them on a real one.
+# A slave, so that undoing it never unmounts anything of the machine's.
+mount_in /sys --rbind /sys && mount --make-rslave "$root/sys"
 mount_in /dev --bind /dev
 mount_in /dev/pts --bind /dev/pts
 mount_in /dev/shm -t tmpfs -o mode=1777 shm

@@ -158,7 +158,8 @@ done | sed 's/GLIBC_//' | sort -V | tail -n 1)
 cuda=no
 grep -q "this build has no CUDA support" "$OUT_DIR/bin/loadscope" || cuda=yes
 commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
-dirty=$(git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null | head -n 1)
+# (no git on the machine, or not a checkout: the commit is unknown, not an error)
+dirty=$( (git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null || true) | head -n 1)
 bytes=$(du -sb "$OUT_DIR" | cut -f1)
 {
   echo "made=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
