@@ -10,15 +10,9 @@
 #include <unistd.h>
 
 #include "app/maker/dataset-maker.h"
+#include "platform/interrupt.h"
 
 static volatile sig_atomic_t interrupted;
-
-static void
-on_signal (int sig)
-{
-  (void) sig;
-  interrupted = 1;
-}
 
 typedef struct {
   gboolean tty;
@@ -166,12 +160,10 @@ ls_cli_make_dataset (int argc, char **argv)
   o.interrupt = &interrupted;
   progress.tty = isatty (fileno (stderr));
 
-  signal (SIGINT, on_signal);
-  signal (SIGTERM, on_signal);
+  ls_interrupt_listen (&interrupted, LS_INTERRUPT_COUNT, NULL);
   gboolean ok = ls_make_dataset (&o, argv[1], &result, &error);
   progress_clear (&progress);
-  signal (SIGINT, SIG_DFL);
-  signal (SIGTERM, SIG_DFL);
+  ls_interrupt_stop ();
   if (!ok)
     {
       fprintf (stderr, "loadscope make-dataset: %s\n", error->message);

@@ -20,41 +20,19 @@
 #include "app/store/store.h"
 #include "app/target/target-pytorch.h"
 #include "platform/process.h"
+#include "platform/interrupt.h"
 
 static volatile sig_atomic_t interrupted;
+/* The first Ctrl-C (SIGTERM, a stop from a sweep or the window): stop
+ * cleanly, the run recorded with what was measured. The second: stop now;
+ * the store keeps what was committed (SQLite transactions) and the run,
+ * left `running`, is marked interrupted by the sweep or the store's next
+ * open. */
 
-/* The first SIGINT/SIGTERM: stop cleanly, the run recorded with what was
- * measured. The second: stop now, by the signal itself; the store keeps
- * what was committed (SQLite transactions) and the run, left `running`,
- * is marked interrupted by the sweep or the store's next open. */
-static void
-on_signal (int sig)
-{
-  if (interrupted)
-    {
-      signal (sig, SIG_DFL);
-      raise (sig);
-      return;
-    }
-  interrupted = 1;
-}
-
-/* sigaction, not signal(): System V's signal() resets the handler after
- * the first delivery, so the second Ctrl-C could not be told apart. */
 static void
 install_interrupt_handlers (void)
 {
-#ifdef G_OS_UNIX
-  struct sigaction sa;
-  memset (&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
-  sigemptyset (&sa.sa_mask);
-  sigaction (SIGINT, &sa, NULL);
-  sigaction (SIGTERM, &sa, NULL);
-#else
-  signal (SIGINT, on_signal);
-  signal (SIGTERM, on_signal);
-#endif
+  ls_interrupt_listen (&interrupted, LS_INTERRUPT_SECOND_ENDS, NULL);
 }
 
 /* What the run's observers need: the store and the event stream. */
@@ -245,10 +223,7 @@ ls_cli_run (int argc, char **argv)
    * group: a terminal Ctrl-C reaches the sweep alone, which passes it on
    * once; reaching both, it counted twice and killed the run (issue 17). */
   if (opts.sweep_id > 0)
-    setpgid (0, 0);
-#endif
-  /* Windows: how a sweep or the window asks it (no signal there). */
-  ls_process_interrupt_listen (&interrupted, NULL);
+    ls_interrupt_from_driver_only ();
   config.interrupt = &interrupted;
   /* The machine's CPU around the run: what other processes used. */
   ls_machine_busy_mark busy;

@@ -5,12 +5,6 @@
 #include "app/cli/cli-sweep.h"
 #include "app/cli/cli-args.h"
 
-#ifdef G_OS_WIN32
-#include <windows.h>
-#endif
-#ifdef G_OS_UNIX
-#include <glib-unix.h>
-#endif
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,6 +16,7 @@
 #include "app/sweep/sweep-session.h"
 #include "app/sweep/sweep-text.h"
 #include "app/slurm/slurm.h"
+#include "platform/interrupt.h"
 
 void
 ls_cli_sweep_result_clear (ls_cli_sweep_result *r)
@@ -45,6 +40,7 @@ typedef struct {
   gboolean started;        /* the runner said how many batches it plans */
   gboolean line_open;      /* a progress line is on the terminal, without its newline */
   gboolean interrupted;    /* Ctrl-C or SIGTERM */
+  sig_atomic_t stops_seen; /* of the process's stops (platform/interrupt) */
   gboolean finished;
 } driver;
 
@@ -167,41 +163,25 @@ on_finished (LsSweepSession *s, gboolean cancelled, driver *d)
 }
 
 /* Ctrl-C reaches the runner too when it shares our terminal; one outside
- * our process group is told by the session (SIGINT). Either way it ends
- * its run as interrupted, recorded with its figures, and no more start. */
-#ifdef G_OS_UNIX
+ * our process group is told by the session (SIGINT; on Windows its named
+ * event). Either way it ends its run as interrupted, recorded with its
+ * figures, and no more start. The stops are counted by platform/interrupt
+ * (a signal handler, or the console's thread on Windows) and looked at
+ * here, on the main loop. */
+static volatile sig_atomic_t stops;
+
 static gboolean
-on_unix_signal (gpointer user_data)
+on_stop_tick (gpointer user_data)
 {
   driver *d = user_data;
-  d->interrupted = TRUE;
-  ls_sweep_session_cancel (d->session);
+  if (stops > d->stops_seen)
+    {
+      d->stops_seen = stops;
+      d->interrupted = TRUE;
+      ls_sweep_session_cancel (d->session);
+    }
   return G_SOURCE_CONTINUE;
 }
-#else
-/* Windows: the console's Ctrl-C and Ctrl-Break come on a thread of their
- * own; the stop is handed to the main loop, and the sweep goes on to end as
- * on POSIX (the runner, in the same console, records its run interrupted). */
-static driver *console_driver;
-
-static gboolean
-on_console_stop (gpointer user_data)
-{
-  driver *d = user_data;
-  d->interrupted = TRUE;
-  ls_sweep_session_cancel (d->session);
-  return G_SOURCE_REMOVE;
-}
-
-static BOOL WINAPI
-on_console_ctrl (DWORD type)
-{
-  if ((type != CTRL_C_EVENT && type != CTRL_BREAK_EVENT) || !console_driver)
-    return FALSE;
-  g_main_context_invoke (NULL, on_console_stop, console_driver);
-  return TRUE; /* handled: the sweep ends itself */
-}
-#endif
 
 int
 ls_cli_sweep_run (const ls_sweep_request *request, ls_cli_sweep_flags flags, ls_cli_sweep_result *result)
@@ -218,13 +198,9 @@ ls_cli_sweep_run (const ls_sweep_request *request, ls_cli_sweep_flags flags, ls_
   g_signal_connect (session, "finished", G_CALLBACK (on_finished), &d);
 
   d.loop = g_main_loop_new (NULL, FALSE);
-#ifdef G_OS_UNIX
-  guint sigint = g_unix_signal_add (SIGINT, on_unix_signal, &d);
-  guint sigterm = g_unix_signal_add (SIGTERM, on_unix_signal, &d);
-#else
-  console_driver = &d;
-  SetConsoleCtrlHandler (on_console_ctrl, TRUE);
-#endif
+  stops = 0;
+  ls_interrupt_listen (&stops, LS_INTERRUPT_COUNT, NULL);
+  guint stop_tick = g_timeout_add (100, on_stop_tick, &d);
   d.sweep_start_us = g_get_monotonic_time ();
   gboolean started = ls_sweep_session_start (session, &error);
   if (started)
@@ -235,13 +211,9 @@ ls_cli_sweep_run (const ls_sweep_request *request, ls_cli_sweep_flags flags, ls_
       if (!d.finished)
         g_main_loop_run (d.loop);
     }
-#ifdef G_OS_UNIX
-  g_source_remove (sigint);
-  g_source_remove (sigterm);
-#else
-  SetConsoleCtrlHandler (on_console_ctrl, FALSE);
-  console_driver = NULL;
-#endif
+  g_source_remove (stop_tick);
+  on_stop_tick (&d); /* a stop that came after the last tick still counts */
+  ls_interrupt_stop ();
   g_signal_handlers_disconnect_by_data (session, &d);
   g_main_loop_unref (d.loop);
   if (!started)
