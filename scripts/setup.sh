@@ -37,6 +37,8 @@ test_packages=(
   clang libclang-rt-14-dev
   # tests/test-faults.sh: the store checked from outside
   sqlite3
+  # tests/test-report.c: the report shown in a real browser (headless), asking for nothing
+  chromium
 )
 
 case ${1:-} in

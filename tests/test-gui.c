@@ -204,6 +204,17 @@ test_workbench_end_to_end (void)
   g_assert_cmpuint (ls_history_page_count_runs (history), ==, 2); /* the same runs: not twice */
   g_unlink (bundle);
 
+  /* Export report…: the same report as `loadscope report`, of the shown runs. */
+  g_autofree char *report = g_build_filename (dir ? dir : ".", "gui-report.html", NULL);
+  g_unlink (report);
+  g_assert_true (ls_history_page_report_to (history, report, &error));
+  g_assert_no_error (error);
+  g_autofree char *html = NULL;
+  g_assert_true (g_file_get_contents (report, &html, NULL, NULL));
+  g_assert_nonnull (strstr (html, "Content-Security-Policy"));
+  g_assert_nonnull (strstr (html, "DataLoader("));
+  g_assert_nonnull (strstr (html, "<svg"));
+
   /* Compare: both runs, the knob they differ in (workers 0 and 1) marked. */
   GtkWindow *compare = ls_history_page_compare_shown (history);
   g_assert_nonnull (compare);

@@ -2,6 +2,7 @@
 
 #include "app/report/compare-table.h"
 #include "app/report/export-file.h"
+#include "app/report/report.h"
 #include "app/store/import.h"
 #include "app/store/run-list.h"
 #include "app/store/store-query.h"
@@ -347,6 +348,55 @@ ls_history_page_export (LsHistoryPage *self)
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
 }
 
+gboolean
+ls_history_page_report_to (LsHistoryPage *self, const char *path, GError **error)
+{
+  g_autoptr (GArray) ids = chosen_ids (self, TRUE);
+  if (ids->len == 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "%s: no runs shown to report on", path);
+      return FALSE;
+    }
+  g_autoptr (ls_store) store = ls_store_open_to_read (self->db, error);
+  if (!store)
+    return FALSE;
+  ls_report_format format = g_str_has_suffix (path, ".md") ? LS_REPORT_MARKDOWN : LS_REPORT_HTML;
+  ls_report_selection selection = { .ids = (const gint64 *) (const void *) ids->data, .n_ids = ids->len };
+  g_autoptr (ls_report) report = ls_report_write (store, &selection, format, path, error);
+  return report != NULL;
+}
+
+static void
+on_report_response (GtkNativeDialog *dialog, int response, LsHistoryPage *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      g_autofree char *path = g_file_get_path (file);
+      g_autoptr (GError) error = NULL;
+      if (ls_history_page_report_to (self, path, &error))
+        {
+          g_autofree char *msg = g_strdup_printf ("Report written to %s", path);
+          toast (self, msg);
+        }
+      else
+        toast (self, error->message);
+    }
+  g_object_unref (dialog);
+}
+
+static void
+report_action (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LsHistoryPage *self = LS_HISTORY_PAGE (widget);
+  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (
+      "Export a report of the selected runs (or all shown): .html, or .md with its charts as PNG beside it",
+      GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self))), GTK_FILE_CHOOSER_ACTION_SAVE, "_Export", "_Cancel");
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), "loadscope-report.html");
+  g_signal_connect (dialog, "response", G_CALLBACK (on_report_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
 static void
 on_import_response (GtkNativeDialog *dialog, int response, LsHistoryPage *self)
 {
@@ -416,6 +466,7 @@ ls_history_page_class_init (LsHistoryPageClass *klass)
   gtk_widget_class_install_action (widget_class, "history.compare", NULL, compare_action);
   gtk_widget_class_install_action (widget_class, "history.delete", NULL, delete_action);
   gtk_widget_class_install_action (widget_class, "history.reload", NULL, reload_action);
+  gtk_widget_class_install_action (widget_class, "history.report", NULL, report_action);
 }
 
 static void

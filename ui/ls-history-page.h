@@ -27,6 +27,11 @@ void ls_history_page_import (LsHistoryPage *self);
 gboolean ls_history_page_export_to (LsHistoryPage *self, const char *path, GError **error);
 gboolean ls_history_page_import_from (LsHistoryPage *self, const char *path, GError **error);
 
+/* Without a chooser (tests): the team-review report of the selected runs
+ * (or every shown run) to path, Markdown for .md, else HTML
+ * (app/report/report.h, as `loadscope report` writes it). */
+gboolean ls_history_page_report_to (LsHistoryPage *self, const char *path, GError **error);
+
 /* Opens Compare over every shown run (tests); NULL with a toast when there
  * are fewer than two. */
 GtkWindow *ls_history_page_compare_shown (LsHistoryPage *self);

@@ -118,74 +118,10 @@ add_svg_text (GByteArray *svg, ls_chart *const *charts, guint n)
 }
 
 gboolean
-ls_chart_export (ls_chart *const *charts, guint n, const char *path, const char *format, int width, int height,
-                 gboolean dark, GError **error)
+ls_write_file_replacing (const char *path, const void *data, gsize len, GError **error)
 {
-  g_return_val_if_fail (charts != NULL || n == 0, FALSE);
-  g_return_val_if_fail (path != NULL && format != NULL, FALSE);
-
-  int dw, dh;
-  ls_chart_page_default_size (n, &dw, &dh);
-  if (width <= 0)
-    width = dw;
-  if (height <= 0)
-    height = dh;
-  if (width > LS_CHART_MAX_SIZE || height > LS_CHART_MAX_SIZE)
-    {
-      g_set_error (error, LS_CHART_ERROR, LS_CHART_ERROR_SIZE, "%d x %d: charts can be at most %d x %d", width, height,
-                   LS_CHART_MAX_SIZE, LS_CHART_MAX_SIZE);
-      return FALSE;
-    }
-
-  g_autoptr (GByteArray) bytes = g_byte_array_new ();
-  cairo_surface_t *surface;
-  gboolean png = strcmp (format, "png") == 0, svg = strcmp (format, "svg") == 0;
-  if (png)
-    surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
-  else if (svg)
-    {
-      surface = cairo_svg_surface_create_for_stream (append_bytes, bytes, width, height);
-      cairo_svg_surface_set_document_unit (surface, CAIRO_SVG_UNIT_PX);
-    }
-  else if (strcmp (format, "pdf") == 0)
-    {
-      surface = cairo_pdf_surface_create_for_stream (append_bytes, bytes, width, height);
-      g_autofree char *title = describe_all (charts, n, TRUE);
-      g_autofree char *subject = describe_all (charts, n, FALSE);
-      cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_TITLE, title);
-      cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_SUBJECT, subject);
-      cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_CREATOR, "Loadscope " LS_VERSION);
-    }
-  else
-    {
-      g_set_error (error, LS_CHART_ERROR, LS_CHART_ERROR_FORMAT, "%s: not a chart format (png, svg or pdf)", format);
-      return FALSE;
-    }
-
-  cairo_t *cr = cairo_create (surface);
-  ls_chart_draw_page (charts, n, cr, width, height, dark);
-  cairo_status_t status = cairo_status (cr);
-  cairo_destroy (cr);
-  if (status == CAIRO_STATUS_SUCCESS && png)
-    status = cairo_surface_write_to_png_stream (surface, append_bytes, bytes);
-  cairo_surface_finish (surface);
-  if (status == CAIRO_STATUS_SUCCESS)
-    status = cairo_surface_status (surface);
-  cairo_surface_destroy (surface);
-  if (status != CAIRO_STATUS_SUCCESS)
-    {
-      g_set_error (error, LS_CHART_ERROR, LS_CHART_ERROR_DRAW, "%s: drawing the charts failed: %s", path,
-                   cairo_status_to_string (status));
-      return FALSE;
-    }
-  if (svg && !add_svg_text (bytes, charts, n))
-    {
-      g_set_error (error, LS_CHART_ERROR, LS_CHART_ERROR_DRAW, "%s: cairo wrote no <svg> element", path);
-      return FALSE;
-    }
-
   g_autoptr (GError) write_error = NULL;
-  if (!g_file_set_contents (path, (const char *) bytes->data, (gssize) bytes->len, &write_error))
+  if (!g_file_set_contents (path, (const char *) data, (gssize) len, &write_error))
     {
       /* GLib's message names its temporary file; say it of the file asked for. */
       const char *why = write_error->message;
@@ -215,3 +151,86 @@ ls_chart_export (ls_chart *const *charts, guint n, const char *path, const char 
     }
   return TRUE;
 }
+
+GByteArray *
+ls_chart_export_bytes (ls_chart *const *charts, guint n, const char *what, const char *format, int width, int height,
+                       gboolean dark, GError **error)
+{
+  g_return_val_if_fail (charts != NULL || n == 0, NULL);
+  g_return_val_if_fail (what != NULL && format != NULL, NULL);
+  int dw, dh;
+  ls_chart_page_default_size (n, &dw, &dh);
+  if (width <= 0)
+    width = dw;
+  if (height <= 0)
+    height = dh;
+  if (width > LS_CHART_MAX_SIZE || height > LS_CHART_MAX_SIZE)
+    {
+      g_set_error (error, LS_CHART_ERROR, LS_CHART_ERROR_SIZE, "%d x %d: charts can be at most %d x %d", width, height,
+                   LS_CHART_MAX_SIZE, LS_CHART_MAX_SIZE);
+      return NULL;
+    }
+
+  g_autoptr (GByteArray) bytes = g_byte_array_new ();
+  cairo_surface_t *surface;
+  gboolean png = strcmp (format, "png") == 0, svg = strcmp (format, "svg") == 0;
+  if (png)
+    surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
+  else if (svg)
+    {
+      surface = cairo_svg_surface_create_for_stream (append_bytes, bytes, width, height);
+      cairo_svg_surface_set_document_unit (surface, CAIRO_SVG_UNIT_PX);
+    }
+  else if (strcmp (format, "pdf") == 0)
+    {
+      surface = cairo_pdf_surface_create_for_stream (append_bytes, bytes, width, height);
+      g_autofree char *title = describe_all (charts, n, TRUE);
+      g_autofree char *subject = describe_all (charts, n, FALSE);
+      cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_TITLE, title);
+      cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_SUBJECT, subject);
+      cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_CREATOR, "Loadscope " LS_VERSION);
+    }
+  else
+    {
+      g_set_error (error, LS_CHART_ERROR, LS_CHART_ERROR_FORMAT, "%s: not a chart format (png, svg or pdf)", format);
+      return NULL;
+    }
+
+  cairo_t *cr = cairo_create (surface);
+  ls_chart_draw_page (charts, n, cr, width, height, dark);
+  cairo_status_t status = cairo_status (cr);
+  cairo_destroy (cr);
+  if (status == CAIRO_STATUS_SUCCESS && png)
+    status = cairo_surface_write_to_png_stream (surface, append_bytes, bytes);
+  cairo_surface_finish (surface);
+  if (status == CAIRO_STATUS_SUCCESS)
+    status = cairo_surface_status (surface);
+  cairo_surface_destroy (surface);
+  if (status != CAIRO_STATUS_SUCCESS)
+    {
+      g_set_error (error, LS_CHART_ERROR, LS_CHART_ERROR_DRAW, "%s: drawing the charts failed: %s", what,
+                   cairo_status_to_string (status));
+      return NULL;
+    }
+  if (svg && !add_svg_text (bytes, charts, n))
+    {
+      g_set_error (error, LS_CHART_ERROR, LS_CHART_ERROR_DRAW, "%s: cairo wrote no <svg> element", what);
+      return NULL;
+    }
+
+  return g_steal_pointer (&bytes);
+}
+
+gboolean
+ls_chart_export (ls_chart *const *charts, guint n, const char *path, const char *format, int width, int height,
+                 gboolean dark, GError **error)
+{
+  g_return_val_if_fail (charts != NULL || n == 0, FALSE);
+  g_return_val_if_fail (path != NULL && format != NULL, FALSE);
+  g_autoptr (GByteArray) bytes = ls_chart_export_bytes (charts, n, path, format, width, height, dark, error);
+  if (!bytes)
+    return FALSE;
+
+  return ls_write_file_replacing (path, bytes->data, bytes->len, error);
+}
+

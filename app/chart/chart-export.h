@@ -23,3 +23,13 @@ void ls_chart_draw_page (ls_chart *const *charts, guint n, cairo_t *cr, double w
  * leaves no partial file. */
 gboolean ls_chart_export (ls_chart *const *charts, guint n, const char *path, const char *format, int width,
                           int height, gboolean dark, GError **error);
+
+/* The same page as bytes (PNG, SVG or PDF) instead of a file; `what` names
+ * it in errors. NULL with the error. */
+GByteArray *ls_chart_export_bytes (ls_chart *const *charts, guint n, const char *what, const char *format, int width,
+                                   int height, gboolean dark, GError **error);
+
+/* Writes data to path in one step (a temporary file renamed over it), so a
+ * failure leaves no partial file; the error names path and says why in
+ * words ("its folder does not exist", "permission denied"). */
+gboolean ls_write_file_replacing (const char *path, const void *data, gsize len, GError **error);

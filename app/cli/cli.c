@@ -11,6 +11,7 @@
 #include "app/cli/cli-import.h"
 #include "app/cli/cli-machine.h"
 #include "app/cli/cli-make-dataset.h"
+#include "app/cli/cli-report.h"
 #include "app/cli/cli-run.h"
 #include "app/cli/cli-show.h"
 #include "app/cli/cli-sweep.h"
@@ -36,6 +37,8 @@ static const ls_command commands[] = {
     ls_cli_compare },
   { "export", "export --run|--sweep|--all --format F -o FILE",
     "runs to csv, json, a sqlite bundle, or charts (png, svg, pdf)", ls_cli_export },
+  { "report", "report --sweep ID ... -o FILE",
+    "one file for a team review: HTML (self-contained) or Markdown with the charts", ls_cli_report },
   { "import", "import FILE", "merge a bundle or JSON export from another machine, checked first", ls_cli_import },
   { "make-dataset", "make-dataset --format F --count N OUT",
     "write a sample dataset: jpeg-dir, hdf5 or hdf5-jpeg (see make-dataset --help)", ls_cli_make_dataset },
