@@ -164,3 +164,99 @@ ls_fs_same_file (const char *a, const char *b)
   struct stat sa, sb;
   return stat (a, &sa) == 0 && stat (b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
+
+ls_fs_kind
+ls_fs_kind_of_link (const char *path, uint64_t *size)
+{
+  struct stat st;
+  if (lstat (path, &st) != 0)
+    return LS_FS_MISSING;
+  if (size)
+    *size = (uint64_t) st.st_size;
+  return kind_of_mode (st.st_mode);
+}
+
+static const char *
+kind_word (mode_t mode)
+{
+  return S_ISDIR (mode) ? "a folder" : S_ISFIFO (mode) ? "a FIFO" : S_ISCHR (mode) || S_ISBLK (mode) ? "a device"
+         : S_ISSOCK (mode) ? "a socket" : "a special file";
+}
+
+int
+ls_fs_read_regular (const char *path, unsigned flags, size_t max, char **buf, size_t *len, uint64_t *size,
+                    ls_error *err)
+{
+  /* O_NONBLOCK: opening a FIFO for reading would wait for a writer. */
+  int oflags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | ((flags & LS_FS_READ_NOFOLLOW) ? O_NOFOLLOW : 0);
+  int fd = open (path, oflags);
+  struct stat st;
+
+  *buf = NULL;
+  *len = 0;
+  if (fd < 0)
+    {
+      int e = errno;
+      if (e == ENOENT)
+        return ls_error_set (err, LS_ERR_NOT_FOUND, "%s: no such file", path);
+      if (e == ELOOP && (flags & LS_FS_READ_NOFOLLOW))
+        return ls_error_set (err, LS_ERR_INVALID, "%s: a symbolic link, not followed", path);
+      return ls_error_set_os_code (err, e, "%s", path);
+    }
+  if (fstat (fd, &st) != 0)
+    {
+      ls_error_set_os (err, "%s: fstat", path);
+      close (fd);
+      return LS_ERR_OS;
+    }
+  if (!S_ISREG (st.st_mode))
+    {
+      close (fd);
+      return ls_error_set (err, LS_ERR_INVALID, "%s: %s, not a regular file", path, kind_word (st.st_mode));
+    }
+  uint64_t whole = st.st_size > 0 ? (uint64_t) st.st_size : 0;
+  if (size)
+    *size = whole;
+  if (whole > max && !(flags & LS_FS_READ_TAIL))
+    {
+      close (fd);
+      return ls_error_set (err, LS_ERR_INVALID, "%s: %llu bytes, more than the %zu read here", path,
+                           (unsigned long long) whole, max);
+    }
+  if (whole > max && lseek (fd, (off_t) (whole - max), SEEK_SET) < 0)
+    {
+      ls_error_set_os (err, "%s: lseek", path);
+      close (fd);
+      return LS_ERR_OS;
+    }
+  /* What fstat said, at most max: a file that grows meanwhile is read no further. */
+  size_t want = whole < max ? (size_t) whole : max;
+  char *out = malloc (want + 1);
+  size_t used = 0;
+  if (!out)
+    {
+      close (fd);
+      return ls_error_set (err, LS_ERR_NOMEM, "%s: no memory for %zu bytes", path, want);
+    }
+  while (used < want)
+    {
+      ssize_t r = read (fd, out + used, want - used);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r < 0)
+        {
+          ls_error_set_os (err, "reading %s", path);
+          free (out);
+          close (fd);
+          return LS_ERR_OS;
+        }
+      if (r == 0)
+        break;
+      used += (size_t) r;
+    }
+  close (fd);
+  out[used] = '\0';
+  *buf = out;
+  *len = used;
+  return LS_OK;
+}

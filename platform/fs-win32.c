@@ -185,3 +185,101 @@ ls_fs_same_file (const char *a, const char *b)
   return file_identity (a, &ia) && file_identity (b, &ib) && ia.dwVolumeSerialNumber == ib.dwVolumeSerialNumber
          && ia.nFileIndexHigh == ib.nFileIndexHigh && ia.nFileIndexLow == ib.nFileIndexLow;
 }
+
+ls_fs_kind
+ls_fs_kind_of_link (const char *path, uint64_t *size)
+{
+  WIN32_FILE_ATTRIBUTE_DATA a;
+  wchar_t *w = widen (path);
+  BOOL ok = w && GetFileAttributesExW (w, GetFileExInfoStandard, &a);
+  free (w);
+  if (!ok)
+    return LS_FS_MISSING;
+  if (size)
+    *size = ((uint64_t) a.nFileSizeHigh << 32) | a.nFileSizeLow;
+  /* GetFileAttributesEx describes a reparse point itself, not its target. */
+  if (a.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT)
+    return LS_FS_OTHER;
+  return (a.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) ? LS_FS_DIR : LS_FS_FILE;
+}
+
+int
+ls_fs_read_regular (const char *path, unsigned flags, size_t max, char **buf, size_t *len, uint64_t *size,
+                    ls_error *err)
+{
+  wchar_t *w = widen (path);
+  DWORD attrs = FILE_FLAG_SEQUENTIAL_SCAN | ((flags & LS_FS_READ_NOFOLLOW) ? FILE_FLAG_OPEN_REPARSE_POINT : 0);
+  HANDLE h = w ? CreateFileW (w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_EXISTING, attrs, NULL)
+               : INVALID_HANDLE_VALUE;
+  BY_HANDLE_FILE_INFORMATION info;
+
+  free (w);
+  *buf = NULL;
+  *len = 0;
+  if (h == INVALID_HANDLE_VALUE)
+    {
+      DWORD e = GetLastError ();
+      if (e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND)
+        return ls_error_set (err, LS_ERR_NOT_FOUND, "%s: no such file", path);
+      return ls_error_set_os_code (err, (int) e, "%s", path);
+    }
+  /* A pipe or a console device is not FILE_TYPE_DISK. */
+  if (GetFileType (h) != FILE_TYPE_DISK || !GetFileInformationByHandle (h, &info)
+      || (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY))
+    {
+      CloseHandle (h);
+      return ls_error_set (err, LS_ERR_INVALID, "%s: not a regular file (a pipe, a device or a folder)", path);
+    }
+  if ((flags & LS_FS_READ_NOFOLLOW) && (info.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT))
+    {
+      CloseHandle (h);
+      return ls_error_set (err, LS_ERR_INVALID, "%s: a symbolic link, not followed", path);
+    }
+  uint64_t whole = ((uint64_t) info.nFileSizeHigh << 32) | info.nFileSizeLow;
+  if (size)
+    *size = whole;
+  if (whole > max && !(flags & LS_FS_READ_TAIL))
+    {
+      CloseHandle (h);
+      return ls_error_set (err, LS_ERR_INVALID, "%s: %llu bytes, more than the %zu read here", path,
+                           (unsigned long long) whole, max);
+    }
+  if (whole > max)
+    {
+      LARGE_INTEGER at;
+      at.QuadPart = (LONGLONG) (whole - max);
+      if (!SetFilePointerEx (h, at, NULL, FILE_BEGIN))
+        {
+          ls_error_set_os (err, "%s: SetFilePointerEx", path);
+          CloseHandle (h);
+          return LS_ERR_OS;
+        }
+    }
+  size_t want = whole < max ? (size_t) whole : max;
+  char *out = malloc (want + 1);
+  size_t used = 0;
+  if (!out)
+    {
+      CloseHandle (h);
+      return ls_error_set (err, LS_ERR_NOMEM, "%s: no memory for %zu bytes", path, want);
+    }
+  while (used < want)
+    {
+      DWORD chunk = want - used > 0x10000000 ? 0x10000000 : (DWORD) (want - used), got = 0;
+      if (!ReadFile (h, out + used, chunk, &got, NULL))
+        {
+          ls_error_set_os (err, "reading %s", path);
+          free (out);
+          CloseHandle (h);
+          return LS_ERR_OS;
+        }
+      if (got == 0)
+        break;
+      used += got;
+    }
+  CloseHandle (h);
+  out[used] = '\0';
+  *buf = out;
+  *len = used;
+  return LS_OK;
+}

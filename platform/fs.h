@@ -32,6 +32,26 @@ void ls_fs_entries_free (ls_dir_entry *entries, size_t count);
  * size) and returns its length in *len. */
 int ls_fs_read_file (const char *path, uint8_t **buf, size_t *cap, size_t *len, ls_error *err);
 
+/* How ls_fs_read_regular reads. */
+enum {
+  LS_FS_READ_NOFOLLOW = 1, /* refuse a symbolic link (a reparse point) as the file itself */
+  LS_FS_READ_TAIL = 2,     /* a longer file gives its last max bytes (else it is refused) */
+};
+
+/* Reads at most max bytes of a regular file, for input another user may
+ * have planted (a shared run folder): a FIFO, a device or a folder is
+ * refused before a byte is read and never blocks the open; a file longer
+ * than max is refused, or with LS_FS_READ_TAIL read from size - max on.
+ * *buf: malloc'ed, NUL-terminated, *len bytes; *size (may be NULL): the
+ * whole file's size. LS_ERR_NOT_FOUND when nothing is at path,
+ * LS_ERR_INVALID (the message says why) for what is refused. */
+int ls_fs_read_regular (const char *path, unsigned flags, size_t max, char **buf, size_t *len, uint64_t *size,
+                        ls_error *err);
+
+/* What is at path itself: a symbolic link (a reparse point on Windows) is
+ * LS_FS_OTHER, not what it points at. */
+ls_fs_kind ls_fs_kind_of_link (const char *path, uint64_t *size);
+
 /* Asks the system to drop a file's pages from its cache, so the next read
  * comes from the storage (posix_fadvise POSIX_FADV_DONTNEED; no root
  * needed; pages still mapped or dirty stay). LS_ERR_UNSUPPORTED where the

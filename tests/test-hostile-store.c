@@ -134,11 +134,27 @@ import_dirs_of (const char *prefix)
 static void
 test_import_is_capped (void)
 {
+  /* /dev/zero is neither JSON nor SQLite from its first byte (issue 24):
+   * refused before more is read (test-hostile-import measures how much). */
   g_autofree char *db = path_in ("cap.sqlite");
   cli_result r = run_cli ("import", "/dev/zero", "--db", db);
   g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "neither an SQLite bundle nor JSON"));
+  cli_result_clear (&r);
+
+  /* What looks like JSON is read up to the cap: a sparse file of "[" and
+   * zeros, one byte over 1 GiB. */
+  g_autofree char *big = path_in ("big.json");
+  int fd = open (big, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (write (fd, "[", 1), ==, 1);
+  g_assert_cmpint (ftruncate (fd, ((off_t) 1 << 30) + 1), ==, 0);
+  close (fd);
+  r = run_cli ("import", big, "--db", db);
+  g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "MiB an import reads"));
   cli_result_clear (&r);
+  g_unlink (big);
 }
 
 static void

@@ -278,10 +278,24 @@ test_whatif_cli (void)
   g_clear_pointer (&err, g_free);
 
   /* Bad inputs, named. */
+  /* -1 was taken as "not given" (issue 24); 1e308 was "must be above 0". */
   static const char *const bad[][3] = {
-    { "--workers", "-3", "--workers -3" },
-    { "--gpu-speed", "0", "--gpu-speed 0" },
-    { "--prefetch", "0", "--prefetch 0" },
+    { "--workers", "-3", "--workers -3: must be between 0 and 256" },
+    { "--workers", "-1", "--workers -1: must be between 0 and 256" },
+    { "--workers", "257", "--workers 257: must be between 0 and 256" },
+    { "--workers", "2x", "--workers 2x: not a whole number" },
+    { "--prefetch", "0", "--prefetch 0: must be between 1 and 64" },
+    { "--prefetch", "-1", "--prefetch -1: must be between 1 and 64" },
+    { "--model-ms", "-1", "--model-ms -1: must be at least 0 and at most 60000" },
+    { "--model-ms", "nan", "--model-ms nan: not a number" },
+    { "--gpu-speed", "0", "--gpu-speed 0: must be above 0" },
+    { "--gpu-speed", "-1", "--gpu-speed -1: must be above 0 and at most 1000" },
+    { "--gpu-speed", "1e308", "--gpu-speed 1e308: must be above 0 and at most 1000" },
+    { "--gpu-speed", "inf", "--gpu-speed inf: must be above 0 and at most 1000" },
+    { "--cores", "-1", "--cores -1: must be above 0 and at most 4096" },
+    { "--cores", "1e9", "--cores 1e9: must be above 0 and at most 4096" },
+    { "--storage-speed", "-1", "--storage-speed -1: must be above 0 and at most 1000" },
+    { "--storage-speed", "", "--storage-speed : not a number" },
     { "--run", "999", "999" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
@@ -320,6 +334,29 @@ test_tune_cli (void)
   g_assert_nonnull (strstr (err, "--memory-budget 'lots'"));
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
+  /* Budgets out of range, named with their range (issue 24: accepted before). */
+  static const char *const bad[][3] = {
+    { "--cpu-budget", "0", "--cpu-budget 0: must be between 1 and 256" },
+    { "--cpu-budget", "-1", "--cpu-budget -1: must be between 1 and 256" },
+    { "--cpu-budget", "257", "--cpu-budget 257: must be between 1 and 256" },
+    { "--memory-budget", "1e30G", "--memory-budget '1e30G': must be between 1M and 1P" },
+    { "--memory-budget", "1K", "--memory-budget '1K': must be between 1M and 1P" },
+    { "--memory-budget", "-1", "--memory-budget '-1': not a size" },
+    { "--time-budget", "100000h", "--time-budget '100000h': must be between 1s and 7 days" },
+    { "--time-budget", "0.1s", "--time-budget '0.1s': must be between 1s and 7 days" },
+    { "--time-budget", "-1", "--time-budget '-1': not a duration" },
+    { "--max-runs", "-1", "--max-runs -1: must be between 3 and 1000" },
+    { "--max-runs", "1", "--max-runs 1: must be between 3 and 1000" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      rc = run (&out, &err, "tune", SMALL, bad[i][0], bad[i][1], "--db", db, NULL);
+      g_assert_cmpint (rc, ==, 2);
+      if (!strstr (err, bad[i][2]))
+        g_error ("'%s' not named in: %s", bad[i][2], err);
+      g_clear_pointer (&out, g_free);
+      g_clear_pointer (&err, g_free);
+    }
   rc = run (&out, &err, "tune", SMALL, "--workers", "1,2", "--db", db, NULL);
   g_assert_cmpint (rc, ==, 2);
   g_assert_nonnull (strstr (err, "--workers"));
@@ -360,6 +397,88 @@ test_tune_cli (void)
   g_assert_cmpint (json_object_get_int_member (o, "sweep_id"), >, 0);
 }
 
+/* A PyTorch script's run (issue 24): "GPU busy nan %" and a 0.0 ms model
+ * step before. Made from a recorded run's export, its summary given the
+ * script's target and its batches the script's step. */
+static char *
+script_run_export (const char *db, const char *name, gboolean stepped)
+{
+  g_autofree char *out = NULL, *err = NULL;
+  g_autofree char *file = g_build_filename (tmp_dir, name, NULL);
+  g_unlink (file);
+  int rc = run (&out, &err, "export", "--format", "json", "--all", "--db", db, "-o", file, NULL);
+  if (rc != 0)
+    g_error ("export: %s", err);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_file (parser, file, NULL));
+  JsonObject *r = json_array_get_object_element (
+      json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "runs"), 0);
+  g_autofree char *uuid = g_uuid_string_random ();
+  json_object_set_string_member (r, "uuid", uuid);
+  json_object_set_null_member (r, "gpu_util_exact");
+  JsonObject *target = json_object_new ();
+  json_object_set_string_member (target, "kind", "pytorch");
+  json_object_set_double_member (target, "step_share", 0.6);
+  if (stepped)
+    json_object_set_double_member (target, "step_ms_p50", 3.0);
+  json_object_set_object_member (json_object_get_object_member (r, "summary"), "target", target);
+  JsonArray *batches = json_object_get_array_member (r, "batches");
+  for (guint i = 0; i < json_array_get_length (batches); i++)
+    {
+      JsonObject *b = json_array_get_object_element (batches, i);
+      if (stepped)
+        json_object_set_double_member (b, "compute_ms", 3.0);
+      else
+        {
+          json_object_set_null_member (b, "compute_ms");
+          json_object_set_null_member (b, "copy_ms");
+          json_object_set_null_member (b, "stage_ms");
+        }
+    }
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  json_generator_set_root (gen, json_parser_get_root (parser));
+  g_assert_true (json_generator_to_file (gen, file, NULL));
+  return g_steal_pointer (&file);
+}
+
+static void
+test_whatif_script_run (void)
+{
+  g_autofree char *db = g_build_filename (tmp_dir, "script-source.sqlite", NULL);
+  g_autofree char *scripts = g_build_filename (tmp_dir, "scripts.sqlite", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  int rc = run (&out, &err, "run", SMALL, "--workers", "1", "--db", db, NULL);
+  g_assert_cmpint (rc, ==, 0);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_autofree char *stepped = script_run_export (db, "script-stepped.json", TRUE);
+  g_autofree char *unstepped = script_run_export (db, "script-unstepped.json", FALSE);
+  rc = run (&out, &err, "import", stepped, "--db", scripts, NULL);
+  g_assert_cmpint (rc, ==, 0);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  rc = run (&out, &err, "import", unstepped, "--db", scripts, NULL);
+  g_assert_cmpint (rc, ==, 0);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  /* The script's own step is the model step; its busy share what it measured. */
+  rc = run (&out, &err, "whatif", "--run", "1", "--workers", "2", "--db", scripts, NULL);
+  if (rc != 0)
+    g_error ("whatif on a script's run: %s", err);
+  g_assert_null (strstr (out, "nan"));
+  g_assert_nonnull (strstr (out, "a 3.0 ms step (the script's, as measured)"));
+  g_assert_nonnull (strstr (out, "in the script's step 60 %)"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  /* No step measured: said, not predicted from 0 ms. */
+  rc = run (&out, &err, "whatif", "--run", "2", "--db", scripts, NULL);
+  g_assert_cmpint (rc, ==, 1);
+  g_assert_nonnull (strstr (err, "run 2 is a PyTorch script's run"));
+  g_assert_nonnull (strstr (err, "no model step to predict from"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -373,6 +492,7 @@ main (int argc, char **argv)
   g_test_add_func ("/whatif/tune/parse", test_parse);
   g_test_add_func ("/whatif/cli/whatif", test_whatif_cli);
   g_test_add_func ("/whatif/cli/tune", test_tune_cli);
+  g_test_add_func ("/whatif/cli/script-run", test_whatif_script_run);
   int rc = ls_test_run_checked_shm_only ();
   ls_test_remove_tree (tmp_dir);
   g_free (tmp_dir);

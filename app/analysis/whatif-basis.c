@@ -66,6 +66,33 @@ load_busy (ls_store *store, ls_whatif_run *run)
     g_array_unref (busy);
 }
 
+/* A script's run: the model step is the script's own step between two
+ * batches (compute_ms, as the probe measured it), and busy is the share of
+ * the measured time spent in it (step_share; gpu_util_exact only with the
+ * CUDA sink). FALSE, saying what is missing, when the script measured no
+ * step: a prediction would rest on a 0 ms step. */
+static gboolean
+script_step (ls_whatif_run *r, JsonObject *target, double compute, guint stepped, GError **error)
+{
+  double p50 = member (target, "step_ms_p50");
+  if (stepped > 0)
+    r->compute_ms = compute / stepped;
+  else if (isfinite (p50) && p50 >= 0)
+    r->compute_ms = p50;
+  else
+    {
+      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID,
+                   "run %" G_GINT64_FORMAT " is a PyTorch script's run (--target pytorch) whose script measured no "
+                   "step between batches: there is no model step to predict from (the script must ask the loader "
+                   "for its next batch after each step)",
+                   r->id);
+      return FALSE;
+    }
+  if (!isfinite (r->gpu_util_exact) || r->gpu_util_exact < 0)
+    r->gpu_util_exact = member (target, "step_share");
+  return TRUE;
+}
+
 ls_whatif_run *
 ls_whatif_run_load (ls_store *store, gint64 run_id, GError **error)
 {
@@ -100,7 +127,10 @@ ls_whatif_run_load (ls_store *store, gint64 run_id, GError **error)
   r->batch_size = (guint) MAX (1, json_object_get_int_member_with_default (o, "batch_size", 64));
   r->persistent = json_object_get_int_member_with_default (o, "persistent", 0) != 0;
   r->non_blocking = json_object_get_int_member_with_default (o, "non_blocking", 0) != 0;
-  r->model_ms = member (o, "model_ms");
+  JsonNode *tn = summary ? json_object_get_member (summary, "target") : NULL;
+  JsonObject *target = tn && JSON_NODE_HOLDS_OBJECT (tn) ? json_node_get_object (tn) : NULL;
+  r->script = target && g_strcmp0 (json_object_get_string_member_with_default (target, "kind", ""), "pytorch") == 0;
+  r->model_ms = r->script ? NAN : member (o, "model_ms");
   r->cores = MAX (1.0, member (o, "machine_logical_cores"));
   if (isnan (r->cores))
     r->cores = 1;
@@ -148,7 +178,7 @@ ls_whatif_run_load (ls_store *store, gint64 run_id, GError **error)
     if (!rows)
       return NULL;
     double copy = 0, compute = 0, stage = 0, wait = 0, prev_ready = NAN;
-    guint m = 0;
+    guint m = 0, stepped = 0;
     GError *step_error = NULL;
     while (ls_store_rows_next (rows, &step_error))
       {
@@ -161,6 +191,7 @@ ls_whatif_run_load (ls_store *store, gint64 run_id, GError **error)
         wait += w;
         copy += ls_store_rows_is_null (rows, 2) ? 0 : ls_store_rows_get_double (rows, 2);
         compute += ls_store_rows_is_null (rows, 3) ? 0 : ls_store_rows_get_double (rows, 3);
+        stepped += !ls_store_rows_is_null (rows, 3);
         stage += ls_store_rows_is_null (rows, 4) ? 0 : ls_store_rows_get_double (rows, 4);
         if (r->workers == 0)
           g_array_append_val (r->builds, w);
@@ -188,6 +219,8 @@ ls_whatif_run_load (ls_store *store, gint64 run_id, GError **error)
     r->compute_ms = compute / m;
     r->stage_ms = stage / m;
     r->wait_mean_ms = wait / m;
+    if (r->script && !script_step (r, target, compute, stepped, error))
+      return NULL;
   }
 
   /* The loader's stages, where it recorded them. */

@@ -29,7 +29,8 @@ typedef struct ls_whatif_run {
   gboolean simulated;
   guint workers, prefetch, batch_size, warmup, batches, batches_per_epoch, last_batch_samples;
   gboolean persistent, non_blocking;
-  double model_ms;          /* NAN: none */
+  gboolean script;          /* a PyTorch script's run (--target pytorch): its step is what the script measured */
+  double model_ms;          /* NAN: none (a script's run: the knob is not its step) */
   double cores;             /* the machine's logical cores */
   double background;        /* other processes' CPU during the run, in cores (0: not recorded) */
   /* Measured. */

@@ -208,12 +208,18 @@ ls_whatif_explain (const ls_whatif_basis *b, const ls_whatif_change *c, const ls
   GString *s = g_string_new (NULL);
 
   ls_whatif_basis_params (b, c, &p);
-  g_string_append_printf (s, "With %u worker%s, prefetch %u, on %.0f core%s and a %.1f ms model step: "
-                          "about %.0f samples/s, GPU busy %.0f %%, batch wait p50 %.1f ms, p95 %.1f ms "
-                          "(measured on run %" G_GINT64_FORMAT ": %.0f samples/s, GPU busy %.0f %%).\n",
+  /* A script's step runs wherever the script puts it: its busy share is
+   * "in its step", not the GPU's. */
+  const char *busy = t->script ? "in the script's step" : "GPU busy";
+  g_autofree char *measured_busy = isfinite (t->gpu_util_exact) ? g_strdup_printf ("%.0f %%", t->gpu_util_exact * 100)
+                                                                : g_strdup ("not measured");
+  g_string_append_printf (s, "With %u worker%s, prefetch %u, on %.0f core%s and a %.1f ms %s: "
+                          "about %.0f samples/s, %s %.0f %%, batch wait p50 %.1f ms, p95 %.1f ms "
+                          "(measured on run %" G_GINT64_FORMAT ": %.0f samples/s, %s %s).\n",
                           p.workers, p.workers == 1 ? "" : "s", p.prefetch, p.cores, p.cores == 1 ? "" : "s",
-                          p.compute_ms, pr->throughput_sps, pr->gpu_util_exact * 100, pr->wait_p50_ms,
-                          pr->wait_p95_ms, t->id, t->throughput_sps, t->gpu_util_exact * 100);
+                          p.compute_ms, t->script ? "step (the script's, as measured)" : "model step",
+                          pr->throughput_sps, busy, pr->gpu_util_exact * 100, pr->wait_p50_ms, pr->wait_p95_ms, t->id,
+                          t->throughput_sps, busy, measured_busy);
   double per_core = b->t_build_ms > 0 ? p.batch_size / ls_whatif_build_ms (&p) * 1000.0 : INFINITY;
   if (p.workers == 0)
     g_string_append_printf (s, "The runner builds each batch itself (%.1f ms) while the GPU waits, so the two add up.",

@@ -1,5 +1,7 @@
 #include "app/cli/cli-args.h"
 
+#include <math.h>
+
 /* Every parsed copy, reachable until exit: commands keep pointers into them. */
 static GPtrArray *kept_args;
 
@@ -37,4 +39,48 @@ ls_cli_utf8_argv (int *argc, char **argv)
 #else
   return argv;
 #endif
+}
+
+/* Options are read as text and checked here: GOption's own numbers cannot
+ * tell "not given" from a value, so -1 passed as "not given". */
+gboolean
+ls_cli_double_in (const char *option, const char *text, double min, gboolean above_min, double max,
+                  const char *hint, double *out, GError **error)
+{
+  char *end = NULL;
+  double v = g_ascii_strtod (text, &end);
+  if (end == text || *end || isnan (v))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s %s: not a number", option, text);
+      return FALSE;
+    }
+  if (v > max || (above_min ? v <= min : v < min))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s %s: must be %s %g and at most %g%s%s%s", option,
+                   text, above_min ? "above" : "at least", min, max, hint ? " (" : "", hint ? hint : "",
+                   hint ? ")" : "");
+      return FALSE;
+    }
+  *out = v;
+  return TRUE;
+}
+
+gboolean
+ls_cli_int_in (const char *option, const char *text, gint64 min, gint64 max, gint64 *out, GError **error)
+{
+  gint64 v = 0;
+  g_autoptr (GError) why = NULL;
+  if (!g_ascii_string_to_signed (text, 10, G_MININT64, G_MAXINT64, &v, &why))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s %s: not a whole number", option, text);
+      return FALSE;
+    }
+  if (v < min || v > max)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "%s %s: must be between %" G_GINT64_FORMAT " and %" G_GINT64_FORMAT, option, text, min, max);
+      return FALSE;
+    }
+  *out = v;
+  return TRUE;
 }

@@ -13,3 +13,11 @@ gboolean ls_cli_parse_args (GOptionContext *context, int *argc, char ***argv, GE
 /* The process's arguments as UTF-8: on Windows from the wide command line
  * (kept for the life of the process), elsewhere ARGV itself. */
 char **ls_cli_utf8_argv (int *argc, char **argv);
+
+/* An option's value that must be a number in a range: the whole of text
+ * (C locale; "nan", "inf", "12x" are not), min <= v <= max (min < v with
+ * above_min). FALSE (G_OPTION_ERROR_BAD_VALUE) with "OPTION TEXT: not a
+ * number" or "OPTION TEXT: must be between MIN and MAX" (+ hint). */
+gboolean ls_cli_double_in (const char *option, const char *text, double min, gboolean above_min, double max,
+                           const char *hint, double *out, GError **error);
+gboolean ls_cli_int_in (const char *option, const char *text, gint64 min, gint64 max, gint64 *out, GError **error);

@@ -10,6 +10,12 @@
 #include "app/analysis/tune.h"
 #include "app/core/run-options.h"
 
+/* The budgets a tune takes: below, nothing runs; above, a typo. */
+#define TUNE_MIN_MEMORY (1024.0 * 1024)
+#define TUNE_MAX_MEMORY (1024.0 * 1024 * 1024 * 1024 * 1024)
+#define TUNE_MIN_TIME_S 1.0
+#define TUNE_MAX_TIME_S (7 * 24 * 3600.0)
+
 static void
 on_progress (const char *line, gpointer quiet)
 {
@@ -25,8 +31,9 @@ ls_cli_tune (int argc, char **argv)
   g_autoptr (ls_sweep_request) request = ls_sweep_request_new ();
   char *values[LS_SWEEP_N_KNOBS] = { 0 };
   GOptionEntry entries[LS_SWEEP_N_KNOBS + 10]; /* + the NULL entry */
-  char *memory = NULL, *time_budget = NULL, *db = NULL;
-  int cpu_budget = 0, max_runs = 0;
+  char *memory = NULL, *time_budget = NULL, *db = NULL, *cpu_text = NULL;
+  gint64 cpu_budget = 0, max_runs = 0;
+  char *max_runs_text = NULL;
   gboolean json = FALSE, no_db = FALSE, drop_last = FALSE, quiet = FALSE;
   int exit_code = 2;
   ls_tune_options options = { 0 };
@@ -38,15 +45,16 @@ ls_cli_tune (int argc, char **argv)
   guint e = LS_SWEEP_N_KNOBS;
   entries[e++] = (GOptionEntry){ "memory-budget", 0, 0, G_OPTION_ARG_STRING, &memory,
                                  "Largest PSS peak of the loader (runner + workers): 4G, 512M", "SIZE" };
-  entries[e++] = (GOptionEntry){ "cpu-budget", 0, 0, G_OPTION_ARG_INT, &cpu_budget,
-                                 "Cores the loader may use (workers at most N; default: 2 x the machine's)", "N" };
+  entries[e++] = (GOptionEntry){ "cpu-budget", 0, 0, G_OPTION_ARG_STRING, &cpu_text,
+                                 "Cores the loader may use, 1 to 256 (workers at most N; default: 2 x the machine's)",
+                                 "N" };
   entries[e++] = (GOptionEntry){ "time-budget", 0, 0, G_OPTION_ARG_STRING, &time_budget,
                                  "How long to measure: 120s, 5m (default 120s)", "T" };
   entries[e++] = (GOptionEntry){ "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the result as JSON", NULL };
   entries[e++] = (GOptionEntry){ "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "The run store", "PATH" };
   entries[e++] = (GOptionEntry){ "no-db", 0, 0, G_OPTION_ARG_NONE, &no_db, "Do not record the runs", NULL };
   entries[e++] = (GOptionEntry){ "drop-last", 0, 0, G_OPTION_ARG_NONE, &drop_last, "Drop each epoch's last partial batch", NULL };
-  entries[e++] = (GOptionEntry){ "max-runs", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT, &max_runs, "At most N runs", "N" };
+  entries[e++] = (GOptionEntry){ "max-runs", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &max_runs_text, "At most N runs", "N" };
   entries[e++] = (GOptionEntry){ "quiet", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &quiet, "No progress", NULL };
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_summary (
@@ -90,19 +98,30 @@ ls_cli_tune (int argc, char **argv)
       fprintf (stderr, "loadscope tune: --memory-budget '%s': not a size (examples: 4G, 512M, 2000000000)\n", memory);
       goto out;
     }
+  /* A number that parses is not yet a budget: 1e30G or 100000h is a typo. */
+  if (memory && (options.memory_budget_bytes < TUNE_MIN_MEMORY || options.memory_budget_bytes > TUNE_MAX_MEMORY))
+    {
+      fprintf (stderr, "loadscope tune: --memory-budget '%s': must be between 1M and 1P (1024T)\n", memory);
+      goto out;
+    }
   if (time_budget && !ls_tune_parse_duration (time_budget, &options.time_budget_s))
     {
       fprintf (stderr, "loadscope tune: --time-budget '%s': not a duration (examples: 120s, 5m)\n", time_budget);
       goto out;
     }
-  if (cpu_budget < 0 || cpu_budget > 256)
+  if (time_budget && (options.time_budget_s < TUNE_MIN_TIME_S || options.time_budget_s > TUNE_MAX_TIME_S))
     {
-      fprintf (stderr, "loadscope tune: --cpu-budget %d: must be between 1 and 256\n", cpu_budget);
+      fprintf (stderr, "loadscope tune: --time-budget '%s': must be between 1s and 7 days (168h)\n", time_budget);
       goto out;
     }
-  if (max_runs < 0)
+  if (cpu_text && !ls_cli_int_in ("--cpu-budget", cpu_text, 1, 256, &cpu_budget, &error))
     {
-      fprintf (stderr, "loadscope tune: --max-runs %d: must be at least 3\n", max_runs);
+      fprintf (stderr, "loadscope tune: %s\n", error->message);
+      goto out;
+    }
+  if (max_runs_text && !ls_cli_int_in ("--max-runs", max_runs_text, 3, 1000, &max_runs, &error))
+    {
+      fprintf (stderr, "loadscope tune: %s\n", error->message);
       goto out;
     }
   request->no_db = no_db;
@@ -148,6 +167,8 @@ out:
     g_free (values[k]);
   g_free (memory);
   g_free (time_budget);
+  g_free (cpu_text);
+  g_free (max_runs_text);
   g_free (db);
   return exit_code;
 }

@@ -16,18 +16,23 @@ ls_cli_whatif (int argc, char **argv)
   g_autoptr (GOptionContext) context = g_option_context_new ("- predict a run with other knobs");
   g_autoptr (GError) error = NULL;
   char *run = NULL, *db = NULL;
-  int workers = -1, prefetch = -1;
+  /* Text, checked below: a number option of GOption cannot say "not given". */
+  char *workers_text = NULL, *prefetch_text = NULL, *model_text = NULL, *speed_text = NULL, *cores_text = NULL,
+       *storage_text = NULL;
+  gint64 workers = -1, prefetch = -1;
   double model_ms = -1, gpu_speed = -1, cores = -1, storage = -1;
   gboolean json = FALSE, alone = FALSE;
   int exit_code = 2;
   GOptionEntry entries[] = {
     { "run", 0, 0, G_OPTION_ARG_STRING, &run, "The measured run (id or uuid prefix)", "ID" },
-    { "workers", 0, 0, G_OPTION_ARG_INT, &workers, "Predict with N workers", "N" },
-    { "prefetch", 0, 0, G_OPTION_ARG_INT, &prefetch, "Predict with prefetch P", "P" },
-    { "model-ms", 0, 0, G_OPTION_ARG_DOUBLE, &model_ms, "Predict with a model step of X ms", "X" },
-    { "gpu-speed", 0, 0, G_OPTION_ARG_DOUBLE, &gpu_speed, "Predict with a GPU K times as fast (step x 1/K)", "K" },
-    { "cores", 0, 0, G_OPTION_ARG_DOUBLE, &cores, "Predict with C CPU cores", "C" },
-    { "storage-speed", 0, 0, G_OPTION_ARG_DOUBLE, &storage, "Predict with storage S times as fast (the read stage)", "S" },
+    { "workers", 0, 0, G_OPTION_ARG_STRING, &workers_text, "Predict with N workers (0 to 256)", "N" },
+    { "prefetch", 0, 0, G_OPTION_ARG_STRING, &prefetch_text, "Predict with prefetch P (1 to 64)", "P" },
+    { "model-ms", 0, 0, G_OPTION_ARG_STRING, &model_text, "Predict with a model step of X ms (0 to 60000)", "X" },
+    { "gpu-speed", 0, 0, G_OPTION_ARG_STRING, &speed_text, "Predict with a GPU K times as fast (step x 1/K; K up to 1000)",
+      "K" },
+    { "cores", 0, 0, G_OPTION_ARG_STRING, &cores_text, "Predict with C CPU cores (up to 4096)", "C" },
+    { "storage-speed", 0, 0, G_OPTION_ARG_STRING, &storage_text,
+      "Predict with storage S times as fast (the read stage; S up to 1000)", "S" },
     { "alone", 0, 0, G_OPTION_ARG_NONE, &alone, "Fit to the run alone, not its sweep", NULL },
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "The run store", "PATH" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the prediction as JSON", NULL },
@@ -57,21 +62,19 @@ ls_cli_whatif (int argc, char **argv)
       fprintf (stderr, "loadscope whatif: --run is required (a run id from `loadscope history`)\n");
       goto out;
     }
-#define CHECK(cond, ...)                                                                                              \
-  if (!(cond))                                                                                                        \
-    {                                                                                                                 \
-      fprintf (stderr, "loadscope whatif: " __VA_ARGS__);                                                             \
-      goto out;                                                                                                       \
+  /* Every value given is checked, out of range or not a number alike. */
+  if ((workers_text && !ls_cli_int_in ("--workers", workers_text, 0, 256, &workers, &error))
+      || (prefetch_text && !ls_cli_int_in ("--prefetch", prefetch_text, 1, 64, &prefetch, &error))
+      || (model_text && !ls_cli_double_in ("--model-ms", model_text, 0, FALSE, 60000, NULL, &model_ms, &error))
+      || (speed_text
+          && !ls_cli_double_in ("--gpu-speed", speed_text, 0, TRUE, 1000, "2: twice as fast", &gpu_speed, &error))
+      || (cores_text && !ls_cli_double_in ("--cores", cores_text, 0, TRUE, 4096, NULL, &cores, &error))
+      || (storage_text
+          && !ls_cli_double_in ("--storage-speed", storage_text, 0, TRUE, 1000, "2: twice as fast", &storage, &error)))
+    {
+      fprintf (stderr, "loadscope whatif: %s\n", error->message);
+      goto out;
     }
-  CHECK (workers >= -1 && workers <= 256, "--workers %d: must be between 0 and 256\n", workers);
-  CHECK (prefetch == -1 || (prefetch >= 1 && prefetch <= 64), "--prefetch %d: must be between 1 and 64\n", prefetch);
-  CHECK (model_ms == -1 || (model_ms >= 0 && model_ms <= 60000), "--model-ms %g: must be between 0 and 60000\n",
-         model_ms);
-  CHECK (gpu_speed == -1 || (gpu_speed > 0 && gpu_speed <= 1000), "--gpu-speed %g: must be above 0 (2: twice as fast)\n",
-         gpu_speed);
-  CHECK (cores == -1 || (cores > 0 && cores <= 4096), "--cores %g: must be above 0\n", cores);
-  CHECK (storage == -1 || (storage > 0 && storage <= 1000), "--storage-speed %g: must be above 0\n", storage);
-#undef CHECK
 
   {
     g_autoptr (ls_store) store = ls_store_open_to_read (db, &error);
@@ -86,8 +89,8 @@ ls_cli_whatif (int argc, char **argv)
     ls_whatif_change change;
     ls_whatif_prediction pred;
     ls_whatif_change_init (&change);
-    change.workers = workers;
-    change.prefetch = prefetch;
+    change.workers = (int) workers;
+    change.prefetch = (int) prefetch;
     change.model_ms = model_ms;
     change.gpu_speed = gpu_speed;
     change.cores = cores;
@@ -114,5 +117,11 @@ ls_cli_whatif (int argc, char **argv)
 out:
   g_free (run);
   g_free (db);
+  g_free (workers_text);
+  g_free (prefetch_text);
+  g_free (model_text);
+  g_free (speed_text);
+  g_free (cores_text);
+  g_free (storage_text);
   return exit_code;
 }

@@ -7,19 +7,60 @@
 
 #include <string.h>
 
+#include "app/core/terminal-text.h"
 #include "app/store/import.h"
 #include "app/store/store-query.h"
 
 #define LOG_TAIL_LINES 8
+/* The most of one log line shown (a 64 KiB line would fill the screen). */
+#define LOG_LINE_MAX_BYTES 1024
+/* Tasks reported one by one; the rest are counted (a folder may claim
+ * 100,000 tasks that never started). */
+#define REPORT_MAX_TASKS 50
 
-/* The last lines of a task's log, indented; NULL when there is none. */
-static char *
-log_tail (const char *path)
+/* One line of a log for the terminal: escapes (ESC]0;...BEL, ESC[2J) and
+ * NUL bytes written out, never passed on. */
+static void
+append_line (GString *s, const char *p, gsize n)
 {
-  g_autofree char *text = NULL;
+  gsize more = n > LOG_LINE_MAX_BYTES ? n - LOG_LINE_MAX_BYTES : 0;
+  n -= more;
+  g_string_append (s, "    | ");
+  while (n > 0)
+    {
+      const char *nul = memchr (p, '\0', n);
+      gsize k = nul ? (gsize) (nul - p) : n;
+      g_autofree char *part = g_strndup (p, k);
+      g_autofree char *safe = ls_terminal_text (part);
+      g_string_append (s, safe);
+      if (k < n)
+        {
+          g_string_append (s, "\\x00");
+          k++;
+        }
+      p += k;
+      n -= k;
+    }
+  if (more)
+    g_string_append_printf (s, " ... (%" G_GSIZE_FORMAT " bytes more)", more);
+  g_string_append_c (s, '\n');
+}
+
+/* The last lines of a task's log (its last LS_SLURM_LOG_TAIL_BYTES only),
+ * indented and escaped; NULL with *missing when there is none, NULL with
+ * *refused (the reason) for a FIFO, a device, a link. */
+static char *
+log_tail (const char *path, gboolean *missing, char **refused)
+{
+  g_autoptr (GError) error = NULL;
   gsize len = 0;
-  if (!g_file_get_contents (path, &text, &len, NULL))
-    return NULL;
+  g_autofree char *text = ls_slurm_folder_read (path, LS_SLURM_LOG_TAIL_BYTES, TRUE, &len, missing, &error);
+  if (!text)
+    {
+      if (!*missing)
+        *refused = ls_terminal_text (error->message);
+      return NULL;
+    }
   while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
     text[--len] = '\0';
   if (len == 0)
@@ -32,9 +73,14 @@ log_tail (const char *path)
         start--;
     }
   GString *s = g_string_new (NULL);
-  g_auto (GStrv) lines = g_strsplit (start, "\n", -1);
-  for (char **l = lines; *l; l++)
-    g_string_append_printf (s, "    | %s\n", *l);
+  const char *end = text + len;
+  for (const char *p = start; p <= end;)
+    {
+      const char *nl = memchr (p, '\n', (gsize) (end - p));
+      const char *stop = nl ? nl : end;
+      append_line (s, p, (gsize) (stop - p));
+      p = stop + 1;
+    }
   return g_string_free (s, FALSE);
 }
 
@@ -44,21 +90,29 @@ report_task (FILE *out, const ls_slurm_run *run, guint t)
   const ls_task_info *info = ls_slurm_run_task (run, t);
   g_autofree char *log_name = g_strdup_printf ("task-%u.log", t);
   g_autofree char *log = g_build_filename (ls_slurm_run_dir (run), "logs", log_name, NULL);
-  g_autofree char *tail = log_tail (log);
-  const char *word = info->state == LS_TASK_UNKNOWN ? (tail ? "lost" : "never started") : ls_task_state_word (info->state);
+  gboolean missing = FALSE;
+  g_autofree char *refused = NULL;
+  g_autofree char *tail = log_tail (log, &missing, &refused);
+  const char *word = info->state == LS_TASK_UNKNOWN ? (missing ? "never started" : "lost") : ls_task_state_word (info->state);
+  g_autofree char *label = ls_terminal_text (ls_slurm_run_label (run, t));
+  g_autofree char *slurm_state = ls_terminal_text (info->slurm_state);
+  g_autofree char *node = ls_terminal_text (info->node);
+  g_autofree char *shown_log = ls_terminal_text (log);
 
-  fprintf (out, "task %u (%s): %s", t, ls_slurm_run_label (run, t), word);
-  if (info->slurm_state)
-    fprintf (out, " [Slurm: %s]", info->slurm_state);
-  if (info->exit_code >= 0 && tail) /* Slurm says 0:0 for a task that never started */
+  fprintf (out, "task %u (%s): %s", t, label, word);
+  if (slurm_state)
+    fprintf (out, " [Slurm: %s]", slurm_state);
+  if (info->exit_code >= 0 && !missing) /* Slurm says 0:0 for a task that never started */
     fprintf (out, ", exit status %d", info->exit_code);
-  if (info->node)
-    fprintf (out, ", on %s", info->node);
+  if (node)
+    fprintf (out, ", on %s", node);
   fprintf (out, "\n");
   if (tail)
-    fprintf (out, "  %s, last lines:\n%s", log, tail);
+    fprintf (out, "  %s, last lines:\n%s", shown_log, tail);
+  else if (refused)
+    fprintf (out, "  its log is not read: %s\n", refused);
   else
-    fprintf (out, "  no log (%s): it never started\n", log);
+    fprintf (out, "  no log (%s): it never started\n", shown_log);
 }
 
 /* The runs imported from the run folder, counted by the node they ran on. */
@@ -81,6 +135,22 @@ runs_by_node (ls_store *store, const char *sweep_uuid)
   return g_string_free (s, s->len == 0);
 }
 
+/* A store of the folder is imported only from a regular file: a FIFO would
+ * block the import, a link could bring in a store of someone else's.
+ * FALSE (said on out) for anything else at path; TRUE when nothing is there. */
+static gboolean
+store_file_ok (const char *path, FILE *out, const char *name)
+{
+  if (!g_file_test (path, G_FILE_TEST_EXISTS) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+    return TRUE;
+  if (ls_slurm_folder_has_file (path))
+    return TRUE;
+  g_autofree char *shown = ls_terminal_text (path);
+  fprintf (out, "loadscope sweep: %s: %s is not a regular file (a link, a FIFO or a device); not imported\n", shown,
+           name ? name : "the task's store");
+  return FALSE;
+}
+
 int
 ls_slurm_collect (ls_slurm_run *run, const char *db, FILE *out)
 {
@@ -96,7 +166,8 @@ ls_slurm_collect (ls_slurm_run *run, const char *db, FILE *out)
   g_autoptr (ls_store) store = ls_store_open (db, &error);
   if (!store)
     {
-      fprintf (out, "loadscope sweep: %s\n", error->message);
+      g_autofree char *why = ls_terminal_text (error->message);
+      fprintf (out, "loadscope sweep: %s\n", why);
       return 1;
     }
 
@@ -104,9 +175,12 @@ ls_slurm_collect (ls_slurm_run *run, const char *db, FILE *out)
    * machine), so the sweep exists even when no task left a store. */
   g_autofree char *seed = g_build_filename (dir, "seed.sqlite", NULL);
   ls_import_counts seed_counts = { 0 };
-  if (g_file_test (seed, G_FILE_TEST_EXISTS) && !ls_import_file (store, seed, &seed_counts, &error))
+  if (!store_file_ok (seed, out, "seed.sqlite"))
+    rc = 1;
+  else if (g_file_test (seed, G_FILE_TEST_EXISTS) && !ls_import_file (store, seed, &seed_counts, &error))
     {
-      fprintf (out, "loadscope sweep: %s\n", error->message);
+      g_autofree char *why = ls_terminal_text (error->message);
+      fprintf (out, "loadscope sweep: %s\n", why);
       g_clear_error (&error);
       rc = 1;
     }
@@ -118,10 +192,16 @@ ls_slurm_collect (ls_slurm_run *run, const char *db, FILE *out)
       ls_import_counts counts = { 0 };
       if (!g_file_test (path, G_FILE_TEST_EXISTS))
         continue;
+      if (!store_file_ok (path, out, NULL))
+        {
+          rc = 1;
+          continue;
+        }
       stores++;
       if (!ls_import_file (store, path, &counts, &error))
         {
-          fprintf (out, "task %u: its store could not be merged: %s\n", t, error->message);
+          g_autofree char *why = ls_terminal_text (error->message);
+          fprintf (out, "task %u: its store could not be merged: %s\n", t, why);
           g_clear_error (&error);
           rc = 1;
           continue;
@@ -135,11 +215,16 @@ ls_slurm_collect (ls_slurm_run *run, const char *db, FILE *out)
       ls_task_state st = ls_slurm_run_task (run, t)->state;
       if (st == LS_TASK_DONE || st == LS_TASK_PENDING || st == LS_TASK_RUNNING)
         continue;
-      report_task (out, run, t);
+      if (bad < REPORT_MAX_TASKS)
+        report_task (out, run, t);
       bad++;
       if (st != LS_TASK_FAILED)
         unfinished++; /* cancelled, timed out, lost or never started */
     }
+
+  if (bad > REPORT_MAX_TASKS)
+    fprintf (out, "... and %u more tasks that did not end well (the first %d are shown)\n", bad - REPORT_MAX_TASKS,
+             REPORT_MAX_TASKS);
 
   /* The sweep ends once nothing is queued: done when every task ran
    * (whatever its outcome), else interrupted. */
@@ -153,17 +238,21 @@ ls_slurm_collect (ls_slurm_run *run, const char *db, FILE *out)
                                            : NULL;
       if (!ls_store_sweep_end (store, sweep_id, unfinished ? "interrupted" : "done", reason, &error))
         {
-          fprintf (out, "loadscope sweep: %s\n", error->message);
+          g_autofree char *why = ls_terminal_text (error->message);
+          fprintf (out, "loadscope sweep: %s\n", why);
           g_clear_error (&error);
           rc = 1;
         }
     }
 
-  g_autofree char *nodes = runs_by_node (store, uuid);
+  g_autofree char *nodes_raw = runs_by_node (store, uuid);
+  g_autofree char *nodes = ls_terminal_text (nodes_raw);
+  g_autofree char *shown_dir = ls_terminal_text (dir);
+  g_autofree char *shown_store = ls_terminal_text (ls_store_path (store));
   fprintf (out, "%s\n", progress);
-  fprintf (out, "collected %s: %u new run%s (%u already present) from %u task store%s into %s\n", dir,
+  fprintf (out, "collected %s: %u new run%s (%u already present) from %u task store%s into %s\n", shown_dir,
            total.runs_imported, total.runs_imported == 1 ? "" : "s", total.runs_present, stores,
-           stores == 1 ? "" : "s", ls_store_path (store));
+           stores == 1 ? "" : "s", shown_store);
   if (sweep_id > 0)
     fprintf (out, "sweep %" G_GINT64_FORMAT ": %s; runs by node: %s\n", sweep_id,
              n_active ? "running (tasks still queued or running: collect again when they end)" : sweep_status,

@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/core/sweep-grid.h"
+#include "app/store/import-input.h"
+
 typedef struct {
   char *id;
   guint first, last;
@@ -242,47 +245,167 @@ bad_manifest (GError **error, const char *path, const char *what)
   return FALSE;
 }
 
-ls_slurm_run *
-ls_slurm_run_load (const char *run_dir, GError **error)
+/* A member that must be a JSON integer within [min, max]. */
+static gboolean
+int_member (JsonObject *o, const char *where, const char *name, gint64 min, gint64 max, gint64 *out, const char *path,
+            GError **error)
 {
-  g_autofree char *path = g_build_filename (run_dir, "slurm.json", NULL);
-  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonNode *n = json_object_get_member (o, name);
+  if (!n || !JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_INT64)
+    {
+      g_autofree char *what = g_strdup_printf ("%s\"%s\" missing or not an integer", where, name);
+      return bad_manifest (error, path, what);
+    }
+  *out = json_node_get_int (n);
+  if (*out < min || *out > max)
+    {
+      g_autofree char *what = g_strdup_printf ("%s\"%s\": %" G_GINT64_FORMAT " is not between %" G_GINT64_FORMAT
+                                               " and %" G_GINT64_FORMAT, where, name, *out, min, max);
+      return bad_manifest (error, path, what);
+    }
+  return TRUE;
+}
+
+/* A member that must be a string when present (NULL when absent). */
+static gboolean
+string_member (JsonObject *o, const char *where, const char *name, const char **out, const char *path, GError **error)
+{
+  JsonNode *n = json_object_get_member (o, name);
+  *out = NULL;
+  if (!n)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_STRING)
+    {
+      g_autofree char *what = g_strdup_printf ("%s\"%s\" is not a string", where, name);
+      return bad_manifest (error, path, what);
+    }
+  *out = json_node_get_string (n);
+  return TRUE;
+}
+
+static JsonArray *
+array_member (JsonObject *o, const char *name, const char *path, GError **error)
+{
+  JsonNode *n = json_object_get_member (o, name);
+  if (!n || !JSON_NODE_HOLDS_ARRAY (n))
+    {
+      g_autofree char *what = g_strdup_printf ("\"%s\" missing or not an array", name);
+      return bad_manifest (error, path, what), NULL;
+    }
+  return json_node_get_array (n);
+}
+
+/* The manifest text, parsed: read capped from a regular file (a FIFO or a
+ * link to /dev/zero is refused), its nesting checked before json-glib,
+ * which recurses once per level and has no limit of its own. */
+static JsonParser *
+manifest_parse (const char *run_dir, const char *path, GError **error)
+{
   g_autoptr (GError) why = NULL;
-  if (!json_parser_load_from_file (parser, path, &why))
+  gsize len = 0;
+  g_autofree char *text = ls_slurm_folder_read (path, LS_SLURM_MANIFEST_MAX_BYTES, FALSE, &len, NULL, &why);
+  g_autoptr (JsonParser) parser = json_parser_new_immutable ();
+  if (text && !ls_json_text_check (text, len, &why))
+    g_prefix_error (&why, "%s: ", path);
+  else if (text && !json_parser_load_from_data (parser, text, (gssize) len, &why))
+    g_prefix_error (&why, "%s: ", path);
+  if (why)
     {
       g_set_error (error, LS_SLURM_ERROR, LS_SLURM_ERROR_RUN_DIR, "%s: not a run folder of `loadscope sweep --slurm` (%s)",
                    run_dir, why->message);
       return NULL;
     }
+  return g_steal_pointer (&parser);
+}
+
+/* One entry of "jobs": a numeric id (a Slurm job id: sacct's argument),
+ * the task numbers it holds. */
+static gboolean
+job_load (JsonNode *n, guint i, guint tasks, job *out, const char *path, GError **error)
+{
+  g_autofree char *where = g_strdup_printf ("jobs[%u].", i);
+  JsonObject *j = JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
+  const char *id = NULL;
+  gint64 first = 0, last = 0;
+  if (!j)
+    {
+      g_autofree char *what = g_strdup_printf ("jobs[%u] is not an object", i);
+      return bad_manifest (error, path, what);
+    }
+  if (!string_member (j, where, "id", &id, path, error))
+    return FALSE;
+  if (!id || !*id || strlen (id) > 20 || strspn (id, "0123456789") != strlen (id))
+    {
+      g_autofree char *what = g_strdup_printf ("%s\"id\" is not a Slurm job id (digits)", where);
+      return bad_manifest (error, path, what);
+    }
+  if (!int_member (j, where, "first", 0, (gint64) tasks - 1, &first, path, error)
+      || !int_member (j, where, "last", first, (gint64) tasks - 1, &last, path, error))
+    return FALSE;
+  *out = (job){ g_strdup (id), (guint) first, (guint) last };
+  return TRUE;
+}
+
+ls_slurm_run *
+ls_slurm_run_load (const char *run_dir, GError **error)
+{
+  g_autofree char *path = g_build_filename (run_dir, "slurm.json", NULL);
+  g_autoptr (JsonParser) parser = manifest_parse (run_dir, path, error);
+  if (!parser)
+    return NULL;
   JsonNode *root = json_parser_get_root (parser);
-  JsonObject *o = JSON_NODE_HOLDS_OBJECT (root) ? json_node_get_object (root) : NULL;
-  if (!o || g_strcmp0 (json_object_get_string_member_with_default (o, "format", ""), "loadscope-slurm") != 0)
+  JsonObject *o = root && JSON_NODE_HOLDS_OBJECT (root) ? json_node_get_object (root) : NULL;
+  const char *format = NULL, *uuid = NULL;
+  if (!o || !string_member (o, "", "format", &format, path, NULL) || g_strcmp0 (format, "loadscope-slurm") != 0)
     return bad_manifest (error, path, "no format \"loadscope-slurm\""), NULL;
-  gint64 configurations = json_object_get_int_member_with_default (o, "configurations", 0);
-  gint64 tasks = json_object_get_int_member_with_default (o, "tasks", 0);
-  JsonArray *labels = json_object_has_member (o, "labels") ? json_object_get_array_member (o, "labels") : NULL;
-  JsonArray *jobs = json_object_has_member (o, "jobs") ? json_object_get_array_member (o, "jobs") : NULL;
-  if (configurations < 1 || tasks < configurations || tasks > 1000000 || !labels || !jobs
-      || json_array_get_length (labels) != (guint) configurations)
-    return bad_manifest (error, path, "configurations, tasks, labels or jobs missing or inconsistent"), NULL;
+  gint64 configurations = 0, tasks = 0;
+  if (!int_member (o, "", "configurations", 1, LS_SWEEP_MAX_CONFIGURATIONS, &configurations, path, error)
+      || !int_member (o, "", "tasks", configurations, LS_SLURM_MAX_TASKS, &tasks, path, error))
+    return NULL;
+  /* T = C x repeat x nodes. */
+  if (tasks % configurations != 0)
+    return bad_manifest (error, path, "\"tasks\" is not a multiple of \"configurations\""), NULL;
+  /* The uuid finds the sweep to end in the home store: a whole uuid, never
+   * an id or a prefix that could name another sweep there. */
+  if (!string_member (o, "", "sweep_uuid", &uuid, path, error))
+    return NULL;
+  if (uuid && !g_uuid_string_is_valid (uuid))
+    return bad_manifest (error, path, "\"sweep_uuid\" is not a uuid"), NULL;
+  JsonArray *labels = array_member (o, "labels", path, error);
+  JsonArray *jobs = labels ? array_member (o, "jobs", path, error) : NULL;
+  if (!jobs)
+    return NULL;
+  if (json_array_get_length (labels) != (guint) configurations)
+    {
+      g_autofree char *what = g_strdup_printf ("%u labels for %" G_GINT64_FORMAT " configurations",
+                                               json_array_get_length (labels), configurations);
+      return bad_manifest (error, path, what), NULL;
+    }
+  if (json_array_get_length (jobs) > (guint) tasks)
+    return bad_manifest (error, path, "more jobs than tasks"), NULL;
 
   g_autoptr (ls_slurm_run) run = g_new0 (ls_slurm_run, 1);
   run->dir = g_strdup (run_dir);
-  run->sweep_uuid = g_strdup (json_object_get_string_member_with_default (o, "sweep_uuid", NULL));
+  run->sweep_uuid = g_strdup (uuid);
   run->configurations = (guint) configurations;
   run->tasks = (guint) tasks;
   run->labels = g_ptr_array_new_with_free_func (g_free);
   for (guint i = 0; i < json_array_get_length (labels); i++)
-    g_ptr_array_add (run->labels, g_strdup (json_array_get_string_element (labels, i)));
+    {
+      JsonNode *n = json_array_get_element (labels, i);
+      if (!JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_STRING)
+        {
+          g_autofree char *what = g_strdup_printf ("labels[%u] is not a string", i);
+          return bad_manifest (error, path, what), NULL;
+        }
+      g_ptr_array_add (run->labels, g_strdup (json_node_get_string (n)));
+    }
   run->jobs = g_array_new (FALSE, TRUE, sizeof (job));
   for (guint i = 0; i < json_array_get_length (jobs); i++)
     {
-      JsonObject *j = json_array_get_object_element (jobs, i);
-      const char *id = j ? json_object_get_string_member_with_default (j, "id", NULL) : NULL;
-      if (!id || !*id || strspn (id, "0123456789") != strlen (id))
-        return bad_manifest (error, path, "a job without a numeric id"), NULL;
-      job one = { g_strdup (id), (guint) json_object_get_int_member_with_default (j, "first", 0),
-                  (guint) json_object_get_int_member_with_default (j, "last", 0) };
+      job one;
+      if (!job_load (json_array_get_element (jobs, i), i, run->tasks, &one, path, error))
+        return NULL;
       g_array_append_val (run->jobs, one);
     }
   run->infos = g_new0 (ls_task_info, run->tasks);
@@ -330,21 +453,38 @@ ls_slurm_run_job_ids (const ls_slurm_run *run)
   return g_string_free (s, FALSE);
 }
 
-/* states.tsv: "task<TAB>slurm state<TAB>node<TAB>exit" per line. */
+/* states.tsv: "task<TAB>slurm state<TAB>node<TAB>exit" per line; a cache
+ * of this program's own, read as capped as the rest of the folder. */
 static void
 states_load (ls_slurm_run *run)
 {
   g_autofree char *path = g_build_filename (run->dir, "states.tsv", NULL);
-  g_autofree char *text = NULL;
-  if (!g_file_get_contents (path, &text, NULL, NULL))
+  g_autofree char *text = ls_slurm_folder_read (path, LS_SLURM_MANIFEST_MAX_BYTES, FALSE, NULL, NULL, NULL);
+  if (!text)
     return;
   g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
   for (char **l = lines; *l; l++)
     {
       g_auto (GStrv) f = g_strsplit (*l, "\t", 4);
-      if (g_strv_length (f) == 4 && (guint64) g_ascii_strtoull (f[0], NULL, 10) < run->tasks && *f[1])
-        info_set (&run->infos[g_ascii_strtoull (f[0], NULL, 10)], f[1], f[2], atoi (f[3]));
+      int code = -1;
+      if (g_strv_length (f) == 4 && (guint64) g_ascii_strtoull (f[0], NULL, 10) < run->tasks && *f[1]
+          && (!*f[3] || strcmp (f[3], "-1") == 0 || ls_slurm_exit_status_parse (f[3], &code)))
+        info_set (&run->infos[g_ascii_strtoull (f[0], NULL, 10)], f[1], f[2], code);
     }
+}
+
+gboolean
+ls_slurm_exit_status_parse (const char *text, int *code)
+{
+  /* What the script writes: `echo $?`, 0 to 255 and a line end. */
+  gsize n = strspn (text, "0123456789");
+  if (n == 0 || n > 3 || strspn (text + n, " \t\r\n") != strlen (text + n))
+    return FALSE;
+  int v = atoi (text);
+  if (v > 255)
+    return FALSE;
+  *code = v;
+  return TRUE;
 }
 
 static void
@@ -410,10 +550,25 @@ ls_slurm_run_refresh (ls_slurm_run *run)
       ls_task_info *info = &run->infos[t];
       g_autofree char *name = g_strdup_printf ("task-%u.exit", t);
       g_autofree char *path = g_build_filename (run->dir, "tasks", name, NULL);
-      g_autofree char *text = NULL;
-      if (g_file_get_contents (path, &text, NULL, NULL) && *g_strstrip (text))
+      g_autoptr (GError) why = NULL;
+      gboolean missing = FALSE;
+      int code = -1;
+      g_autofree char *text = ls_slurm_folder_read (path, LS_SLURM_EXIT_MAX_BYTES, FALSE, NULL, &missing, &why);
+      if (text && !*g_strstrip (text))
+        missing = TRUE; /* being written, or never: as if not there */
+      else if (text && !ls_slurm_exit_status_parse (text, &code))
+        why = g_error_new (LS_SLURM_ERROR, LS_SLURM_ERROR_RUN_DIR, "%s: not an exit status (a number 0 to 255)", path);
+      if (why && !missing)
         {
-          int code = atoi (text);
+          /* A file there, but no status from it: say so, decide nothing by it. */
+          if (!ls_task_state_final (info->state))
+            {
+              g_free (info->slurm_state);
+              info->slurm_state = g_strdup_printf ("no exit status: %s", why->message);
+            }
+        }
+      else if (code >= 0)
+        {
           info->exit_code = code;
           if (!ls_task_state_final (info->state) || info->state == LS_TASK_DONE || info->state == LS_TASK_FAILED)
             {

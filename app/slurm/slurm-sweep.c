@@ -19,6 +19,7 @@
 #endif
 
 #include "app/core/sweep-grid.h"
+#include "app/core/terminal-text.h"
 #include "app/core/worker-path.h"
 #include "app/store/store-query.h"
 #include "app/store/store.h"
@@ -288,7 +289,8 @@ collect_main (const ls_slurm_options *o, const char *db)
   g_autoptr (ls_slurm_run) run = ls_slurm_run_load (o->collect_dir, &error);
   if (!run)
     {
-      fprintf (stderr, "loadscope sweep: %s\n", error->message);
+      g_autofree char *why = ls_terminal_text (error->message); /* names the folder: anyone's bytes */
+      fprintf (stderr, "loadscope sweep: %s\n", why);
       return 2;
     }
   if (!o->no_wait && !follow (run))
@@ -408,7 +410,15 @@ submit_main (const ls_sweep_request *request, const ls_slurm_options *o, const c
   plan.max_parallel = o->max_parallel;
   plan.sbatch_args = g_strdupv (o->sbatch_args);
   plan.configurations = ls_sweep_grid_size (grid);
-  plan.tasks = plan.configurations * request->repeat * MAX (n_nodes, 1);
+  guint64 tasks = (guint64) plan.configurations * MAX (request->repeat, 1u) * MAX (n_nodes, 1u);
+  if (tasks > LS_SLURM_MAX_TASKS)
+    {
+      fprintf (stderr, "loadscope sweep: %" G_GUINT64_FORMAT " Slurm tasks (configurations x repeat x nodes): more "
+               "than the %d a run folder holds\n", tasks, LS_SLURM_MAX_TASKS);
+      ls_slurm_plan_clear (&plan);
+      return 2;
+    }
+  plan.tasks = (guint) tasks;
   plan.args = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   plan.labels = g_ptr_array_new_with_free_func (g_free);
   for (guint c = 0; c < plan.configurations; c++)

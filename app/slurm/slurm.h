@@ -146,6 +146,25 @@ gboolean ls_slurm_run_cancel (ls_slurm_run *run, GError **error);
  * merged). */
 int ls_slurm_collect (ls_slurm_run *run, const char *db, FILE *out);
 
+/* Caps on what a run folder may hold (slurm-run.c, slurm-collect.c). */
+#define LS_SLURM_MAX_TASKS 100000
+#define LS_SLURM_MANIFEST_MAX_BYTES ((gsize) 16 << 20)
+#define LS_SLURM_LOG_TAIL_BYTES ((gsize) 64 << 10)
+#define LS_SLURM_EXIT_MAX_BYTES 16
+
+/* A file of the run folder read as untrusted input (slurm-folder.c): a
+ * regular file only, not through a symbolic link, never blocking, at most
+ * max bytes (with tail: its last max bytes; else a longer file is
+ * refused). NUL-terminated; NULL with the error naming the file and why,
+ * *missing (may be NULL) TRUE when nothing is there. */
+char *ls_slurm_folder_read (const char *path, gsize max, gboolean tail, gsize *len, gboolean *missing, GError **error);
+/* A regular file is at path itself (not a link, a FIFO, a device). */
+gboolean ls_slurm_folder_has_file (const char *path);
+
+/* The text of a task's exit file (`echo $?`: 0 to 255, then a line end)
+ * into *code; FALSE for anything else (99999999999999999999, -1, 3x). */
+gboolean ls_slurm_exit_status_parse (const char *text, int *code);
+
 /* Runs argv (NULL-terminated), returns its stdout; NULL with the error
  * (naming the command and its stderr) when it cannot start or fails. */
 char *ls_slurm_command (const char *const *argv, GError **error);

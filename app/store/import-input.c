@@ -98,6 +98,23 @@ ls_json_text_repair_numbers (char *text, gsize len)
   return o;
 }
 
+ls_import_sniff
+ls_import_sniff_head (const guint8 *head, gsize len)
+{
+  static const char sqlite_magic[16] = "SQLite format 3"; /* and its NUL */
+  gsize i = 0;
+  if (len >= sizeof sqlite_magic && memcmp (head, sqlite_magic, sizeof sqlite_magic) == 0)
+    return LS_IMPORT_SNIFF_SQLITE;
+  if (len >= 3 && head[0] == 0xef && head[1] == 0xbb && head[2] == 0xbf)
+    i = 3;
+  while (i < len && (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r'))
+    i++;
+  if (i == len)
+    /* A whole block of blanks is no export either. */
+    return len < LS_IMPORT_SNIFF_BYTES ? LS_IMPORT_SNIFF_EMPTY : LS_IMPORT_SNIFF_OTHER;
+  return head[i] == '{' || head[i] == '[' ? LS_IMPORT_SNIFF_JSON : LS_IMPORT_SNIFF_OTHER;
+}
+
 gboolean
 ls_import_read_capped (const char *path, guint64 cap, GBytes **out, GError **error)
 {

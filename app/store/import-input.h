@@ -29,3 +29,19 @@ char *ls_import_make_tmp_dir (GError **error);
  * Drops that ".0" outside strings, in place; returns the new length (text
  * NUL-terminated when it shrank). */
 gsize ls_json_text_repair_numbers (char *text, gsize len);
+
+/* What the first bytes of an import say it is. JSON: the first byte that
+ * is not blank (after a UTF-8 BOM) opens an object or an array, as every
+ * export does. Anything else is refused before more of it is read
+ * (`import /dev/zero` reads one block). */
+typedef enum {
+  LS_IMPORT_SNIFF_SQLITE,
+  LS_IMPORT_SNIFF_JSON,
+  LS_IMPORT_SNIFF_EMPTY, /* nothing, or blanks only */
+  LS_IMPORT_SNIFF_OTHER,
+} ls_import_sniff;
+
+/* head: the file's first len bytes (len < LS_IMPORT_SNIFF_BYTES only when
+ * the file is that short). */
+#define LS_IMPORT_SNIFF_BYTES 4096
+ls_import_sniff ls_import_sniff_head (const guint8 *head, gsize len);

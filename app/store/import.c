@@ -11,7 +11,6 @@
 #include "app/store/import-input.h"
 #include "app/store/store-private.h"
 
-#define SQLITE_MAGIC "SQLite format 3"
 #define RUNNING_NOTE "it was still running when it was exported"
 
 enum { K_MACHINE, K_SWEEP, K_RUN, K_BATCH, K_SAMPLE, K_WORKER, N_KINDS };
@@ -754,7 +753,7 @@ ls_import_file_runs (ls_store *store, const char *path, ls_import_counts *counts
   g_autoptr (GError) local = NULL;
   bundle b = { 0 };
   importer imp;
-  char head[16] = { 0 };
+  guint8 head[LS_IMPORT_SNIFF_BYTES] = { 0 };
   gboolean ok = FALSE, in_transaction = FALSE;
 
   memset (counts, 0, sizeof *counts);
@@ -768,7 +767,27 @@ ls_import_file_runs (ls_store *store, const char *path, ls_import_counts *counts
     }
   size_t got = fread (head, 1, sizeof head, f);
   fclose (f);
-  gboolean is_sqlite = got == sizeof head && memcmp (head, SQLITE_MAGIC, sizeof SQLITE_MAGIC) == 0;
+  ls_import_sniff kind = ls_import_sniff_head (head, got);
+  gboolean is_sqlite = kind == LS_IMPORT_SNIFF_SQLITE;
+  gboolean csv = g_str_has_suffix (path, ".csv") || g_str_has_suffix (path, ".CSV")
+                 || (got >= 7 && memcmp (head, "run_id,", 7) == 0);
+
+  /* Neither SQLite nor JSON from its first bytes: refused before the rest
+   * is read (a 1 GiB file of zeros, /dev/zero). */
+  if (kind == LS_IMPORT_SNIFF_OTHER)
+    {
+      if (csv)
+        invalid (&local, "a CSV file: " LS_IMPORT_FORMATS_TEXT);
+      else
+        invalid (&local, "not a Loadscope export: neither an SQLite bundle nor JSON (it starts with byte 0x%02x); "
+                 LS_IMPORT_FORMATS_TEXT, head[0]);
+      goto out;
+    }
+  if (kind == LS_IMPORT_SNIFF_EMPTY)
+    {
+      invalid (&local, "not a Loadscope export: an empty file");
+      goto out;
+    }
 
   /* The file first: nothing is written until it has been opened. */
   if (is_sqlite)
@@ -792,7 +811,7 @@ ls_import_file_runs (ls_store *store, const char *path, ls_import_counts *counts
         {
           g_autofree char *why = g_strdup (local->message);
           g_clear_error (&local);
-          if (g_str_has_suffix (path, ".csv") || g_str_has_suffix (path, ".CSV") || strncmp (head, "run_id,", 7) == 0)
+          if (csv)
             invalid (&local, "a CSV file: " LS_IMPORT_FORMATS_TEXT);
           else
             invalid (&local, "not a Loadscope export: neither an SQLite bundle nor JSON (%s); " LS_IMPORT_FORMATS_TEXT,
