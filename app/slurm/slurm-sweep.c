@@ -13,16 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef G_OS_UNIX
-#include <glib-unix.h>
 #include <signal.h>
-#endif
 
 #include "app/core/sweep-grid.h"
 #include "app/core/terminal-text.h"
 #include "app/core/worker-path.h"
 #include "app/store/store-query.h"
 #include "app/store/store.h"
+#include "platform/interrupt.h"
 
 GOptionGroup *
 ls_slurm_option_group (ls_slurm_options *o)
@@ -178,6 +176,7 @@ typedef struct {
   GMainLoop *loop;
   gboolean tty, line_open, interrupted, left_running, done;
   char *last;
+  sig_atomic_t stops_seen; /* of the process's stops (platform/interrupt) */
 } follower;
 
 static void
@@ -210,7 +209,6 @@ on_tick (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
-#ifdef G_OS_UNIX
 /* Ctrl-C: on a terminal, ask whether to scancel; elsewhere, say how and
  * leave the array running. */
 static gboolean
@@ -251,7 +249,22 @@ on_interrupt (gpointer data)
   g_main_loop_quit (f->loop);
   return G_SOURCE_CONTINUE;
 }
-#endif
+
+/* The stops counted by platform/interrupt (Ctrl-C, SIGTERM, the console's
+ * events on Windows), looked at on the main loop. */
+static volatile sig_atomic_t stops;
+
+static gboolean
+on_stop_tick (gpointer data)
+{
+  follower *f = data;
+  if (stops > f->stops_seen)
+    {
+      f->stops_seen = stops;
+      on_interrupt (f);
+    }
+  return G_SOURCE_CONTINUE;
+}
 
 /* Follows until no task is queued or running (TRUE), or the user leaves
  * it running (FALSE). */
@@ -263,17 +276,14 @@ follow (ls_slurm_run *run)
   guint poll_ms = env && atoi (env) > 0 ? (guint) atoi (env) : 2000;
   f.loop = g_main_loop_new (NULL, FALSE);
   guint tick = g_timeout_add (poll_ms, on_tick, &f);
-#ifdef G_OS_UNIX
-  guint sigint = g_unix_signal_add (SIGINT, on_interrupt, &f);
-  guint sigterm = g_unix_signal_add (SIGTERM, on_interrupt, &f);
-#endif
+  stops = 0;
+  ls_interrupt_listen (&stops, LS_INTERRUPT_COUNT, NULL);
+  guint stop_tick = g_timeout_add (100, on_stop_tick, &f);
   progress (&f);
   if (!f.done)
     g_main_loop_run (f.loop);
-#ifdef G_OS_UNIX
-  g_source_remove (sigint);
-  g_source_remove (sigterm);
-#endif
+  ls_interrupt_stop ();
+  g_source_remove (stop_tick);
   g_source_remove (tick);
   if (f.line_open)
     fputc ('\n', stderr);
