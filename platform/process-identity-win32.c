@@ -2,6 +2,8 @@
 
 #include <windows.h>
 
+#include <tlhelp32.h>
+
 uint64_t
 ls_process_start_time (int64_t pid)
 {
@@ -17,4 +19,25 @@ ls_process_start_time (int64_t pid)
     start = (uint64_t) created.dwHighDateTime << 32 | created.dwLowDateTime;
   CloseHandle (h);
   return start;
+}
+
+int64_t
+ls_process_parent_pid (int64_t pid)
+{
+  int64_t parent = 0;
+  if (pid <= 0 || pid > UINT32_MAX)
+    return 0;
+  HANDLE snap = CreateToolhelp32Snapshot (TH32CS_SNAPPROCESS, 0);
+  if (snap == INVALID_HANDLE_VALUE)
+    return 0;
+  PROCESSENTRY32 e;
+  e.dwSize = sizeof e;
+  for (BOOL ok = Process32First (snap, &e); ok; ok = Process32Next (snap, &e))
+    if (e.th32ProcessID == (DWORD) pid)
+      {
+        parent = e.th32ParentProcessID;
+        break;
+      }
+  CloseHandle (snap);
+  return parent;
 }

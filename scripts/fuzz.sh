@@ -6,14 +6,14 @@
 # temporary folder so the repository is never written (inputs that hang
 # a child are left out: each would spend the harness's deadline).
 #   scripts/fuzz.sh [--seconds N] [NAME...]    (default 45 s; every harness)
-# NAME: jpeg json-import bundle-import events hdf5 slurm-run.
+# NAME: jpeg json-import bundle-import events hdf5 slurm-run probe-line.
 # Prints per harness its executions, executions per second, corpus growth
 # and crash files; exits 1 when a harness crashed, with the file and the
 # command that reproduces it. Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-all=(jpeg json-import bundle-import events hdf5 slurm-run)
+all=(jpeg json-import bundle-import events hdf5 slurm-run probe-line)
 seconds=45
 names=()
 while [ $# -gt 0 ]; do

@@ -12,7 +12,10 @@
 #include <glib/gstdio.h>
 
 #include "platform/clock.h"
+#include "platform/pipe.h"
+#include "platform/process-identity.h"
 #include "platform/process-private.h"
+#include "platform/process-tree.h"
 #include "test-util.h"
 #include "tricky-args.h"
 
@@ -482,6 +485,86 @@ test_is_alive (void)
   g_assert_false (ls_process_is_alive (pid, "helper-child"));
 }
 
+/* ls_process_parent_pid / ls_process_is_descendant: a child is below us,
+ * pid 1 and we ourselves are not below it. */
+static void
+test_descendant (void)
+{
+  ls_pid self = ls_process_self_pid ();
+  ls_process *proc = spawn_helper ((const char *[]){ "hang", NULL }, NULL, 0, NULL);
+  ls_pid pid = ls_process_pid (proc);
+  g_assert_cmpint (ls_process_parent_pid (pid), ==, self);
+  g_assert_true (ls_process_is_descendant (pid, self, ls_process_start_time (self)));
+  g_assert_false (ls_process_is_descendant (1, self, 0));
+  g_assert_false (ls_process_is_descendant (self, pid, 0));
+  g_assert_false (ls_process_is_descendant (pid, pid, 0));
+  g_assert_cmpint (ls_process_parent_pid (0), ==, 0);
+  ls_process_free (proc);
+}
+
+/* The pipe: bytes, nothing yet (a timeout, not a block), end of file. */
+static void
+test_pipe (void)
+{
+  ls_handle rd, wr;
+  ls_error err = { 0 };
+  char buf[16];
+  g_assert_cmpint (ls_pipe_open (&rd, &wr, &err), ==, LS_OK);
+  g_assert_cmpint (ls_pipe_read (rd, buf, sizeof buf, 0, &err), ==, LS_ERR_TIMEOUT);
+  g_assert_cmpint (write ((int) wr, "abc", 3), ==, 3);
+  g_assert_cmpint (ls_pipe_read (rd, buf, sizeof buf, 1000, &err), ==, 3);
+  g_assert_cmpint (memcmp (buf, "abc", 3), ==, 0);
+  ls_pipe_close (wr);
+  g_assert_cmpint (ls_pipe_read (rd, buf, sizeof buf, 1000, &err), ==, 0);
+  ls_pipe_close (rd);
+}
+
+/* A child that forks a grandchild which leaves with setsid(), then exits:
+ * as child subreaper we adopt the grandchild, and the tree's end kills
+ * and reaps it. */
+static int
+leave_session (void *arg)
+{
+  int fd = GPOINTER_TO_INT (arg);
+  pid_t g = fork ();
+  if (g == 0)
+    {
+      setsid ();
+      for (;;)
+        pause ();
+    }
+  return write (fd, &g, sizeof g) == (ssize_t) sizeof g ? 0 : 1;
+}
+
+static void
+test_tree_end_adopts_orphans (void)
+{
+  ls_error err = { 0 };
+  g_assert_cmpint (ls_process_tree_adopt_orphans (&err), ==, LS_OK);
+  uint64_t since = ls_process_start_time (ls_process_self_pid ());
+  int fds[2];
+  g_assert_cmpint (pipe (fds), ==, 0);
+  ls_process *child = NULL;
+  g_assert_cmpint (ls_process_fork (leave_session, GINT_TO_POINTER (fds[1]), &child, &err), ==, LS_OK);
+  ls_exit_status st = wait_ended (child);
+  g_assert_cmpint (st.kind, ==, LS_EXIT_CODE);
+  g_assert_cmpint (st.code, ==, 0);
+  pid_t g = 0;
+  g_assert_cmpint (read (fds[0], &g, sizeof g), ==, (ssize_t) sizeof g);
+  close (fds[0]);
+  close (fds[1]);
+  /* Adopted: its parent is now us, not init. */
+  gint64 deadline = g_get_monotonic_time () + 10 * G_TIME_SPAN_SECOND;
+  while (ls_process_parent_pid (g) != ls_process_self_pid () && g_get_monotonic_time () < deadline)
+    g_usleep (10000);
+  g_assert_cmpint (ls_process_parent_pid (g), ==, ls_process_self_pid ());
+  int left = -1;
+  g_assert_cmpint (ls_process_tree_end (0, NULL, since, &left), >=, 1);
+  g_assert_cmpint (left, ==, 0);
+  g_assert_cmpint (kill (g, 0), ==, -1); /* killed and reaped */
+  ls_process_free (child);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -501,5 +584,8 @@ main (int argc, char **argv)
   g_test_add_func ("/platform/process/signal-names", test_signal_names);
   g_test_add_func ("/platform/process/win32-command-line-quoting", test_win32_command_line_quoting);
   g_test_add_func ("/platform/process/is-alive", test_is_alive);
+  g_test_add_func ("/platform/process/descendant", test_descendant);
+  g_test_add_func ("/platform/process/pipe", test_pipe);
+  g_test_add_func ("/platform/process/tree-end-adopts-orphans", test_tree_end_adopts_orphans);
   return ls_test_run_checked ();
 }

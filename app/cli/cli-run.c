@@ -15,19 +15,20 @@
 #include "app/core/run-diagnose.h"
 #include "app/core/run-options.h"
 #include "app/core/run-summary.h"
+#include "app/core/terminal-text.h"
 #include "app/core/verdict.h"
 #include "app/store/run-recorder.h"
 #include "app/store/store.h"
 #include "app/target/target-pytorch.h"
-#include "platform/process.h"
 #include "platform/interrupt.h"
+#include "platform/process.h"
 
-static volatile sig_atomic_t interrupted;
 /* The first Ctrl-C (SIGTERM, a stop from a sweep or the window): stop
  * cleanly, the run recorded with what was measured. The second: stop now;
  * the store keeps what was committed (SQLite transactions) and the run,
  * left `running`, is marked interrupted by the sweep or the store's next
  * open. */
+static volatile sig_atomic_t interrupted;
 
 static void
 install_interrupt_handlers (void)
@@ -218,10 +219,7 @@ ls_cli_run (int argc, char **argv)
 
   /* Ctrl-C and a polite kill end the run as interrupted, recorded as such. */
   install_interrupt_handlers ();
-#ifdef G_OS_UNIX
-  /* A runner of a sweep (or of the window) leaves the terminal's process
-   * group: a terminal Ctrl-C reaches the sweep alone, which passes it on
-   * once; reaching both, it counted twice and killed the run (issue 17). */
+  /* A runner of a sweep (or of the window): Ctrl-C comes from the sweep. */
   if (opts.sweep_id > 0)
     ls_interrupt_from_driver_only ();
   config.interrupt = &interrupted;
@@ -232,7 +230,8 @@ ls_cli_run (int argc, char **argv)
   if (ls_run_options_pytorch (&opts))
     {
       /* The user's script through the probe (app/target/target-pytorch.h). */
-      ls_target_pytorch t = { opts.script, opts.python, opts.script_args, opts.loader };
+      ls_target_pytorch t = { opts.script, opts.python, opts.script_args, opts.loader,
+                              ls_run_options_knobs_given (&opts) };
       target = json_object_new ();
       if (!ls_target_pytorch_run (&t, &config, &result, target, &error))
         {
@@ -297,7 +296,11 @@ ls_cli_run (int argc, char **argv)
     }
   ls_verdict_clear (&verdict);
   if (result.status != LS_RUN_DONE)
-    fprintf (stderr, "loadscope run: %s\n", result.error);
+    {
+      /* A script's own message (its exception) may hold escapes. */
+      g_autofree char *shown = ls_terminal_text (result.error);
+      fprintf (stderr, "loadscope run: %s\n", shown);
+    }
 
   exit_code = result.status == LS_RUN_DONE ? 0 : 1;
   g_clear_error (&obs.store_error);

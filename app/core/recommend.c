@@ -30,6 +30,23 @@ pin_of (JsonObject *o)
              : NULL;
 }
 
+/* A PyTorch script's pin_memory as its DataLoader had it (target.knobs,
+ * --target pytorch): 1 or 0; -1 when the run is not a script's. With no
+ * device the run has no pin mode, but the script's line still shows it. */
+static int
+script_pin_memory (JsonObject *o)
+{
+  JsonNode *t = json_object_get_member (o, "target");
+  JsonNode *knobs = t && JSON_NODE_HOLDS_OBJECT (t) ? json_object_get_member (json_node_get_object (t), "knobs") : NULL;
+  JsonNode *k = knobs && JSON_NODE_HOLDS_OBJECT (knobs)
+                    ? json_object_get_member (json_node_get_object (knobs), "pin_memory")
+                    : NULL;
+  JsonNode *v = k && JSON_NODE_HOLDS_OBJECT (k) ? json_object_get_member (json_node_get_object (k), "value") : NULL;
+  if (!v || !JSON_NODE_HOLDS_VALUE (v) || json_node_get_value_type (v) != G_TYPE_BOOLEAN)
+    return -1;
+  return json_node_get_boolean (v) ? 1 : 0;
+}
+
 static gboolean
 flag_of (JsonObject *o, const char *name)
 {
@@ -73,6 +90,8 @@ ls_recommend_dataloader_text (JsonObject *o)
                           json_object_get_int_member_with_default (o, "batch_size", 0), workers);
   if (pin)
     g_string_append_printf (s, ", pin_memory=%s", pinned ? "True" : "False");
+  else if (script_pin_memory (o) >= 0)
+    g_string_append_printf (s, ", pin_memory=%s", script_pin_memory (o) ? "True" : "False");
   /* PyTorch refuses both with num_workers=0. */
   if (workers > 0)
     {

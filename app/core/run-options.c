@@ -30,9 +30,11 @@ ls_run_options_init (ls_run_options *o)
   o->count = 2000;
   o->crop = LS_DEFAULT_CROP;
   o->pixel_limit_mp = LS_DEFAULT_PIXEL_LIMIT / 1e6;
-  o->workers = ls_run_default.workers;
-  o->batch_size = ls_run_default.batch_size;
-  o->prefetch = ls_run_default.prefetch;
+  /* not given until parsed: a script keeps its own (resolve takes the
+   * defaults for Loadscope's loader) */
+  o->workers = LS_RUN_KNOB_UNSET;
+  o->batch_size = LS_RUN_KNOB_UNSET;
+  o->prefetch = LS_RUN_KNOB_UNSET;
   o->epochs = -1;
   o->batches = 0;
   o->warmup = -1;
@@ -71,6 +73,15 @@ gboolean
 ls_run_options_pytorch (const ls_run_options *o)
 {
   return o->target && strcmp (o->target, "pytorch") == 0;
+}
+
+guint
+ls_run_options_knobs_given (const ls_run_options *o)
+{
+  return (o->workers != LS_RUN_KNOB_UNSET ? LS_KNOB_WORKERS : 0)
+         | (o->batch_size != LS_RUN_KNOB_UNSET ? LS_KNOB_BATCH_SIZE : 0)
+         | (o->prefetch != LS_RUN_KNOB_UNSET ? LS_KNOB_PREFETCH : 0) | (o->persistent ? LS_KNOB_PERSISTENT : 0)
+         | (o->pin ? LS_KNOB_PIN : 0) | (o->start ? LS_KNOB_START : 0);
 }
 
 void
@@ -329,15 +340,18 @@ ls_run_options_resolve (const ls_run_options *o, ls_run_config *config, GError *
   spec->crash_at = o->crash_at >= 0 ? (uint64_t) o->crash_at + 1 : 0;
   spec->hang_at = o->hang_at >= 0 ? (uint64_t) o->hang_at + 1 : 0;
 
-  if (o->workers < 0 || o->workers > LS_POOL_MAX_WORKERS)
-    return fail (error, "--workers %d: must be between 0 and %d", o->workers, LS_POOL_MAX_WORKERS);
-  pool->num_workers = (uint32_t) o->workers;
-  if (o->batch_size < 1 || o->batch_size > 65536)
-    return fail (error, "--batch-size %d: must be between 1 and 65536", o->batch_size);
-  pool->batch_size = (uint32_t) o->batch_size;
-  if (o->prefetch < 1 || o->prefetch > 64)
-    return fail (error, "--prefetch %d: must be between 1 and 64", o->prefetch);
-  pool->prefetch_factor = (uint32_t) o->prefetch;
+  int workers = o->workers != LS_RUN_KNOB_UNSET ? o->workers : ls_run_default.workers;
+  int batch_size = o->batch_size != LS_RUN_KNOB_UNSET ? o->batch_size : ls_run_default.batch_size;
+  int prefetch = o->prefetch != LS_RUN_KNOB_UNSET ? o->prefetch : ls_run_default.prefetch;
+  if (workers < 0 || workers > LS_POOL_MAX_WORKERS)
+    return fail (error, "--workers %d: must be between 0 and %d", workers, LS_POOL_MAX_WORKERS);
+  pool->num_workers = (uint32_t) workers;
+  if (batch_size < 1 || batch_size > 65536)
+    return fail (error, "--batch-size %d: must be between 1 and 65536", batch_size);
+  pool->batch_size = (uint32_t) batch_size;
+  if (prefetch < 1 || prefetch > 64)
+    return fail (error, "--prefetch %d: must be between 1 and 64", prefetch);
+  pool->prefetch_factor = (uint32_t) prefetch;
   if (!parse_on_off ("persistent", o->persistent, ls_run_default.persistent, &persistent, error)
       || !parse_on_off ("shuffle", o->shuffle, TRUE, &shuffle, error)
       || !parse_on_off ("in-order", o->in_order, TRUE, &in_order, error))

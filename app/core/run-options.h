@@ -109,6 +109,24 @@ typedef struct ls_run_options {
 /* TRUE for --target pytorch. */
 gboolean ls_run_options_pytorch (const ls_run_options *o);
 
+/* The DataLoader knobs a user can leave to a script (--target pytorch):
+ * those not given stay the script's own. */
+typedef enum {
+  LS_KNOB_WORKERS = 1 << 0,
+  LS_KNOB_BATCH_SIZE = 1 << 1,
+  LS_KNOB_PREFETCH = 1 << 2,
+  LS_KNOB_PERSISTENT = 1 << 3,
+  LS_KNOB_PIN = 1 << 4,
+  LS_KNOB_START = 1 << 5,
+} ls_knob_flag;
+
+/* An int knob not given on the command line (init sets it; resolve then
+ * takes the default). */
+#define LS_RUN_KNOB_UNSET G_MININT
+
+/* Which of those knobs were given (ls_knob_flag bits). */
+guint ls_run_options_knobs_given (const ls_run_options *o);
+
 void ls_run_options_init (ls_run_options *o);
 void ls_run_options_clear (ls_run_options *o);
 

@@ -10,19 +10,13 @@
 #include "app/core/run-options.h"
 #include "app/core/worker-path.h"
 #include "loader/gpumon.h"
+#include "app/core/terminal-text.h"
+#include "app/target/probe-line.h"
+#include "app/target/probe-process.h"
 #include "platform/clock.h"
 #include "platform/procmem.h"
+#include "platform/process-identity.h"
 #include "platform/process.h"
-
-#ifdef G_OS_UNIX
-#include <errno.h>
-#include <fcntl.h>
-#include <glib-unix.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/types.h>
-#include <unistd.h>
-#endif
 
 char *
 ls_target_probe_dir (GError **error)
@@ -96,16 +90,31 @@ ls_target_summary_unknowns (JsonObject *summary)
   for (size_t i = 0; i < G_N_ELEMENTS (unknown); i++)
     if (json_object_has_member (summary, unknown[i]))
       json_object_set_null_member (summary, unknown[i]);
+  /* The script's own stages, where the probe timed them: its stage names
+   * (sampler, getitem, collate, handoff), not the loader's. */
+  JsonNode *t = json_object_get_member (summary, "target");
+  JsonNode *st = t && JSON_NODE_HOLDS_OBJECT (t) ? json_object_get_member (json_node_get_object (t), "stages_ms") : NULL;
+  if (st && JSON_NODE_HOLDS_OBJECT (st))
+    json_object_set_member (summary, "stages_ms", json_node_copy (st));
+}
+
+/* A text of the target for the terminal: the script's name may hold
+ * escapes, newlines or bytes that are not UTF-8 (`esc\e[31m.py`). */
+static char *
+shown (JsonObject *target, const char *name)
+{
+  JsonNode *n = json_object_get_member (target, name);
+  const char *text = n && JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING
+                         ? json_node_get_string (n) : "?";
+  return ls_terminal_text (text);
 }
 
 void
 ls_target_print (FILE *to, JsonObject *target)
 {
-  fprintf (to, "  target:            %s (sha256 %s), Python %s, torch %s\n",
-           json_object_get_string_member_with_default (target, "name", "?"),
-           json_object_get_string_member_with_default (target, "script_sha256", "?"),
-           json_object_get_string_member_with_default (target, "python", "?"),
-           json_object_get_string_member_with_default (target, "torch", "?"));
+  g_autofree char *name = shown (target, "name"), *sha = shown (target, "script_sha256");
+  g_autofree char *python = shown (target, "python"), *torch = shown (target, "torch");
+  fprintf (to, "  target:            %s (sha256 %s), Python %s, torch %s\n", name, sha, python, torch);
   if (json_object_has_member (target, "step_ms_p50"))
     fprintf (to, "  script's step:     p50 %.3f ms (the time between two next() calls), %.0f %% of the time\n",
              json_object_get_double_member (target, "step_ms_p50"),
@@ -113,7 +122,13 @@ ls_target_print (FILE *to, JsonObject *target)
   JsonArray *notes = json_object_has_member (target, "not_applied")
                          ? json_object_get_array_member (target, "not_applied") : NULL;
   for (guint i = 0; notes && i < json_array_get_length (notes); i++)
-    fprintf (to, "  not applied:       %s\n", json_array_get_string_element (notes, i));
+    {
+      JsonNode *n = json_array_get_element (notes, i);
+      if (!JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_STRING)
+        continue;
+      g_autofree char *note = ls_terminal_text (json_node_get_string (n));
+      fprintf (to, "  not applied:       %s\n", note);
+    }
 }
 
 #ifndef G_OS_UNIX
@@ -130,6 +145,7 @@ ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run
 
 #define SAMPLE_MS 100
 #define MAX_PIDS 256
+#define MAX_WORKER_RECORDS 65536
 
 /* What the run loop keeps between events. */
 typedef struct {
@@ -150,8 +166,13 @@ typedef struct {
   size_t n_pids;
   double steps_sum_ms;
   ls_gpumon *gpumon;         /* NVML, when the script's device is CUDA */
+  ls_probe_state proto;      /* the channel's protocol: the last batch seq */
+  const char *base;          /* the script's file name (UTF-8), for messages */
+  uint64_t script_start;     /* its start time (process identity): workers start later */
+  gboolean broken;           /* the script broke the protocol: the run ends, failed */
   uint64_t measure_from_ns;  /* the first measured batch arrived (our clock) */
   uint64_t measure_to_ns;    /* the last batch arrived */
+  unsigned knobs;            /* ls_knob_flag: the knobs given, the others are the script's */
 } pt_run;
 
 static void *
@@ -169,13 +190,37 @@ grow (void *p, size_t *cap, size_t need, size_t size)
   return q;
 }
 
+/* text as UTF-8 in dst, cut on a character: it may be the script's own
+ * text or a file name, and the store and its export keep UTF-8. */
+static void
+copy_utf8 (char *dst, gsize size, const char *text)
+{
+  g_autofree char *valid = g_utf8_make_valid (text, -1);
+  const char *end = valid;
+  while (*end && (gsize) (g_utf8_next_char (end) - valid) < size)
+    end = g_utf8_next_char (end);
+  memcpy (dst, valid, (gsize) (end - valid));
+  dst[end - valid] = '\0';
+}
+
 static void
 fail (pt_run *s, ls_run_status status, const char *message)
 {
   if (s->r->status != LS_RUN_DONE)
     return; /* the first reason stands */
   s->r->status = status;
-  g_strlcpy (s->r->error, message, sizeof s->r->error);
+  copy_utf8 (s->r->error, sizeof s->r->error, message);
+}
+
+/* The script wrote what the probe never writes: the run ends, failed,
+ * naming the script and the line's fault. */
+static void
+broken (pt_run *s, const char *why)
+{
+  char msg[LS_ERROR_MESSAGE_MAX];
+  g_snprintf (msg, sizeof msg, "%s broke the probe's protocol (%s); it was stopped", s->base, why);
+  fail (s, LS_RUN_FAILED, msg);
+  s->broken = TRUE;
 }
 
 static void
@@ -189,8 +234,27 @@ ensure_started (pt_run *s)
 }
 
 static void
+add_pid (pt_run *s, ls_pid pid)
+{
+  for (size_t i = 0; i < s->n_pids; i++)
+    if (s->pids[i] == pid)
+      return;
+  if (s->n_pids < MAX_PIDS)
+    s->pids[s->n_pids++] = pid;
+}
+
+static void
 on_probe (pt_run *s, JsonObject *o)
 {
+  /* The interpreter itself, or below it when --python is a wrapper that
+   * does not exec. */
+  gint64 pid = json_object_get_int_member (o, "pid");
+  if (pid != s->pid && !ls_process_is_descendant (pid, s->pid, s->script_start))
+    {
+      broken (s, "probe.pid is not the script's process");
+      return;
+    }
+  add_pid (s, (ls_pid) pid);
   const char *keys[] = { "python", "executable", "torch" };
   for (size_t i = 0; i < G_N_ELEMENTS (keys); i++)
     if (json_object_has_member (o, keys[i]))
@@ -214,6 +278,62 @@ on_probe (pt_run *s, JsonObject *o)
     }
 }
 
+/* target.knobs: each DataLoader knob's value as the loader really had it
+ * and whose it is, {"batch_size": {"value": 16, "from": "script"}, ...};
+ * "loadscope" for those given on the command line or in the window. */
+static void
+knobs_used (pt_run *s, JsonObject *o)
+{
+  static const struct {
+    const char *name;
+    unsigned flag;
+  } knobs[] = {
+    { "num_workers", LS_KNOB_WORKERS },       { "batch_size", LS_KNOB_BATCH_SIZE },
+    { "prefetch_factor", LS_KNOB_PREFETCH },  { "persistent_workers", LS_KNOB_PERSISTENT },
+    { "pin_memory", LS_KNOB_PIN },            { "multiprocessing_context", LS_KNOB_START },
+  };
+  JsonObject *used = json_object_new ();
+  for (size_t i = 0; i < G_N_ELEMENTS (knobs); i++)
+    {
+      JsonNode *v = json_object_get_member (o, knobs[i].name);
+      if (!v || (!JSON_NODE_HOLDS_VALUE (v) && !JSON_NODE_HOLDS_NULL (v)))
+        continue;
+      JsonObject *k = json_object_new ();
+      json_object_set_member (k, "value", json_node_copy (v));
+      json_object_set_string_member (k, "from", s->knobs & knobs[i].flag ? "loadscope" : "script");
+      json_object_set_object_member (used, knobs[i].name, k);
+    }
+  json_object_set_object_member (s->target, "knobs", used);
+}
+
+/* Where the builders' time went inside the script's DataLoader, per batch
+ * (data/probe/loadscope_probe/stages.py): the sampler, the Dataset's
+ * __getitem__, collate_fn and the hand-off to the training process, in ms;
+ * the summary's stages_ms for a script (the checked figures, as sent). */
+static double number (JsonObject *o, const char *name, double fallback);
+
+static void
+on_stages (pt_run *s, JsonObject *o)
+{
+  static const char *const names[] = { "sampler", "getitem", "collate", "handoff" };
+  JsonObject *st = json_object_new ();
+  for (size_t i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      double ms = number (o, names[i], -1);
+      if (ms >= 0)
+        json_object_set_double_member (st, names[i], ms);
+      else
+        json_object_set_null_member (st, names[i]);
+    }
+  json_object_set_object_member (s->target, "stages_ms", st);
+  double per_sample = number (o, "getitem_per_sample", -1);
+  if (per_sample >= 0)
+    json_object_set_double_member (s->target, "getitem_per_sample_ms", per_sample);
+  double batches = number (o, "batches", -1);
+  if (batches >= 0)
+    json_object_set_int_member (s->target, "stages_batches", (gint64) batches);
+}
+
 static void
 on_loader (pt_run *s, JsonObject *o)
 {
@@ -232,6 +352,11 @@ on_loader (pt_run *s, JsonObject *o)
     }
   if (json_object_has_member (o, "dataset_samples") && !json_object_get_null_member (o, "dataset_samples"))
     s->r->dataset_samples = (uint64_t) json_object_get_int_member (o, "dataset_samples");
+  /* pin_memory left to the script: the run records the script's. */
+  if (!(s->knobs & LS_KNOB_PIN) && json_object_has_member (o, "pin_memory"))
+    s->config->sink.pin = json_object_get_boolean_member_with_default (o, "pin_memory", FALSE) ? LS_PIN_STAGING
+                                                                                                 : LS_PIN_OFF;
+  knobs_used (s, o);
   JsonObject *seen = json_object_new ();
   const char *knobs[] = { "index", "num_workers", "batch_size", "prefetch_factor", "persistent_workers",
                           "pin_memory", "multiprocessing_context", "dataset", "dataset_samples" };
@@ -247,22 +372,33 @@ on_loader (pt_run *s, JsonObject *o)
 }
 
 static void
-add_pid (pt_run *s, ls_pid pid)
-{
-  for (size_t i = 0; i < s->n_pids; i++)
-    if (s->pids[i] == pid)
-      return;
-  if (s->n_pids < MAX_PIDS)
-    s->pids[s->n_pids++] = pid;
-}
-
-static void
 on_workers (pt_run *s, JsonObject *o)
 {
   JsonArray *pids = json_object_get_array_member (o, "pids");
   uint32_t epoch = (uint32_t) json_object_get_int_member_with_default (o, "epoch", 0);
   guint n = pids ? json_array_get_length (pids) : 0;
   size_t first = s->r->n_workers;
+  /* Only the script's own processes are sampled: a pid that runs but not
+   * below the script (pid 1, the runner, another user's) is a forgery; one
+   * that is gone already (a quick worker) is recorded, not sampled. */
+  gboolean mine[LS_PROBE_MAX_WORKERS];
+  for (guint i = 0; i < n; i++)
+    {
+      gint64 pid = json_array_get_int_element (pids, i);
+      mine[i] = ls_process_is_descendant (pid, s->pid, s->script_start);
+      if (!mine[i] && ls_process_start_time (pid) != 0)
+        {
+          g_autofree char *why = g_strdup_printf ("workers.pids: pid %" G_GINT64_FORMAT
+                                                  " is not one of the script's processes", pid);
+          broken (s, why);
+          return;
+        }
+    }
+  if (first + n > MAX_WORKER_RECORDS)
+    {
+      broken (s, "more than 65536 worker processes");
+      return;
+    }
   s->r->workers = grow (s->r->workers, &s->cap_workers, first + n, sizeof *s->r->workers);
   for (guint i = 0; i < n; i++)
     {
@@ -273,7 +409,8 @@ on_workers (pt_run *s, JsonObject *o)
       w->pid = (ls_pid) json_array_get_int_element (pids, i);
       w->startup_ms = -1;
       w->exit.kind = LS_EXIT_RUNNING;
-      add_pid (s, w->pid);
+      if (mine[i])
+        add_pid (s, w->pid);
     }
   s->r->n_workers = first + n;
   ensure_started (s);
@@ -328,45 +465,72 @@ on_batch (pt_run *s, JsonObject *o)
     s->config->on_batch (s->config->user, seq, b);
 }
 
-static void
-on_line (pt_run *s, const char *line)
+/* A string member the protocol check let through, or fallback (missing, null). */
+static const char *
+text_or (JsonObject *o, const char *name, const char *fallback)
 {
-  g_autoptr (JsonParser) parser = json_parser_new ();
-  if (!json_parser_load_from_data (parser, line, -1, NULL))
-    return;
-  JsonNode *root = json_parser_get_root (parser);
-  if (!root || !JSON_NODE_HOLDS_OBJECT (root))
-    return;
-  JsonObject *o = json_node_get_object (root);
-  const char *ev = json_object_get_string_member_with_default (o, "event", "");
-  s->last_event_ns = ls_clock_ns ();
-  if (strcmp (ev, "probe") == 0)
-    on_probe (s, o);
-  else if (strcmp (ev, "loader") == 0)
-    on_loader (s, o);
-  else if (strcmp (ev, "workers") == 0)
-    on_workers (s, o);
-  else if (strcmp (ev, "worker_ready") == 0)
-    on_worker_ready (s, o);
-  else if (strcmp (ev, "batch") == 0)
-    on_batch (s, o);
-  else if (strcmp (ev, "finished") == 0)
+  JsonNode *n = json_object_get_member (o, name);
+  return n && JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING ? json_node_get_string (n)
+                                                                                         : fallback;
+}
+
+/* One line of the channel (probe-process.h); FALSE ends the reading. */
+static gboolean
+on_line (gpointer user, const char *line, gsize len)
+{
+  pt_run *s = user;
+  if (s->broken)
+    return FALSE;
+  ls_probe_event ev;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonObject) o = ls_probe_line_parse (&s->proto, line, len, &ev, &error);
+  if (!o)
     {
+      broken (s, error->message);
+      return FALSE;
+    }
+  s->last_event_ns = ls_clock_ns ();
+  switch (ev)
+    {
+    case LS_PROBE_EV_PROBE:
+      on_probe (s, o);
+      break;
+    case LS_PROBE_EV_LOADER:
+      on_loader (s, o);
+      break;
+    case LS_PROBE_EV_WORKERS:
+      on_workers (s, o);
+      break;
+    case LS_PROBE_EV_WORKER_READY:
+      on_worker_ready (s, o);
+      break;
+    case LS_PROBE_EV_BATCH:
+      /* The probe stops at --batches: more is not the probe writing. */
+      if (s->config->max_batches && s->r->n_timeline >= s->config->max_batches)
+        broken (s, "more batches than --batches");
+      else
+        on_batch (s, o);
+      break;
+    case LS_PROBE_EV_FINISHED:
       s->finished = TRUE;
       s->probe_cpu_ms = number (o, "cpu_ms", -1);
-      json_object_set_string_member (s->target, "ended",
-                                     json_object_get_string_member_with_default (o, "reason", "?"));
+      json_object_set_string_member (s->target, "ended", text_or (o, "reason", "?"));
+      break;
+    case LS_PROBE_EV_STAGES:
+      on_stages (s, o);
+      break;
+    case LS_PROBE_EV_ERROR:
+      {
+        s->failed = TRUE;
+        fail (s, LS_RUN_FAILED, text_or (o, "message", "the script failed"));
+        json_object_set_string_member (s->target, "error_kind", text_or (o, "kind", "?"));
+        const char *tb = text_or (o, "traceback", NULL);
+        if (tb)
+          json_object_set_string_member (s->target, "traceback", tb);
+      }
+      break;
     }
-  else if (strcmp (ev, "error") == 0)
-    {
-      s->failed = TRUE;
-      fail (s, LS_RUN_FAILED, json_object_get_string_member_with_default (o, "message", "the script failed"));
-      json_object_set_string_member (s->target, "error_kind",
-                                     json_object_get_string_member_with_default (o, "kind", "?"));
-      const char *tb = json_object_get_string_member_with_default (o, "traceback", NULL);
-      if (tb)
-        json_object_set_string_member (s->target, "traceback", tb);
-    }
+  return !s->broken;
 }
 
 /* One sample of the script and its workers, as loader/memsampler.c takes. */
@@ -519,18 +683,38 @@ probe_config_json (const ls_target_pytorch *t, const ls_run_config *c)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "workers");
-  json_builder_add_int_value (b, c->pool.num_workers);
-  json_builder_set_member_name (b, "batch_size");
-  json_builder_add_int_value (b, c->pool.batch_size);
-  json_builder_set_member_name (b, "prefetch");
-  json_builder_add_int_value (b, c->pool.prefetch_factor);
-  json_builder_set_member_name (b, "persistent");
-  json_builder_add_boolean_value (b, c->pool.persistent_workers);
-  json_builder_set_member_name (b, "pin");
-  json_builder_add_string_value (b, ls_pin_mode_name (c->sink.pin));
-  json_builder_set_member_name (b, "start");
-  json_builder_add_string_value (b, ls_start_method_name (c->pool.start));
+  /* Only the knobs given: the probe leaves the others as the script set
+   * them (issue 23: the script's batch 16 and pin_memory=True stay). */
+  if (t->knobs & LS_KNOB_WORKERS)
+    {
+      json_builder_set_member_name (b, "workers");
+      json_builder_add_int_value (b, c->pool.num_workers);
+    }
+  if (t->knobs & LS_KNOB_BATCH_SIZE)
+    {
+      json_builder_set_member_name (b, "batch_size");
+      json_builder_add_int_value (b, c->pool.batch_size);
+    }
+  if (t->knobs & LS_KNOB_PREFETCH)
+    {
+      json_builder_set_member_name (b, "prefetch");
+      json_builder_add_int_value (b, c->pool.prefetch_factor);
+    }
+  if (t->knobs & LS_KNOB_PERSISTENT)
+    {
+      json_builder_set_member_name (b, "persistent");
+      json_builder_add_boolean_value (b, c->pool.persistent_workers);
+    }
+  if (t->knobs & LS_KNOB_PIN)
+    {
+      json_builder_set_member_name (b, "pin");
+      json_builder_add_string_value (b, ls_pin_mode_name (c->sink.pin));
+    }
+  if (t->knobs & LS_KNOB_START)
+    {
+      json_builder_set_member_name (b, "start");
+      json_builder_add_string_value (b, ls_start_method_name (c->pool.start));
+    }
   json_builder_set_member_name (b, "loader");
   json_builder_add_int_value (b, t->loader);
   json_builder_set_member_name (b, "batches");
@@ -538,38 +722,6 @@ probe_config_json (const ls_target_pytorch *t, const ls_run_config *c)
   json_builder_end_object (b);
   g_autoptr (JsonNode) root = json_builder_get_root (b);
   return json_to_string (root, FALSE);
-}
-
-static void
-child_setup (gpointer data)
-{
-  (void) data;
-  setpgid (0, 0); /* its own group: the script and its workers go together */
-}
-
-/* Reads what is there; FALSE at end of file. Complete lines go to on_line. */
-static gboolean
-read_lines (pt_run *s, int fd, GString *buf)
-{
-  char chunk[8192];
-  for (;;)
-    {
-      ssize_t n = read (fd, chunk, sizeof chunk);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        return errno == EAGAIN;
-      if (n == 0)
-        return FALSE;
-      g_string_append_len (buf, chunk, n);
-      char *nl;
-      while ((nl = memchr (buf->str, '\n', buf->len)))
-        {
-          *nl = '\0';
-          on_line (s, buf->str);
-          g_string_erase (buf, 0, nl - buf->str + 1);
-        }
-    }
 }
 
 gboolean
@@ -593,9 +745,19 @@ ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run
   g_autofree char *script = g_canonicalize_filename (t->script, NULL);
   g_autofree char *name = ls_target_pytorch_name (script);
   g_autofree char *hash = script_hash (script);
+  /* A file name need not be UTF-8; what is stored and exported must be. */
+  g_autofree char *name_text = g_utf8_make_valid (name, -1), *script_text = g_utf8_make_valid (script, -1);
+  g_autofree char *base_name = g_path_get_basename (script);
+  g_autofree char *base = g_utf8_make_valid (base_name, -1);
+  /* The run's dataset column names the script. */
+  if (!g_utf8_validate (config->pool.dataset.path, -1, NULL))
+    {
+      g_autofree char *raw = g_strdup (config->pool.dataset.path);
+      copy_utf8 (config->pool.dataset.path, sizeof config->pool.dataset.path, raw);
+    }
   json_object_set_string_member (target, "kind", "pytorch");
-  json_object_set_string_member (target, "name", name);
-  json_object_set_string_member (target, "script", script);
+  json_object_set_string_member (target, "name", name_text);
+  json_object_set_string_member (target, "script", script_text);
   json_object_set_string_member (target, "script_sha256", hash ? hash : "");
   json_object_set_string_member (target, "script_args", t->script_args ? t->script_args : "");
   json_object_set_string_member (target, "python", t->python ? t->python : "python3");
@@ -609,32 +771,13 @@ ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run
     g_ptr_array_add (argv, *a);
   g_ptr_array_add (argv, NULL);
 
-  int fds[2];
-  if (!g_unix_open_pipe (fds, FD_CLOEXEC, error))
-    return FALSE;
   g_autofree char *cfg = probe_config_json (t, config);
   const char *old_path = g_getenv ("PYTHONPATH");
   g_autofree char *path = old_path && *old_path ? g_strconcat (probe, ":", old_path, NULL) : g_strdup (probe);
-  g_autoptr (GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
-  g_subprocess_launcher_setenv (launcher, "PYTHONPATH", path, TRUE);
-  g_subprocess_launcher_setenv (launcher, "LOADSCOPE_PROBE_FD", "3", TRUE);
-  g_subprocess_launcher_setenv (launcher, "LOADSCOPE_PROBE_CONFIG", cfg, TRUE);
-  g_subprocess_launcher_take_fd (launcher, fds[1], 3);
-  /* The script's prints go to stderr: stdout may be the event stream. */
-  g_subprocess_launcher_take_stdout_fd (launcher, dup (2));
-  g_subprocess_launcher_set_child_setup (launcher, child_setup, NULL, NULL);
-  g_autoptr (GError) spawn_error = NULL;
-  g_autoptr (GSubprocess) proc
-      = g_subprocess_launcher_spawnv (launcher, (const char *const *) argv->pdata, &spawn_error);
-  g_clear_object (&launcher); /* closes our copy of the write end */
+  const char *env[] = { "PYTHONPATH", path, "LOADSCOPE_PROBE_FD", "3", "LOADSCOPE_PROBE_CONFIG", cfg, NULL };
+  g_autoptr (ls_probe_process) proc = ls_probe_process_start ((const char *const *) argv->pdata, env, error);
   if (!proc)
-    {
-      close (fds[0]);
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "--python %s: %s", t->python ? t->python : "python3",
-                   spawn_error->message);
-      return FALSE;
-    }
-  fcntl (fds[0], F_SETFL, fcntl (fds[0], F_GETFL) | O_NONBLOCK);
+    return FALSE;
 
   pt_run s = { 0 };
   memset (result, 0, sizeof *result);
@@ -646,20 +789,32 @@ ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run
   s.config = config;
   s.r = result;
   s.target = target;
+  s.knobs = t->knobs;
   s.probe_cpu_ms = -1;
-  s.pid = (GPid) atoi (g_subprocess_get_identifier (proc));
+  s.pid = (GPid) ls_probe_process_pid (proc);
+  s.script_start = ls_process_start_time (s.pid);
+  s.base = base;
+  ls_probe_state_init (&s.proto);
   s.pids[s.n_pids++] = (ls_pid) s.pid;
   s.t0_ns = s.last_event_ns = ls_clock_ns ();
   double timeout_s = config->pool.timeout_s;
-  g_autoptr (GString) buf = g_string_new (NULL);
   uint64_t next_sample = s.t0_ns;
   gboolean open = TRUE;
 
-  while (open)
+  /* Every turn waits at most SAMPLE_MS / 2 and reads at most 64 KiB, so
+   * the timeout and the interrupt are looked at whatever the script writes
+   * (or does not write, or closes). */
+  for (;;)
     {
-      struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
-      poll (&pfd, 1, SAMPLE_MS / 2);
-      open = read_lines (&s, fds[0], buf);
+      g_autoptr (GError) line_error = NULL;
+      ls_probe_read got = ls_probe_process_read (proc, SAMPLE_MS / 2, on_line, &s, &line_error);
+      if (got == LS_PROBE_READ_ERROR)
+        {
+          if (line_error)
+            broken (&s, line_error->message);
+          break;
+        }
+      open = got == LS_PROBE_READ_MORE;
       uint64_t now = ls_clock_ns ();
       if (now >= next_sample)
         {
@@ -671,12 +826,19 @@ ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run
           fail (&s, LS_RUN_INTERRUPTED, "interrupted");
           break;
         }
+      /* The script ended (a worker it left may still hold the pipe: its
+       * lines are read at the end). */
+      if (ls_probe_process_exited (proc))
+        break;
       double quiet_s = (double) (now - s.last_event_ns) / 1e9;
-      if (open && timeout_s > 0 && quiet_s > timeout_s)
+      if (timeout_s > 0 && quiet_s > timeout_s)
         {
           char msg[LS_ERROR_MESSAGE_MAX];
-          g_autofree char *base = g_path_get_basename (script);
-          if (!s.have_loader)
+          if (!open)
+            g_snprintf (msg, sizeof msg,
+                        "%s closed the probe's channel and did not end within %g s (--timeout); it was stopped",
+                        base, timeout_s);
+          else if (!s.have_loader)
             g_snprintf (msg, sizeof msg,
                         "%s did not build a torch.utils.data.DataLoader within %g s (--timeout); "
                         "it was stopped",
@@ -689,29 +851,22 @@ ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run
           fail (&s, LS_RUN_FAILED, msg);
           break;
         }
-      /* The script may be gone while a worker it left still holds the pipe. */
-      if (open && !g_subprocess_get_identifier (proc))
-        break;
     }
   uint64_t end_ns = ls_clock_ns ();
-  if (open)
-    ls_process_kill_group (s.pid, NULL);
-  /* The probe ends the script; what it leaves behind goes with its group. */
-  g_subprocess_wait (proc, NULL, NULL);
-  ls_process_kill_group (s.pid, NULL);
-  read_lines (&s, fds[0], buf);
-  close (fds[0]);
+  /* The probe ends the script; what it leaves behind (its workers, a
+   * child in a session of its own, the per-run folder) goes with it. */
   sample (&s, &result->memory);
+  ls_probe_process_end (proc, s.broken ? NULL : on_line, &s);
 
   if (result->status == LS_RUN_DONE && !s.finished)
     {
       char msg[LS_ERROR_MESSAGE_MAX];
-      if (g_subprocess_get_if_signaled (proc))
-        g_snprintf (msg, sizeof msg, "the script was killed by signal %d (%s)", g_subprocess_get_term_sig (proc),
-                    g_strsignal (g_subprocess_get_term_sig (proc)));
+      int sig = ls_probe_process_term_sig (proc);
+      if (sig)
+        g_snprintf (msg, sizeof msg, "%s was killed by signal %d (%s)", base, sig, g_strsignal (sig));
       else
-        g_snprintf (msg, sizeof msg, "the script ended with exit status %d before the probe reported",
-                    g_subprocess_get_exit_status (proc));
+        g_snprintf (msg, sizeof msg, "%s ended with exit status %d before the probe reported", base,
+                    ls_probe_process_exit_status (proc));
       fail (&s, LS_RUN_FAILED, msg);
     }
   ensure_started (&s);

@@ -19,6 +19,7 @@ typedef struct ls_target_pytorch {
   const char *python;      /* the interpreter; NULL: python3 from PATH */
   const char *script_args; /* its arguments, as a shell would split them; NULL: none */
   int loader;              /* which DataLoader, from 0 in the order the script builds them */
+  unsigned knobs;          /* ls_knob_flag bits: the knobs given; the others stay the script's */
 } ls_target_pytorch;
 
 /* Where the probe package lies: $LOADSCOPE_PROBE_PATH, or beside the

@@ -22,6 +22,11 @@ class Output:
         self.send("error", kind=kind, message=message, traceback=tb)
 
     def finished(self, reason, state):
+        # Where the builders' time went, per batch (loadscope_probe.stages).
+        log = getattr(state, "stage_log", None)
+        stages = log.summary() if log else None
+        if stages:
+            self.send("stages", **stages)
         t = os.times()
         self.send("finished", reason=reason, batches=state.seq,
                   cpu_ms=(t.user + t.system) * 1000.0)

@@ -10,6 +10,7 @@ import torch
 import torch.utils.data
 
 from loadscope_probe.output import Output  # noqa: F401  (re-exported)
+from loadscope_probe.stages import StageLog, install_fetch_timer
 
 _Original = torch.utils.data.DataLoader
 
@@ -31,11 +32,15 @@ class WorkerReady:
     """worker_init_fn: notes when the worker is ready (wall clock, as the
     set's start is taken in another process), then calls the script's own."""
 
-    def __init__(self, path, user_fn):
+    def __init__(self, path, user_fn, stages_path):
         self.path = path
         self.user_fn = user_fn
+        self.stages_path = stages_path
 
     def __call__(self, worker_id):
+        # A spawned worker imported torch afresh: its fetcher is timed from
+        # here (a forked one has the training process's timer already).
+        install_fetch_timer(self.stages_path, all_fetches=True)
         if self.user_fn is not None:
             self.user_fn(worker_id)
         line = "%d %d %.6f\n" % (os.getpid(), worker_id, time.time())
@@ -76,45 +81,58 @@ class State:
         self.pids = []
         self.set_start_wall = 0.0
         self.pending_ready = set()
-        fd, self.ready_path = tempfile.mkstemp(prefix="loadscope-probe-ready-")
+        # In the runner's per-run folder, which it removes whatever happens.
+        fd, self.ready_path = tempfile.mkstemp(prefix="loadscope-probe-ready-",
+                                               dir=os.environ.get("LOADSCOPE_PROBE_DIR") or None)
         os.close(fd)
+        fd, self.stages_path = tempfile.mkstemp(prefix="loadscope-probe-stages-",
+                                                dir=os.path.dirname(self.ready_path))
+        os.close(fd)
+        self.stage_log = StageLog(self.stages_path)
 
     def knobs(self, kwargs, notes):
-        """Sets the configuration's knobs in the DataLoader's arguments."""
+        """Sets the knobs the configuration names in the DataLoader's
+        arguments; a knob it leaves out stays the script's own."""
         c = self.config
-        workers = int(c.get("workers", 0))
         asked = {k: kwargs.get(k) for k in ("num_workers", "batch_size", "prefetch_factor",
                                             "persistent_workers", "pin_memory",
                                             "multiprocessing_context")}
-        kwargs["num_workers"] = workers
-        if kwargs.get("batch_sampler") is not None:
-            notes.append("batch_size: the script passes its own batch_sampler, which sets the "
-                         "batch size; --batch-size %s not applied" % c.get("batch_size"))
-        elif "batch_size" in c:
-            kwargs["batch_size"] = int(c["batch_size"])
+        if "workers" in c:
+            kwargs["num_workers"] = int(c["workers"])
+        workers = int(kwargs.get("num_workers") or 0)
+        if "batch_size" in c:
+            if kwargs.get("batch_sampler") is not None:
+                notes.append("batch_size: the script passes its own batch_sampler, which sets the "
+                             "batch size; --batch-size %s not applied" % c.get("batch_size"))
+            else:
+                kwargs["batch_size"] = int(c["batch_size"])
         if workers > 0:
-            kwargs["prefetch_factor"] = int(c.get("prefetch", 2))
-            kwargs["persistent_workers"] = bool(c.get("persistent", False))
-            kwargs["multiprocessing_context"] = c.get("start", "fork")
-        else:
+            if "prefetch" in c:
+                kwargs["prefetch_factor"] = int(c["prefetch"])
+            if "persistent" in c:
+                kwargs["persistent_workers"] = bool(c["persistent"])
+            if "start" in c:
+                kwargs["multiprocessing_context"] = c["start"]
+        elif "workers" in c:
             # DataLoader refuses these without workers (and they mean nothing there).
-            for k in ("prefetch_factor", "persistent_workers", "multiprocessing_context"):
-                kwargs.pop(k, None)
-            notes.append("prefetch_factor, persistent_workers and the start method do not "
-                         "apply with num_workers=0")
-        pin = c.get("pin", "off")
+            dropped = [k for k in ("prefetch_factor", "persistent_workers", "multiprocessing_context")
+                       if kwargs.pop(k, None) is not None]
+            if dropped or any(k in c for k in ("prefetch", "persistent", "start")):
+                notes.append("prefetch_factor, persistent_workers and the start method do not "
+                             "apply with num_workers=0")
+        pin = c.get("pin")
         if pin == "arena":
             kwargs["pin_memory"] = False
             notes.append("pin arena (workers writing into pinned memory) has no DataLoader "
                          "equivalent; ran with pin_memory=False")
-        else:
+        elif pin is not None:
             kwargs["pin_memory"] = pin == "staging"
-            if pin == "staging" and not torch.cuda.is_available():
-                notes.append("pin_memory=True has no effect here: torch.cuda.is_available() is "
-                             "False, and PyTorch pins only for a CUDA device")
+        if kwargs.get("pin_memory") and not torch.cuda.is_available():
+            notes.append("pin_memory=True has no effect here: torch.cuda.is_available() is "
+                         "False, and PyTorch pins only for a CUDA device")
         if workers > 0:
             user_fn = kwargs.get("worker_init_fn")
-            kwargs["worker_init_fn"] = WorkerReady(self.ready_path, user_fn)
+            kwargs["worker_init_fn"] = WorkerReady(self.ready_path, user_fn, self.stages_path)
         return asked
 
     def built_loader(self, loader, asked, notes):
@@ -133,7 +151,9 @@ class State:
 
     def check_knobs(self, loader):
         """The script may set attributes after the DataLoader was built."""
-        want = int(self.config.get("workers", 0))
+        if "workers" not in self.config:
+            return  # the script's own num_workers: nothing of ours to undo
+        want = int(self.config["workers"])
         if loader.num_workers != want:
             raise Refused("knobs_ignored",
                           "%s ignores the injected knobs: its DataLoader iterates with "
@@ -169,10 +189,11 @@ class State:
         self.iterator = None
         if inner is not None and hasattr(inner, "_shutdown_workers"):
             inner._shutdown_workers()
-        try:
-            os.unlink(self.ready_path)
-        except OSError:
-            pass
+        for path in (self.ready_path, self.stages_path):
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
 
     def missing_loader(self):
         if self.measured is not None:
@@ -213,6 +234,7 @@ class Timed:
     def __next__(self):
         s = self.state
         t0 = time.perf_counter_ns()
+        m0 = time.monotonic_ns()
         self._close_previous(t0)
         if s.max_batches and s.seq >= s.max_batches:
             s.stop_workers()
@@ -222,6 +244,7 @@ class Timed:
         except StopIteration:
             raise
         t1 = time.perf_counter_ns()
+        s.stage_log.on_batch(m0, time.monotonic_ns())
         if s.pending_ready:
             s.read_ready()
         rec = {"seq": s.seq, "epoch": s.epoch, "batch": self.batch,
@@ -258,6 +281,8 @@ def install(config, out):
             asked = state.knobs(params, notes)
             super().__init__(**params)
             state.measured = self
+            state.stage_log.watch(self)
+            install_fetch_timer(state.stages_path, dataset=self.dataset)
             state.built_loader(self, asked, notes)
 
         def __iter__(self):

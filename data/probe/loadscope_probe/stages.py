@@ -1,0 +1,174 @@
+"""Where a batch's build time goes inside the script's own DataLoader.
+
+The process that builds a batch (a worker, or the training process at
+num_workers=0) runs the DataLoader's fetcher: the Dataset's __getitem__ for
+each index, then collate_fn. The fetcher is timed there and one line per
+batch is appended to a file of the run ("KEY GETITEM_NS COLLATE_NS SAMPLES
+DONE_NS"; single writes with O_APPEND, so lines of several workers do not
+mix). The training process notes each batch's indices as the sampler hands
+them out (the sampler's own time) and, when next() returns a batch, finds
+its line by the indices' key: the hand-off is the time from the batch being
+done (or next() being called, when it was done before) to next() returning
+it: queue, unpickling, shared-memory rebuild.
+
+The clock is CLOCK_MONOTONIC (time.monotonic_ns), the same in every process
+of the machine. Nothing here changes what the script's loader returns."""
+
+import collections
+import os
+import time
+import zlib
+
+from torch.utils.data import dataloader as _dataloader
+from torch.utils.data._utils import fetch as _fetch
+
+_measured = None        # the measured loader's dataset, in this process
+_log_path = None        # where this process appends its lines
+_all_fetches = False    # a spawned worker of the measured loader: every fetch is ours
+
+
+def batch_key(index):
+    """The same number for the same indices in every process (str hashes
+    differ between spawned processes; crc32 of the repr does not)."""
+    try:
+        text = repr(list(index))
+    except TypeError:
+        text = repr(index)
+    return zlib.crc32(text.encode("utf-8", "replace"))
+
+
+def _timed(original):
+    def fetch(self, possibly_batched_index):
+        if _log_path is None or not (_all_fetches or self.dataset is _measured):
+            return original(self, possibly_batched_index)
+        collate_fn = self.collate_fn
+        spent = [0]
+
+        def timed_collate(data):
+            t = time.monotonic_ns()
+            try:
+                return collate_fn(data)
+            finally:
+                spent[0] += time.monotonic_ns() - t
+
+        self.collate_fn = timed_collate
+        t0 = time.monotonic_ns()
+        try:
+            out = original(self, possibly_batched_index)
+        finally:
+            self.collate_fn = collate_fn
+        done = time.monotonic_ns()
+        try:
+            n = len(possibly_batched_index)
+        except TypeError:
+            n = 1
+        line = "%d %d %d %d %d\n" % (batch_key(possibly_batched_index), done - t0 - spent[0], spent[0], n, done)
+        try:
+            fd = os.open(_log_path, os.O_WRONLY | os.O_APPEND)
+            try:
+                os.write(fd, line.encode())
+            finally:
+                os.close(fd)
+        except OSError:
+            pass  # the run's folder is gone: the run is ending
+        return out
+    fetch._loadscope_timed = True
+    return fetch
+
+
+def install_fetch_timer(path, dataset=None, all_fetches=False):
+    """Times the fetchers of this process (the training process before its
+    workers fork, or a spawned worker from its worker_init_fn)."""
+    global _log_path, _measured, _all_fetches
+    _log_path = path
+    if dataset is not None:
+        _measured = dataset
+    _all_fetches = _all_fetches or all_fetches
+    for cls in (_fetch._MapDatasetFetcher, _fetch._IterableDatasetFetcher):
+        if not getattr(cls.fetch, "_loadscope_timed", False):
+            cls.fetch = _timed(cls.fetch)
+
+
+class StageLog:
+    """The training process's side: keys in the order the sampler gave
+    them, the builders' lines, and the stages of each batch next() returns."""
+
+    def __init__(self, path):
+        self.path = path
+        with open(path, "ab"):
+            pass
+        self.offset = 0
+        self.partial = b""
+        self.sent = collections.deque()            # (key, sampler_ns), in order
+        self.built = collections.defaultdict(collections.deque)  # key -> (getitem, collate, n, done)
+        self.sums = collections.Counter()
+        self.samples = 0
+        self.batches = 0
+
+    def watch(self, loader):
+        """Notes the sampler's indices of this loader's iterators."""
+        log = self
+        dataset = loader.dataset
+        base = _dataloader._BaseDataLoaderIter
+        original = base._next_index
+        if getattr(original, "_loadscope_timed", False):
+            return
+
+        def _next_index(self):
+            if self._dataset is not dataset:
+                return original(self)
+            t = time.monotonic_ns()
+            index = original(self)
+            log.sent.append((batch_key(index), time.monotonic_ns() - t))
+            return index
+        _next_index._loadscope_timed = True
+        base._next_index = _next_index
+
+    def _read(self):
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self.offset)
+                data = f.read()
+        except OSError:
+            return
+        self.offset += len(data)
+        lines = (self.partial + data).split(b"\n")
+        self.partial = lines.pop()
+        for line in lines:
+            parts = line.split()
+            if len(parts) != 5:
+                continue
+            key, getitem, collate, n, done = (int(p) for p in parts)
+            self.built[key].append((getitem, collate, n, done))
+
+    def on_batch(self, t_call, t_return):
+        """The stages of the batch next() just returned (monotonic ns of the
+        call and the return), or None when it cannot be told."""
+        if not self.sent:
+            return None
+        key, sampler = self.sent.popleft()
+        if not self.built.get(key):
+            self._read()
+        got = self.built.get(key)
+        if not got:
+            return None
+        getitem, collate, n, done = got.popleft()
+        if not got:
+            del self.built[key]
+        handoff = max(t_return - max(done, t_call), 0)
+        stages = {"sampler": sampler / 1e6, "getitem": getitem / 1e6, "collate": collate / 1e6,
+                  "handoff": handoff / 1e6}
+        self.sums.update(stages)
+        self.samples += n
+        self.batches += 1
+        return stages
+
+    def summary(self):
+        """Per batch means over the batches seen, with __getitem__ per sample;
+        None when no batch's stages were seen."""
+        if not self.batches:
+            return None
+        out = {k: v / self.batches for k, v in self.sums.items()}
+        out["getitem_per_sample"] = self.sums["getitem"] / self.samples if self.samples else None
+        out["batches"] = self.batches
+        return out

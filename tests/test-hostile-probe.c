@@ -1,0 +1,381 @@
+/* The probe's channel and the script's process tree under a hostile script
+ * (issue 24; tests/pytorch/hostile.py): a line past the cap, JSON past the
+ * nesting cap, 8 MiB without a newline, a closed channel, forged events, a
+ * child that leaves the session with setsid(), a script killed with its
+ * workers' temporary files, SIGTERM, SIGINT and SIGKILL of the runner, and
+ * a script whose name holds escapes, a newline and a byte that is not
+ * UTF-8; `run` and `sweep`. Each run ends failed naming the script (or
+ * done), and after each:
+ * no process of the script's tree is left (a marker in their arguments and
+ * environment, read through /proc), no loadscope-probe-* in the TMPDIR the
+ * runner was given, the store passes PRAGMA integrity_check, and its JSON
+ * export imports into a fresh store. Results only, never timings. Skipped,
+ * saying so, where no interpreter here imports torch. */
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test-sql.h"
+#include "test-util.h"
+
+static char *scratch, *python, *hostile, *tmpdir;
+static int serial;
+
+typedef struct {
+  int status; /* exit status, -1 when killed */
+  char *out, *err;
+} result;
+
+static void
+result_clear (result *r)
+{
+  g_free (r->out);
+  g_free (r->err);
+}
+
+static GSubprocess *
+start (const char *marker, const char *const *args)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_ptr_array_add (argv, (char *) g_getenv ("LOADSCOPE"));
+  for (const char *const *a = args; *a; a++)
+    g_ptr_array_add (argv, (char *) *a);
+  g_ptr_array_add (argv, NULL);
+  g_autoptr (GSubprocessLauncher) l
+      = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  /* The runner's own TMPDIR, so that what it leaves there is seen; the
+   * marker reaches every process of the tree that keeps its environment. */
+  g_subprocess_launcher_setenv (l, "TMPDIR", tmpdir, TRUE);
+  g_subprocess_launcher_setenv (l, "LS_HOSTILE_MARKER", marker, TRUE);
+  g_autoptr (GError) error = NULL;
+  GSubprocess *p = g_subprocess_launcher_spawnv (l, (const char *const *) argv->pdata, &error);
+  g_assert_no_error (error);
+  return p;
+}
+
+static result
+finish (GSubprocess *p)
+{
+  g_autoptr (GError) error = NULL;
+  result r = { 0 };
+  g_subprocess_communicate_utf8 (p, NULL, NULL, &r.out, &r.err, &error);
+  g_assert_no_error (error);
+  r.status = g_subprocess_get_if_exited (p) ? g_subprocess_get_exit_status (p) : -1;
+  return r;
+}
+
+static result
+loadscope (const char *marker, const char *const *args)
+{
+  g_autoptr (GSubprocess) p = start (marker, args);
+  return finish (p);
+}
+
+/* Whether the NUL-separated file holds marker. */
+static gboolean
+file_holds (const char *path, const char *marker)
+{
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  if (!g_file_get_contents (path, &data, &len, NULL))
+    return FALSE;
+  for (gsize i = 0; i < len; i++)
+    if (data[i] == '\0')
+      data[i] = ' ';
+  return g_strstr_len (data, (gssize) len, marker) != NULL;
+}
+
+/* Processes whose arguments or environment hold marker (this one aside);
+ * with `also`, only those whose arguments hold it too. */
+static int
+marked_processes (const char *marker, const char *also)
+{
+  int n = 0;
+  g_autofree char *self = g_strdup_printf ("%d", (int) getpid ());
+  GDir *d = g_dir_open ("/proc", 0, NULL);
+  g_assert_nonnull (d);
+  for (const char *name; (name = g_dir_read_name (d));)
+    {
+      if (!g_ascii_isdigit (name[0]) || strcmp (name, self) == 0)
+        continue;
+      g_autofree char *cmd = g_build_filename ("/proc", name, "cmdline", NULL);
+      g_autofree char *env = g_build_filename ("/proc", name, "environ", NULL);
+      gboolean in_cmd = file_holds (cmd, marker);
+      if (also ? in_cmd && file_holds (cmd, also) : in_cmd || file_holds (env, marker))
+        n++;
+    }
+  g_dir_close (d);
+  return n;
+}
+
+/* Waits (60 s at most: a deadline, not a measurement) until there are
+ * `want` such processes (0: none). */
+static gboolean
+wait_processes (const char *marker, const char *also, gboolean want_some)
+{
+  for (int i = 0; i < 1200; i++)
+    {
+      int n = marked_processes (marker, also);
+      if (want_some ? n > 0 : n == 0)
+        return TRUE;
+      g_usleep (50000);
+    }
+  return FALSE;
+}
+
+static int
+probe_folders (void)
+{
+  int n = 0;
+  GDir *d = g_dir_open (tmpdir, 0, NULL);
+  g_assert_nonnull (d);
+  for (const char *name; (name = g_dir_read_name (d));)
+    if (g_str_has_prefix (name, "loadscope-probe-"))
+      {
+        g_test_message ("left in TMPDIR: %s", name);
+        n++;
+      }
+  g_dir_close (d);
+  return n;
+}
+
+/* What must hold after every run: nothing of the tree, nothing in TMPDIR,
+ * a sound store whose export imports again. */
+static void
+check_after (const char *marker, const char *db)
+{
+  g_assert_true (wait_processes (marker, NULL, FALSE));
+  g_assert_cmpint (probe_folders (), ==, 0);
+  g_autofree char *check = ls_test_sql_text (db, "PRAGMA integrity_check");
+  g_assert_cmpstr (check, ==, "ok");
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM run"), >=, 1);
+  g_autofree char *json = g_strdup_printf ("%s.json", db);
+  g_autofree char *fresh = g_strdup_printf ("%s.fresh.sqlite", db);
+  const char *exp[] = { "export", "--db", db, "--all", "--format", "json", "-o", json, "--force", NULL };
+  result r = loadscope ("none", exp);
+  g_test_message ("export: %d %s", r.status, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  const char *imp[] = { "import", "--db", fresh, json, NULL };
+  r = loadscope ("none", imp);
+  g_test_message ("import: %d %s", r.status, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+}
+
+static gboolean
+need_torch (void)
+{
+  if (python)
+    return TRUE;
+  g_test_skip ("no interpreter here imports torch (install python3-torch)");
+  return FALSE;
+}
+
+typedef struct {
+  const char *mode, *timeout;
+  int status;
+  const char *expect; /* in stderr, with the script's name; NULL: a run that is done */
+} hostile_case;
+
+static const hostile_case cases[] = {
+  { "bracket", "60", 1, "a line longer than 1048576 bytes" },
+  { "deep", "60", 1, "nested more than 64 levels" },
+  { "nonewline", "60", 1, "a line longer than 1048576 bytes" },
+  { "close", "5", 1, "closed the probe's channel and did not end within 5 s" },
+  { "forge-seq", "60", 1, "batch.seq" },
+  { "forge-samples", "60", 1, "batch.samples: 4294967615 is out of range" },
+  { "forge-pid", "60", 1, "pid 1 cannot be a worker" },
+  { "setsid", "60", 0, NULL },
+  { "tempfiles", "60", 1, "hostile.py was killed by signal 9" },
+};
+
+static void
+test_case (gconstpointer data)
+{
+  const hostile_case *c = data;
+  if (!need_torch ())
+    return;
+  g_autofree char *marker = g_strdup_printf ("lsmark-%d-%d-%s", (int) getpid (), ++serial, c->mode);
+  g_autofree char *db = g_strdup_printf ("%s/%s.sqlite", scratch, c->mode);
+  g_autofree char *args = g_strdup_printf ("%s %s", c->mode, marker);
+  const char *argv[] = { "run", "--target", "pytorch", "--script", hostile, "--python", python, "--script-args", args,
+                         "--batches", "100", "--timeout", c->timeout, "--db", db, NULL };
+  result r = loadscope (marker, argv);
+  g_test_message ("%s: exit %d: %s", c->mode, r.status, r.err);
+  g_assert_cmpint (r.status, ==, c->status);
+  if (c->expect)
+    {
+      g_assert_nonnull (strstr (r.err, "hostile.py"));
+      g_assert_nonnull (strstr (r.err, c->expect));
+    }
+  result_clear (&r);
+  check_after (marker, db);
+  /* A forged pid is never stored (nor sampled). */
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM worker WHERE pid <= 1"), ==, 0);
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM batch WHERE seq < 0 OR samples > 65536"), ==, 0);
+}
+
+/* A sweep of hostile scripts: every configuration's tree ends with its
+ * run, and the sweep goes on to the next (no row left running). */
+static void
+test_sweep (gconstpointer data)
+{
+  const hostile_case *c = data;
+  if (!need_torch ())
+    return;
+  g_autofree char *marker = g_strdup_printf ("lsmark-%d-%d-sweep-%s", (int) getpid (), ++serial, c->mode);
+  g_autofree char *db = g_strdup_printf ("%s/sweep-%s.sqlite", scratch, c->mode);
+  g_autofree char *args = g_strdup_printf ("%s %s", c->mode, marker);
+  const char *argv[] = { "sweep", "--target", "pytorch", "--script", hostile, "--python", python, "--script-args", args,
+                         "--workers", "0,1", "--batches", "100", "--timeout", c->timeout, "--db", db, NULL };
+  result r = loadscope (marker, argv);
+  g_test_message ("sweep %s: exit %d: %s", c->mode, r.status, r.err);
+  g_assert_cmpint (r.status, ==, c->status);
+  if (c->expect)
+    g_assert_nonnull (strstr (r.err, c->expect));
+  result_clear (&r);
+  check_after (marker, db);
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM run"), ==, 2);
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM run WHERE status = 'running'"), ==, 0);
+}
+
+static const hostile_case sweep_cases[] = {
+  { "setsid", "60", 0, NULL },
+  { "close", "5", 1, "closed the probe's channel" },
+};
+
+/* SIGTERM or SIGINT to the runner while the script has closed its channel
+ * and sleeps: the run ends interrupted, the tree with it. */
+static void
+test_signal (gconstpointer data)
+{
+  int sig = GPOINTER_TO_INT (data);
+  if (!need_torch ())
+    return;
+  g_autofree char *marker = g_strdup_printf ("lsmark-%d-%d-signal%d", (int) getpid (), ++serial, sig);
+  g_autofree char *db = g_strdup_printf ("%s/signal-%d.sqlite", scratch, sig);
+  g_autofree char *args = g_strdup_printf ("close %s", marker);
+  const char *argv[] = { "run", "--target", "pytorch", "--script", hostile, "--python", python, "--script-args", args,
+                         "--batches", "100", "--timeout", "600", "--db", db, NULL };
+  g_autoptr (GSubprocess) p = start (marker, argv);
+  g_assert_true (wait_processes (marker, "loadscope_probe", TRUE));
+  g_subprocess_send_signal (p, sig);
+  result r = finish (p);
+  g_test_message ("signal %d: exit %d: %s", sig, r.status, r.err);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "interrupted"));
+  result_clear (&r);
+  check_after (marker, db);
+}
+
+/* SIGKILL of the runner: the interpreter dies with it (PR_SET_PDEATHSIG);
+ * the per-run folder it could not remove goes with the next run. */
+static void
+test_runner_killed (void)
+{
+  if (!need_torch ())
+    return;
+  g_autofree char *marker = g_strdup_printf ("lsmark-%d-%d-killed", (int) getpid (), ++serial);
+  g_autofree char *args = g_strdup_printf ("close %s", marker);
+  const char *argv[] = { "run", "--target", "pytorch", "--script", hostile, "--python", python, "--script-args", args,
+                         "--batches", "100", "--timeout", "600", "--no-db", NULL };
+  g_autoptr (GSubprocess) p = start (marker, argv);
+  g_assert_true (wait_processes (marker, "loadscope_probe", TRUE));
+  g_subprocess_force_exit (p);
+  result r = finish (p);
+  g_assert_cmpint (r.status, ==, -1);
+  result_clear (&r);
+  g_assert_true (wait_processes (marker, NULL, FALSE));
+  /* The next run removes the folder of a runner that is gone. */
+  g_autofree char *db = g_strdup_printf ("%s/after-kill.sqlite", scratch);
+  g_autofree char *next = g_strdup_printf ("normal %s-next", marker);
+  const char *again[] = { "run", "--target", "pytorch", "--script", hostile, "--python", python, "--script-args", next,
+                          "--batches", "100", "--db", db, NULL };
+  r = loadscope (marker, again);
+  g_test_message ("the next run: exit %d: %s", r.status, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  check_after (marker, db);
+}
+
+/* `esc\e[31m\n\xff.py`: the target line shows it escaped, the store and its
+ * export keep UTF-8. */
+static void
+test_escaped_name (void)
+{
+  if (!need_torch ())
+    return;
+  g_autofree char *name = g_build_filename (scratch, "esc\033[31m\n\377.py", NULL);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (hostile, &text, NULL, NULL));
+  g_assert_true (g_file_set_contents (name, text, -1, NULL));
+  g_autofree char *marker = g_strdup_printf ("lsmark-%d-%d-escaped", (int) getpid (), ++serial);
+  g_autofree char *db = g_strdup_printf ("%s/escaped.sqlite", scratch);
+  g_autofree char *args = g_strdup_printf ("normal %s", marker);
+  const char *argv[] = { "run", "--target", "pytorch", "--script", name, "--python", python, "--script-args", args,
+                         "--batches", "100", "--db", db, NULL };
+  g_autoptr (GSubprocess) p = start (marker, argv);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GBytes) out = NULL, err = NULL;
+  g_subprocess_communicate (p, NULL, NULL, &out, &err, &error);
+  g_assert_no_error (error);
+  gsize len = 0;
+  const char *o = g_bytes_get_data (out, &len);
+  g_test_message ("exit %d", g_subprocess_get_exit_status (p));
+  g_assert_cmpint (g_subprocess_get_exit_status (p), ==, 0);
+  g_assert_null (memchr (o, '\033', len));
+  g_assert_null (memchr (o, '\377', len));
+  g_autofree char *shown = g_strndup (o, len);
+  g_assert_nonnull (strstr (shown, "target:            pytorch: esc\\x1b[31m\\x0a"));
+  check_after (marker, db);
+}
+
+static char *
+find_python (void)
+{
+  const char *candidates[] = { g_getenv ("LS_TEST_PYTHON"), "/usr/bin/python3", "python3" };
+  for (guint i = 0; i < G_N_ELEMENTS (candidates); i++)
+    {
+      if (!candidates[i])
+        continue;
+      const char *argv[] = { candidates[i], "-c", "import torch", NULL };
+      int status = -1;
+      if (g_spawn_sync (NULL, (char **) argv, NULL,
+                        G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL,
+                        NULL, &status, NULL)
+          && g_spawn_check_wait_status (status, NULL))
+        return g_strdup (candidates[i]);
+    }
+  return NULL;
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  scratch = g_dir_make_tmp ("ls-hostile-probe-XXXXXX", NULL);
+  tmpdir = g_build_filename (scratch, "tmp", NULL);
+  g_assert_cmpint (g_mkdir (tmpdir, 0700), ==, 0);
+  hostile = g_build_filename (g_getenv ("LS_TEST_DATA"), "..", "pytorch", "hostile.py", NULL);
+  python = find_python ();
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/hostile-probe/%s", cases[i].mode);
+      g_test_add_data_func (path, &cases[i], test_case);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (sweep_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/hostile-probe/sweep-%s", sweep_cases[i].mode);
+      g_test_add_data_func (path, &sweep_cases[i], test_sweep);
+    }
+  g_test_add_data_func ("/hostile-probe/sigterm", GINT_TO_POINTER (SIGTERM), test_signal);
+  g_test_add_data_func ("/hostile-probe/sigint", GINT_TO_POINTER (SIGINT), test_signal);
+  g_test_add_func ("/hostile-probe/runner-killed", test_runner_killed);
+  g_test_add_func ("/hostile-probe/escaped-name", test_escaped_name);
+  int rc = g_test_run ();
+  ls_test_remove_tree (scratch);
+  return rc;
+}

@@ -1,0 +1,165 @@
+/* A PyTorch script answered as Loadscope's own loader is (issue 23): the
+ * knobs the user did not name stay the script's and are reported as such,
+ * a script whose step is ten times its wait is step-bound with the gain
+ * stated, and a slow __getitem__ is loading-bound and named, from the
+ * stages the probe timed inside the script's DataLoader. Skipped, saying so,
+ * where no interpreter here imports torch. */
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+#include "test-cli-util.h"
+#include "test-pytorch-util.h"
+#include "test-util.h"
+
+static char *scratch, *python;
+
+static gboolean
+need_torch (void)
+{
+  if (python)
+    return TRUE;
+  g_test_skip ("no interpreter here imports torch and torchvision (install python3-torch python3-torchvision)");
+  return FALSE;
+}
+
+/* `run --target pytorch --script own_knobs.py --json` with extra options;
+ * the summary (owned by the caller's parser). */
+static JsonObject *
+run_own_knobs (JsonParser *parser, const char *script_args, const char *first, ...)
+{
+  g_autofree char *script = ls_test_pytorch_script ("own_knobs.py");
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  const char *base[] = { "run", "--target", "pytorch", "--python", python, "--script", script, "--script-args",
+                         script_args, "--batches", "14", "--no-db", "--json" };
+  for (guint i = 0; i < G_N_ELEMENTS (base); i++)
+    g_ptr_array_add (argv, (char *) base[i]);
+  va_list ap;
+  va_start (ap, first);
+  for (const char *a = first; a; a = va_arg (ap, const char *))
+    g_ptr_array_add (argv, (char *) a);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+  ls_test_cli r = ls_test_loadscopev ((const char *const *) argv->pdata);
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (json_parser_load_from_data (parser, r.out, -1, NULL));
+  ls_test_cli_clear (&r);
+  return json_node_get_object (json_parser_get_root (parser));
+}
+
+static const char *
+knob_from (JsonObject *summary, const char *knob)
+{
+  JsonObject *knobs = json_object_get_object_member (json_object_get_object_member (summary, "target"), "knobs");
+  return json_object_get_string_member (json_object_get_object_member (knobs, knob), "from");
+}
+
+/* Without --batch-size, --pin, --workers ... the script's own knobs run. */
+static void
+test_script_keeps_its_knobs (void)
+{
+  if (!need_torch ())
+    return;
+  g_autofree char *seen = g_build_filename (scratch, "seen.json", NULL);
+  g_autofree char *args = g_strdup_printf ("--seen %s", seen);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  JsonObject *s = run_own_knobs (p, args, NULL);
+  g_autoptr (JsonParser) sp = json_parser_new ();
+  g_assert_true (json_parser_load_from_file (sp, seen, NULL));
+  JsonObject *loader = json_node_get_object (json_parser_get_root (sp));
+  /* what the script's DataLoader iterated with */
+  g_assert_cmpint (json_object_get_int_member (loader, "batch_size"), ==, 12);
+  g_assert_cmpint (json_object_get_int_member (loader, "num_workers"), ==, 1);
+  g_assert_true (json_object_get_boolean_member (loader, "pin_memory"));
+  g_assert_cmpint (json_object_get_int_member (loader, "prefetch_factor"), ==, 3);
+  g_assert_true (json_object_get_boolean_member (loader, "persistent_workers"));
+  /* what the run recorded, each marked as the script's */
+  g_assert_cmpint (json_object_get_int_member (s, "batch_size"), ==, 12);
+  g_assert_cmpint (json_object_get_int_member (s, "workers"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (s, "prefetch"), ==, 3);
+  g_assert_true (json_object_get_boolean_member (s, "persistent"));
+  g_assert_cmpstr (knob_from (s, "batch_size"), ==, "script");
+  g_assert_cmpstr (knob_from (s, "pin_memory"), ==, "script");
+  g_assert_cmpstr (knob_from (s, "num_workers"), ==, "script");
+}
+
+/* The knobs given are applied, and said to be Loadscope's. */
+static void
+test_given_knobs_apply (void)
+{
+  if (!need_torch ())
+    return;
+  g_autofree char *seen = g_build_filename (scratch, "seen-given.json", NULL);
+  g_autofree char *args = g_strdup_printf ("--seen %s", seen);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  JsonObject *s = run_own_knobs (p, args, "--batch-size", "8", "--pin", "off", NULL);
+  g_autoptr (JsonParser) sp = json_parser_new ();
+  g_assert_true (json_parser_load_from_file (sp, seen, NULL));
+  JsonObject *loader = json_node_get_object (json_parser_get_root (sp));
+  g_assert_cmpint (json_object_get_int_member (loader, "batch_size"), ==, 8);
+  g_assert_false (json_object_get_boolean_member (loader, "pin_memory"));
+  g_assert_cmpint (json_object_get_int_member (loader, "num_workers"), ==, 1); /* not given: the script's */
+  g_assert_cmpint (json_object_get_int_member (s, "batch_size"), ==, 8);
+  g_assert_cmpstr (knob_from (s, "batch_size"), ==, "loadscope");
+  g_assert_cmpstr (knob_from (s, "pin_memory"), ==, "loadscope");
+  g_assert_cmpstr (knob_from (s, "num_workers"), ==, "script");
+}
+
+/* A 150 ms step against a wait of a few ms (a loaded machine stretches the
+ * wait, so the step is long): step-bound, the gain stated. */
+static void
+test_step_bound_script (void)
+{
+  if (!need_torch ())
+    return;
+  g_autoptr (JsonParser) p = json_parser_new ();
+  JsonObject *s = run_own_knobs (p, "--step-ms 150", NULL);
+  JsonObject *v = json_object_get_object_member (s, "verdict");
+  g_test_message ("%s", json_object_get_string_member (v, "headline"));
+  g_assert_cmpstr (json_object_get_string_member (v, "limit"), ==, "step");
+  g_assert_true (g_str_has_prefix (json_object_get_string_member (v, "expected_gain"), "at most "));
+  g_assert_nonnull (strstr (json_object_get_string_member (v, "expected_gain"), "the step takes"));
+}
+
+/* 12 samples of 15 ms each in one worker against a 2 ms step: the script
+ * waits; the probe timed __getitem__ inside the worker and it is named. */
+static void
+test_slow_getitem_is_named (void)
+{
+  if (!need_torch ())
+    return;
+  g_autoptr (JsonParser) p = json_parser_new ();
+  JsonObject *s = run_own_knobs (p, "--step-ms 2 --getitem-ms 15", NULL);
+  JsonObject *v = json_object_get_object_member (s, "verdict");
+  g_test_message ("%s", json_object_get_string_member (v, "headline"));
+  g_assert_cmpstr (json_object_get_string_member (v, "limit"), ==, "loading");
+  JsonObject *stages = json_object_get_object_member (s, "stages_ms");
+  g_assert_nonnull (stages);
+  /* 12 x 15 ms of sleep in __getitem__ per batch, at least */
+  g_assert_cmpfloat (json_object_get_double_member (stages, "getitem"), >=, 12 * 15);
+  g_assert_cmpfloat (json_object_get_double_member (stages, "collate"), <,
+                     json_object_get_double_member (stages, "getitem"));
+  JsonArray *findings = json_object_get_array_member (v, "findings");
+  gboolean named = FALSE;
+  for (guint i = 0; i < json_array_get_length (findings); i++)
+    named |= strstr (json_array_get_string_element (findings, i), "__getitem__") != NULL;
+  g_assert_true (named);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  scratch = g_dir_make_tmp ("ls-script-answer-XXXXXX", NULL);
+  python = ls_test_find_torch_python ();
+  g_test_add_func ("/target/script/keeps-its-knobs", test_script_keeps_its_knobs);
+  g_test_add_func ("/target/script/given-knobs-apply", test_given_knobs_apply);
+  g_test_add_func ("/target/script/step-bound", test_step_bound_script);
+  g_test_add_func ("/target/script/slow-getitem-named", test_slow_getitem_is_named);
+  int status = ls_test_run_checked_shm_only ();
+  ls_test_remove_tree (scratch);
+  g_free (scratch);
+  g_free (python);
+  return status;
+}
