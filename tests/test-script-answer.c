@@ -8,6 +8,9 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
+#include "app/chart/chart.h"
+#include "app/report/chart-store.h"
+#include "app/store/store.h"
 #include "test-cli-util.h"
 #include "test-pytorch-util.h"
 #include "test-util.h"
@@ -147,6 +150,46 @@ test_slow_getitem_is_named (void)
   g_assert_true (named);
 }
 
+/* A sweep of the script: the stages chart has a bar per configuration of
+ * the script's own stages (__getitem__, collate_fn, ...), not the loader's. */
+static void
+test_stages_chart_of_a_script (void)
+{
+  if (!need_torch ())
+    return;
+  g_autofree char *script = ls_test_pytorch_script ("own_knobs.py");
+  g_autofree char *db = g_build_filename (scratch, "sweep.sqlite", NULL);
+  ls_test_cli r = ls_test_loadscope ("sweep", "--db", db, "--target", "pytorch", "--python", python, "--script", script,
+                                     "--script-args", "--step-ms 2 --getitem-ms 2", "--workers", "0,1", "--batches",
+                                     "10", NULL);
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  ls_test_cli_clear (&r);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ls_store) store = ls_store_open (db, &error);
+  g_assert_no_error (error);
+  ls_chart *chart = ls_chart_sweep (store, 1, "stages", &error);
+  g_assert_no_error (error);
+  guint getitem_points = 0, loader_points = 0;
+  for (guint i = 0; i < chart->series->len; i++)
+    {
+      const ls_chart_series *s = chart->series->pdata[i];
+      if (strcmp (s->label, "__getitem__") == 0)
+        {
+          getitem_points = s->points->len;
+          g_assert_true (s->in_legend);
+          /* 12 samples of 2 ms of sleep each */
+          for (guint k = 0; k < s->points->len; k++)
+            g_assert_cmpfloat (g_array_index (s->points, ls_chart_point, k).y, >=, 24);
+        }
+      else if (strcmp (s->label, "read") == 0 || strcmp (s->label, "decode") == 0)
+        loader_points += s->points->len;
+    }
+  g_assert_cmpuint (getitem_points, ==, 2);
+  g_assert_cmpuint (loader_points, ==, 0);
+  ls_chart_free (chart);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -157,6 +200,7 @@ main (int argc, char **argv)
   g_test_add_func ("/target/script/given-knobs-apply", test_given_knobs_apply);
   g_test_add_func ("/target/script/step-bound", test_step_bound_script);
   g_test_add_func ("/target/script/slow-getitem-named", test_slow_getitem_is_named);
+  g_test_add_func ("/target/script/stages-chart", test_stages_chart_of_a_script);
   int status = ls_test_run_checked_shm_only ();
   ls_test_remove_tree (scratch);
   g_free (scratch);

@@ -15,6 +15,14 @@ const char *const ls_chart_sweep_names[] = { "utilization", "wait", "memory", "s
 #define N_STAGES 5
 #define STAGE_COLUMNS "run.stage_read_ms, run.stage_decode_ms, run.stage_transform_ms, run.stage_write_ms, run.stage_idle_ms"
 static const char *const stage_labels[N_STAGES] = { "read", "decode", "transform", "write", "worker idle" };
+/* A PyTorch script's stages, timed by the probe inside its DataLoader (the
+ * summary's stages_ms of a --target pytorch run). */
+#define N_SCRIPT_STAGES 4
+#define SCRIPT_STAGE_COLUMNS                                                                                           \
+  "json_extract(run.summary, '$.stages_ms.sampler'), json_extract(run.summary, '$.stages_ms.getitem'), "              \
+  "json_extract(run.summary, '$.stages_ms.collate'), json_extract(run.summary, '$.stages_ms.handoff')"
+static const char *const script_stage_labels[N_SCRIPT_STAGES] = { "sampler", "__getitem__", "collate_fn",
+                                                                  "hand-off" };
 
 /* The knobs a sweep may vary besides workers, as the run table has them.
  * Series are told apart by the ones that vary (pin always). */
@@ -47,7 +55,8 @@ typedef struct {
   double stages[N_STAGES]; /* ms per batch, mean after the warm-up; NAN: not recorded (before schema 4) */
   gboolean memory_is_private; /* Windows: private bytes instead of PSS */
   gboolean simulated;
-  gboolean script; /* a PyTorch script's run: its build stages are not measured */
+  gboolean script; /* a PyTorch script's run: its stages are the script's own */
+  double script_stages[N_SCRIPT_STAGES]; /* ms per batch; NAN: the probe did not time them */
 } sweep_run;
 
 typedef struct {
@@ -159,7 +168,8 @@ load_sweep (ls_store *store, gint64 sweep_id, gboolean per_machine, sweep_data *
                           "SELECT run.status, run.workers, run.simulated, run.throughput_sps, run.wait_p50_ms, "
                           "run.wait_p95_ms, run.wait_p99_ms, run.gpu_util_exact, run.gpu_util_nvml, "
                           "run.pss_peak_bytes, run.private_peak_bytes, " KNOB_COLUMNS ", " STAGE_COLUMNS
-                          ", run.format = 'pytorch' FROM run WHERE run.sweep_id = ? ORDER BY run.id",
+                          ", run.format = 'pytorch', " SCRIPT_STAGE_COLUMNS
+                          " FROM run WHERE run.sweep_id = ? ORDER BY run.id",
                           &sweep_id, 1, "reading the sweep's runs", error);
   if (!st)
     return FALSE;
@@ -186,6 +196,8 @@ load_sweep (ls_store *store, gint64 sweep_id, gboolean per_machine, sweep_data *
       for (int k = 0; k < N_STAGES; k++)
         r->stages[k] = ls_store_rows_get_double (st, 11 + N_KNOBS + k);
       r->script = ls_store_rows_get_int (st, 11 + N_KNOBS + N_STAGES) != 0;
+      for (int k = 0; k < N_SCRIPT_STAGES; k++)
+        r->script_stages[k] = ls_store_rows_get_double (st, 12 + N_KNOBS + N_STAGES + k);
       if (r->done)
         g_ptr_array_add (d->runs, r);
       else
@@ -520,11 +532,25 @@ stages_chart (const sweep_data *d)
       series[k]->in_legend = TRUE;
       series[k]->value_labels = k == N_STAGES - 1;
     }
+  /* a script's series only where a script's run has its stages */
+  gboolean any_script_stages = FALSE;
+  for (guint i = 0; i < d->runs->len; i++)
+    {
+      const sweep_run *r = d->runs->pdata[i];
+      any_script_stages |= r->script && isfinite (r->script_stages[1]);
+    }
+  ls_chart_series *script_series[N_SCRIPT_STAGES] = { NULL };
+  for (int k = 0; any_script_stages && k < N_SCRIPT_STAGES; k++)
+    {
+      script_series[k] = ls_chart_add_series (chart, script_stage_labels[k], LS_CHART_BARS, N_STAGES + k, LS_CHART_Y);
+      script_series[k]->stacked = TRUE;
+      script_series[k]->value_labels = k == N_SCRIPT_STAGES - 1;
+    }
   ls_chart_series *wait = ls_chart_add_series (chart, "batch wait p50 (the consumer's stall)", LS_CHART_SCATTER, -1,
                                                LS_CHART_Y);
   wait->in_legend = TRUE;
 
-  guint n = 0, missing = 0, scripts = 0;
+  guint n = 0, missing = 0, scripts = 0, script_bars = 0, loader_bars = 0;
   gboolean repeated = FALSE;
   double tallest = 0;
   for (guint gi = 0; gi < d->groups->len; gi++)
@@ -544,8 +570,8 @@ stages_chart (const sweep_data *d)
       for (guint wi = 0; wi < workers->len; wi++)
         {
           gint64 w = g_array_index (workers, gint64, wi);
-          double sum[N_STAGES] = { 0 }, wait_sum = 0;
-          guint runs = 0, waits = 0;
+          double sum[N_STAGES] = { 0 }, script_sum[N_SCRIPT_STAGES] = { 0 }, wait_sum = 0;
+          guint runs = 0, script_runs = 0, waits = 0;
           for (guint i = 0; i < g->runs->len; i++)
             {
               const sweep_run *r = d->runs->pdata[g_array_index (g->runs, guint, i)];
@@ -553,7 +579,16 @@ stages_chart (const sweep_data *d)
                 continue;
               if (r->script)
                 {
-                  scripts++;
+                  if (!isfinite (r->script_stages[1]))
+                    {
+                      scripts++;
+                      continue;
+                    }
+                  for (int k = 0; k < N_SCRIPT_STAGES; k++)
+                    script_sum[k] += isfinite (r->script_stages[k]) ? r->script_stages[k] : 0;
+                  script_runs++;
+                  if (isfinite (r->p50))
+                    wait_sum += r->p50, waits++;
                   continue;
                 }
               if (!isfinite (r->stages[0]))
@@ -567,17 +602,25 @@ stages_chart (const sweep_data *d)
               if (isfinite (r->p50))
                 wait_sum += r->p50, waits++;
             }
-          if (runs == 0)
+          if (runs == 0 && script_runs == 0)
             continue;
-          repeated |= runs > 1;
+          repeated |= runs > 1 || script_runs > 1;
           g_autofree char *label = g_strdup_printf ("%" G_GINT64_FORMAT " w, %s", w, g->label);
           ls_chart_axis_add_category (x, label);
           double total = 0;
-          for (int k = 0; k < N_STAGES; k++)
+          /* a configuration is a script's or the loader's: one kind of bar */
+          for (int k = 0; runs > 0 && k < N_STAGES; k++)
             {
               ls_chart_series_add (series[k], n, sum[k] / runs);
               total += sum[k] / runs;
             }
+          for (int k = 0; runs == 0 && k < N_SCRIPT_STAGES; k++)
+            {
+              ls_chart_series_add (script_series[k], n, script_sum[k] / script_runs);
+              total += script_sum[k] / script_runs;
+            }
+          loader_bars += runs > 0;
+          script_bars += runs == 0;
           tallest = MAX (tallest, total);
           if (waits)
             ls_chart_series_add (wait, n, wait_sum / waits);
@@ -586,18 +629,28 @@ stages_chart (const sweep_data *d)
     }
   if (tallest > 0)
     y->max = tallest * 1.08; /* room for the totals above the bars */
-  if (n > 0)
+  for (int k = 0; k < N_STAGES; k++)
+    series[k]->in_legend = loader_bars > 0 || script_bars == 0;
+  for (int k = 0; any_script_stages && k < N_SCRIPT_STAGES; k++)
+    script_series[k]->in_legend = script_bars > 0;
+  if (script_bars > 0)
+    ls_chart_add_note (chart, "A PyTorch script's bar: per batch, the sampler's indices, the Dataset's __getitem__ "
+                              "over its samples and collate_fn (timed in the process that built it, a worker or the "
+                              "training process), and the hand-off to the training process (queue, unpickling), as "
+                              "the probe timed them inside the script's DataLoader.");
+  if (loader_bars > 0)
     {
       ls_chart_add_note (chart, "Each bar: one batch's samples read, decoded, transformed and written into the shared "
                                 "arena, summed over its samples (one worker's time on it, or the training process's "
                                 "with 0 workers), and the time its workers waited for its task; mean per batch after "
                                 "warm-up.");
-      ls_chart_add_note (chart, "N workers build N batches at once, so a batch arrives about every bar / N; the dot is "
-                                "how long the training loop waited for it.");
     }
+  if (n > 0)
+    ls_chart_add_note (chart, "N workers build N batches at once, so a batch arrives about every bar / N; the dot is "
+                              "how long the training loop waited for it.");
   if (scripts > 0)
-    ls_chart_add_note (chart, "%u run%s of a PyTorch script (--target pytorch) %s no bars: the probe sees when a batch "
-                              "arrives and the step between two, not where the Dataset's time goes.",
+    ls_chart_add_note (chart, "%u run%s of a PyTorch script (--target pytorch) %s no bars: the probe did not time "
+                              "its DataLoader's stages (a run recorded before it could).",
                        scripts, scripts == 1 ? "" : "s", scripts == 1 ? "has" : "have");
   if (repeated)
     ls_chart_add_note (chart, "Repeated runs of a configuration are averaged.");
