@@ -1,6 +1,8 @@
-/* The cuda sink: real host-to-device copies and a model-step kernel, timed
- * with CUDA events. Host code in the C style of the rest of loader/; it is
- * C++ only because nvcc compiles it as such.
+/* The runtime API's cuda sink, replaced by sink-cuda-driver.c (issue 26)
+ * and built only with -Dcudart_sink=true, where LOADSCOPE_CUDA_API=
+ * runtime picks it: the device check compares the two at the same knobs
+ * once on a GPU, then this file goes. Host code in the C style of the rest
+ * of loader/; it is C++ only because nvcc compiles it as such.
  *
  * Two streams (copy, compute) and two of everything per batch in flight:
  * device buffers, pinned staging buffers (pin staging), event sets. Batch k
@@ -450,6 +452,8 @@ setup (cuda_sink *s, const ls_arena *arena, ls_error *err)
     name_len = sizeof s->base.device_name - 1;
   memcpy (s->base.device_name, props.name, name_len);
   s->base.device_name[name_len] = '\0';
+  cudaDriverGetVersion (&s->base.driver_version);
+  snprintf (s->base.driver_library, sizeof s->base.driver_library, "%s", "the CUDA runtime (static)");
   s->grid = (unsigned) (props.multiProcessorCount > 0 ? props.multiProcessorCount * 2 : 2);
   /* The monitor finds this device in NVML by it: NVML's indices are not
    * CUDA's (CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER). The properties give
@@ -519,7 +523,7 @@ setup (cuda_sink *s, const ls_arena *arena, ls_error *err)
 }
 
 extern "C" int
-ls_sink_cuda_open (const ls_sink_config *config, const ls_arena *arena, ls_sink **out, ls_error *err)
+ls_sink_cuda_runtime_open (const ls_sink_config *config, const ls_arena *arena, ls_sink **out, ls_error *err)
 {
   cuda_sink *s;
   int rc;

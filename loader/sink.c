@@ -26,16 +26,24 @@ ls_pin_mode_name (ls_pin_mode pin)
     }
 }
 
-#ifndef LS_HAVE_CUDA
 int
 ls_sink_cuda_open (const ls_sink_config *config, const ls_arena *arena, ls_sink **out, ls_error *err)
 {
+#ifdef LS_HAVE_CUDA_RUNTIME
+  /* The device check runs both at the same knobs (tests/device/check.sh). */
+  const char *api = getenv ("LOADSCOPE_CUDA_API");
+  if (api && strcmp (api, "runtime") == 0)
+    return ls_sink_cuda_runtime_open (config, arena, out, err);
+#endif
+#ifdef LS_HAVE_CUDA
+  return ls_sink_cuda_driver_open (config, arena, out, err);
+#else
   (void) config;
   (void) arena;
   *out = NULL;
-  return ls_error_set (err, LS_ERR_UNSUPPORTED, "this build has no CUDA support (nvcc was not found when it was built)");
-}
+  return ls_error_set (err, LS_ERR_UNSUPPORTED, "this build has no CUDA sink (it was built with -Dcuda=disabled)");
 #endif
+}
 
 int
 ls_sink_open (const ls_sink_config *config, const ls_arena *arena, ls_sink **out, char *note, size_t note_len,
@@ -142,6 +150,18 @@ const char *
 ls_sink_pci_bus_id (const ls_sink *s)
 {
   return s->pci_bus_id;
+}
+
+int
+ls_sink_cuda_driver_version (const ls_sink *s)
+{
+  return s->driver_version;
+}
+
+const char *
+ls_sink_cuda_driver_library (const ls_sink *s)
+{
+  return s->driver_library;
 }
 
 void

@@ -5,7 +5,8 @@
  *
  *   none  hands every batch straight back (measures the loader alone);
  *   cuda  real host-to-device copies and a model-step kernel, timed with
- *         CUDA events (sink-cuda.cu, built when nvcc is found);
+ *         CUDA events, through the CUDA driver loaded at run time
+ *         (sink-cuda-driver.c; Linux and Windows);
  *   sim   the same timeline without a GPU: copy time modelled from bytes and
  *         a bandwidth per pin mode, compute as a fixed busy time. Everything
  *         it produces is labelled simulated.
@@ -36,7 +37,7 @@ typedef enum {
 typedef enum {
   LS_PIN_OFF = 0,     /* pageable: copy straight from the arena */
   LS_PIN_STAGING = 1, /* PyTorch's pin_memory: copy into pinned staging memory, then to the device */
-  LS_PIN_ARENA = 2,   /* the shared arena itself is pinned (cudaHostRegister): no extra copy */
+  LS_PIN_ARENA = 2,   /* the shared arena itself is pinned (cuMemHostRegister): no extra copy */
 } ls_pin_mode;
 
 /* Modelled host-to-device bandwidths of the sim sink, GB/s (PCIe 4.0 x16
@@ -98,6 +99,12 @@ const char *ls_sink_device_name (const ls_sink *sink);
 /* The CUDA device's PCI bus id ("0000:3b:00.0"), by which the GPU monitor
  * finds the same device in NVML; "" for the other sinks. */
 const char *ls_sink_pci_bus_id (const ls_sink *sink);
+
+/* The CUDA driver that answered: its version as cuDriverGetVersion gives
+ * it (13000 = 13.0) and the library it was loaded from ("libcuda.so.1",
+ * "nvcuda.dll"); 0 and "" for the other sinks. */
+int ls_sink_cuda_driver_version (const ls_sink *sink);
+const char *ls_sink_cuda_driver_library (const ls_sink *sink);
 
 void ls_sink_close (ls_sink *sink);
 

@@ -148,6 +148,10 @@ else
   rc=1
 fi
 if [ "$have_loader" -eq 1 ]; then
+  # The cuda sink on the stand-in driver (tests/fake-cuda-driver.c), after
+  # auto's fallback without one ("nvcuda.dll not found").
+  standin="$root/$build/tests/fake-cuda-driver.dll"
+  [ -f "$standin" ] && export LS_SELFTEST_CUDA_STANDIN=$(win_path "$standin")
   run_selftest loader-selftest 240 "$loader_selftest" "$(win_path "$worker")"
 else
   say "loader-selftest was not built: counted as a failure"

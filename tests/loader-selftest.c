@@ -5,7 +5,11 @@
  * with two spawned workers and compares the batch checksums, then checks
  * each way a run fails: a bad sample (skip or fail), a worker killed from
  * outside, a worker that crashes, one that hangs past the timeout, and a
- * worker executable that does not exist.
+ * worker executable that does not exist. Then the cuda sink: without a
+ * driver, auto falls back to the simulated GPU and says the library was
+ * not found; with the stand-in driver (tests/fake-cuda-driver.c, whose
+ * path $LS_SELFTEST_CUDA_STANDIN gives; under Wine as well) a run on
+ * it in every pin mode, blocking and not, records copy and compute times.
  *
  *   loader-selftest [WORKER]      WORKER defaults to $LOADSCOPE_WORKER
  *
@@ -461,6 +465,65 @@ test_gpumon (void)
   printf ("# %s\n", err.message);
 }
 
+/* The cuda sink on this system: the driver missing, then the stand-in. */
+static void
+test_cuda_sink (void)
+{
+  const char *standin = getenv ("LS_SELFTEST_CUDA_STANDIN");
+  const char *override = getenv ("LOADSCOPE_CUDA_LIBRARY");
+  ls_run_config c = small_config (2);
+  ls_run_result r;
+
+  c.pool.epochs = 1;
+  c.sink.model_ms = 1;
+  if (!override || !*override)
+    {
+      /* Wine has no nvcuda.dll, nor this machine libcuda.so.1 (else skip). */
+#ifdef _WIN32
+      const char *why = "no usable GPU: nvcuda.dll not found (";
+#else
+      const char *why = "no usable GPU: libcuda.so.1 not found (";
+#endif
+      c.sink.kind = LS_SINK_AUTO;
+      if (run ("cuda sink: auto without a driver", &c, &r))
+        {
+          if (strcmp (r.sink_name, "cuda") == 0)
+            printf ("# a CUDA driver answers here: %s\n", r.device_name);
+          else
+            check (r.status == LS_RUN_DONE && r.simulated && starts_with (r.sink_note, why),
+                   "cuda sink: auto without a driver falls back to sim and says why", "status %d, sim %d, note [%s]",
+                   (int) r.status, (int) r.simulated, r.sink_note);
+          ls_run_result_clear (&r);
+        }
+    }
+  if (!standin || !*standin)
+    return;
+  /* From here on the sink loads the stand-in driver. */
+#ifdef _WIN32
+  _putenv_s ("LOADSCOPE_CUDA_LIBRARY", standin);
+#else
+  setenv ("LOADSCOPE_CUDA_LIBRARY", standin, 1);
+#endif
+  c.sink.kind = LS_SINK_CUDA;
+  for (int pin = LS_PIN_OFF; pin <= LS_PIN_ARENA; pin++)
+    for (int nb = 0; nb <= 1; nb++)
+      {
+        char name[128];
+        snprintf (name, sizeof name, "cuda sink on the stand-in driver: pin %s, non_blocking %s",
+                  ls_pin_mode_name ((ls_pin_mode) pin), nb ? "on" : "off");
+        c.sink.pin = (ls_pin_mode) pin;
+        c.sink.non_blocking = nb;
+        if (!run (name, &c, &r))
+          continue;
+        check (r.status == LS_RUN_DONE && strcmp (r.sink_name, "cuda") == 0 && !r.simulated && r.copy_ms.valid
+                   && r.compute_ms.valid && r.copy_ms.p50 > 0 && r.compute_ms.p50 > 0
+                   && (pin == LS_PIN_STAGING) == (r.host_bytes_copied > 0),
+               name, "status %d [%s], sink %s, copy p50 %g ms, step p50 %g ms, host bytes %" PRIu64, (int) r.status,
+               r.error, r.sink_name, r.copy_ms.p50, r.compute_ms.p50, r.host_bytes_copied);
+        ls_run_result_clear (&r);
+      }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -491,6 +554,7 @@ main (int argc, char **argv)
   test_hang_timeout ();
   test_missing_worker ();
   test_gpumon ();
+  test_cuda_sink ();
 
   printf ("# took %.1f s\n", ms_since (t0) / 1000.0);
   printf ("%d passed, %d failed\n", n_passed, n_failed);

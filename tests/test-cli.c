@@ -265,6 +265,37 @@ test_machine_json_says_whether_a_gpu_answered (void)
   cli_result_clear (&r);
 }
 
+/* With a driver that answers (the stand-in), machine names the device
+ * and the driver's version and library, in words and in JSON. */
+static void
+test_machine_names_the_cuda_driver (void)
+{
+  const char *fake = g_getenv ("LS_FAKE_CUDA_DRIVER");
+  if (!fake)
+    {
+      g_test_skip ("no stand-in CUDA driver in this build");
+      return;
+    }
+  g_setenv ("LOADSCOPE_CUDA_LIBRARY", fake, TRUE);
+  cli_result r = run_cli ("machine", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autofree char *want = g_strdup_printf ("\nGPU:       Fake GPU 0 (CUDA device 0, driver 13.0 from %s; runs use it "
+                                           "with --sink auto)\n", fake);
+  g_assert_nonnull (strstr (r.out, want));
+  cli_result_clear (&r);
+
+  r = run_cli ("machine", "--json", NULL);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_cmpint (r.status, ==, 0);
+  JsonObject *cuda = json_object_get_object_member (parse_object (r.out, parser), "cuda");
+  g_assert_true (json_object_get_boolean_member (cuda, "answered"));
+  g_assert_cmpstr (json_object_get_string_member (cuda, "device"), ==, "Fake GPU 0");
+  g_assert_cmpstr (json_object_get_string_member (cuda, "driver"), ==, "13.0");
+  g_assert_cmpstr (json_object_get_string_member (cuda, "library"), ==, fake);
+  cli_result_clear (&r);
+  g_unsetenv ("LOADSCOPE_CUDA_LIBRARY");
+}
+
 /* One set of defaults, stated in --help and used by every run. */
 static void
 test_one_set_of_defaults (void)
@@ -439,6 +470,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/cli/bad-usage-exits-2-naming-the-problem", test_bad_usage_exits_2_naming_the_problem);
   g_test_add_func ("/app/cli/help-and-version", test_help_and_version);
   g_test_add_func ("/app/cli/machine-json-says-whether-a-gpu-answered", test_machine_json_says_whether_a_gpu_answered);
+  g_test_add_func ("/app/cli/machine-names-the-cuda-driver", test_machine_names_the_cuda_driver);
   g_test_add_func ("/app/cli/one-set-of-defaults", test_one_set_of_defaults);
   g_test_add_func ("/app/cli/sweep-prints-the-recommendation", test_sweep_prints_the_recommendation);
   g_test_add_func ("/app/cli/interrupted-sweep-keeps-the-columns", test_interrupted_sweep_keeps_the_columns);

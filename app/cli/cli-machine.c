@@ -13,6 +13,8 @@
 typedef struct {
   gboolean cuda_answered;
   char cuda_device[256];
+  char cuda_driver[32];   /* "13.0", from cuDriverGetVersion */
+  char cuda_library[300]; /* the driver library that answered */
   char cuda_error[512];
   gboolean nvml_answered;
   char nvml_device[LS_GPUMON_NAME_MAX];
@@ -38,8 +40,12 @@ probe_gpu (gpu_probe *g)
   arena.sample_bytes = 16;
   if (ls_sink_open (&config, &arena, &sink, NULL, 0, &err) == LS_OK)
     {
+      int v = ls_sink_cuda_driver_version (sink);
       g->cuda_answered = TRUE;
       g_strlcpy (g->cuda_device, ls_sink_device_name (sink), sizeof g->cuda_device);
+      if (v > 0)
+        g_snprintf (g->cuda_driver, sizeof g->cuda_driver, "%d.%d", v / 1000, v % 1000 / 10);
+      g_strlcpy (g->cuda_library, ls_sink_cuda_driver_library (sink), sizeof g->cuda_library);
       ls_sink_close (sink);
     }
   else
@@ -85,6 +91,8 @@ print_json (const ls_sysinfo *info, const gpu_probe *g)
   JsonObject *cuda = json_object_new ();
   json_object_set_boolean_member (cuda, "answered", g->cuda_answered);
   set_text_or_null (cuda, "device", g->cuda_answered, g->cuda_device);
+  set_text_or_null (cuda, "driver", g->cuda_answered, g->cuda_driver);
+  set_text_or_null (cuda, "library", g->cuda_answered, g->cuda_library);
   set_text_or_null (cuda, "error", !g->cuda_answered, g->cuda_error);
   json_object_set_object_member (o, "cuda", cuda);
 
@@ -119,8 +127,8 @@ ls_cli_machine (int argc, char **argv)
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_summary (context,
                                 "Prints what every recorded run stores about the machine it ran on, and whether\n"
-                                "a GPU answered: CUDA (device 0, as `--sink auto` asks it; without one, runs use\n"
-                                "the simulated GPU) and NVML (without it, runs have no NVML series), each with\n"
+                                "a GPU answered: CUDA (device 0, as `--sink auto` asks it, and which driver\n"
+                                "version answered; without one, runs use the simulated GPU) and NVML (without it, runs have no NVML series), each with\n"
                                 "its reason when it did not.");
   if (!ls_cli_parse_args (context, &argc, &argv, &error))
     {
@@ -151,7 +159,8 @@ ls_cli_machine (int argc, char **argv)
   printf ("memory:    %.1f GiB\n", (double) info.total_ram_bytes / (1024.0 * 1024.0 * 1024.0));
   printf ("hostname:  %s\n", info.hostname);
   if (gpu.cuda_answered)
-    printf ("GPU:       %s (CUDA device 0; runs use it with --sink auto)\n", gpu.cuda_device);
+    printf ("GPU:       %s (CUDA device 0, driver %s from %s; runs use it with --sink auto)\n", gpu.cuda_device,
+            gpu.cuda_driver[0] ? gpu.cuda_driver : "of unknown version", gpu.cuda_library);
   else
     printf ("GPU:       none answered (%s); runs use the simulated GPU\n", gpu.cuda_error);
   if (gpu.nvml_answered)

@@ -1,7 +1,7 @@
 # Sourced by tests/device/check.sh without --bundle: builds loadscope,
 # loadscope-worker and test-sink-cuda here (CUDA on, no GUI, no HDF5),
 # installing missing tools with apt-get where it can. Sets LOADSCOPE,
-# LOADSCOPE_WORKER, UNIT_BIN and jpeg; calls give_up when it cannot build.
+# LOADSCOPE_WORKER, UNIT_BIN, RUNTIME_SINK and jpeg; calls give_up when it cannot build.
 # (On a bare GPU machine it cannot: make a bundle first, tests/device/bundle.sh.)
 
 # ------------------------------------------------------------ build tools
@@ -53,7 +53,9 @@ esac
 
 # ------------------------------------------------------------ build
 
-setup_opts=(-Dgui=disabled -Dhdf5=disabled -Dcuda=enabled -Dbuildtype=debugoptimized)
+# Both CUDA sinks: the driver API's and, to compare with, the runtime API's.
+setup_opts=(-Dgui=disabled -Dhdf5=disabled -Dcuda=enabled -Dcudart_sink=true -Dbuildtype=debugoptimized)
+RUNTIME_SINK=yes
 jpeg=yes
 pkg-config --exists libturbojpeg libjpeg || {
   jpeg=no

@@ -18,9 +18,9 @@
 #   --out   where the bundle goes (default build-device-bundle/, git-ignored)
 #   --max-mb  fail when the bundle is larger (default 60: a device call
 #           carries 64 MiB at most; 0: no limit)
-# Without --from it builds build-device-bundle-src/ with CUDA on (the CUDA
-# runtime linked statically, as the meson build does), JPEG and HDF5 on, the
-# GUI off. Exit status: 0 made, 1 made but too large, 2 could not make it.
+# Without --from it builds build-device-bundle-src/ with CUDA on (the
+# driver-API sink, and the old runtime-API sink with the CUDA runtime linked
+# statically, to compare them), JPEG and HDF5 on, the GUI off. Exit status: 0 made, 1 made but too large, 2 could not make it.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -53,7 +53,9 @@ if [ -z "$FROM" ]; then
     export PATH=/usr/local/cuda/bin:$PATH
   fi
   command -v nvcc >/dev/null || die "nvcc not found (PATH, /usr/local/cuda/bin): the bundle must have the CUDA sink"
-  opts=(-Dgui=disabled -Dcuda=enabled -Dhdf5=enabled -Djpeg=enabled -Dbuildtype=debugoptimized)
+  # Both CUDA sinks: the driver API's, and the runtime API's to compare it
+  # with (LOADSCOPE_CUDA_API=runtime) until the device check has done so.
+  opts=(-Dgui=disabled -Dcuda=enabled -Dcudart_sink=true -Dhdf5=enabled -Djpeg=enabled -Dbuildtype=debugoptimized)
   if [ -f "$FROM/meson-private/coredata.dat" ]; then
     meson setup --reconfigure "$FROM" "${opts[@]}" >/dev/null || die "meson setup --reconfigure $FROM failed"
   else
@@ -156,7 +158,9 @@ glibc_needed=$(for f in "$OUT_DIR"/bin/* "$OUT_DIR"/lib/*.so*; do
   objdump -T "$f" 2>/dev/null | grep -o 'GLIBC_[0-9][0-9.]*' || true
 done | sed 's/GLIBC_//' | sort -V | tail -n 1)
 cuda=no
-grep -q "this build has no CUDA support" "$OUT_DIR/bin/loadscope" || cuda=yes
+grep -q "this build has no CUDA sink" "$OUT_DIR/bin/loadscope" || cuda=yes
+cuda_runtime=no # the old runtime-API sink's own message is in the binary
+grep -q "cudaStreamCreateWithFlags (copy stream)" "$OUT_DIR/bin/loadscope" && cuda_runtime=yes
 commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 # (no git on the machine, or not a checkout: the commit is unknown, not an error)
 dirty=$( (git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null || true) | head -n 1)
@@ -166,6 +170,7 @@ bytes=$(du -sb "$OUT_DIR" | cut -f1)
   echo "commit=$commit${dirty:+ (with uncommitted changes)}"
   echo "from=$FROM"
   echo "cuda=$cuda"
+  echo "cuda_runtime=$cuda_runtime"
   echo "glibc_needed=${glibc_needed:-unknown}"
   echo "libraries=$(find "$OUT_DIR/lib" -maxdepth 1 -name '*.so*' | wc -l)"
   echo "size_bytes=$bytes"

@@ -10,14 +10,19 @@
 # checks first that a GPU answers (exit 2, "no usable GPU", when none does).
 # Then, as one recorded sweep (workers 1,2,4 x the three pin modes x
 # blocking and non-blocking copies), two runs on the registered arena with
-# forked and with spawned workers, and the sink's own test program:
+# forked and with spawned workers, the driver-API sink against the old
+# runtime-API sink at the same knobs (LOADSCOPE_CUDA_API=runtime; the
+# bundle is built with -Dcudart_sink=true until that comparison has held
+# once), and the sink's own test program:
 #   - every run used the real GPU: status done, sink "cuda", simulated false;
 #   - pinned copies (staging, arena) move more bytes per ms than pageable;
 #   - gpu_util_exact is in (0, 1], and the NVML series is present;
 #   - the model step lasts --model-ms (10 ms) within 5 % (median);
 #   - the pinned arena copies fewer bytes on the host than staging, and
 #     cudaHostRegister of the memfd-backed arena works with fork and spawn;
-#   - NVML's device is the CUDA device, matched by PCI bus id.
+#   - NVML's device is the CUDA device, matched by PCI bus id;
+#   - per pin mode and non_blocking, the driver-API sink's model step, copy
+#     and throughput (medians) are within 5 % of the runtime-API sink's.
 # The PyTorch target (issue 15) is run only where `loadscope run` has
 # --target and python3's torch sees CUDA; otherwise the report says skipped.
 # Writes $OUT/device-report.json (./device-report.json without $OUT) with
@@ -142,7 +147,7 @@ if [ "$probe_rc" -ne 0 ]; then
   why=$(grep -o '"error" *: *"[^"]*"' "$PROBE" | head -n 1 | sed 's/^"error" *: *"//; s/"$//')
   [ -n "$why" ] || why=$(grep -v '^$' "$WORK/probe.err" | tail -n 2 | tr '\n' ' ')
   case "$why" in
-    *"no usable GPU"* | *"no CUDA device"* | *cudaErrorNoDevice* | *cudaErrorInsufficientDriver*)
+    *"no usable GPU"* | *"no CUDA device"* | *CUDA_ERROR_NO_DEVICE* | *cudaErrorNoDevice* | *cudaErrorInsufficientDriver*)
       give_up "no usable GPU: $why" ;;
     *) give_up "the first run on the cuda sink failed (exit $probe_rc): $why" ;;
   esac
@@ -172,8 +177,8 @@ MANIFEST=$WORK/manifest
 DB=$WORK/device.sqlite
 
 # The sweep: recorded, so that its charts can be drawn.
-left=$((DEADLINE - $(date +%s) - 70)) # room for the arena runs and the test program
-[ "$left" -gt 170 ] && left=170
+left=$((DEADLINE - $(date +%s) - 110)) # room for the arena runs, the two sinks and the test program
+[ "$left" -gt 140 ] && left=140
 SWEEP_ID=
 if [ "$left" -lt 20 ]; then
   note "sweep skipped: out of time"
@@ -217,6 +222,38 @@ for start in fork spawn; do
   printf 'arena-%s\t2\t%s\tarena\ton\t%s\t%s\t%s\n' "$start" "$start" "$rc" "$json" "$errf" >>"$MANIFEST"
   echo "device-check: pin=arena start=$start exit $rc ($(elapsed) s)" >&2
 done
+
+# The driver API's sink against the runtime API's at the same knobs: a
+# GPU-bound synthetic dataset (no per-sample cost, 4 workers: 6400 samples/s
+# are needed to keep up with a 10 ms step), so that the model step and the
+# copies, not the workers, set the figures. Pairs back to back, the order
+# alternating, so that a drift of the machine hits both alike.
+CMP_DATA=(--dataset synthetic --size 128x128 --workers 4 --batch-size 64 --model-ms 10 --batches 40)
+if [ "${RUNTIME_SINK:-no}" != yes ]; then
+  note "no runtime-API sink in this build (-Dcudart_sink=true): the two sinks are not compared"
+else
+  i=0
+  for pin in off staging arena; do
+    for nb in off on; do
+      i=$((i + 1))
+      apis=(driver runtime)
+      [ $((i % 2)) -eq 0 ] && apis=(runtime driver)
+      for api in "${apis[@]}"; do
+        json=$WORK/api-$api-$pin-$nb.json
+        errf=$WORK/api-$api-$pin-$nb.err
+        if [ "$(date +%s)" -ge "$DEADLINE" ]; then
+          printf '%s-api\t4\tfork\t%s\t%s\tskipped\t%s\t%s\n' "$api" "$pin" "$nb" "$json" "$errf" >>"$MANIFEST"
+          continue
+        fi
+        LOADSCOPE_CUDA_API=$api timeout 60 "$LOADSCOPE" run "${CMP_DATA[@]}" --sink "$SINK" --pin "$pin" \
+          --non-blocking "$nb" --no-db --json >"$json" 2>"$errf"
+        rc=$?
+        printf '%s-api\t4\tfork\t%s\t%s\t%s\t%s\t%s\n' "$api" "$pin" "$nb" "$rc" "$json" "$errf" >>"$MANIFEST"
+      done
+    done
+  done
+  echo "device-check: driver and runtime sinks compared ($(elapsed) s)" >&2
+fi
 
 # The sink's test program: slot protocol, every pin mode, a run on the
 # pinned arena with forked workers, NVML matched by PCI bus id.
@@ -295,8 +332,8 @@ json.dump({"bundle": bundle or None, "nvidia_smi_devices": devices,
            "charts": [{"chart": r[0], "ok": r[1] == "0", "detail": r[2] if len(r) > 2 else ""} for r in rows]},
           open(extras, "w"), indent=2)
 PY
-  "$PY" "$ROOT/tests/device/check-report.py" "$MANIFEST" "$REPORT" "$NOTES" "$dataset_kind" "$START" \
-    "$UNIT_RC" "$UNIT_LOG" "$EXTRAS"
+  RUNTIME_SINK=${RUNTIME_SINK:-no} "$PY" "$ROOT/tests/device/check-report.py" "$MANIFEST" "$REPORT" "$NOTES" \
+    "$dataset_kind" "$START" "$UNIT_RC" "$UNIT_LOG" "$EXTRAS"
   rc=$?
 else
   # No python3: the same checks on the summaries flattened to one line.
@@ -358,6 +395,28 @@ else
     printf '%-8s %-4s status=%s sink=%s copy_p50=%s GB/s=%s step_p50=%s util=%s nvml=%s host_bytes=%s\n' \
       "$pin" "$nb" "$status" "$sink" "$copy" "${BW[$pin/$nb]}" "$step" "$util" "$nvml" "$host"
   done <"$MANIFEST"
+  # The two sinks at the same knobs: medians within 5 %.
+  declare -A CMP
+  while IFS=$'\t' read -r label workers start pin nb rc json errf; do
+    case "$label" in driver-api | runtime-api) ;; *) continue ;; esac
+    f=$(flat "$json")
+    CMP[$label/$pin/$nb]="$(sub_field "$f" compute_ms p50) $(sub_field "$f" copy_ms p50) $(num_field "$f" throughput_sps)"
+  done <"$MANIFEST"
+  if [ "${RUNTIME_SINK:-no}" = yes ]; then
+    for pin in off staging arena; do
+      for nb in off on; do
+        read -r dc dy dt <<<"${CMP[driver-api/$pin/$nb]:-}"
+        read -r rc_ ry rt <<<"${CMP[runtime-api/$pin/$nb]:-}"
+        ok=false
+        [ -n "$dc" ] && [ -n "$rc_" ] && [ -n "$dy" ] && [ -n "$ry" ] && [ -n "$dt" ] && [ -n "$rt" ] &&
+          awk_true "($dc - $rc_ <= 0.05 * $rc_ && $rc_ - $dc <= 0.05 * $rc_) && ($dy - $ry <= 0.05 * $ry + 0.02 && $ry - $dy <= 0.05 * $ry + 0.02) && ($dt - $rt <= 0.05 * $rt && $rt - $dt <= 0.05 * $rt)" && ok=true
+        add "pin=$pin non_blocking=$nb: driver-API sink within 5 % of the runtime-API sink" $ok \
+          "step p50 $dc vs $rc_ ms, copy p50 $dy vs $ry ms, $dt vs $rt samples/s"
+      done
+    done
+  else
+    add "driver-API sink compared with the runtime-API sink" false "no runtime-API sink in this build (-Dcudart_sink=true)"
+  fi
   ok=false
   [ "$UNIT_RC" = 0 ] && ! grep -q "on-gpu # SKIP" "$UNIT_LOG" && ok=true
   add "test-sink-cuda: passes, GPU tests run" $ok "exit $UNIT_RC; $(grep -E '^(not )?ok .*on-gpu' "$UNIT_LOG" | tr '\n' ' ')"

@@ -1,6 +1,6 @@
 # Sourced by tests/device/check.sh --bundle DIR: checks that the bundle made
 # by tests/device/bundle.sh can run on this machine, without building
-# anything. Sets LOADSCOPE, UNIT_BIN and jpeg; calls give_up (exit 2) with
+# anything. Sets LOADSCOPE, UNIT_BIN, RUNTIME_SINK and jpeg; calls give_up (exit 2) with
 # the reason when the bundle is incomplete, needs a newer glibc, or does
 # not start.
 
@@ -10,7 +10,10 @@ note "bundle: $(bundle_info)"
 bundle_field() { sed -n "s/^$1=//p" "$BUNDLE/bundle-info.txt"; }
 
 [ "$(bundle_field cuda)" = yes ] ||
-  give_up "bundle $BUNDLE was built without CUDA (bundle-info.txt says cuda=$(bundle_field cuda)): make it where nvcc is"
+  give_up "bundle $BUNDLE was built without CUDA (bundle-info.txt says cuda=$(bundle_field cuda)): make it again"
+# The old runtime-API sink beside the driver API's (-Dcudart_sink=true),
+# for the comparison of the two.
+RUNTIME_SINK=$(bundle_field cuda_runtime)
 
 # The bundle's own glibc needs against this machine's glibc.
 need=$(bundle_field glibc_needed)
