@@ -233,7 +233,7 @@ check_workers (JsonObject *o, GError **error)
       if (!JSON_NODE_HOLDS_VALUE (e) || json_node_get_value_type (e) != G_TYPE_INT64)
         return bad (error, "workers", "pids", "a pid is not a whole number");
       gint64 pid = json_node_get_int (e);
-      /* pid 1 is init, never a worker; 0 and below name groups to kill(). */
+      /* pid 1 is init, never a worker; 0 and below name process groups. */
       if (pid < 2 || (double) pid > PID_MAX)
         {
           g_autofree char *why = g_strdup_printf ("pid %" G_GINT64_FORMAT " cannot be a worker", pid);
