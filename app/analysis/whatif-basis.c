@@ -1,5 +1,6 @@
 /* Measured runs into the what-if model's parameters (whatif-basis.h). */
 #include "app/analysis/whatif-basis.h"
+#include "app/store/store-named.h"
 
 #include <math.h>
 #include <string.h>
@@ -46,9 +47,7 @@ load_busy (ls_store *store, ls_whatif_run *run)
 {
   gint64 params[2] = { run->id, run->warmup };
   g_autoptr (GError) error = NULL;
-  g_autoptr (ls_store_rows) rows = ls_store_rows_new (
-      store, "SELECT busy_ms FROM batch WHERE run_id = ? AND seq >= ? AND busy_ms IS NOT NULL ORDER BY seq", params,
-      2, "the run's stages", &error);
+  g_autoptr (ls_store_rows) rows = ls_store_query_rows (store, LS_QUERY_RUN_BATCH_BUSY, params, 2, &error);
   if (!rows)
     return;
   GArray *busy = g_array_new (FALSE, FALSE, sizeof (double));
@@ -172,9 +171,7 @@ ls_whatif_run_load (ls_store *store, gint64 run_id, GError **error)
   r->gaps = g_array_new (FALSE, FALSE, sizeof (double));
   {
     gint64 params[1] = { run_id };
-    g_autoptr (ls_store_rows) rows = ls_store_rows_new (
-        store, "SELECT seq, wait_ms, copy_ms, compute_ms, stage_ms, ready_ms FROM batch WHERE run_id = ? ORDER BY seq",
-        params, 1, "the run's batches", error);
+    g_autoptr (ls_store_rows) rows = ls_store_query_rows (store, LS_QUERY_RUN_BATCH_TIMES, params, 1, error);
     if (!rows)
       return NULL;
     double copy = 0, compute = 0, stage = 0, wait = 0, prev_ready = NAN;
@@ -522,9 +519,7 @@ ls_whatif_basis_load (ls_store *store, gint64 run_id, gboolean siblings, GError 
   if (siblings && target->sweep_id > 0)
     {
       gint64 params[1] = { target->sweep_id };
-      g_autoptr (ls_store_rows) rows = ls_store_rows_new (
-          store, "SELECT id FROM run WHERE sweep_id = ? AND status = 'done' ORDER BY id", params, 1,
-          "the sweep's runs", error);
+      g_autoptr (ls_store_rows) rows = ls_store_query_rows (store, LS_QUERY_SWEEP_DONE_RUN_IDS, params, 1, error);
       if (!rows)
         return NULL;
       g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));

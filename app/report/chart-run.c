@@ -1,6 +1,7 @@
 /* One run's charts: the wait of every batch over the run's time, and the
  * memory of its processes over time. */
 #include "app/report/chart-store.h"
+#include "app/store/store-named.h"
 #include "app/store/store-query.h"
 
 #include <math.h>
@@ -40,12 +41,7 @@ load_run (ls_store *store, gint64 run_id, run_info *r, GError **error)
 {
   memset (r, 0, sizeof *r);
   g_autoptr (ls_store_rows) st
-      = ls_store_rows_new_for_id (store,
-                                  "SELECT run.status, run.workers, run.start_method, run.pin, run.sink, "
-                                  "run.simulated, run.warmup, run.wait_p50_ms, run.wait_p95_ms, run.arena_bytes, "
-                                  "machine.hostname, machine.os, run.started_at FROM run "
-                                  "JOIN machine ON machine.id = run.machine_id WHERE run.id = ?",
-                                  run_id, "run", error);
+      = ls_store_query_row (store, LS_QUERY_RUN_CHART_INFO, run_id, error);
   if (!st)
     return FALSE;
   r->status = ls_store_rows_dup_text (st, 0);
@@ -99,9 +95,7 @@ ls_chart_run_timeline (ls_store *store, gint64 run_id, GError **error)
     }
 
   GError *local = NULL;
-  ls_store_rows *st = ls_store_rows_new (store, "SELECT seq, ready_ms, wait_ms, copy_ms FROM batch WHERE run_id = ? "
-                                         "ORDER BY seq",
-                                         &run_id, 1, "reading the run's batches", error);
+  ls_store_rows *st = ls_store_query_rows (store, LS_QUERY_RUN_BATCH_WAITS, &run_id, 1, error);
   if (!st)
     {
       run_info_clear (&r);
@@ -175,10 +169,7 @@ ls_chart_run_stages (ls_store *store, gint64 run_id, GError **error)
       return NULL;
     }
   GError *local = NULL;
-  ls_store_rows *st = ls_store_rows_new (store,
-                                         "SELECT seq, read_ms, decode_ms, transform_ms, write_ms, idle_ms, wait_ms "
-                                         "FROM batch WHERE run_id = ? ORDER BY seq",
-                                         &run_id, 1, "reading the run's batches", error);
+  ls_store_rows *st = ls_store_query_rows (store, LS_QUERY_RUN_BATCH_STAGES, &run_id, 1, error);
   if (!st)
     {
       run_info_clear (&r);
@@ -257,10 +248,7 @@ ls_chart_run_memory (ls_store *store, gint64 run_id, GError **error)
       return NULL;
     }
   GError *local = NULL;
-  ls_store_rows *st = ls_store_rows_new (store,
-                                         "SELECT t_ms, pss_bytes, runner_pss_bytes, private_bytes FROM sample "
-                                         "WHERE run_id = ? ORDER BY t_ms",
-                                         &run_id, 1, "reading the run's samples", error);
+  ls_store_rows *st = ls_store_query_rows (store, LS_QUERY_RUN_MEMORY_SAMPLES, &run_id, 1, error);
   if (!st)
     {
       run_info_clear (&r);

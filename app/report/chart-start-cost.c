@@ -2,6 +2,7 @@
  * machine in the store (imported ones included): what spawning costs on
  * Windows next to forking on Linux. */
 #include "app/report/chart-store.h"
+#include "app/store/store-named.h"
 #include "app/store/store-query.h"
 #include "loader/stats.h"
 
@@ -39,11 +40,7 @@ ls_chart_start_cost (ls_store *store, GError **error)
   category cats[N_CATEGORIES];
   GError *local = NULL;
   ls_store_rows *st
-      = ls_store_rows_new (store,
-                           "SELECT machine.os LIKE 'Windows%', run.start_method, worker.startup_ms, machine.id, machine.os "
-                           "FROM worker JOIN run ON run.id = worker.run_id "
-                           "JOIN machine ON machine.id = run.machine_id WHERE worker.startup_ms IS NOT NULL",
-                           NULL, 0, "reading worker start-ups", error);
+      = ls_store_query_rows (store, LS_QUERY_WORKER_STARTUPS, NULL, 0, error);
   if (!st)
     return NULL;
   for (int i = 0; i < N_CATEGORIES; i++)

@@ -3,6 +3,7 @@
  * form a series; repeated runs of one configuration become their mean with
  * a min..max band. */
 #include "app/report/chart-store.h"
+#include "app/store/store-named.h"
 #include "app/store/store-query.h"
 
 #include <math.h>
@@ -11,16 +12,13 @@
 
 const char *const ls_chart_sweep_names[] = { "utilization", "wait", "memory", "stages", NULL };
 
-/* The build stages of a batch, as the run table has their means. */
+/* The build stages of a batch, as the run table has their means (the
+ * columns of LS_QUERY_SWEEP_CHART_RUNS, app/store/store-named.h). */
 #define N_STAGES 5
-#define STAGE_COLUMNS "run.stage_read_ms, run.stage_decode_ms, run.stage_transform_ms, run.stage_write_ms, run.stage_idle_ms"
 static const char *const stage_labels[N_STAGES] = { "read", "decode", "transform", "write", "worker idle" };
 /* A PyTorch script's stages, timed by the probe inside its DataLoader (the
  * summary's stages_ms of a --target pytorch run). */
 #define N_SCRIPT_STAGES 4
-#define SCRIPT_STAGE_COLUMNS                                                                                           \
-  "json_extract(run.summary, '$.stages_ms.sampler'), json_extract(run.summary, '$.stages_ms.getitem'), "              \
-  "json_extract(run.summary, '$.stages_ms.collate'), json_extract(run.summary, '$.stages_ms.handoff')"
 static const char *const script_stage_labels[N_SCRIPT_STAGES] = { "sampler", "__getitem__", "collate_fn",
                                                                   "hand-off" };
 
@@ -42,10 +40,6 @@ enum {
   N_KNOBS
 };
 
-#define KNOB_COLUMNS \
-  "run.pin, run.start_method, run.non_blocking, run.batch_size, run.prefetch, run.persistent, run.in_order, " \
-  "run.model_ms, run.sink, run.dataset, run.output, " \
-  "(SELECT machine.hostname FROM machine WHERE machine.id = run.machine_id)"
 
 typedef struct {
   gboolean done;
@@ -152,10 +146,7 @@ load_sweep (ls_store *store, gint64 sweep_id, gboolean per_machine, sweep_data *
   d->runs = g_ptr_array_new_with_free_func (sweep_run_free);
   d->groups = g_ptr_array_new_with_free_func (run_group_free);
 
-  st = ls_store_rows_new_for_id (store,
-                                 "SELECT sweep.started_at, sweep.repeat, machine.hostname, machine.os FROM sweep "
-                                 "JOIN machine ON machine.id = sweep.machine_id WHERE sweep.id = ?",
-                                 sweep_id, "sweep", error);
+  st = ls_store_query_row (store, LS_QUERY_SWEEP_HEADER, sweep_id, error);
   if (!st)
     return FALSE;
   d->started_at = ls_store_rows_dup_text (st, 0);
@@ -164,13 +155,7 @@ load_sweep (ls_store *store, gint64 sweep_id, gboolean per_machine, sweep_data *
   d->os = ls_store_rows_dup_text (st, 3);
   ls_store_rows_free (st);
 
-  st = ls_store_rows_new (store,
-                          "SELECT run.status, run.workers, run.simulated, run.throughput_sps, run.wait_p50_ms, "
-                          "run.wait_p95_ms, run.wait_p99_ms, run.gpu_util_exact, run.gpu_util_nvml, "
-                          "run.pss_peak_bytes, run.private_peak_bytes, " KNOB_COLUMNS ", " STAGE_COLUMNS
-                          ", run.format = 'pytorch', " SCRIPT_STAGE_COLUMNS
-                          " FROM run WHERE run.sweep_id = ? ORDER BY run.id",
-                          &sweep_id, 1, "reading the sweep's runs", error);
+  st = ls_store_query_rows (store, LS_QUERY_SWEEP_CHART_RUNS, &sweep_id, 1, error);
   if (!st)
     return FALSE;
   while (ls_store_rows_next (st, &local))

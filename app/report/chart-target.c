@@ -3,6 +3,7 @@
  * every done run in the store (chart-store.h). The gap between the lines
  * at a worker count is what a C loader would gain there. */
 #include "app/report/chart-store.h"
+#include "app/store/store-named.h"
 #include "app/store/store-query.h"
 
 #include <math.h>
@@ -76,11 +77,7 @@ ls_chart_target (ls_store *store, GError **error)
 {
   g_return_val_if_fail (store != NULL, NULL);
   GError *local = NULL;
-  ls_store_rows *st = ls_store_rows_new (store,
-                                         "SELECT format, dataset, batch_size, workers, throughput_sps FROM run "
-                                         "WHERE status = 'done' AND throughput_sps IS NOT NULL "
-                                         "ORDER BY format = 'pytorch', dataset, batch_size, workers",
-                                         NULL, 0, "reading the runs' throughput", error);
+  ls_store_rows *st = ls_store_query_rows (store, LS_QUERY_RUN_THROUGHPUTS, NULL, 0, error);
   if (!st)
     return NULL;
   g_autoptr (GHashTable) lines = g_hash_table_new (g_str_hash, g_str_equal);

@@ -4,6 +4,7 @@
  * every task that did not end well: its Slurm state, node and the tail of
  * its log. */
 #include "app/slurm/slurm.h"
+#include "app/store/store-named.h"
 
 #include <string.h>
 
@@ -124,10 +125,7 @@ runs_by_node (ls_store *store, const char *sweep_uuid)
   if (sweep_id < 0)
     return NULL;
   g_autoptr (ls_store_rows) rows
-      = ls_store_rows_new (store,
-                           "SELECT m.hostname, count (*) FROM run r JOIN machine m ON m.id = r.machine_id "
-                           "WHERE r.sweep_id = ? GROUP BY m.hostname ORDER BY m.hostname",
-                           &sweep_id, 1, "reading the sweep's runs", &error);
+      = ls_store_query_rows (store, LS_QUERY_SWEEP_RUNS_BY_NODE, &sweep_id, 1, &error);
   GString *s = g_string_new (NULL);
   while (rows && ls_store_rows_next (rows, &error))
     g_string_append_printf (s, "%s%s %" G_GINT64_FORMAT, s->len ? ", " : "", ls_store_rows_get_text (rows, 0),

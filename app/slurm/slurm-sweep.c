@@ -5,6 +5,7 @@
  * sbatch, follows with squeue/sacct/scontrol and collects when nothing is
  * left queued. `--slurm-collect RUNDIR` is the last step alone. */
 #include "app/slurm/slurm.h"
+#include "app/store/store-named.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -162,7 +163,7 @@ write_seed (const char *run_dir, const ls_sweep_grid *grid, const ls_slurm_plan 
   if (*sweep_id <= 0 || !ls_store_sweep_disown (store, *sweep_id, error))
     return FALSE;
   g_autoptr (ls_store_rows) rows
-      = ls_store_rows_new_for_id (store, "SELECT uuid FROM sweep WHERE id = ?", *sweep_id, "sweep", error);
+      = ls_store_query_row (store, LS_QUERY_SWEEP_UUID, *sweep_id, error);
   if (!rows)
     return FALSE;
   *uuid = ls_store_rows_dup_text (rows, 0);

@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 
 #include "app/store/store.h"
+#include "app/store/store-query.h"
 
 sqlite3 *ls_store_db (ls_store *store);
 
@@ -41,3 +42,16 @@ double ls_store_column_double (sqlite3_stmt *st, int column);
  * with an error on failure, LS_STORE_ERROR_NOT_FOUND ("no <what> <id>")
  * when there is no row; finalize the statement when done. */
 sqlite3_stmt *ls_store_row_by_id (ls_store *store, const char *sql, gint64 id, const char *what, GError **error);
+
+/* Rows of one read-only query: sql prepared, params bound as integers;
+ * `what` says what is being read in errors ("reading the run's batches").
+ * Only app/store/ writes SQL: others ask for a named query (store-named.h). */
+ls_store_rows *ls_store_rows_new (ls_store *store, const char *sql, const gint64 *params, guint n_params,
+                                  const char *what, GError **error);
+
+/* Prepares sql, binds id to its one parameter and steps to the first row
+ * (read it at once, then ls_store_rows_next for more). NULL with the error;
+ * LS_STORE_ERROR_NOT_FOUND "<path>: no <what> <id>" when there is no row,
+ * and "reading the <what>" in other errors. */
+ls_store_rows *ls_store_rows_new_for_id (ls_store *store, const char *sql, gint64 id, const char *what,
+                                         GError **error);

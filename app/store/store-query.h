@@ -68,22 +68,9 @@ JsonArray *ls_store_run_workers (ls_store *store, gint64 run_id, GError **error)
 /* How many memory samples a run has (its series); -1 with the error. */
 gint64 ls_store_run_n_samples (ls_store *store, gint64 run_id, GError **error);
 
-/* Rows of one read-only query, for reports (app/report/) that need columns
- * the readers above do not give, without SQLite's types. params are bound
- * as integers; `what` says what is being read in errors ("reading the
- * run's batches"), as every store error does. */
+/* Rows of one read-only query (a named one: store-named.h), read without
+ * SQLite's types. */
 typedef struct ls_store_rows ls_store_rows;
-
-/* Prepares sql and binds params. NULL with the error. */
-ls_store_rows *ls_store_rows_new (ls_store *store, const char *sql, const gint64 *params, guint n_params,
-                                  const char *what, GError **error);
-
-/* Prepares sql, binds id to its one parameter and steps to the first row
- * (read it at once, then ls_store_rows_next for more). NULL with the error;
- * LS_STORE_ERROR_NOT_FOUND "<path>: no <what> <id>" when there is no row,
- * and "reading the <what>" in other errors. */
-ls_store_rows *ls_store_rows_new_for_id (ls_store *store, const char *sql, gint64 id, const char *what,
-                                         GError **error);
 
 /* Steps to the next row: TRUE on a row, FALSE at the end (error unset) or
  * on failure (error set). */
