@@ -190,6 +190,26 @@ test_stages_chart_of_a_script (void)
   ls_chart_free (chart);
 }
 
+/* tune searches the script's DataLoader knobs as it does the loader's. */
+static void
+test_tune_a_script (void)
+{
+  if (!need_torch ())
+    return;
+  g_autofree char *script = ls_test_pytorch_script ("own_knobs.py");
+  g_autofree char *db = g_build_filename (scratch, "tune.sqlite", NULL);
+  ls_test_cli r = ls_test_loadscope ("tune", "--db", db, "--target", "pytorch", "--python", python, "--script", script,
+                                     "--script-args", "--step-ms 2 --getitem-ms 1", "--batches", "10",
+                                     "--time-budget", "40s", NULL);
+  g_test_message ("%s\n%s", r.out, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "Use "));
+  g_assert_nonnull (strstr (r.out, "DataLoader(dataset, batch_size=12"));
+  g_assert_null (strstr (r.out, "nan"));
+  g_assert_null (strstr (r.err, "nan"));
+  ls_test_cli_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -201,6 +221,7 @@ main (int argc, char **argv)
   g_test_add_func ("/target/script/step-bound", test_step_bound_script);
   g_test_add_func ("/target/script/slow-getitem-named", test_slow_getitem_is_named);
   g_test_add_func ("/target/script/stages-chart", test_stages_chart_of_a_script);
+  g_test_add_func ("/target/script/tune", test_tune_a_script);
   int status = ls_test_run_checked_shm_only ();
   ls_test_remove_tree (scratch);
   g_free (scratch);

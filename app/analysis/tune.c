@@ -22,6 +22,16 @@
 
 G_DEFINE_QUARK (ls-tune-error-quark, ls_tune_error)
 
+/* "GPU busy 83 %", or where no GPU consumer measured it (a script on the
+ * CPU, the none sink) "GPU busy not measured". */
+static char *
+busy_text (const ls_tune_point *p)
+{
+  if (isfinite (p->gpu_util_exact) && p->gpu_util_exact >= 0)
+    return g_strdup_printf ("GPU busy %.0f %%", p->gpu_util_exact * 100);
+  return g_strdup ("GPU busy not measured");
+}
+
 static void
 point_free (ls_tune_point *p)
 {
@@ -276,8 +286,9 @@ measure_point (search *s, guint workers, guint prefetch, const char *pin, gboole
   json_array_add_object_element (s->result->summaries, summary);
   g_ptr_array_add (s->result->points, p);
   s->result->runs++;
-  say (s, "  %.0f samples/s, GPU busy %.0f %%, PSS peak %.0f MB%s", p->throughput_sps, p->gpu_util_exact * 100,
-       p->pss_peak_bytes / 1e6, p->over_budget ? " (over the memory budget: excluded)" : "");
+  g_autofree char *busy = busy_text (p);
+  say (s, "  %.0f samples/s, %s, PSS peak %.0f MB%s", p->throughput_sps, busy, p->pss_peak_bytes / 1e6,
+       p->over_budget ? " (over the memory budget: excluded)" : "");
   return p;
 }
 
@@ -509,9 +520,9 @@ finish (search *s, ls_tune_result *r)
   r->pytorch = ls_recommend_dataloader_text (summary);
   GString *v = g_string_new (NULL);
   r->best_throughput_sps = config_mean (s, (guint) r->best, &r->best_repeats);
-  g_string_append_printf (v, "Use %s: %.0f samples/s%s, GPU busy %.0f %%, PSS peak %.0f MB", knobs,
-                          r->best_throughput_sps, r->best_repeats > 1 ? " (mean of its runs)" : "",
-                          p->gpu_util_exact * 100, p->pss_peak_bytes / 1e6);
+  g_autofree char *busy = busy_text (p);
+  g_string_append_printf (v, "Use %s: %.0f samples/s%s, %s, PSS peak %.0f MB", knobs, r->best_throughput_sps,
+                          r->best_repeats > 1 ? " (mean of its runs)" : "", busy, p->pss_peak_bytes / 1e6);
   if (s->o->memory_budget_bytes > 0)
     g_string_append_printf (v, " (budget %.0f MB)", s->o->memory_budget_bytes / 1e6);
   g_string_append_printf (v, "; %u run%s in %.0f s, noise %.1f %%", r->runs, r->runs == 1 ? "" : "s", r->elapsed_s,
@@ -685,9 +696,9 @@ ls_tune_run (const ls_tune_options *options, ls_tune_progress_func progress, gpo
   result->points = g_ptr_array_new_with_free_func ((GDestroyNotify) point_free);
   result->summaries = json_array_new ();
   result->best = -1;
-  if (!o.base || !o.base->dataset)
+  if (!o.base || (!o.base->dataset && !ls_sweep_request_is_script (o.base)))
     {
-      g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_INVALID, "--dataset is required");
+      g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_INVALID, "--dataset is required (or --target pytorch --script)");
       return FALSE;
     }
   for (guint k = 0; k < LS_SWEEP_N_KNOBS; k++)

@@ -88,9 +88,10 @@ ls_cli_tune (int argc, char **argv)
         fprintf (stderr, "loadscope tune: %s\n", error->message);
         goto out;
       }
-  if (!request->dataset)
+  if (!request->dataset && !ls_sweep_request_is_script (request))
     {
-      fprintf (stderr, "loadscope tune: --dataset is required (a folder, an HDF5 file or \"synthetic\")\n");
+      fprintf (stderr, "loadscope tune: --dataset is required (a folder, an HDF5 file or \"synthetic\"), or "
+                       "--target pytorch --script S\n");
       goto out;
     }
   if (memory && !ls_tune_parse_size (memory, &options.memory_budget_bytes))

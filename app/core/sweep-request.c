@@ -49,6 +49,13 @@ ls_sweep_request_free (ls_sweep_request *request)
   g_free (request);
 }
 
+gboolean
+ls_sweep_request_is_script (const ls_sweep_request *request)
+{
+  const GPtrArray *target = request->knobs[LS_SWEEP_KNOB_TARGET];
+  return target && target->len > 0 && g_strcmp0 (target->pdata[0], "pytorch") == 0;
+}
+
 void
 ls_sweep_request_add (ls_sweep_request *request, ls_sweep_knob_id k, const char *value)
 {

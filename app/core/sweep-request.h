@@ -29,6 +29,10 @@ typedef struct ls_sweep_request {
                                       * time this way); 0: the session records a sweep of its own */
 } ls_sweep_request;
 
+/* TRUE when the runs are of the user's PyTorch script (--target pytorch):
+ * no dataset of Loadscope's is needed, the script has its own. */
+gboolean ls_sweep_request_is_script (const ls_sweep_request *request);
+
 /* An empty request: no knob given, repeat 1. */
 ls_sweep_request *ls_sweep_request_new (void);
 ls_sweep_request *ls_sweep_request_copy (const ls_sweep_request *request);
