@@ -1,5 +1,6 @@
 /* Run-time loading with LoadLibraryW / GetProcAddress. */
 #include "dynlib.h"
+#include "text-win32.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,22 +12,6 @@ struct ls_dynlib {
   HMODULE module;
   char name[260];
 };
-
-/* UTF-8 → newly allocated UTF-16, NULL when the text is not valid UTF-8. */
-static wchar_t *
-utf8_to_wide (const char *s)
-{
-  int n = MultiByteToWideChar (CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, NULL, 0);
-  if (n <= 0)
-    return NULL;
-  wchar_t *w = malloc ((size_t) n * sizeof *w);
-  if (w && MultiByteToWideChar (CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, w, n) != n)
-    {
-      free (w);
-      return NULL;
-    }
-  return w;
-}
 
 ls_dynlib *
 ls_dynlib_open (const char *name, ls_error *err)
@@ -40,7 +25,7 @@ ls_dynlib_open (const char *name, ls_error *err)
       ls_error_set (err, LS_ERR_INVALID, "LoadLibrary: empty library name");
       return NULL;
     }
-  wname = utf8_to_wide (name);
+  wname = ls_win_utf8_to_wide (name);
   if (!wname)
     {
       ls_error_set_os (err, "LoadLibrary %s: converting the name to UTF-16", name);

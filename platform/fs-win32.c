@@ -1,4 +1,5 @@
 #include "fs.h"
+#include "text-win32.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,31 +9,11 @@
 
 void ls_fs_sort_entries (ls_dir_entry *entries, size_t count);
 
-static wchar_t *
-widen (const char *s)
-{
-  int n = MultiByteToWideChar (CP_UTF8, 0, s, -1, NULL, 0);
-  wchar_t *w = n > 0 ? malloc ((size_t) n * sizeof *w) : NULL;
-  if (w)
-    MultiByteToWideChar (CP_UTF8, 0, s, -1, w, n);
-  return w;
-}
-
-static char *
-narrow (const wchar_t *w)
-{
-  int n = WideCharToMultiByte (CP_UTF8, 0, w, -1, NULL, 0, NULL, NULL);
-  char *s = n > 0 ? malloc ((size_t) n) : NULL;
-  if (s)
-    WideCharToMultiByte (CP_UTF8, 0, w, -1, s, n, NULL, NULL);
-  return s;
-}
-
 ls_fs_kind
 ls_fs_kind_of (const char *path, uint64_t *size)
 {
   WIN32_FILE_ATTRIBUTE_DATA a;
-  wchar_t *w = widen (path);
+  wchar_t *w = ls_win_utf8_to_wide (path);
   BOOL ok = w && GetFileAttributesExW (w, GetFileExInfoStandard, &a);
   free (w);
   if (!ok)
@@ -46,7 +27,7 @@ int
 ls_fs_list_dir (const char *path, ls_dir_entry **entries, size_t *count, ls_error *err)
 {
   char *pattern = ls_fs_join (path, "*");
-  wchar_t *wpattern = pattern ? widen (pattern) : NULL;
+  wchar_t *wpattern = pattern ? ls_win_utf8_to_wide (pattern) : NULL;
   WIN32_FIND_DATAW fd;
   HANDLE h;
   ls_dir_entry *list = NULL;
@@ -77,7 +58,7 @@ ls_fs_list_dir (const char *path, ls_dir_entry **entries, size_t *count, ls_erro
             break;
           list = grown;
         }
-      list[n].name = narrow (fd.cFileName);
+      list[n].name = ls_win_wide_to_utf8 (fd.cFileName);
       if (!list[n].name)
         break;
       list[n].kind = (fd.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) ? LS_FS_DIR : LS_FS_FILE;
@@ -104,7 +85,7 @@ ls_fs_drop_cache (const char *path, ls_error *err)
 int
 ls_fs_read_file (const char *path, uint8_t **buf, size_t *cap, size_t *len, ls_error *err)
 {
-  wchar_t *w = widen (path);
+  wchar_t *w = ls_win_utf8_to_wide (path);
   HANDLE h = w ? CreateFileW (w, GENERIC_READ, FILE_SHARE_READ, NULL, OPEN_EXISTING, FILE_FLAG_SEQUENTIAL_SCAN, NULL)
                : INVALID_HANDLE_VALUE;
   LARGE_INTEGER size;
@@ -151,7 +132,7 @@ ls_fs_self_exe (void)
       return NULL;
     DWORD n = GetModuleFileNameW (NULL, w, cap);
     if (n > 0 && n < cap) {
-      char *s = narrow (w);
+      char *s = ls_win_wide_to_utf8 (w);
       free (w);
       return s;
     }
@@ -166,7 +147,7 @@ ls_fs_self_exe (void)
 static bool
 file_identity (const char *path, BY_HANDLE_FILE_INFORMATION *info)
 {
-  wchar_t *w = widen (path);
+  wchar_t *w = ls_win_utf8_to_wide (path);
   HANDLE h = w ? CreateFileW (w, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
                               FILE_FLAG_BACKUP_SEMANTICS, NULL)
                : INVALID_HANDLE_VALUE;
@@ -190,7 +171,7 @@ ls_fs_kind
 ls_fs_kind_of_link (const char *path, uint64_t *size)
 {
   WIN32_FILE_ATTRIBUTE_DATA a;
-  wchar_t *w = widen (path);
+  wchar_t *w = ls_win_utf8_to_wide (path);
   BOOL ok = w && GetFileAttributesExW (w, GetFileExInfoStandard, &a);
   free (w);
   if (!ok)
@@ -207,7 +188,7 @@ int
 ls_fs_read_regular (const char *path, unsigned flags, size_t max, char **buf, size_t *len, uint64_t *size,
                     ls_error *err)
 {
-  wchar_t *w = widen (path);
+  wchar_t *w = ls_win_utf8_to_wide (path);
   DWORD attrs = FILE_FLAG_SEQUENTIAL_SCAN | ((flags & LS_FS_READ_NOFOLLOW) ? FILE_FLAG_OPEN_REPARSE_POINT : 0);
   HANDLE h = w ? CreateFileW (w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_EXISTING, attrs, NULL)
                : INVALID_HANDLE_VALUE;

@@ -1,6 +1,7 @@
 /* Child processes on Win32: CreateProcessW with an explicit list of
  * inherited handles, every child in one kill-on-close job object. */
 #include "process-private.h"
+#include "text-win32.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -19,42 +20,6 @@ struct ls_process {
 
 /* ------------------------------------------------------------------ text */
 
-/* UTF-8 → newly allocated UTF-16; NULL with the Win32 error in GetLastError(). */
-static wchar_t *
-utf8_to_wide (const char *s)
-{
-  int n = MultiByteToWideChar (CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, NULL, 0);
-  if (n <= 0)
-    return NULL;
-  wchar_t *w = malloc ((size_t) n * sizeof *w);
-  if (!w)
-    {
-      SetLastError (ERROR_NOT_ENOUGH_MEMORY);
-      return NULL;
-    }
-  if (MultiByteToWideChar (CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, w, n) != n)
-    {
-      free (w);
-      return NULL;
-    }
-  return w;
-}
-
-static char *
-wide_to_utf8 (const wchar_t *w)
-{
-  int n = WideCharToMultiByte (CP_UTF8, 0, w, -1, NULL, 0, NULL, NULL);
-  if (n <= 0)
-    return NULL;
-  char *s = malloc ((size_t) n);
-  if (s && WideCharToMultiByte (CP_UTF8, 0, w, -1, s, n, NULL, NULL) != n)
-    {
-      free (s);
-      return NULL;
-    }
-  return s;
-}
-
 /* The quoted command line as UTF-16. */
 static wchar_t *
 build_command_line (const char *const *argv, ls_error *err)
@@ -71,7 +36,7 @@ build_command_line (const char *const *argv, ls_error *err)
       int n = ls_win32_command_line (argv, buf, len);
       if (n >= 0)
         {
-          wchar_t *w = utf8_to_wide (buf);
+          wchar_t *w = ls_win_utf8_to_wide (buf);
           if (!w)
             ls_error_set_os (err, "building the command line: converting it to UTF-16");
           free (buf);
@@ -147,7 +112,7 @@ build_environment (const char *const *env_add, ls_error *err)
           ls_error_set (err, LS_ERR_INVALID, "environment entry '%s' is not NAME=value", env_add[i]);
           goto out;
         }
-      added[i] = utf8_to_wide (env_add[i]);
+      added[i] = ls_win_utf8_to_wide (env_add[i]);
       if (!added[i])
         {
           ls_error_set_os (err, "environment entry '%s': converting it to UTF-16", env_add[i]);
@@ -295,7 +260,7 @@ ls_process_spawn (const ls_spawn_options *options, ls_process **out, ls_error *e
       return err ? err->code : LS_ERR_OS;
     }
 
-  wpath = utf8_to_wide (options->path);
+  wpath = ls_win_utf8_to_wide (options->path);
   if (!wpath)
     {
       rc = ls_error_set_os (err, "spawning %s: converting the path to UTF-16", options->path);
@@ -653,7 +618,7 @@ ls_process_is_alive (int64_t pid, const char *program)
       DWORD n = (DWORD) (sizeof image / sizeof image[0]);
       if (QueryFullProcessImageNameW (h, 0, image, &n))
         {
-          char *utf8 = wide_to_utf8 (image);
+          char *utf8 = ls_win_wide_to_utf8 (image);
           if (utf8)
             {
               alive = strstr (utf8, program) != NULL;
@@ -702,7 +667,7 @@ ls_process_utf8_argv (int argc, char **argv)
     }
   for (int i = 0; i < n; i++)
     {
-      result[i] = wide_to_utf8 (wargv[i]);
+      result[i] = ls_win_wide_to_utf8 (wargv[i]);
       if (!result[i])
         {
           for (int j = 0; j < i; j++)
