@@ -14,6 +14,7 @@
 #include "app/chart/chart-render.h"
 #include "app/report/chart-store.h"
 #include "test-fonts.h"
+#include "test-cli-util.h"
 #include "test-util.h"
 
 static char *tmp_dir;
@@ -1081,51 +1082,12 @@ test_start_cost (void)
 
 /* --- the command line --- */
 
-typedef struct {
-  int status;
-  char *out;
-  char *err;
-} cli_result;
-
-static cli_result
-run_cli (const char *first, ...)
-{
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
-  cli_result r = { 0 };
-  va_list ap;
-  g_ptr_array_add (argv, (char *) g_getenv ("LOADSCOPE"));
-  va_start (ap, first);
-  for (const char *a = first; a; a = va_arg (ap, const char *))
-    g_ptr_array_add (argv, (char *) a);
-  va_end (ap);
-  g_ptr_array_add (argv, NULL);
-  g_autoptr (GSubprocess) proc = g_subprocess_newv ((const char *const *) argv->pdata,
-                                                    G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
-                                                    &error);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (proc, NULL, NULL, &r.out, &r.err, &error);
-  g_assert_no_error (error);
-  r.status = g_subprocess_get_if_exited (proc) ? g_subprocess_get_exit_status (proc) : -1;
-  if (g_subprocess_get_if_signaled (proc))
-    g_test_message ("loadscope %s ... killed by signal %d; stderr:\n%s", first, g_subprocess_get_term_sig (proc),
-                    r.err);
-  return r;
-}
-
 /* Exit status 0, or the test fails showing what the command said. */
 static void
-assert_cli_ok (const cli_result *r)
+assert_cli_ok (const ls_test_cli *r)
 {
   if (r->status != 0)
     g_error ("loadscope exited with %d\nstdout:\n%s\nstderr:\n%s", r->status, r->out, r->err);
-}
-
-static void
-cli_result_clear (cli_result *r)
-{
-  g_free (r->out);
-  g_free (r->err);
 }
 
 static void
@@ -1137,44 +1099,44 @@ test_cli_export_charts (void)
   g_autofree char *none = tmp_path ("cli-none.svg");
   g_autofree char *run = tmp_path ("cli-run.pdf");
   g_autofree char *cost = tmp_path ("cli-cost.png");
-  cli_result r;
+  ls_test_cli r;
 
   /* A sweep's four charts on one page, the default size. */
-  r = run_cli ("export", "--db", db, "--sweep", "1", "--format", "png", "-o", page, NULL);
+  r = ls_test_loadscope ("export", "--db", db, "--sweep", "1", "--format", "png", "-o", page, NULL);
   assert_cli_ok (&r);
   g_assert_nonnull (strstr (r.out, "4 charts (utilization, wait, memory, stages) of sweep 1"));
   g_assert_nonnull (strstr (r.out, "SIMULATED GPU"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   int dw, dh;
   ls_chart_page_default_size (4, &dw, &dh);
   assert_png_size (page, (guint32) dw, (guint32) dh);
 
   /* One chart at a size; the sim sweep carries the mark, the none one not. */
-  r = run_cli ("export", "--db", db, "--sweep", "1", "--chart", "wait", "--format", "svg", "--width", "640",
+  r = ls_test_loadscope ("export", "--db", db, "--sweep", "1", "--chart", "wait", "--format", "svg", "--width", "640",
                "--height", "400", "-o", wait, NULL);
   assert_cli_ok (&r);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   assert_svg_size (wait, 640, 400);
   g_autofree char *wait_text = read_text (wait);
   g_assert_nonnull (strstr (wait_text, "SIMULATED GPU"));
   g_assert_nonnull (strstr (wait_text, "Batch wait vs workers"));
-  r = run_cli ("export", "--db", db, "--sweep", "2", "--chart", "memory", "--format", "svg", "-o", none, NULL);
+  r = ls_test_loadscope ("export", "--db", db, "--sweep", "2", "--chart", "memory", "--format", "svg", "-o", none, NULL);
   assert_cli_ok (&r);
   g_assert_null (strstr (r.out, "SIMULATED"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   g_autofree char *none_text = read_text (none);
   g_assert_null (strstr (none_text, "SIMULATED"));
 
   /* A run's charts as PDF; the start cost of the whole store, dark. */
-  r = run_cli ("export", "--db", db, "--run", "3", "--format", "pdf", "-o", run, NULL);
+  r = ls_test_loadscope ("export", "--db", db, "--run", "3", "--format", "pdf", "-o", run, NULL);
   assert_cli_ok (&r);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   ls_chart_page_default_size (3, &dw, &dh); /* timeline, memory, stages */
   assert_pdf_size (run, dw, dh);
-  r = run_cli ("export", "--db", db, "--all", "--chart", "start-cost", "--format", "png", "--dark", "--width", "900",
+  r = ls_test_loadscope ("export", "--db", db, "--all", "--chart", "start-cost", "--format", "png", "--dark", "--width", "900",
                "--height", "500", "-o", cost, NULL);
   assert_cli_ok (&r);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   assert_png_size (cost, 900, 500);
 
   /* Bad requests: exit status 2, a reason, and no file. */
@@ -1193,23 +1155,23 @@ test_cli_export_charts (void)
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       const char **a = cases[i].args;
-      r = run_cli ("export", "--db", db, "--format", "png", "-o", bad, a[0], a[1], a[2], a[3], NULL);
+      r = ls_test_loadscope ("export", "--db", db, "--format", "png", "-o", bad, a[0], a[1], a[2], a[3], NULL);
       g_assert_cmpint (r.status, ==, 2);
       g_assert_nonnull (strstr (r.err, cases[i].message));
-      cli_result_clear (&r);
+      ls_test_cli_clear (&r);
       g_assert_false (g_file_test (bad, G_FILE_TEST_EXISTS));
     }
-  r = run_cli ("export", "--db", db, "--sweep", "1", "--format", "csv", "--dark", "-o", bad, NULL);
+  r = ls_test_loadscope ("export", "--db", db, "--sweep", "1", "--format", "csv", "--dark", "-o", bad, NULL);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "are for charts"));
-  cli_result_clear (&r);
-  r = run_cli ("export", "--db", db, "--sweep", "1", "--format", "png", "-o", page, NULL);
+  ls_test_cli_clear (&r);
+  r = ls_test_loadscope ("export", "--db", db, "--sweep", "1", "--format", "png", "-o", page, NULL);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "already exists"));
-  cli_result_clear (&r);
-  r = run_cli ("export", "--db", db, "--sweep", "1", "--format", "png", "--force", "-o", page, NULL);
+  ls_test_cli_clear (&r);
+  r = ls_test_loadscope ("export", "--db", db, "--sweep", "1", "--format", "png", "--force", "-o", page, NULL);
   assert_cli_ok (&r);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 }
 
 static void
@@ -1217,7 +1179,7 @@ test_cli_demo_writes_charts (void)
 {
   g_autofree char *db = tmp_path ("demo.sqlite");
   g_autofree char *dir = tmp_path ("demo-charts");
-  cli_result r = run_cli ("demo", "--dataset", "synthetic", "--db", db, "--charts-dir", dir, NULL);
+  ls_test_cli r = ls_test_loadscope ("demo", "--dataset", "synthetic", "--db", db, "--charts-dir", dir, NULL);
   if (r.status != 0)
     g_error ("demo failed:\n%s\n%s", r.out, r.err);
   const char *names[] = { "utilization", "wait", "memory" };
@@ -1229,7 +1191,7 @@ test_cli_demo_writes_charts (void)
       assert_png_size (path, 1280, 800);
     }
   ls_test_remove_tree (dir);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 }
 
 int

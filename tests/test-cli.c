@@ -6,47 +6,8 @@
 #include <string.h>
 
 #include "test-sql.h"
+#include "test-cli-util.h"
 #include "test-util.h"
-
-typedef struct {
-  int status;
-  char *out;
-  char *err;
-} cli_result;
-
-static void
-cli_result_clear (cli_result *r)
-{
-  g_free (r->out);
-  g_free (r->err);
-}
-
-static cli_result
-run_cli (const char *first, ...)
-{
-  const char *exe = g_getenv ("LOADSCOPE");
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
-  cli_result r = { 0 };
-  va_list ap;
-
-  g_assert_nonnull (exe);
-  g_ptr_array_add (argv, (char *) exe);
-  va_start (ap, first);
-  for (const char *a = first; a; a = va_arg (ap, const char *))
-    g_ptr_array_add (argv, (char *) a);
-  va_end (ap);
-  g_ptr_array_add (argv, NULL);
-
-  g_autoptr (GSubprocess) proc = g_subprocess_newv ((const char *const *) argv->pdata,
-                                                    G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
-                                                    &error);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (proc, NULL, NULL, &r.out, &r.err, &error);
-  g_assert_no_error (error);
-  r.status = g_subprocess_get_if_exited (proc) ? g_subprocess_get_exit_status (proc) : -1;
-  return r;
-}
 
 static JsonObject *
 parse_object (const char *text, JsonParser *parser)
@@ -62,7 +23,7 @@ parse_object (const char *text, JsonParser *parser)
 static void
 test_run_prints_the_contract_summary (void)
 {
-  cli_result r = run_cli ("run", "--dataset", "synthetic", "--count", "500", "--size", "32x32", "--sample-cost-us",
+  ls_test_cli r = ls_test_loadscope ("run", "--dataset", "synthetic", "--count", "500", "--size", "32x32", "--sample-cost-us",
                           "100", "--workers", "2", "--epochs", "2", "--sink", "none", "--json", NULL);
   g_autoptr (JsonParser) parser = json_parser_new ();
 
@@ -101,13 +62,13 @@ test_run_prints_the_contract_summary (void)
   g_assert_cmpfloat (json_object_get_double_member (o, "epoch_boundary_ms"), >, 0);
   g_assert_cmpfloat (json_object_get_double_member (o, "cpu_percent"), >, 0);
   g_assert_cmpint (json_object_get_int_member (o, "skipped_samples"), ==, 0);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 }
 
 static void
 test_sim_sink_summary_is_labelled (void)
 {
-  cli_result r = run_cli ("run", "--dataset", "synthetic", "--count", "640", "--size", "16x16", "--workers", "2",
+  ls_test_cli r = ls_test_loadscope ("run", "--dataset", "synthetic", "--count", "640", "--size", "16x16", "--workers", "2",
                           "--batch-size", "32", "--pin", "staging", "--model-ms", "5", "--sink", "sim", "--json", NULL);
   g_autoptr (JsonParser) parser = json_parser_new ();
 
@@ -131,20 +92,20 @@ test_sim_sink_summary_is_labelled (void)
   g_assert_cmpint (batch_bytes, ==, 32 * 16 * 16 * 3 * 4);
   /* Staging copies each of the 20 batches once on the host. */
   g_assert_cmpint (json_object_get_int_member (o, "host_bytes_copied"), ==, 20 * batch_bytes);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 
   /* Without --json, the words say it too. */
-  r = run_cli ("run", "--dataset", "synthetic", "--count", "64", "--size", "8x8", "--model-ms", "1", NULL);
+  r = ls_test_loadscope ("run", "--dataset", "synthetic", "--count", "64", "--size", "8x8", "--model-ms", "1", NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "SIMULATED GPU"));
   g_assert_nonnull (strstr (r.out, "using the simulated GPU sink"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 }
 
 static void
 test_failed_run_exits_1_with_reason (void)
 {
-  cli_result r = run_cli ("run", "--dataset", "synthetic", "--count", "300", "--size", "8x8", "--workers", "2",
+  ls_test_cli r = ls_test_loadscope ("run", "--dataset", "synthetic", "--count", "300", "--size", "8x8", "--workers", "2",
                           "--crash-at", "100", "--json", NULL);
   g_autoptr (JsonParser) parser = json_parser_new ();
 
@@ -154,21 +115,21 @@ test_failed_run_exits_1_with_reason (void)
   const char *error = json_object_get_string_member (o, "error");
   g_assert_nonnull (strstr (error, "killed by signal 11 (SIGSEGV)"));
   g_assert_nonnull (strstr (r.err, error));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 
-  r = run_cli ("run", "--dataset", "synthetic", "--count", "300", "--size", "8x8", "--workers", "1",
+  r = ls_test_loadscope ("run", "--dataset", "synthetic", "--count", "300", "--size", "8x8", "--workers", "1",
                "--fail-every", "50", NULL);
   g_assert_cmpint (r.status, ==, 1);
   g_assert_nonnull (strstr (r.err, "injected failure"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 
-  r = run_cli ("run", "--dataset", "synthetic", "--count", "300", "--size", "8x8", "--workers", "1",
+  r = ls_test_loadscope ("run", "--dataset", "synthetic", "--count", "300", "--size", "8x8", "--workers", "1",
                "--fail-every", "50", "--on-error", "skip", "--json", NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_autoptr (JsonParser) parser2 = json_parser_new ();
   o = parse_object (r.out, parser2);
   g_assert_cmpint (json_object_get_int_member (o, "skipped_samples"), ==, 6);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 }
 
 typedef struct {
@@ -200,47 +161,47 @@ test_bad_usage_exits_2_naming_the_problem (void)
   for (size_t i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       const char *const *a = cases[i].args;
-      cli_result r = run_cli (a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
+      ls_test_cli r = ls_test_loadscopev (a);
       g_test_message ("case %zu: %s", i, r.err);
       g_assert_cmpint (r.status, ==, 2);
       g_assert_nonnull (strstr (r.err, cases[i].message));
-      cli_result_clear (&r);
+      ls_test_cli_clear (&r);
     }
 }
 
 static void
 test_help_and_version (void)
 {
-  cli_result r = run_cli ("--help", NULL);
+  ls_test_cli r = ls_test_loadscope ("--help", NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "Usage: loadscope COMMAND"));
   g_assert_nonnull (strstr (r.out, "run --dataset"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 
-  r = run_cli ("run", "--help-all", NULL);
+  r = ls_test_loadscope ("run", "--help-all", NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "--sample-cost-us"));
   g_assert_nonnull (strstr (r.out, "--crash-at"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 
-  r = run_cli ("--version", NULL);
+  r = ls_test_loadscope ("--version", NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_str_has_prefix (r.out, "loadscope "));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 
-  r = run_cli ("machine", NULL);
+  r = ls_test_loadscope ("machine", NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "cores:"));
   /* Whether a GPU and NVML answered, and why not when they did not. */
   g_assert_nonnull (strstr (r.out, "\nGPU:       "));
   g_assert_nonnull (strstr (r.out, "\nNVML:      "));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 }
 
 static void
 test_machine_json_says_whether_a_gpu_answered (void)
 {
-  cli_result r = run_cli ("machine", "--json", NULL);
+  ls_test_cli r = ls_test_loadscope ("machine", "--json", NULL);
   g_autoptr (JsonParser) parser = json_parser_new ();
   g_assert_cmpint (r.status, ==, 0);
   JsonObject *o = parse_object (r.out, parser);
@@ -262,7 +223,7 @@ test_machine_json_says_whether_a_gpu_answered (void)
   JsonObject *cuda = json_object_get_object_member (o, "cuda");
   g_assert_cmpstr (json_object_get_string_member (o, "sink_auto"), ==,
                    json_object_get_boolean_member (cuda, "answered") ? "cuda" : "sim");
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 }
 
 /* With a driver that answers (the stand-in), machine names the device
@@ -277,14 +238,14 @@ test_machine_names_the_cuda_driver (void)
       return;
     }
   g_setenv ("LOADSCOPE_CUDA_LIBRARY", fake, TRUE);
-  cli_result r = run_cli ("machine", NULL);
+  ls_test_cli r = ls_test_loadscope ("machine", NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_autofree char *want = g_strdup_printf ("\nGPU:       Fake GPU 0 (CUDA device 0, driver 13.0 from %s; runs use it "
                                            "with --sink auto)\n", fake);
   g_assert_nonnull (strstr (r.out, want));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 
-  r = run_cli ("machine", "--json", NULL);
+  r = ls_test_loadscope ("machine", "--json", NULL);
   g_autoptr (JsonParser) parser = json_parser_new ();
   g_assert_cmpint (r.status, ==, 0);
   JsonObject *cuda = json_object_get_object_member (parse_object (r.out, parser), "cuda");
@@ -292,7 +253,7 @@ test_machine_names_the_cuda_driver (void)
   g_assert_cmpstr (json_object_get_string_member (cuda, "device"), ==, "Fake GPU 0");
   g_assert_cmpstr (json_object_get_string_member (cuda, "driver"), ==, "13.0");
   g_assert_cmpstr (json_object_get_string_member (cuda, "library"), ==, fake);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   g_unsetenv ("LOADSCOPE_CUDA_LIBRARY");
 }
 
@@ -300,27 +261,27 @@ test_machine_names_the_cuda_driver (void)
 static void
 test_one_set_of_defaults (void)
 {
-  cli_result r = run_cli ("--help", NULL);
+  ls_test_cli r = ls_test_loadscope ("--help", NULL);
   g_assert_nonnull (strstr (r.out, "workers 0, batch 64, prefetch 2, persistent workers off, pin off, non-blocking off, "
                                    "start fork, model step 20 ms"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   static const char *const commands[] = { "run", "sweep", "demo" };
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
     {
-      r = run_cli (commands[i], "--help", NULL);
+      r = ls_test_loadscope (commands[i], "--help", NULL);
       g_assert_cmpint (r.status, ==, 0);
       g_assert_nonnull (strstr (r.out, "batch 64, prefetch 2, persistent workers off"));
       g_assert_nonnull (strstr (r.out, "model step 20 ms"));
-      cli_result_clear (&r);
+      ls_test_cli_clear (&r);
     }
-  r = run_cli ("run", "--help", NULL);
+  r = ls_test_loadscope ("run", "--help", NULL);
   g_assert_nonnull (strstr (r.out, "Samples per batch (default 64)"));
   g_assert_nonnull (strstr (r.out, "per batch, in ms (default 20)"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 
   /* A run and a sweep with no knobs given run with them. */
   g_autoptr (JsonParser) parser = json_parser_new ();
-  r = run_cli ("run", "--dataset", "synthetic", "--count", "128", "--size", "8x8", "--sink", "sim", "--no-db", "--json",
+  r = ls_test_loadscope ("run", "--dataset", "synthetic", "--count", "128", "--size", "8x8", "--sink", "sim", "--no-db", "--json",
                NULL);
   g_assert_cmpint (r.status, ==, 0);
   JsonObject *o = parse_object (r.out, parser);
@@ -329,8 +290,8 @@ test_one_set_of_defaults (void)
   g_assert_false (json_object_get_boolean_member (o, "persistent"));
   g_assert_cmpfloat (json_object_get_double_member (o, "model_ms"), ==, 20);
   g_assert_cmpstr (json_object_get_string_member (o, "pin"), ==, "off");
-  cli_result_clear (&r);
-  r = run_cli ("sweep", "--dataset", "synthetic", "--count", "128", "--size", "8x8", "--sink", "sim", "--workers", "1",
+  ls_test_cli_clear (&r);
+  r = ls_test_loadscope ("sweep", "--dataset", "synthetic", "--count", "128", "--size", "8x8", "--sink", "sim", "--workers", "1",
                "--no-db", "--json", NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_autoptr (JsonParser) p2 = json_parser_new ();
@@ -339,7 +300,7 @@ test_one_set_of_defaults (void)
   g_assert_cmpint (json_object_get_int_member (o, "batch_size"), ==, 64);
   g_assert_false (json_object_get_boolean_member (o, "persistent"));
   g_assert_cmpfloat (json_object_get_double_member (o, "model_ms"), ==, 20);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 }
 
 /* The lines of the table: from the header ("run ...") to the first line
@@ -365,7 +326,7 @@ table_lines (const char *out)
 static void
 test_sweep_prints_the_recommendation (void)
 {
-  cli_result r = run_cli ("sweep", "--dataset", "synthetic", "--count", "256", "--size", "8x8", "--workers", "0,1",
+  ls_test_cli r = ls_test_loadscope ("sweep", "--dataset", "synthetic", "--count", "256", "--size", "8x8", "--workers", "0,1",
                           "--sink", "sim", "--model-ms", "1", "--no-db", NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_autoptr (GPtrArray) rows = table_lines (r.out);
@@ -378,7 +339,7 @@ test_sweep_prints_the_recommendation (void)
   g_assert_nonnull (strstr (r.out, "\n  DataLoader(dataset, batch_size=64, num_workers="));
   g_assert_null (strstr (r.out, "1 workers"));
   g_assert_null (strstr (r.out, "0 workers (fork)"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 }
 
 /* A runner that refuses its input stops the sweep at once (every
@@ -396,13 +357,13 @@ test_sweep_stops_at_bad_input (void)
       g_autofree char *name = g_strdup_printf ("%s/img%d.jpg", flat, i);
       g_assert_true (g_file_set_contents (name, "\xff\xd8\xff\xd9", 4, NULL));
     }
-  cli_result r = run_cli ("sweep", "--dataset", flat, "--workers", "0,1,2", "--sink", "sim", "--db", db, NULL);
+  ls_test_cli r = ls_test_loadscope ("sweep", "--dataset", flat, "--workers", "0,1,2", "--sink", "sim", "--db", db, NULL);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "found 3 JPEG files but no class folders"));
   g_assert_nonnull (strstr (r.err, "[1/3] workers=0: the runner refused its input"));
   g_assert_null (strstr (r.err, "[2/3]"));
   g_assert_null (strstr (r.out, "Recommendation"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   g_autofree char *status = ls_test_sql_text (db, "SELECT status FROM sweep");
   g_assert_cmpstr (status, ==, "failed");
   ls_test_remove_tree (dir);
@@ -434,15 +395,15 @@ test_interrupted_sweep_keeps_the_columns (void)
   if (!running)
     {
       g_subprocess_force_exit (proc);
-      cli_result late = { 0 };
+      ls_test_cli late = { 0 };
       g_subprocess_communicate_utf8 (proc, NULL, NULL, &late.out, &late.err, NULL);
       g_test_message ("no run was recorded as running within 120 s; the sweep said: %s", late.err);
-      cli_result_clear (&late);
+      ls_test_cli_clear (&late);
     }
   g_assert_true (running);
   g_usleep (300000);
   g_subprocess_send_signal (proc, SIGINT);
-  cli_result r = { 0 };
+  ls_test_cli r = { 0 };
   g_subprocess_communicate_utf8 (proc, NULL, NULL, &r.out, &r.err, &error);
   g_assert_no_error (error);
   g_assert_true (g_subprocess_get_if_exited (proc));
@@ -456,7 +417,7 @@ test_interrupted_sweep_keeps_the_columns (void)
   g_assert_cmpint (strstr (row, "interrupted") - row, ==, strstr (header, "status") - header);
   g_assert_nonnull (strstr (r.err, "interrupted"));
   g_assert_nonnull (strstr (r.out, "Recommendation: No run finished"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   ls_test_remove_tree (dir);
 }
 

@@ -10,69 +10,41 @@
 
 #include "app/store/export-format-private.h"
 #include "app/store/store-private.h"
+#include "test-cli-util.h"
 #include "test-util.h"
-
-typedef struct {
-  int status;
-  char *out;
-  char *err;
-} cli_result;
 
 static char *tmp_dir;
 static char *db; /* the source: a sweep of 2 runs and 1 run on its own */
 
-static void
-cli_result_clear (cli_result *r)
-{
-  g_free (r->out);
-  g_free (r->err);
-}
-
 /* Runs loadscope; busy_ms >= 0 sets LOADSCOPE_STORE_BUSY_MS. */
-static cli_result
+static ls_test_cli
 run_cli_env (int busy_ms, const char *first, va_list ap)
 {
-  const char *exe = g_getenv ("LOADSCOPE");
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GSubprocessLauncher) launcher
-      = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  cli_result r = { 0 };
-
-  g_assert_nonnull (exe);
-  if (busy_ms >= 0)
-    {
-      g_autofree char *ms = g_strdup_printf ("%d", busy_ms);
-      g_subprocess_launcher_setenv (launcher, "LOADSCOPE_STORE_BUSY_MS", ms, TRUE);
-    }
-  g_ptr_array_add (argv, (char *) exe);
+  g_autoptr (GPtrArray) args = g_ptr_array_new ();
   for (const char *a = first; a; a = va_arg (ap, const char *))
-    g_ptr_array_add (argv, (char *) a);
-  g_ptr_array_add (argv, NULL);
-  g_autoptr (GSubprocess) proc = g_subprocess_launcher_spawnv (launcher, (const char *const *) argv->pdata, &error);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (proc, NULL, NULL, &r.out, &r.err, &error);
-  g_assert_no_error (error);
-  r.status = g_subprocess_get_if_exited (proc) ? g_subprocess_get_exit_status (proc) : -1;
-  return r;
+    g_ptr_array_add (args, (char *) a);
+  g_ptr_array_add (args, NULL);
+  g_autofree char *busy = busy_ms >= 0 ? g_strdup_printf ("LOADSCOPE_STORE_BUSY_MS=%d", busy_ms) : NULL;
+  const char *env[] = { busy, NULL };
+  return ls_test_loadscope_env (env, (const char *const *) args->pdata);
 }
 
-static cli_result
+static ls_test_cli
 run_cli (const char *first, ...)
 {
   va_list ap;
   va_start (ap, first);
-  cli_result r = run_cli_env (-1, first, ap);
+  ls_test_cli r = run_cli_env (-1, first, ap);
   va_end (ap);
   return r;
 }
 
-static cli_result
+static ls_test_cli
 run_cli_busy (int busy_ms, const char *first, ...)
 {
   va_list ap;
   va_start (ap, first);
-  cli_result r = run_cli_env (busy_ms, first, ap);
+  ls_test_cli r = run_cli_env (busy_ms, first, ap);
   va_end (ap);
   return r;
 }
@@ -178,25 +150,25 @@ static char *
 export_to (const char *format, const char *name, const char *what, const char *ref)
 {
   char *out = tmp_path (name);
-  cli_result r = ref ? run_cli ("export", what, ref, "--format", format, "-o", out, "--force", "--db", db, NULL)
+  ls_test_cli r = ref ? run_cli ("export", what, ref, "--format", format, "-o", out, "--force", "--db", db, NULL)
                      : run_cli ("export", what, "--format", format, "-o", out, "--force", "--db", db, NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_str_has_prefix (r.out, "exported "));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   return out;
 }
 
 static void
 record_runs (void)
 {
-  cli_result r = run_cli ("sweep", "--dataset", "synthetic", "--count", "256", "--size", "16x16", "--workers", "0,1",
+  ls_test_cli r = run_cli ("sweep", "--dataset", "synthetic", "--count", "256", "--size", "16x16", "--workers", "0,1",
                           "--sink", "sim", "--model-ms", "1", "--db", db, NULL);
   g_assert_cmpint (r.status, ==, 0);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   r = run_cli ("run", "--dataset", "synthetic", "--count", "320", "--size", "16x16", "--workers", "2", "--sink",
                "none", "--db", db, NULL);
   g_assert_cmpint (r.status, ==, 0);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 }
 
 /* Every column of the store is exported and checked on import: a schema
@@ -293,9 +265,9 @@ test_export_csv (void)
   g_assert_cmpfloat (g_ascii_strtod (ls_format_double (buf, sizeof buf, 6.02214076e23), NULL), ==, 6.02214076e23);
 
   g_autofree char *batches = tmp_path ("batches.csv");
-  cli_result r = run_cli ("export", "--all", "--format", "csv", "--batches", "-o", batches, "--db", db, NULL);
+  ls_test_cli r = run_cli ("export", "--all", "--format", "csv", "--batches", "-o", batches, "--db", db, NULL);
   g_assert_cmpint (r.status, ==, 0);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   g_autofree char *btext = NULL;
   g_assert_true (g_file_get_contents (batches, &btext, NULL, NULL));
   g_auto (GStrv) blines = g_strsplit (btext, "\r\n", -1);
@@ -310,7 +282,7 @@ test_export_csv (void)
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_str_has_prefix (r.out, "run_id,uuid,"));
   g_assert_nonnull (strstr (r.out, "\r\n3,"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 }
 
 static void
@@ -391,14 +363,14 @@ test_export_sqlite (void)
                    query_int (db, "SELECT count (*) FROM sample WHERE run_id IN (1, 2)"));
 
   /* An existing file is kept unless --force. */
-  cli_result r = run_cli ("export", "--all", "--format", "sqlite", "-o", path, "--db", db, NULL);
+  ls_test_cli r = run_cli ("export", "--all", "--format", "sqlite", "-o", path, "--db", db, NULL);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "already exists"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   g_assert_cmpint (query_int (path, "SELECT count (*) FROM run"), ==, 2);
   r = run_cli ("export", "--all", "--format", "sqlite", "-o", path, "--force", "--db", db, NULL);
   g_assert_cmpint (r.status, ==, 0);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   g_assert_cmpint (query_int (path, "SELECT count (*) FROM run"), ==, 3);
 }
 
@@ -423,11 +395,11 @@ test_export_bad_usage (void)
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       const char **a = cases[i].args;
-      cli_result r = run_cli ("export", "--db", db, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], NULL);
+      ls_test_cli r = run_cli ("export", "--db", db, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], NULL);
       if (r.status != 2 || !strstr (r.err, cases[i].says))
         g_error ("case %u: exit %d, out '%s', err '%s' (wanted 2 and '%s')", i, r.status, r.out, r.err,
                  cases[i].says);
-      cli_result_clear (&r);
+      ls_test_cli_clear (&r);
     }
   g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
 }
@@ -436,7 +408,7 @@ test_export_bad_usage (void)
  * its id here: "  imported as run 4 (was 1 on host)" or "  already here
  * as run 1 (uuid 3f2a1b9c on host)". */
 static void
-assert_imported (cli_result *r, int imported, int present, const char *file)
+assert_imported (ls_test_cli *r, int imported, int present, const char *file)
 {
   g_autofree char *want = g_strdup_printf ("imported %d run%s (%d already present) from %s\n", imported,
                                            imported == 1 ? "" : "s", present, file);
@@ -452,7 +424,7 @@ assert_imported (cli_result *r, int imported, int present, const char *file)
     }
   g_assert_cmpint (n_imported, ==, imported);
   g_assert_cmpint (n_present, ==, present);
-  cli_result_clear (r);
+  ls_test_cli_clear (r);
 }
 
 static void
@@ -461,7 +433,7 @@ test_import_json_round_trip (void)
   g_autofree char *file = export_to ("json", "rt.json", "--all", NULL);
   g_autofree char *store = fresh_store ("from-json.sqlite");
 
-  cli_result r = run_cli ("import", file, "--db", store, NULL);
+  ls_test_cli r = run_cli ("import", file, "--db", store, NULL);
   assert_imported (&r, 3, 0, file);
   g_autofree char *once = row_counts (store);
   g_autofree char *source = row_counts (db);
@@ -490,7 +462,7 @@ test_import_json_round_trip (void)
   r = run_cli ("history", "--db", store, NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "sim*"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 }
 
 static void
@@ -500,7 +472,7 @@ test_import_bundle_round_trip (void)
   g_autofree char *json = export_to ("json", "rt2.json", "--all", NULL);
   g_autofree char *store = fresh_store ("from-bundle.sqlite");
 
-  cli_result r = run_cli ("import", file, "--db", store, NULL);
+  ls_test_cli r = run_cli ("import", file, "--db", store, NULL);
   assert_imported (&r, 3, 0, file);
   g_autofree char *once = row_counts (store);
   g_autofree char *source = row_counts (db);
@@ -520,7 +492,7 @@ test_import_bundle_round_trip (void)
   g_autofree char *ids = fresh_store ("ids.sqlite");
   r = run_cli ("run", "--dataset", "synthetic", "--count", "64", "--size", "8x8", "--sink", "none", "--db", ids, NULL);
   g_assert_cmpint (r.status, ==, 0);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   r = run_cli ("import", file, "--db", ids, NULL);
   g_autofree char *was_1 = g_strdup_printf ("  imported as run 2 (was 1 on %s)\n", ls_test_host_name ());
   g_assert_nonnull (strstr (r.out, was_1));
@@ -545,7 +517,7 @@ test_import_bundle_round_trip (void)
       g_assert_cmpstr (json_object_get_string_member (run, "status"), ==, "present");
       g_assert_cmpstr (json_object_get_string_member (run, "source_host"), ==, ls_test_host_name ());
     }
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   /* A CSV export is for spreadsheets, and the refusal says what imports. */
   g_autofree char *csv = export_to ("csv", "not-importable.csv", "--all", NULL);
   expect_rejected (ids, csv, "import reads the .json and .sqlite bundles made by `loadscope export", 2);
@@ -595,7 +567,7 @@ test_import_keeps_the_source_machine (void)
   save_json (root, other);
   g_autofree char *store = fresh_store ("two-machines.sqlite");
 
-  cli_result r = run_cli ("import", file, "--db", store, NULL);
+  ls_test_cli r = run_cli ("import", file, "--db", store, NULL);
   assert_imported (&r, 3, 0, file);
   r = run_cli ("import", other, "--db", store, NULL);
   assert_imported (&r, 3, 0, other);
@@ -615,12 +587,12 @@ test_import_keeps_the_source_machine (void)
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "win-box"));
   g_assert_nonnull (strstr (r.out, "interrupted"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   /* Importing into a store of this machine does not replace the other. */
   r = run_cli ("run", "--dataset", "synthetic", "--count", "64", "--size", "8x8", "--sink", "none", "--db", store,
                NULL);
   g_assert_cmpint (r.status, ==, 0);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   g_assert_cmpint (query_int (store, "SELECT count (*) FROM machine"), ==, 2);
 }
 
@@ -725,13 +697,13 @@ static void
 expect_rejected (const char *store, const char *file, const char *says, int status)
 {
   g_autofree char *before = row_counts (store);
-  cli_result r = run_cli ("import", file, "--db", store, NULL);
+  ls_test_cli r = run_cli ("import", file, "--db", store, NULL);
   if (r.status != status || !strstr (r.err, says))
     g_error ("importing %s: exit %d, '%s' (wanted %d and '%s')", file, r.status, r.err, status, says);
   g_assert_nonnull (strstr (r.err, file));
   g_assert_nonnull (strstr (r.err, "nothing was imported"));
   g_assert_cmpstr (r.out, ==, "");
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   g_autofree char *after = row_counts (store);
   g_assert_cmpstr (after, ==, before);
 }
@@ -746,7 +718,7 @@ test_import_rejects_bad_json (void)
   /* A store with runs, so that "unchanged" means something; the bad files
    * are of the other machine: their first runs would be new. */
   g_autofree char *store = fresh_store ("target.sqlite");
-  cli_result r = run_cli ("import", good, "--db", store, NULL);
+  ls_test_cli r = run_cli ("import", good, "--db", store, NULL);
   assert_imported (&r, 3, 0, good);
 
   static const struct {
@@ -793,7 +765,7 @@ test_import_rejects_bad_json (void)
   g_autofree char *history = tmp_path ("history.json");
   r = run_cli ("history", "--db", db, "--json", NULL);
   g_assert_true (g_file_set_contents (history, r.out, -1, NULL));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   expect_rejected (store, history, "not a Loadscope export", 2);
   g_autofree char *empty = tmp_path ("empty.json");
   g_assert_true (g_file_set_contents (empty, "", 0, NULL));
@@ -882,7 +854,7 @@ test_import_older_bundle_is_migrated (void)
   exec_sql (old, sql);
   g_autofree char *store = fresh_store ("from-v1.sqlite");
 
-  cli_result r = run_cli ("import", old, "--db", store, NULL);
+  ls_test_cli r = run_cli ("import", old, "--db", store, NULL);
   assert_imported (&r, 1, 0, old);
   g_assert_cmpint (query_int (store, "SELECT CAST (throughput_sps * 10 AS INTEGER) FROM run"), ==, 12347);
   g_assert_cmpint (query_int (store, "SELECT samples FROM run"), ==, 320);
@@ -897,7 +869,7 @@ test_import_older_bundle_is_migrated (void)
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "old-box"));
   g_assert_nonnull (strstr (r.out, "1235 samples/s"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 }
 
 static void
@@ -909,14 +881,14 @@ test_import_into_a_locked_store (void)
 
   g_assert_cmpint (sqlite3_open (store, &other), ==, SQLITE_OK);
   g_assert_cmpint (sqlite3_exec (other, "BEGIN EXCLUSIVE", NULL, NULL, NULL), ==, SQLITE_OK);
-  cli_result r = run_cli_busy (200, "import", file, "--db", store, NULL);
+  ls_test_cli r = run_cli_busy (200, "import", file, "--db", store, NULL);
   g_assert_cmpint (r.status, ==, 1);
   g_assert_nonnull (strstr (r.err, "locked by another program"));
   g_assert_nonnull (strstr (r.err, "nothing was imported"));
   /* It waited the busy time asked for, not the default 5 s (read from
    * what it says, not timed: a loaded machine stretches any timing). */
   g_assert_nonnull (strstr (r.err, "waited 0.2 s for it"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   g_assert_cmpint (sqlite3_exec (other, "ROLLBACK", NULL, NULL, NULL), ==, SQLITE_OK);
   sqlite3_close (other);
 
@@ -927,13 +899,13 @@ test_import_into_a_locked_store (void)
 static void
 test_import_bad_usage (void)
 {
-  cli_result r = run_cli ("import", "--db", db, NULL);
+  ls_test_cli r = run_cli ("import", "--db", db, NULL);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "which file?"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   r = run_cli ("import", "a", "b", "--db", db, NULL);
   g_assert_cmpint (r.status, ==, 2);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 }
 
 int

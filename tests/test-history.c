@@ -11,50 +11,11 @@
 #include "app/core/recommend.h"
 #include "app/core/run-options.h"
 #include "app/sweep/sweep-text.h"
+#include "test-cli-util.h"
 #include "test-util.h"
-
-typedef struct {
-  int status;
-  char *out;
-  char *err;
-} cli_result;
 
 static char *tmp_dir;
 static char *db;
-
-static void
-cli_result_clear (cli_result *r)
-{
-  g_free (r->out);
-  g_free (r->err);
-}
-
-static cli_result
-run_cli (const char *first, ...)
-{
-  const char *exe = g_getenv ("LOADSCOPE");
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
-  cli_result r = { 0 };
-  va_list ap;
-
-  g_assert_nonnull (exe);
-  g_ptr_array_add (argv, (char *) exe);
-  va_start (ap, first);
-  for (const char *a = first; a; a = va_arg (ap, const char *))
-    g_ptr_array_add (argv, (char *) a);
-  va_end (ap);
-  g_ptr_array_add (argv, NULL);
-
-  g_autoptr (GSubprocess) proc = g_subprocess_newv ((const char *const *) argv->pdata,
-                                                    G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
-                                                    &error);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (proc, NULL, NULL, &r.out, &r.err, &error);
-  g_assert_no_error (error);
-  r.status = g_subprocess_get_if_exited (proc) ? g_subprocess_get_exit_status (proc) : -1;
-  return r;
-}
 
 static JsonNode *
 parse (const char *text)
@@ -79,10 +40,10 @@ count_lines (const char *text)
 static JsonArray *
 history_json (void)
 {
-  cli_result r = run_cli ("history", "--db", db, "--json", NULL);
+  ls_test_cli r = ls_test_loadscope ("history", "--db", db, "--json", NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_autoptr (JsonNode) root = parse (r.out);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   g_assert_true (JSON_NODE_HOLDS_ARRAY (root));
   return json_array_ref (json_node_get_array (root));
 }
@@ -99,24 +60,24 @@ run_id_at (guint index)
 static void
 record_runs (void)
 {
-  cli_result r = run_cli ("sweep", "--dataset", "synthetic", "--count", "256", "--size", "16x16", "--workers", "0,1",
+  ls_test_cli r = ls_test_loadscope ("sweep", "--dataset", "synthetic", "--count", "256", "--size", "16x16", "--workers", "0,1",
                           "--sink", "sim", "--model-ms", "1", "--db", db, NULL);
   g_assert_cmpint (r.status, ==, 0);
-  cli_result_clear (&r);
-  r = run_cli ("run", "--dataset", "synthetic", "--count", "320", "--size", "16x16", "--workers", "2", "--epochs", "2",
+  ls_test_cli_clear (&r);
+  r = ls_test_loadscope ("run", "--dataset", "synthetic", "--count", "320", "--size", "16x16", "--workers", "2", "--epochs", "2",
                "--sink", "none", "--db", db, NULL);
   g_assert_cmpint (r.status, ==, 0);
-  cli_result_clear (&r);
-  r = run_cli ("run", "--dataset", "synthetic", "--count", "256", "--size", "8x8", "--workers", "1", "--crash-at", "2",
+  ls_test_cli_clear (&r);
+  r = ls_test_loadscope ("run", "--dataset", "synthetic", "--count", "256", "--size", "8x8", "--workers", "1", "--crash-at", "2",
                "--sink", "none", "--db", db, NULL);
   g_assert_cmpint (r.status, ==, 1);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 }
 
 static void
 test_history_table (void)
 {
-  cli_result r = run_cli ("history", "--db", db, NULL);
+  ls_test_cli r = ls_test_loadscope ("history", "--db", db, NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_str_has_prefix (r.out, "ID "));
   g_assert_nonnull (strstr (r.out, "IMG/S"));
@@ -155,7 +116,7 @@ test_history_table (void)
   g_assert_cmpint (g_ascii_strtoll (first, NULL, 10), ==, 4);
   g_assert_nonnull (strstr (first, "failed"));
   g_assert_true (strstr (first, "failed") < strchr (first, '\n'));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 }
 
 static void
@@ -225,50 +186,50 @@ test_history_sweep_and_limit (void)
   g_autofree char *sweep = g_strndup (
       json_object_get_string_member (json_array_get_object_element (runs, 2), "sweep_uuid"), 8);
 
-  cli_result r = run_cli ("history", "--db", db, "--json", "--sweep", sweep, NULL);
+  ls_test_cli r = ls_test_loadscope ("history", "--db", db, "--json", "--sweep", sweep, NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_autoptr (JsonNode) only = parse (r.out);
   g_assert_cmpuint (json_array_get_length (json_node_get_array (only)), ==, 2);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 
-  r = run_cli ("history", "--db", db, "--sweep", "1", NULL);
+  r = ls_test_loadscope ("history", "--db", db, "--sweep", "1", NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_cmpuint (count_lines (r.out), ==, 4);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 
-  r = run_cli ("history", "--db", db, "--json", "--limit", "1", NULL);
+  r = ls_test_loadscope ("history", "--db", db, "--json", "--limit", "1", NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_autoptr (JsonNode) one = parse (r.out);
   g_assert_cmpuint (json_array_get_length (json_node_get_array (one)), ==, 1);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 
-  r = run_cli ("history", "--db", db, "--sweep", "99", NULL);
+  r = ls_test_loadscope ("history", "--db", db, "--sweep", "99", NULL);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "no sweep '99'"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 
-  r = run_cli ("history", "--db", db, "--limit", "-1", NULL);
+  r = ls_test_loadscope ("history", "--db", db, "--limit", "-1", NULL);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "--limit"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 
-  r = run_cli ("history", "--db", db, "extra", NULL);
+  r = ls_test_loadscope ("history", "--db", db, "extra", NULL);
   g_assert_cmpint (r.status, ==, 2);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 }
 
 static void
 test_history_without_a_store (void)
 {
   g_autofree char *missing = g_build_filename (tmp_dir, "none", "history.sqlite", NULL);
-  cli_result r = run_cli ("history", "--db", missing, NULL);
+  ls_test_cli r = ls_test_loadscope ("history", "--db", missing, NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "no runs recorded yet"));
-  cli_result_clear (&r);
-  r = run_cli ("history", "--db", missing, "--json", NULL);
+  ls_test_cli_clear (&r);
+  r = ls_test_loadscope ("history", "--db", missing, "--json", NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_cmpstr (r.out, ==, "[]\n");
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   /* Reading creates nothing. */
   g_assert_false (g_file_test (missing, G_FILE_TEST_EXISTS));
 }
@@ -283,7 +244,7 @@ test_show_text (void)
   g_autofree char *prefix = g_strndup (json_object_get_string_member (sim, "uuid"), 9);
 
   /* By uuid prefix. */
-  cli_result r = run_cli ("show", prefix, "--db", db, NULL);
+  ls_test_cli r = ls_test_loadscope ("show", prefix, "--db", db, NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, json_object_get_string_member (sim, "uuid")));
   g_assert_nonnull (strstr (r.out, "status:              done"));
@@ -302,31 +263,31 @@ test_show_text (void)
   g_assert_nonnull (strstr (r.out, "copy per batch:"));
   g_assert_nonnull (strstr (r.out, "compute per batch:   1.000 ms"));
   g_assert_nonnull (strstr (r.out, "epochs:              1\n"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 
   /* --batches: the epochs as run, not the 0 that stands for "as many as
    * needed": 7 batches of 8 from 40 samples take 2 epochs. */
   g_autofree char *other = g_build_filename (tmp_dir, "batches.sqlite", NULL);
-  r = run_cli ("run", "--dataset", "synthetic", "--count", "40", "--size", "8x8", "--batch-size", "8", "--batches",
+  r = ls_test_loadscope ("run", "--dataset", "synthetic", "--count", "40", "--size", "8x8", "--batch-size", "8", "--batches",
                "7", "--sink", "none", "--db", other, NULL);
   g_assert_cmpint (r.status, ==, 0);
-  cli_result_clear (&r);
-  r = run_cli ("show", "1", "--db", other, NULL);
+  ls_test_cli_clear (&r);
+  r = ls_test_loadscope ("show", "1", "--db", other, NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "epochs:              2 run (as many as the batches asked for)"));
   g_assert_null (strstr (r.out, "epochs:              0"));
   g_assert_nonnull (strstr (r.out, "batches:             7\n"));
   /* No device: no copy or compute to show. */
   g_assert_null (strstr (r.out, "copy per batch:"));
-  cli_result_clear (&r);
-  r = run_cli ("show", "1", "--db", other, "--json", NULL);
+  ls_test_cli_clear (&r);
+  r = ls_test_loadscope ("show", "1", "--db", other, "--json", NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "\"epochs_run\" : 2"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 
   /* By id: the failed run names its error. */
   g_autofree char *failed = run_id_at (0);
-  r = run_cli ("show", failed, "--db", db, NULL);
+  r = ls_test_loadscope ("show", failed, "--db", db, NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "status:              failed"));
   g_assert_nonnull (strstr (r.out, "error:"));
@@ -335,14 +296,14 @@ test_show_text (void)
 #else
   g_assert_nonnull (strstr (r.out, "killed by signal 11"));
 #endif
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 }
 
 static void
 test_show_json (void)
 {
   g_autofree char *id = run_id_at (1);
-  cli_result r = run_cli ("show", id, "--db", db, "--json", NULL);
+  ls_test_cli r = ls_test_loadscope ("show", id, "--db", db, "--json", NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_autoptr (JsonNode) root = parse (r.out);
   JsonObject *o = json_node_get_object (root);
@@ -374,23 +335,23 @@ test_show_json (void)
   g_assert_cmpuint (json_array_get_length (workers), ==, 4);
   g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (workers, 0), "pid"), >, 0);
   g_assert_cmpint (json_object_get_int_member (o, "batches_recorded"), ==, 10);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 }
 
 static void
 test_show_bad_usage (void)
 {
-  cli_result r = run_cli ("show", "999", "--db", db, NULL);
+  ls_test_cli r = ls_test_loadscope ("show", "999", "--db", db, NULL);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "no run '999'"));
-  cli_result_clear (&r);
-  r = run_cli ("show", "--db", db, NULL);
+  ls_test_cli_clear (&r);
+  r = ls_test_loadscope ("show", "--db", db, NULL);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "which run?"));
-  cli_result_clear (&r);
-  r = run_cli ("show", "not-hex!", "--db", db, NULL);
+  ls_test_cli_clear (&r);
+  r = ls_test_loadscope ("show", "not-hex!", "--db", db, NULL);
   g_assert_cmpint (r.status, ==, 2);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 
   /* A prefix two runs share is refused, not guessed. */
   g_autofree char *copy = g_build_filename (tmp_dir, "ambiguous.sqlite", NULL);
@@ -406,34 +367,34 @@ test_show_bad_usage (void)
                                  NULL, NULL, NULL),
                    ==, SQLITE_OK);
   sqlite3_close (s);
-  r = run_cli ("show", "abcd", "--db", copy, NULL);
+  r = ls_test_loadscope ("show", "abcd", "--db", copy, NULL);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "several"));
-  cli_result_clear (&r);
-  r = run_cli ("compare", "abcd", "3", "--db", copy, NULL);
+  ls_test_cli_clear (&r);
+  r = ls_test_loadscope ("compare", "abcd", "3", "--db", copy, NULL);
   g_assert_cmpint (r.status, ==, 2);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   /* A short number is an id only, never the start of a uuid by chance... */
-  r = run_cli ("show", "7777", "--db", copy, NULL);
+  r = ls_test_loadscope ("show", "7777", "--db", copy, NULL);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "no run '7777'"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   /* ...but 8 digits are the first group of a uuid. */
-  r = run_cli ("show", "77771234", "--db", copy, "--json", NULL);
+  r = ls_test_loadscope ("show", "77771234", "--db", copy, "--json", NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "\"run_id\" : 3"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   /* Fewer than 4 characters of a uuid are not enough. */
-  r = run_cli ("show", "abc", "--db", copy, NULL);
+  r = ls_test_loadscope ("show", "abc", "--db", copy, NULL);
   g_assert_cmpint (r.status, ==, 2);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 }
 
 static void
 test_compare_json (void)
 {
   g_autofree char *a = run_id_at (3), *b = run_id_at (2), *c = run_id_at (1);
-  cli_result r = run_cli ("compare", a, b, c, "--db", db, "--json", NULL);
+  ls_test_cli r = ls_test_loadscope ("compare", a, b, c, "--db", db, "--json", NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_autoptr (JsonNode) root = parse (r.out);
   JsonObject *o = json_node_get_object (root);
@@ -478,14 +439,14 @@ test_compare_json (void)
   g_assert_true (json_object_has_member (differ, "epochs"));
   g_assert_false (json_object_has_member (differ, "batch_size"));
   g_assert_false (json_object_has_member (differ, "start_method"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 }
 
 static void
 test_compare_text (void)
 {
   g_autofree char *a = run_id_at (3), *b = run_id_at (2);
-  cli_result r = run_cli ("compare", a, b, "--db", db, NULL);
+  ls_test_cli r = ls_test_loadscope ("compare", a, b, "--db", db, NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "throughput (samples/s)"));
   g_assert_nonnull (strstr (r.out, "batch wait p99 (ms)"));
@@ -497,26 +458,26 @@ test_compare_text (void)
   g_assert_nonnull (strstr (r.out, "knobs that differ:"));
   g_assert_nonnull (strstr (r.out, "\nworkers "));
   g_assert_nonnull (strstr (r.out, "sim*"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 }
 
 static void
 test_compare_unknown_run (void)
 {
   g_autofree char *a = run_id_at (0);
-  cli_result r = run_cli ("compare", a, "deadbeef", "--db", db, NULL);
+  ls_test_cli r = ls_test_loadscope ("compare", a, "deadbeef", "--db", db, NULL);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "no run 'deadbeef'"));
   g_assert_cmpstr (r.out, ==, "");
-  cli_result_clear (&r);
-  r = run_cli ("compare", a, "--db", db, NULL);
+  ls_test_cli_clear (&r);
+  r = ls_test_loadscope ("compare", a, "--db", db, NULL);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "two runs or more"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   g_autofree char *missing = g_build_filename (tmp_dir, "missing.sqlite", NULL);
-  r = run_cli ("compare", "1", "2", "--db", missing, NULL);
+  r = ls_test_loadscope ("compare", "1", "2", "--db", missing, NULL);
   g_assert_cmpint (r.status, ==, 2);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 }
 
 static JsonObject *

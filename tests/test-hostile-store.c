@@ -11,43 +11,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "test-cli-util.h"
 #include "test-util.h"
 
 static char *tmp_dir;
 
-typedef struct {
-  int status;
-  char *out;
-  char *err;
-} cli_result;
-
-static void
-cli_result_clear (cli_result *r)
-{
-  g_free (r->out);
-  g_free (r->err);
-}
-
-static cli_result
+/* As a shell says it: 128 + the signal for a killed one. */
+static ls_test_cli
 run_cliv (const char *const *args)
 {
-  const char *exe = g_getenv ("LOADSCOPE");
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
-  cli_result r = { 0 };
-
-  g_assert_nonnull (exe);
-  g_ptr_array_add (argv, (char *) exe);
-  for (; *args; args++)
-    g_ptr_array_add (argv, (char *) *args);
-  g_ptr_array_add (argv, NULL);
-  g_autoptr (GSubprocess) proc = g_subprocess_newv ((const char *const *) argv->pdata,
-                                                    G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
-                                                    &error);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (proc, NULL, NULL, &r.out, &r.err, &error);
-  g_assert_no_error (error);
-  r.status = g_subprocess_get_if_exited (proc) ? g_subprocess_get_exit_status (proc) : 128 + g_subprocess_get_term_sig (proc);
+  ls_test_cli r = ls_test_loadscopev (args);
+  if (r.signal)
+    r.status = 128 + r.signal;
   return r;
 }
 
@@ -111,10 +86,10 @@ static char *
 store_with_run (const char *name)
 {
   char *db = path_in (name);
-  cli_result r = run_cli ("run", "--dataset", "synthetic", "--count", "32", "--size", "16x16", "--batches", "3",
+  ls_test_cli r = run_cli ("run", "--dataset", "synthetic", "--count", "32", "--size", "16x16", "--batches", "3",
                           "--sink", "sim", "--model-ms", "1", "--db", db);
   g_assert_cmpint (r.status, ==, 0);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   return db;
 }
 
@@ -137,10 +112,10 @@ test_import_is_capped (void)
   /* /dev/zero is neither JSON nor SQLite from its first byte (issue 24):
    * refused before more is read (test-hostile-import measures how much). */
   g_autofree char *db = path_in ("cap.sqlite");
-  cli_result r = run_cli ("import", "/dev/zero", "--db", db);
+  ls_test_cli r = run_cli ("import", "/dev/zero", "--db", db);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "neither an SQLite bundle nor JSON"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 
   /* What looks like JSON is read up to the cap: a sparse file of "[" and
    * zeros, one byte over 1 GiB. */
@@ -153,7 +128,7 @@ test_import_is_capped (void)
   r = run_cli ("import", big, "--db", db);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "MiB an import reads"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   g_unlink (big);
 }
 
@@ -169,10 +144,10 @@ test_deep_json_is_refused (void)
     g_string_append_c (text, ']');
   g_assert_true (g_file_set_contents (file, text->str, (gssize) text->len, NULL));
   g_string_free (text, TRUE);
-  cli_result r = run_cli ("import", file, "--db", db);
+  ls_test_cli r = run_cli ("import", file, "--db", db);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "nested more than 64 levels"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 }
 
 static void
@@ -181,9 +156,9 @@ test_deep_summary_in_bundle (void)
   g_autofree char *src = store_with_run ("deep-src.sqlite");
   g_autofree char *bundle = path_in ("deep-bundle.sqlite");
   g_autofree char *dst = path_in ("deep-dst.sqlite");
-  cli_result r = run_cli ("export", "--all", "--format", "sqlite", "-o", bundle, "--db", src);
+  ls_test_cli r = run_cli ("export", "--all", "--format", "sqlite", "-o", bundle, "--db", src);
   g_assert_cmpint (r.status, ==, 0);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   GString *q = g_string_new ("UPDATE run SET summary = '{\"a\":");
   for (int i = 0; i < 100000; i++)
     g_string_append_c (q, '[');
@@ -202,7 +177,7 @@ test_deep_summary_in_bundle (void)
   r = run_cli ("import", bundle, "--db", dst);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "summary"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   g_assert_false (g_file_test (stale, G_FILE_TEST_EXISTS));
   g_assert_cmpuint (import_dirs_of ("loadscope-import-"), ==, 0);
 }
@@ -219,12 +194,12 @@ test_float_knobs_refuse_nan_and_inf (void)
   for (guint k = 0; k < G_N_ELEMENTS (knobs); k++)
     for (guint b = 0; b < G_N_ELEMENTS (bad); b++)
       {
-        cli_result r = run_cli ("run", "--dataset", "synthetic", "--count", "8", "--size", "16x16", "--batches", "1",
+        ls_test_cli r = run_cli ("run", "--dataset", "synthetic", "--count", "8", "--size", "16x16", "--batches", "1",
                                 "--sink", "sim", "--db", db, knobs[k], bad[b]);
         if (r.status != 2)
           g_error ("%s %s: exit %d (%s)", knobs[k], bad[b], r.status, r.err);
         g_assert_nonnull (strstr (r.err, knobs[k]));
-        cli_result_clear (&r);
+        ls_test_cli_clear (&r);
       }
   g_assert_false (g_file_test (db, G_FILE_TEST_EXISTS) && sql_int (db, "SELECT count(*) FROM run") != 0);
 }
@@ -250,29 +225,29 @@ test_knob_extremes_round_trip (void)
   for (guint i = 0; i < G_N_ELEMENTS (extremes); i++)
     {
       const char *const *e = extremes[i];
-      cli_result r = run_cli ("run", "--dataset", "synthetic", "--count", "16", "--size", "16x16", "--batches", "2",
+      ls_test_cli r = run_cli ("run", "--dataset", "synthetic", "--count", "16", "--size", "16x16", "--batches", "2",
                               "--sink", "sim", "--model-ms", "1", "--db", db, e[0], e[1], e[2] ? e[2] : "--shuffle",
                               e[2] ? e[3] : "on");
       if (r.status != 0)
         g_error ("%s %s: exit %d (%s)", e[0], e[1], r.status, r.err);
-      cli_result_clear (&r);
+      ls_test_cli_clear (&r);
     }
   gint64 n = sql_int (db, "SELECT count(*) FROM run");
   g_assert_cmpint (n, ==, G_N_ELEMENTS (extremes));
-  cli_result r = run_cli ("export", "--all", "--format", "json", "-o", json, "--db", db);
+  ls_test_cli r = run_cli ("export", "--all", "--format", "json", "-o", json, "--db", db);
   g_assert_cmpint (r.status, ==, 0);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   r = run_cli ("export", "--all", "--format", "sqlite", "-o", bundle, "--db", db);
   g_assert_cmpint (r.status, ==, 0);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   r = run_cli ("import", json, "--db", to_json);
   if (r.status != 0)
     g_error ("import of the JSON export: %s", r.err);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   r = run_cli ("import", bundle, "--db", to_bundle);
   if (r.status != 0)
     g_error ("import of the bundle: %s", r.err);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   g_assert_cmpint (sql_int (to_json, "SELECT count(*) FROM run"), ==, n);
   g_assert_cmpint (sql_int (to_bundle, "SELECT count(*) FROM run"), ==, n);
   g_assert_cmpint (sql_int (to_json, "SELECT count(*) FROM run WHERE seed = 9223372036854775807"), ==, 1);
@@ -342,8 +317,8 @@ test_second_sigint_leaves_nothing_running (void)
   g_autofree char *db = path_in ("sigint2.sqlite");
   sweep_and_interrupt (db, 2, 5);
   /* Whatever the second stopped at once: after the next open, nothing is left running. */
-  cli_result r = run_cli ("history", "--db", db);
-  cli_result_clear (&r);
+  ls_test_cli r = run_cli ("history", "--db", db);
+  ls_test_cli_clear (&r);
   g_assert_cmpint (sql_int (db, "SELECT count(*) FROM run WHERE status = 'running'"), ==, 0);
   g_assert_cmpint (sql_int (db, "PRAGMA quick_check = 1") , !=, -1);
 }
@@ -391,10 +366,10 @@ test_reads_on_read_only_and_full_disk (void)
       };
       for (guint c = 0; c < G_N_ELEMENTS (cmds); c++)
         {
-          cli_result r = run_cliv (cmds[c]);
+          ls_test_cli r = run_cliv (cmds[c]);
           if (r.status != 0)
             g_error ("%s on a %s: exit %d: %s", cmds[c][0], p == 0 ? "full disk" : "read-only mount", r.status, r.err);
-          cli_result_clear (&r);
+          ls_test_cli_clear (&r);
         }
     }
   g_assert_true (sh (umount));
@@ -406,10 +381,10 @@ test_export_refuses_its_own_store (void)
   g_autofree char *db = store_with_run ("self.sqlite");
   for (guint i = 0; i < 2; i++)
     {
-      cli_result r = run_cli ("export", "--all", "--format", i ? "sqlite" : "json", "-o", db, "--force", "--db", db);
+      ls_test_cli r = run_cli ("export", "--all", "--format", i ? "sqlite" : "json", "-o", db, "--force", "--db", db);
       g_assert_cmpint (r.status, ==, 2);
       g_assert_nonnull (strstr (r.err, "is the store being exported"));
-      cli_result_clear (&r);
+      ls_test_cli_clear (&r);
     }
   g_assert_cmpint (sql_int (db, "SELECT count(*) FROM run"), ==, 1);
 }
@@ -419,14 +394,14 @@ test_csv_formulas_are_escaped (void)
 {
   g_autofree char *db = store_with_run ("csv.sqlite");
   sql (db, "UPDATE run SET error = '=HYPERLINK(\"x\")', dataset = '@sum'; UPDATE machine SET hostname = '-2+3'");
-  cli_result r = run_cli ("export", "--all", "--format", "csv", "-o", "-", "--db", db);
+  ls_test_cli r = run_cli ("export", "--all", "--format", "csv", "-o", "-", "--db", db);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, ",\"'=HYPERLINK(\"\"x\"\")\","));
   g_assert_nonnull (strstr (r.out, ",\"'@sum\","));
   g_assert_nonnull (strstr (r.out, ",\"'-2+3\","));
   g_assert_null (strstr (r.out, ",=")); /* no cell starts a formula */
   g_assert_null (strstr (r.out, ",@"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 }
 
 /* A sweep whose store fills up mid-way: no run is reported done that the
@@ -444,10 +419,10 @@ test_disk_full_sweep_says_not_recorded (void)
       g_test_skip ("cannot mount a tmpfs here (not root)");
       return;
     }
-  cli_result r = run_cli ("run", "--dataset", "synthetic", "--count", "32", "--size", "16x16", "--batches", "3",
+  ls_test_cli r = run_cli ("run", "--dataset", "synthetic", "--count", "32", "--size", "16x16", "--batches", "3",
                           "--sink", "sim", "--model-ms", "1", "--db", db);
   g_assert_cmpint (r.status, ==, 0);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   /* About 100 KiB left: the store opens (its -shm, the sweep row), the
    * runs' batches and figures do not fit. */
   g_autofree char *fill = g_strdup_printf (
@@ -461,13 +436,13 @@ test_disk_full_sweep_says_not_recorded (void)
   g_assert_nonnull (strstr (r.err, "not recorded in the store"));
   g_assert_nonnull (strstr (r.err, "disk is full"));
   g_assert_nonnull (strstr (r.err, "0 done, 2 failed"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 
   g_autofree char *unfill = g_strdup_printf ("rm %s/fill", mnt);
   g_assert_true (sh (unfill));
   r = run_cli ("history", "--db", db); /* a writing open: repairs what the full disk left */
   g_assert_cmpint (r.status, ==, 0);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   g_assert_cmpint (sql_int (db, "SELECT count(*) FROM run WHERE status = 'running'"), ==, 0);
   g_assert_cmpint (sql_int (db, "SELECT count(*) FROM sweep WHERE status IN ('running', 'done')"), ==, 0);
   g_assert_cmpint (sql_int (db, "SELECT count(*) FROM run WHERE status = 'done' AND summary IS NOT NULL"), ==, 1);
@@ -501,12 +476,12 @@ test_unreadable_store_is_exit_2_everywhere (void)
           /* history without --sweep on a missing store: "no runs recorded yet", 0. */
           if (i == 2 && c == 1)
             continue;
-          cli_result r = run_cliv (cmds[c]);
+          ls_test_cli r = run_cliv (cmds[c]);
           g_test_message ("%s on %s: %d: %s", cmds[c][0], stores[i], r.status, r.err);
           if (r.status != 2)
             g_error ("%s --db %s: exit %d, expected 2: %s", cmds[c][0], stores[i], r.status, r.err);
           g_assert_nonnull (strstr (r.err, stores[i]));
-          cli_result_clear (&r);
+          ls_test_cli_clear (&r);
         }
     }
 }
@@ -541,9 +516,9 @@ test_control_characters_are_escaped_on_output (void)
   g_autofree char *src = store_with_run ("ctl-src.sqlite");
   g_autofree char *bundle = path_in ("ctl-bundle.sqlite");
   g_autofree char *db = path_in ("ctl-dst.sqlite");
-  cli_result r = run_cli ("export", "--all", "--format", "sqlite", "-o", bundle, "--db", src);
+  ls_test_cli r = run_cli ("export", "--all", "--format", "sqlite", "-o", bundle, "--db", src);
   g_assert_cmpint (r.status, ==, 0);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   sql (bundle, "UPDATE run SET dataset = 'data' || char(27) || '[2J' || char(10) || 'FAKE LINE', status = 'failed', "
                "error = 'boom' || char(7) || char(13) || 'x'; "
                "UPDATE machine SET hostname = 'h' || char(27) || ']0;title' || char(7), "
@@ -551,7 +526,7 @@ test_control_characters_are_escaped_on_output (void)
   refingerprint (bundle);
   r = run_cli ("import", bundle, "--db", db);
   g_assert_cmpint (r.status, ==, 0);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   const char *const cmds[][6] = {
     { "history", "--db", db }, { "show", "1", "--db", db }, { "compare", "1", "1", "--db", db },
   };
@@ -566,18 +541,18 @@ test_control_characters_are_escaped_on_output (void)
       g_assert_null (strstr (r.out, "\302\233")); /* U+009B, the one-byte CSI */
       g_assert_null (strstr (r.out, "\nFAKE LINE"));
       g_assert_nonnull (strstr (r.out, "\\x1b"));
-      cli_result_clear (&r);
+      ls_test_cli_clear (&r);
     }
   r = run_cli ("show", "1", "--db", db);
   g_assert_nonnull (strstr (r.out, "data\\x1b[2J\\x0aFAKE LINE"));
   g_assert_nonnull (strstr (r.out, "boom\\x07\\x0dx"));
   g_assert_nonnull (strstr (r.out, "cpu\\u009b31m"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   /* --json keeps the text, in JSON's escaping. */
   r = run_cli ("show", "1", "--json", "--db", db);
   g_assert_null (strchr (r.out, '\033'));
   g_assert_nonnull (strstr (r.out, "\\u001b[2J\\nFAKE LINE"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 }
 
 /* Bundle runs with id 0 or below, NUL inside text (JSON and SQLite) and
@@ -600,9 +575,9 @@ test_bad_ids_nul_and_long_text_are_refused (void)
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autofree char *bundle = path_in (cases[i].name);
-      cli_result r = run_cli ("export", "--all", "--format", "sqlite", "-o", bundle, "--db", src);
+      ls_test_cli r = run_cli ("export", "--all", "--format", "sqlite", "-o", bundle, "--db", src);
       g_assert_cmpint (r.status, ==, 0);
-      cli_result_clear (&r);
+      ls_test_cli_clear (&r);
       /* The children follow the run's id (foreign keys are off here). */
       g_autofree char *q = g_strdup_printf ("%s; UPDATE batch SET run_id = (SELECT id FROM run); "
                                             "UPDATE sample SET run_id = (SELECT id FROM run); "
@@ -613,14 +588,14 @@ test_bad_ids_nul_and_long_text_are_refused (void)
       g_test_message ("%s: %s", cases[i].name, r.err);
       g_assert_cmpint (r.status, ==, 2);
       g_assert_nonnull (strstr (r.err, cases[i].message));
-      cli_result_clear (&r);
+      ls_test_cli_clear (&r);
     }
 
   /* JSON: "a\u0000b" would be cut to "a" by the parser: refused before. */
   g_autofree char *json = path_in ("nul.json");
-  cli_result r = run_cli ("export", "--all", "--format", "json", "-o", json, "--db", src);
+  ls_test_cli r = run_cli ("export", "--all", "--format", "json", "-o", json, "--db", src);
   g_assert_cmpint (r.status, ==, 0);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   g_autofree char *text = NULL;
   g_assert_true (g_file_get_contents (json, &text, NULL, NULL));
   const char *dataset = "\"synthetic\""; /* the run's dataset (or format) */
@@ -634,7 +609,7 @@ test_bad_ids_nul_and_long_text_are_refused (void)
   r = run_cli ("import", json, "--db", db);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "NUL character"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   g_assert_false (g_file_test (db, G_FILE_TEST_EXISTS) && sql_int (db, "SELECT count(*) FROM run") != 0);
 }
 
@@ -643,7 +618,7 @@ test_bad_ids_nul_and_long_text_are_refused (void)
 static void
 test_arena_larger_than_memory_is_refused (void)
 {
-  cli_result r = run_cli ("run", "--dataset", "synthetic", "--size", "1024x1024", "--batch-size", "65536", "--workers",
+  ls_test_cli r = run_cli ("run", "--dataset", "synthetic", "--size", "1024x1024", "--batch-size", "65536", "--workers",
                           "8", "--batches", "2", "--no-db");
   g_test_message ("%s", r.err);
   g_assert_cmpint (r.status, ==, 2);
@@ -651,7 +626,7 @@ test_arena_larger_than_memory_is_refused (void)
   g_assert_nonnull (strstr (r.err, "GiB (18 batch slots of 65536 samples"));
   g_assert_nonnull (strstr (r.err, "of this machine's"));
   g_assert_nonnull (strstr (r.err, " or less would fit"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 }
 
 int

@@ -12,6 +12,7 @@
 #include "app/maker/dataset-maker.h"
 #include "loader/dataset.h"
 #include "loader/jpeg.h"
+#include "test-cli-util.h"
 #include "test-util.h"
 
 #define LIMIT_64MP ((uint64_t) 64 * 1000 * 1000)
@@ -679,42 +680,6 @@ test_bad_options (void)
 
 /* ---- the command ---- */
 
-typedef struct {
-  int status;
-  char *out;
-  char *err;
-} cli_result;
-
-static cli_result
-run_cli (const char *const *args)
-{
-  const char *exe = g_getenv ("LOADSCOPE");
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
-  cli_result r = { 0 };
-
-  g_assert_nonnull (exe);
-  g_ptr_array_add (argv, (char *) exe);
-  for (const char *const *a = args; *a; a++)
-    g_ptr_array_add (argv, (char *) *a);
-  g_ptr_array_add (argv, NULL);
-  g_autoptr (GSubprocess) proc = g_subprocess_newv ((const char *const *) argv->pdata,
-                                                    G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
-                                                    &error);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (proc, NULL, NULL, &r.out, &r.err, &error);
-  g_assert_no_error (error);
-  r.status = g_subprocess_get_if_exited (proc) ? g_subprocess_get_exit_status (proc) : -1;
-  return r;
-}
-
-static void
-cli_result_clear (cli_result *r)
-{
-  g_free (r->out);
-  g_free (r->err);
-}
-
 static void
 test_cli (void)
 {
@@ -742,55 +707,55 @@ test_cli (void)
   };
   for (size_t i = 0; i < G_N_ELEMENTS (bad); i++)
     {
-      cli_result r = run_cli (bad[i].args);
+      ls_test_cli r = ls_test_loadscopev (bad[i].args);
       g_test_message ("case %zu: %s", i, r.err);
       g_assert_cmpint (r.status, ==, 2);
       g_assert_true (g_str_has_prefix (r.err, "loadscope make-dataset: "));
       g_assert_nonnull (strstr (r.err, bad[i].needle));
       g_assert_cmpstr (r.out, ==, "");
-      cli_result_clear (&r);
+      ls_test_cli_clear (&r);
     }
   g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
 
   /* A good run: one summary line on stdout, no progress (stderr is no TTY). */
   const char *good[] = { "make-dataset", "--format", "jpeg-dir", "--count", "12", "--size", "64x48", "--seed", "5",
                          out, NULL };
-  cli_result r = run_cli (good);
+  ls_test_cli r = ls_test_loadscopev (good);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_cmpstr (r.err, ==, "");
   g_assert_true (g_str_has_prefix (r.out, "wrote 12 images, "));
   g_assert_nonnull (strstr (r.out, " MB, 10 classes to "));
   g_assert_nonnull (strstr (r.out, out));
   g_assert_true (g_str_has_suffix (r.out, " s\n"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 
   /* Again: refused, naming the path; --force replaces it. */
-  r = run_cli (good);
+  r = ls_test_loadscopev (good);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, out));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   const char *forced[] = { "make-dataset", "--format", "jpeg-dir", "--count", "12", "--size", "64x48", "--force",
                            out, NULL };
-  r = run_cli (forced);
+  r = ls_test_loadscopev (forced);
   g_assert_cmpint (r.status, ==, 0);
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 
   const char *hdf5[] = { "make-dataset", "--format", "hdf5", "--count", "3", "--size", "32x24", h5, NULL };
-  r = run_cli (hdf5);
+  r = ls_test_loadscopev (hdf5);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_str_has_prefix (r.out, "wrote 3 images, "));
   g_assert_nonnull (strstr (r.out, "3 classes"));
-  cli_result_clear (&r);
-  r = run_cli (hdf5);
+  ls_test_cli_clear (&r);
+  r = ls_test_loadscopev (hdf5);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, h5));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
 
   const char *help[] = { "make-dataset", "--help", NULL };
-  r = run_cli (help);
+  r = ls_test_loadscopev (help);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "hdf5-jpeg"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   ls_test_remove_tree (tmp);
 }
 

@@ -12,6 +12,7 @@
 
 #include "app/report/report-escape.h"
 #include "app/store/store.h"
+#include "test-cli-util.h"
 #include "test-util.h"
 
 #define HOSTILE_DATASET "<script>alert(1)</script>"
@@ -21,54 +22,18 @@
 
 static char *tmp_dir;
 
-typedef struct {
-  int status;
-  char *out;
-  char *err;
-} cli_result;
-
 static char *
 tmp_path (const char *name)
 {
   return g_build_filename (tmp_dir, name, NULL);
 }
 
-static cli_result
-run_cli (const char *first, ...)
-{
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
-  cli_result r = { 0 };
-  va_list ap;
-  g_ptr_array_add (argv, (char *) g_getenv ("LOADSCOPE"));
-  va_start (ap, first);
-  for (const char *a = first; a; a = va_arg (ap, const char *))
-    g_ptr_array_add (argv, (char *) a);
-  va_end (ap);
-  g_ptr_array_add (argv, NULL);
-  g_autoptr (GSubprocess) proc = g_subprocess_newv ((const char *const *) argv->pdata,
-                                                    G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
-                                                    &error);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (proc, NULL, NULL, &r.out, &r.err, &error);
-  g_assert_no_error (error);
-  r.status = g_subprocess_get_if_exited (proc) ? g_subprocess_get_exit_status (proc) : -1;
-  return r;
-}
-
 static void
-cli_result_clear (cli_result *r)
-{
-  g_free (r->out);
-  g_free (r->err);
-}
-
-static void
-assert_cli_ok (cli_result *r)
+assert_cli_ok (ls_test_cli *r)
 {
   if (r->status != 0)
     g_error ("loadscope exited with %d\nstdout:\n%s\nstderr:\n%s", r->status, r->out, r->err);
-  cli_result_clear (r);
+  ls_test_cli_clear (r);
 }
 
 static char *
@@ -144,16 +109,16 @@ recorded_store (void)
   if (path)
     return path;
   path = tmp_path ("runs.sqlite");
-  cli_result r = run_cli ("sweep", "--dataset", "synthetic", "--count", "640", "--size", "16x16", "--workers", "0,1,2",
+  ls_test_cli r = ls_test_loadscope ("sweep", "--dataset", "synthetic", "--count", "640", "--size", "16x16", "--workers", "0,1,2",
                           "--pin", "off,staging", "--batches", "10", "--sink", "sim", "--model-ms", "1", "--db", path,
                           "--quiet", NULL);
   assert_cli_ok (&r);
   g_autofree char *mine = tmp_path ("mine.json");
   g_autofree char *other = tmp_path ("other.json");
-  r = run_cli ("export", "--sweep", "1", "--format", "json", "-o", mine, "--db", path, NULL);
+  r = ls_test_loadscope ("export", "--sweep", "1", "--format", "json", "-o", mine, "--db", path, NULL);
   assert_cli_ok (&r);
   write_other_machine_bundle (mine, other);
-  r = run_cli ("import", other, "--db", path, NULL);
+  r = ls_test_loadscope ("import", other, "--db", path, NULL);
   assert_cli_ok (&r);
   return path;
 }
@@ -205,7 +170,7 @@ test_html_sweep_two_machines (void)
 {
   const char *db = recorded_store ();
   g_autofree char *out = tmp_path ("sweep-1.html");
-  cli_result r = run_cli ("report", "--sweep", "1", "--db", db, "-o", out, NULL);
+  ls_test_cli r = ls_test_loadscope ("report", "--sweep", "1", "--db", db, "-o", out, NULL);
   g_assert_nonnull (strstr (r.out, "wrote the report of sweep 1 (12 runs on 2 machines"));
   assert_cli_ok (&r);
   g_autofree char *html = read_text (out);
@@ -271,7 +236,7 @@ test_markdown (void)
   g_autofree char *dir = tmp_path ("md out");
   g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
   g_autofree char *out = g_build_filename (dir, "review.md", NULL);
-  cli_result r = run_cli ("report", "--sweep", "1", "--db", db, "--format", "md", "-o", out, NULL);
+  ls_test_cli r = ls_test_loadscope ("report", "--sweep", "1", "--db", db, "--format", "md", "-o", out, NULL);
   g_assert_nonnull (strstr (r.out, "as PNG files beside it"));
   assert_cli_ok (&r);
   g_autofree char *md = read_text (out);
@@ -305,7 +270,7 @@ test_one_run_and_some_runs (void)
 {
   const char *db = recorded_store ();
   g_autofree char *one = tmp_path ("run-3.html");
-  cli_result r = run_cli ("report", "--run", "3", "--db", db, "-o", one, NULL);
+  ls_test_cli r = ls_test_loadscope ("report", "--run", "3", "--db", db, "-o", one, NULL);
   g_assert_nonnull (strstr (r.out, "run 3 (1 run on 1 machine, 3 charts)"));
   assert_cli_ok (&r);
   g_autofree char *html = read_text (one);
@@ -315,12 +280,12 @@ test_one_run_and_some_runs (void)
   g_assert_null (strstr (html, "id=\"side-by-side\""));
 
   g_autofree char *some = tmp_path ("some.html");
-  r = run_cli ("report", "--runs", "2, 4,4", "--db", db, "-o", some, NULL);
+  r = ls_test_loadscope ("report", "--runs", "2, 4,4", "--db", db, "-o", some, NULL);
   g_assert_nonnull (strstr (r.out, "runs 2 and 4 (2 runs on 1 machine"));
   assert_cli_ok (&r);
 
   g_autofree char *all = tmp_path ("all.html");
-  r = run_cli ("report", "--all", "--db", db, "-o", all, NULL);
+  r = ls_test_loadscope ("report", "--all", "--db", db, "-o", all, NULL);
   g_assert_nonnull (strstr (r.out, "all runs (12 runs on 2 machines"));
   assert_cli_ok (&r);
   g_autofree char *all_html = read_text (all);
@@ -385,18 +350,18 @@ test_errors (void)
   expect_refused (2, "the store being reported on", NULL, "report", "--all", "--db", db, "--force", "-o", db, NULL);
   /* An existing file is kept unless --force. */
   g_assert_true (g_file_set_contents (out, "keep", -1, NULL));
-  cli_result r = run_cli ("report", "--all", "--db", db, "-o", out, NULL);
+  ls_test_cli r = ls_test_loadscope ("report", "--all", "--db", db, "-o", out, NULL);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "already exists (--force replaces it)"));
-  cli_result_clear (&r);
+  ls_test_cli_clear (&r);
   g_autofree char *kept = read_text (out);
   g_assert_cmpstr (kept, ==, "keep");
-  r = run_cli ("report", "--all", "--db", db, "--force", "-o", out, NULL);
+  r = ls_test_loadscope ("report", "--all", "--db", db, "--force", "-o", out, NULL);
   assert_cli_ok (&r);
   g_unlink (out);
   (void) md;
 
-  r = run_cli ("report", "--help", NULL);
+  r = ls_test_loadscope ("report", "--help", NULL);
   g_assert_nonnull (strstr (r.out, "--format"));
   g_assert_nonnull (strstr (r.out, "Content-Security-Policy"));
   assert_cli_ok (&r);
@@ -469,7 +434,7 @@ test_browser (void)
     }
   const char *db = recorded_store ();
   g_autofree char *page = tmp_path ("browsed.html");
-  cli_result r = run_cli ("report", "--sweep", "1", "--db", db, "-o", page, NULL);
+  ls_test_cli r = ls_test_loadscope ("report", "--sweep", "1", "--db", db, "-o", page, NULL);
   assert_cli_ok (&r);
   const char *artifacts = g_getenv ("LS_ARTIFACTS");
   g_autofree char *png = artifacts ? g_build_filename (artifacts, "report-sweep-two-machines.png", NULL)
@@ -491,12 +456,12 @@ static void
 test_twenty_runs_size (void)
 {
   g_autofree char *db = tmp_path ("twenty.sqlite");
-  cli_result r = run_cli ("sweep", "--dataset", "synthetic", "--count", "256", "--size", "8x8", "--workers", "0,1",
+  ls_test_cli r = ls_test_loadscope ("sweep", "--dataset", "synthetic", "--count", "256", "--size", "8x8", "--workers", "0,1",
                           "--pin", "off,staging", "--prefetch", "1,2,3,4,5", "--batches", "8", "--sink", "sim",
                           "--model-ms", "1", "--db", db, "--quiet", NULL);
   assert_cli_ok (&r);
   g_autofree char *out = tmp_path ("twenty.html");
-  r = run_cli ("report", "--sweep", "1", "--db", db, "-o", out, NULL);
+  r = ls_test_loadscope ("report", "--sweep", "1", "--db", db, "-o", out, NULL);
   g_assert_nonnull (strstr (r.out, "(20 runs on 1 machine"));
   assert_cli_ok (&r);
   GStatBuf st;

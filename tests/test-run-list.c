@@ -19,6 +19,7 @@
 #include "app/store/run-list.h"
 #include "app/store/store-query.h"
 #include "test-fonts.h"
+#include "test-cli-util.h"
 #include "test-util.h"
 
 static char *tmp_dir;
@@ -27,21 +28,12 @@ static char *db;
 static void
 run_cli (int expected, const char *first, ...)
 {
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
   va_list ap;
-  g_ptr_array_add (argv, (char *) g_getenv ("LOADSCOPE"));
   va_start (ap, first);
-  for (const char *a = first; a; a = va_arg (ap, const char *))
-    g_ptr_array_add (argv, (char *) a);
+  ls_test_cli r = ls_test_loadscope_va (first, ap);
   va_end (ap);
-  g_ptr_array_add (argv, NULL);
-  g_autoptr (GSubprocess) proc = g_subprocess_newv ((const char *const *) argv->pdata,
-                                                    G_SUBPROCESS_FLAGS_STDOUT_SILENCE, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_subprocess_wait (proc, NULL, &error));
-  g_assert_true (g_subprocess_get_if_exited (proc));
-  g_assert_cmpint (g_subprocess_get_exit_status (proc), ==, expected);
+  g_assert_cmpint (r.status, ==, expected);
+  ls_test_cli_clear (&r);
 }
 
 static void

@@ -15,6 +15,7 @@
 #include "loader/jpeg.h"
 #include "loader/run.h"
 #include "test-sql.h"
+#include "test-cli-util.h"
 #include "test-util.h"
 
 static char *tmp_dir;
@@ -201,23 +202,15 @@ test_migration_keeps_data (void)
 static char *
 run_cli (int *status, const char *first, ...)
 {
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
   va_list ap;
-  g_ptr_array_add (argv, (char *) g_getenv ("LOADSCOPE"));
   va_start (ap, first);
-  for (const char *a = first; a; a = va_arg (ap, const char *))
-    g_ptr_array_add (argv, (char *) a);
+  ls_test_cli r = ls_test_loadscope_va (first, ap);
   va_end (ap);
-  g_ptr_array_add (argv, NULL);
-  g_autoptr (GSubprocess) p = g_subprocess_newv ((const char *const *) argv->pdata, G_SUBPROCESS_FLAGS_STDOUT_PIPE,
-                                                 &error);
-  g_assert_no_error (error);
-  char *out = NULL;
-  g_assert_true (g_subprocess_communicate_utf8 (p, NULL, NULL, &out, NULL, &error));
-  g_assert_no_error (error);
-  *status = g_subprocess_get_exit_status (p);
-  return out;
+  if (r.err && *r.err)
+    g_test_message ("stderr: %s", r.err);
+  g_free (r.err);
+  *status = r.status;
+  return r.out;
 }
 
 #define STAGE_SQL(table, prefix)                                                                                       \

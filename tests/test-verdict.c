@@ -12,6 +12,7 @@
 #include "app/core/recommend.h"
 #include "app/core/verdict.h"
 #include "app/sweep/sweep-text.h"
+#include "test-cli-util.h"
 #include "test-util.h"
 
 /* ---- constructed summaries -------------------------------------------- */
@@ -477,30 +478,15 @@ test_time_budget (void)
 static char *
 run_cli (int *status, const char *first, ...)
 {
-  const char *exe = g_getenv ("LOADSCOPE");
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
-  char *out = NULL;
-  g_autofree char *err = NULL;
   va_list ap;
-
-  g_assert_nonnull (exe);
-  g_ptr_array_add (argv, (char *) exe);
   va_start (ap, first);
-  for (const char *a = first; a; a = va_arg (ap, const char *))
-    g_ptr_array_add (argv, (char *) a);
+  ls_test_cli r = ls_test_loadscope_va (first, ap);
   va_end (ap);
-  g_ptr_array_add (argv, NULL);
-  g_autoptr (GSubprocess) proc = g_subprocess_newv ((const char *const *) argv->pdata,
-                                                    G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
-                                                    &error);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (proc, NULL, NULL, &out, &err, &error);
-  g_assert_no_error (error);
-  if (err && *err)
-    g_test_message ("stderr: %s", err);
-  *status = g_subprocess_get_if_exited (proc) ? g_subprocess_get_exit_status (proc) : -1;
-  return out;
+  if (r.err && *r.err)
+    g_test_message ("stderr: %s", r.err);
+  g_free (r.err);
+  *status = r.status;
+  return r.out;
 }
 
 /* The verdict's limit of one `run --json`, and its machine_busy checked. */
