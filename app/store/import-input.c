@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "app/store/import-input.h"
+
+#include "app/core/tmp-dir.h"
 #include "app/store/store.h"
 #include "platform/process.h"
 
@@ -153,41 +155,9 @@ ls_import_read_capped (const char *path, guint64 cap, GBytes **out, GError **err
   return TRUE;
 }
 
-static void
-remove_tree (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-  while (d && (name = g_dir_read_name (d)))
-    {
-      g_autofree char *p = g_build_filename (dir, name, NULL);
-      g_unlink (p);
-    }
-  g_rmdir (dir);
-}
-
 char *
 ls_import_make_tmp_dir (GError **error)
 {
-  const char *tmp = g_get_tmp_dir ();
-  g_autoptr (GDir) d = g_dir_open (tmp, 0, NULL);
-  const char *name;
-  size_t plen = strlen (LS_IMPORT_TMP_PREFIX);
-
   /* Folders of imports whose process is gone: a crash or SIGKILL left them. */
-  while (d && (name = g_dir_read_name (d)))
-    {
-      if (strncmp (name, LS_IMPORT_TMP_PREFIX, plen) != 0)
-        continue;
-      char *end = NULL;
-      gint64 pid = g_ascii_strtoll (name + plen, &end, 10);
-      if (pid <= 0 || !end || *end != '-' || pid == (gint64) ls_process_self_pid ()
-          || ls_process_is_alive (pid, NULL))
-        continue;
-      g_autofree char *p = g_build_filename (tmp, name, NULL);
-      remove_tree (p);
-    }
-  g_autofree char *tmpl = g_strdup_printf ("%s%" G_GINT64_FORMAT "-XXXXXX", LS_IMPORT_TMP_PREFIX,
-                                           (gint64) ls_process_self_pid ());
-  return g_dir_make_tmp (tmpl, error);
+  return ls_tmp_dir_make (LS_IMPORT_TMP_PREFIX, error);
 }
