@@ -243,6 +243,11 @@ test_pytorch_target (void)
     g_assert_cmpstr (request->knobs[LS_SWEEP_KNOB_PYTHON]->pdata[0], ==, python);
     g_assert_cmpstr (request->knobs[LS_SWEEP_KNOB_SCRIPT_ARGS]->pdata[0], ==, dataset);
     g_assert_null (request->knobs[LS_SWEEP_KNOB_MODEL_MS]); /* the script's own step */
+    /* "The script's own knobs" is on by default: batch size, prefetch and
+     * persistence are left to the script, not the page's 64, 2, off. */
+    g_assert_null (request->knobs[LS_SWEEP_KNOB_BATCH_SIZE]);
+    g_assert_null (request->knobs[LS_SWEEP_KNOB_PREFETCH]);
+    g_assert_null (request->knobs[LS_SWEEP_KNOB_PERSISTENT]);
     g_assert_cmpuint (ls_sweep_request_configurations (request), ==, 2);
   }
   save_screenshot ("gui-pytorch-setup.png");

@@ -10,6 +10,7 @@
 struct _LsSetupPage {
   GtkBox parent_instance;
   AdwComboRow *target_row;  /* LsSetupTarget */
+  GtkSwitch *script_own_knobs; /* a script keeps its batch size, prefetch, persistence */
   AdwPreferencesGroup *dataset_group;
   AdwPreferencesGroup *script_group;
   AdwActionRow *script_row;
@@ -59,6 +60,12 @@ add_checked (ls_sweep_request *request, ls_sweep_knob_id k, GtkCheckButton **che
       ls_sweep_request_add (request, k, names[i]);
 }
 
+static gboolean
+script_keeps_knobs (LsSetupPage *self)
+{
+  return ls_setup_page_get_target (self) == LS_SETUP_TARGET_PYTORCH && gtk_switch_get_active (self->script_own_knobs);
+}
+
 /* The request as the knobs stand, without the dataset, not checked: the
  * worker counts as typed, empty ones left out. */
 static ls_sweep_request *
@@ -73,9 +80,14 @@ knobs_request (LsSetupPage *self)
       ls_sweep_request_add (request, LS_SWEEP_KNOB_WORKERS, *w);
   add_checked (request, LS_SWEEP_KNOB_PIN, self->pin, pin_names, 3);
   add_checked (request, LS_SWEEP_KNOB_START, self->start, start_names, 2);
-  ls_sweep_request_add_int (request, LS_SWEEP_KNOB_BATCH_SIZE, gtk_spin_button_get_value_as_int (self->batch_size));
-  ls_sweep_request_add_int (request, LS_SWEEP_KNOB_PREFETCH, gtk_spin_button_get_value_as_int (self->prefetch));
-  ls_sweep_request_add_switch (request, LS_SWEEP_KNOB_PERSISTENT, gtk_switch_get_active (self->persistent));
+  /* Knobs not given stay the script's own (the runner applies only those
+   * it is given). */
+  if (!script_keeps_knobs (self))
+    {
+      ls_sweep_request_add_int (request, LS_SWEEP_KNOB_BATCH_SIZE, gtk_spin_button_get_value_as_int (self->batch_size));
+      ls_sweep_request_add_int (request, LS_SWEEP_KNOB_PREFETCH, gtk_spin_button_get_value_as_int (self->prefetch));
+      ls_sweep_request_add_switch (request, LS_SWEEP_KNOB_PERSISTENT, gtk_switch_get_active (self->persistent));
+    }
   ls_sweep_request_add_switch (request, LS_SWEEP_KNOB_NON_BLOCKING, gtk_switch_get_active (self->non_blocking));
   /* A script's own step takes the model step's place. */
   if (ls_setup_page_get_target (self) == LS_SETUP_TARGET_LOADSCOPE)
@@ -106,9 +118,12 @@ update_estimate (LsSetupPage *self)
   gtk_label_set_text (self->estimate, text);
 }
 
+static void knob_rows_sensitive (LsSetupPage *self);
+
 static void
 on_changed (LsSetupPage *self)
 {
+  knob_rows_sensitive (self);
   update_estimate (self);
 }
 
@@ -312,6 +327,16 @@ ls_setup_page_set_target (LsSetupPage *self, LsSetupTarget target)
   adw_combo_row_set_selected (self->target_row, target);
 }
 
+/* The knobs a script keeps are not the page's to set. */
+static void
+knob_rows_sensitive (LsSetupPage *self)
+{
+  gboolean own = script_keeps_knobs (self);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->batch_size), !own);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->prefetch), !own);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->persistent), !own);
+}
+
 /* A script has no dataset row (it loads its own data) and no model step
  * (its own step is measured). */
 static void
@@ -321,6 +346,7 @@ on_target_changed (LsSetupPage *self)
   gtk_widget_set_visible (GTK_WIDGET (self->dataset_group), !script);
   gtk_widget_set_visible (GTK_WIDGET (self->script_group), script);
   gtk_widget_set_sensitive (GTK_WIDGET (self->model_row), !script);
+  knob_rows_sensitive (self);
   update_estimate (self);
 }
 
@@ -676,6 +702,7 @@ ls_setup_page_class_init (LsSetupPageClass *klass)
   G_OBJECT_CLASS (klass)->dispose = ls_setup_page_dispose;
   gtk_widget_class_set_template_from_resource (widget_class, "/org/loadscope/Loadscope/ui/ls-setup-page.ui");
   gtk_widget_class_bind_template_child (widget_class, LsSetupPage, target_row);
+  gtk_widget_class_bind_template_child (widget_class, LsSetupPage, script_own_knobs);
   gtk_widget_class_bind_template_child (widget_class, LsSetupPage, dataset_group);
   gtk_widget_class_bind_template_child (widget_class, LsSetupPage, script_group);
   gtk_widget_class_bind_template_child (widget_class, LsSetupPage, script_row);
