@@ -9,6 +9,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "app/analysis/tune-session.h"
 #include "app/core/settings.h"
 #include "app/store/store-query.h"
 #include "ui/ls-application.h"
@@ -252,13 +253,30 @@ test_pytorch_target (void)
   }
   save_screenshot ("gui-pytorch-setup.png");
 
-  /* Tune is for Loadscope's loader: refused for a script, no dialog. */
+  /* Tune searches the script's knobs too: its dialog opens, and tune's
+   * runner gets the script, not a dataset. */
+  {
+    g_autoptr (ls_sweep_request) request = ls_setup_page_get_request (setup, &error);
+    g_assert_no_error (error);
+    g_autoptr (LsTuneSession) tune = ls_tune_session_new (request, NULL, NULL, "30s");
+    g_autoptr (GPtrArray) args = ls_tune_session_argv (tune, "loadscope");
+    g_autofree char *joined = g_strjoinv (" ", (char **) args->pdata);
+    g_assert_true (g_str_has_prefix (joined, "loadscope tune "));
+    g_assert_nonnull (strstr (joined, "--target pytorch"));
+    g_assert_nonnull (strstr (joined, "--script "));
+    g_assert_null (strstr (joined, "--dataset"));
+  }
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.tune", NULL));
   iterate_until (never, 1);
   {
+    GtkWindow *dialog = NULL;
     g_autoptr (GList) toplevels = gtk_window_list_toplevels ();
     for (GList *l = toplevels; l; l = l->next)
-      g_assert_false (LS_IS_TUNE_DIALOG (l->data));
+      if (LS_IS_TUNE_DIALOG (l->data))
+        dialog = l->data;
+    g_assert_nonnull (dialog);
+    gtk_window_destroy (dialog);
+    iterate_until (never, 0.2);
   }
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));

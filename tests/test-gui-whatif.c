@@ -6,6 +6,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "app/analysis/tune-session.h"
 #include "app/core/sweep-request.h"
 #include "test-util.h"
 #include "ui/ls-results-page.h"
@@ -115,7 +116,8 @@ test_whatif_and_tune (void)
   const char *knobs[] = { DATA, "--workers", "0,1", "--pin", "staging" };
   for (guint i = 0; i < G_N_ELEMENTS (knobs); i += 2)
     g_assert_true (ls_sweep_request_set_text (request, knobs[i] + 2, knobs[i + 1], NULL));
-  g_autoptr (GPtrArray) args = ls_tune_dialog_argv (request, exe, db, "2G", "20s");
+  g_autoptr (LsTuneSession) tune = ls_tune_session_new (request, db, "2G", "20s");
+  g_autoptr (GPtrArray) args = ls_tune_session_argv (tune, exe);
   g_autofree char *joined = g_strjoinv (" ", (char **) args->pdata);
   g_assert_null (strstr (joined, "--workers"));
   g_assert_null (strstr (joined, "--pin"));

@@ -1,12 +1,9 @@
 /* The Tune window (ls-tune-dialog.h). */
 #include "ui/ls-tune-dialog.h"
 
-#include <signal.h>
 #include <string.h>
 
-#include "app/analysis/tune.h"
-#include "app/core/worker-path.h"
-#include "app/store/store-query.h"
+#include "app/analysis/tune-session.h"
 
 struct _LsTuneDialog {
   AdwWindow parent_instance;
@@ -20,59 +17,16 @@ struct _LsTuneDialog {
   char *db;
   LsTuneDoneFunc done;
   gpointer done_data;
-  GSubprocess *proc;
-  GDataInputStream *err;
-  GCancellable *cancel;
+  LsTuneSession *session; /* while tune runs, and after: its result */
   char *result_text;
 };
 
 G_DEFINE_FINAL_TYPE (LsTuneDialog, ls_tune_dialog, ADW_TYPE_WINDOW)
 
-GPtrArray *
-ls_tune_dialog_argv (const ls_sweep_request *request, const char *runner, const char *db, const char *memory,
-                     const char *time_budget)
-{
-  GPtrArray *argv = g_ptr_array_new_with_free_func (g_free);
-  g_ptr_array_add (argv, g_strdup (runner));
-  g_ptr_array_add (argv, g_strdup ("tune"));
-  g_ptr_array_add (argv, g_strdup ("--dataset"));
-  g_ptr_array_add (argv, g_strdup (request->dataset));
-  for (guint k = 0; k < LS_SWEEP_N_KNOBS; k++)
-    {
-      /* tune chooses these; a knob swept over several values is left to it too. */
-      if (k == LS_SWEEP_KNOB_WORKERS || k == LS_SWEEP_KNOB_PREFETCH || k == LS_SWEEP_KNOB_PIN
-          || k == LS_SWEEP_KNOB_PERSISTENT || k == LS_SWEEP_KNOB_DATASET || !request->knobs[k]
-          || request->knobs[k]->len != 1)
-        continue;
-      g_ptr_array_add (argv, g_strdup_printf ("--%s", ls_sweep_knobs[k].name));
-      g_ptr_array_add (argv, g_strdup (g_ptr_array_index (request->knobs[k], 0)));
-    }
-  if (request->drop_last)
-    g_ptr_array_add (argv, g_strdup ("--drop-last"));
-  if (memory && *memory)
-    {
-      g_ptr_array_add (argv, g_strdup ("--memory-budget"));
-      g_ptr_array_add (argv, g_strdup (memory));
-    }
-  if (time_budget && *time_budget)
-    {
-      g_ptr_array_add (argv, g_strdup ("--time-budget"));
-      g_ptr_array_add (argv, g_strdup (time_budget));
-    }
-  if (db)
-    {
-      g_ptr_array_add (argv, g_strdup ("--db"));
-      g_ptr_array_add (argv, g_strdup (db));
-    }
-  g_ptr_array_add (argv, g_strdup ("--json"));
-  g_ptr_array_add (argv, NULL);
-  return argv;
-}
-
 gboolean
 ls_tune_dialog_is_running (LsTuneDialog *self)
 {
-  return self->proc != NULL;
+  return self->session && ls_tune_session_is_running (self->session);
 }
 
 const char *
@@ -98,47 +52,18 @@ show_result (LsTuneDialog *self, const char *text)
   gtk_label_set_text (self->result, text);
 }
 
-/* The summaries of the sweep's runs, from the store. */
-static JsonArray *
-sweep_summaries (const char *db, gint64 sweep_id)
-{
-  JsonArray *out = json_array_new ();
-  g_autoptr (ls_store) store = ls_store_open_to_read (db, NULL);
-  char ref[32];
-  g_snprintf (ref, sizeof ref, "%" G_GINT64_FORMAT, sweep_id);
-  g_autoptr (GArray) ids = store ? ls_store_select_runs (store, NULL, ref, NULL) : NULL;
-  for (guint i = 0; ids && i < ids->len; i++)
-    {
-      g_autoptr (JsonObject) run = ls_store_run_object (store, g_array_index (ids, gint64, i), NULL);
-      const char *text = run ? json_object_get_string_member_with_default (run, "summary", NULL) : NULL;
-      g_autoptr (JsonNode) node = text ? json_from_string (text, NULL) : NULL;
-      if (node && JSON_NODE_HOLDS_OBJECT (node))
-        json_array_add_object_element (out, json_object_ref (json_node_get_object (node)));
-    }
-  return out;
-}
-
 static void
-on_finished (GObject *source, GAsyncResult *res, gpointer data)
+on_finished (LsTuneSession *session, LsTuneDialog *self)
 {
-  g_autoptr (LsTuneDialog) self = data;
-  g_autoptr (GError) error = NULL;
-  g_autofree char *out = NULL, *err = NULL;
-  gboolean ok = g_subprocess_communicate_utf8_finish (G_SUBPROCESS (source), res, &out, &err, &error);
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    return;
-  g_clear_object (&self->proc);
   set_running (self, FALSE);
-  g_autoptr (JsonNode) node = ok && out ? json_from_string (out, NULL) : NULL;
-  if (!node || !JSON_NODE_HOLDS_OBJECT (node))
+  JsonObject *o = ls_tune_session_get_result (session);
+  if (!o)
     {
-      g_autofree char *why = g_strdup_printf ("Tune did not finish: %s", error ? error->message
-                                              : err && *err ? g_strstrip (err) : "no result");
+      g_autofree char *why = g_strdup_printf ("Tune did not finish: %s", ls_tune_session_get_error (session));
       show_result (self, why);
       gtk_label_set_text (self->progress, "");
       return;
     }
-  JsonObject *o = json_node_get_object (node);
   const char *verdict = json_object_get_string_member_with_default (o, "verdict", "");
   const char *pytorch = json_object_get_string_member_with_default (o, "pytorch", "");
   g_autofree char *text = g_strdup_printf ("%s\n\nIn PyTorch: %s", verdict, pytorch);
@@ -146,48 +71,29 @@ on_finished (GObject *source, GAsyncResult *res, gpointer data)
   gtk_label_set_text (self->progress, "Done: its runs are on the Results page and in History.");
   gint64 sweep_id = json_object_get_int_member_with_default (o, "sweep_id", 0);
   if (self->done && sweep_id > 0)
-    {
-      g_autoptr (JsonArray) summaries = sweep_summaries (self->db, sweep_id);
-      self->done (self->db, sweep_id, summaries, self->done_data);
-    }
+    self->done (self->db, sweep_id, ls_tune_session_get_summaries (session), self->done_data);
 }
 
 void
 ls_tune_dialog_start (LsTuneDialog *self)
 {
   g_autoptr (GError) error = NULL;
-  const char *memory = gtk_editable_get_text (GTK_EDITABLE (self->memory));
-  const char *time_budget = gtk_editable_get_text (GTK_EDITABLE (self->time_budget));
-  double v;
-  if (*memory && !ls_tune_parse_size (memory, &v))
+  if (self->session)
     {
-      show_result (self, "The memory budget is not a size: write it as 4G, 512M or a number of bytes.");
-      return;
+      g_signal_handlers_disconnect_by_data (self->session, self);
+      g_clear_object (&self->session);
     }
-  if (*time_budget && !ls_tune_parse_duration (time_budget, &v))
+  self->session = ls_tune_session_new (self->request, self->db, gtk_editable_get_text (GTK_EDITABLE (self->memory)),
+                                       gtk_editable_get_text (GTK_EDITABLE (self->time_budget)));
+  g_signal_connect (self->session, "finished", G_CALLBACK (on_finished), self);
+  if (!ls_tune_session_start (self->session, &error))
     {
-      show_result (self, "The time budget is not a duration: write it as 120s or 5m.");
-      return;
-    }
-  g_autofree char *self_exe = ls_self_exe_path ();
-  const char *runner = g_getenv ("LOADSCOPE") ? g_getenv ("LOADSCOPE") : self_exe;
-  g_autoptr (GPtrArray) argv = ls_tune_dialog_argv (self->request, runner, self->db, memory, time_budget);
-  self->proc = g_subprocess_newv ((const char *const *) argv->pdata,
-                                  G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
-  if (!self->proc)
-    {
-      g_autofree char *why = g_strdup_printf ("Tune could not start: %s", error->message);
-      show_result (self, why);
+      show_result (self, error->message);
       return;
     }
   show_result (self, "");
   gtk_label_set_text (self->progress, "Measuring a first configuration…");
   set_running (self, TRUE);
-  g_clear_object (&self->cancel);
-  self->cancel = g_cancellable_new ();
-  /* Its progress lines go to stderr: communicate () collects them; the
-   * label says what it is doing in general terms meanwhile. */
-  g_subprocess_communicate_utf8_async (self->proc, NULL, self->cancel, on_finished, g_object_ref (self));
 }
 
 static void
@@ -200,17 +106,10 @@ static void
 ls_tune_dialog_dispose (GObject *object)
 {
   LsTuneDialog *self = LS_TUNE_DIALOG (object);
-  if (self->cancel)
-    g_cancellable_cancel (self->cancel);
-  /* tune ends its current run as interrupted (Unix); elsewhere it is stopped. */
-  if (self->proc)
-#ifdef G_OS_UNIX
-    g_subprocess_send_signal (self->proc, SIGINT);
-#else
-    g_subprocess_force_exit (self->proc);
-#endif
-  g_clear_object (&self->proc);
-  g_clear_object (&self->cancel);
+  /* the session asks tune to end its current run as interrupted */
+  if (self->session)
+    g_signal_handlers_disconnect_by_data (self->session, self);
+  g_clear_object (&self->session);
   g_clear_pointer (&self->request, ls_sweep_request_free);
   g_clear_pointer (&self->db, g_free);
   g_clear_pointer (&self->result_text, g_free);
@@ -251,8 +150,9 @@ ls_tune_dialog_init (LsTuneDialog *self)
   gtk_widget_set_margin_top (box, 12);
   gtk_widget_set_margin_bottom (box, 18);
   GtkWidget *intro = gtk_label_new ("Finds the workers, prefetch, pin mode and persistence that feed the GPU best "
-                                    "within the budgets, for the dataset and the other knobs of the Setup page. It "
-                                    "measures a few configurations, fits a model, and measures where the model points.");
+                                    "within the budgets, for the dataset or script and the other knobs of the Setup "
+                                    "page. It measures a few configurations, fits a model, and measures where the "
+                                    "model points.");
   gtk_label_set_wrap (GTK_LABEL (intro), TRUE);
   gtk_label_set_xalign (GTK_LABEL (intro), 0);
   gtk_box_append (GTK_BOX (box), intro);

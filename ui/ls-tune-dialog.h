@@ -1,7 +1,7 @@
-/* The Tune window: memory and time budgets, then `loadscope tune` in a
- * runner process over the Setup page's dataset and the knobs it holds at
- * one value; its progress as it goes, and the verdict and DataLoader line
- * at the end. */
+/* The Tune window: memory and time budgets, then tune through an
+ * LsTuneSession (app/analysis/tune-session.h) over the Setup page's dataset
+ * or script and the knobs it holds at one value; the verdict and DataLoader
+ * line at the end. */
 #pragma once
 
 #include <adwaita.h>
@@ -21,11 +21,6 @@ typedef void (*LsTuneDoneFunc) (const char *db, gint64 sweep_id, JsonArray *summ
 /* request: the Setup page's (copied); db: the store. */
 LsTuneDialog *ls_tune_dialog_new (GtkWindow *parent, const ls_sweep_request *request, const char *db,
                                   LsTuneDoneFunc done, gpointer user_data);
-
-/* The argv of the runner (NULL-terminated, strings owned by the array):
- * tune's knobs from the request, one value each. */
-GPtrArray *ls_tune_dialog_argv (const ls_sweep_request *request, const char *runner, const char *db,
-                                const char *memory, const char *time_budget);
 
 /* Starts tune as if the button was pressed (tests). */
 void ls_tune_dialog_start (LsTuneDialog *self);

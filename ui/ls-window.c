@@ -176,12 +176,6 @@ tune_activated (GtkWidget *widget, const char *action, GVariant *param)
       ls_window_toast (self, error->message);
       return;
     }
-  if (!request->dataset)
-    {
-      /* `loadscope tune` measures Loadscope's loader only, for now. */
-      ls_window_toast (self, "Tune searches Loadscope's loader over a dataset; for your PyTorch script, run a sweep.");
-      return;
-    }
   LsTuneDialog *dialog = ls_tune_dialog_new (GTK_WINDOW (self), request, self->db, tune_done, self);
   gtk_window_present (GTK_WINDOW (dialog));
 }
