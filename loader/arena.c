@@ -53,7 +53,7 @@ set_layout (ls_arena *arena, uint32_t slot_count, uint32_t batch_size, size_t sa
 
 /* Shared memory is handed out lazily: an arena far larger than the
  * machine maps fine and exhausts it only once the first epoch fills its
- * slots (--batch-size 65536: 75-150 GiB, issue 17). An arena may take at
+ * slots (--batch-size 65536: 75-150 GiB). An arena may take at
  * most this share of physical memory; the rest is the processes' own. */
 #define ARENA_RAM_SHARE 0.75
 

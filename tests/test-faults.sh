@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The store under faults (issue 17), as a user would meet them, TAP output:
+# The store under faults, as a user would meet them, TAP output:
 #   1. SIGKILL to a sweep and its runner at random moments (8 kills, seeded:
 #      LOADSCOPE_FAULT_SEED=N repeats a series, LOADSCOPE_FAULT_KILLS=N
 #      sets the count); after each: the next writing open leaves no run or

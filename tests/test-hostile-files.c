@@ -1,4 +1,4 @@
-/* Files that declare more than they hold (issue 17): an HDF5 file of a few
+/* Files that declare more than they hold: an HDF5 file of a few
  * kilobytes declaring 2^62 rows or 2^32-pixel sides, a sparse 1 GB .jpg,
  * a sampler asked for more samples than any size computation can hold.
  * Each is refused with an error naming the file, before any allocation

@@ -1,4 +1,4 @@
-/* `loadscope import` of what is neither JSON nor SQLite (issue 24): refused
+/* `loadscope import` of what is neither JSON nor SQLite: refused
  * from its first bytes. Before, /dev/zero was read to the 1 GiB cap (peak
  * RSS 1 GB) before the refusal. Checked by what the child read and its
  * peak memory (wait4's rusage), never by a time. */

@@ -1,5 +1,5 @@
 /* The probe's channel and the script's process tree under a hostile script
- * (issue 24; tests/pytorch/hostile.py): a line past the cap, JSON past the
+ * (tests/pytorch/hostile.py): a line past the cap, JSON past the
  * nesting cap, 8 MiB without a newline, a closed channel, forged events, a
  * child that leaves the session with setsid(), a script killed with its
  * workers' temporary files, SIGTERM, SIGINT and SIGKILL of the runner, and

@@ -1,4 +1,4 @@
-/* A Slurm run folder written by someone else (issue 24): each case is a
+/* A Slurm run folder written by someone else: each case is a
  * folder that crashed, hung, flooded or forged `--slurm-collect` before.
  * Collect must refuse or report it, never block, never print a terminal
  * escape, and leave the home store with nothing but valid task stores.

@@ -1,4 +1,4 @@
-/* The store and the CLI against hostile input and faults (issue 17):
+/* The store and the CLI against hostile input and faults:
  * unbounded and deeply nested imports, float knobs at their extremes
  * through run -> export -> import, and what the earlier tests do not
  * cover. Each test runs `loadscope` as a user would. */
@@ -109,7 +109,7 @@ import_dirs_of (const char *prefix)
 static void
 test_import_is_capped (void)
 {
-  /* /dev/zero is neither JSON nor SQLite from its first byte (issue 24):
+  /* /dev/zero is neither JSON nor SQLite from its first byte:
    * refused before more is read (test-hostile-import measures how much). */
   g_autofree char *db = path_in ("cap.sqlite");
   ls_test_cli r = run_cli ("import", "/dev/zero", "--db", db);

@@ -1,4 +1,4 @@
-/* A PyTorch script answered as Loadscope's own loader is (issue 23): the
+/* A PyTorch script answered as Loadscope's own loader is: the
  * knobs the user did not name stay the script's and are reported as such,
  * a script whose step is ten times its wait is step-bound with the gain
  * stated, and a slow __getitem__ is loading-bound and named, from the

@@ -21,7 +21,7 @@ done
 T=$(mktemp -d "${TMPDIR:-/tmp}/ls-slurm-test-XXXXXX")
 export LOADSCOPE_SLURM_DIR=$T/cluster
 export LOADSCOPE_SLURM_PORT=$((20000 + RANDOM % 20000))
-export LOADSCOPE_SLURM_POLL_MS=300
+export LS_TEST_SLURM_POLL_MS=300
 export XDG_DATA_HOME=$T/xdg
 finish () {
   bash "$cluster" stop >/dev/null 2>&1 || true

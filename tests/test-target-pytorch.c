@@ -318,12 +318,12 @@ test_nvml_over_the_script (void)
       return;
     }
   g_setenv ("LOADSCOPE_NVML_LIBRARY", fake, TRUE);
-  g_setenv ("LOADSCOPE_PROBE_ASSUME_CUDA", "1", TRUE);
+  g_setenv ("LS_TEST_PROBE_ASSUME_CUDA", "1", TRUE);
   g_autofree char *s = script ("imagefolder.py");
   result r = loadscope ("run", "--target", "pytorch", "--script", s, "--python", python, "--script-args", dataset,
                         "--workers", "1", "--batch-size", "4", "--batches", "12", "--no-db", "--json", NULL);
   g_unsetenv ("LOADSCOPE_NVML_LIBRARY");
-  g_unsetenv ("LOADSCOPE_PROBE_ASSUME_CUDA");
+  g_unsetenv ("LS_TEST_PROBE_ASSUME_CUDA");
   g_test_message ("%s", r.err);
   g_assert_cmpint (r.status, ==, 0);
   g_autoptr (JsonParser) parser = json_parser_new ();

@@ -278,7 +278,7 @@ test_whatif_cli (void)
   g_clear_pointer (&err, g_free);
 
   /* Bad inputs, named. */
-  /* -1 was taken as "not given" (issue 24); 1e308 was "must be above 0". */
+  /* -1 was taken as "not given"; 1e308 was "must be above 0". */
   static const char *const bad[][3] = {
     { "--workers", "-3", "--workers -3: must be between 0 and 256" },
     { "--workers", "-1", "--workers -1: must be between 0 and 256" },
@@ -334,7 +334,7 @@ test_tune_cli (void)
   g_assert_nonnull (strstr (err, "--memory-budget 'lots'"));
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
-  /* Budgets out of range, named with their range (issue 24: accepted before). */
+  /* Budgets out of range, named with their range (accepted before). */
   static const char *const bad[][3] = {
     { "--cpu-budget", "0", "--cpu-budget 0: must be between 1 and 256" },
     { "--cpu-budget", "-1", "--cpu-budget -1: must be between 1 and 256" },
@@ -397,7 +397,7 @@ test_tune_cli (void)
   g_assert_cmpint (json_object_get_int_member (o, "sweep_id"), >, 0);
 }
 
-/* A PyTorch script's run (issue 24): "GPU busy nan %" and a 0.0 ms model
+/* A PyTorch script's run: "GPU busy nan %" and a 0.0 ms model
  * step before. Made from a recorded run's export, its summary given the
  * script's target and its batches the script's step. */
 static char *

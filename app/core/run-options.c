@@ -240,7 +240,7 @@ fail (GError **error, const char *fmt, ...)
 }
 
 /* A floating-point knob: finite and within [min, max]. Written so that NaN,
- * which fails every comparison, fails it too (issue 17: --model-ms nan). */
+ * which fails every comparison, fails it too (--model-ms nan). */
 static gboolean
 real_in (double v, double min, double max)
 {

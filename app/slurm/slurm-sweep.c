@@ -273,7 +273,7 @@ static gboolean
 follow (ls_slurm_run *run)
 {
   follower f = { .run = run, .tty = isatty (STDERR_FILENO) };
-  const char *env = g_getenv ("LOADSCOPE_SLURM_POLL_MS");
+  const char *env = g_getenv ("LS_TEST_SLURM_POLL_MS");
   guint poll_ms = env && atoi (env) > 0 ? (guint) atoi (env) : 2000;
   f.loop = g_main_loop_new (NULL, FALSE);
   guint tick = g_timeout_add (poll_ms, on_tick, &f);

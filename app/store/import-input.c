@@ -1,4 +1,4 @@
-/* What an import reads before it parses anything (issue 17): the input
+/* What an import reads before it parses anything: the input
  * capped and streamed (`import /dev/zero` stops at the cap), JSON text
  * scanned for its nesting depth (json-glib recurses once per level and has
  * no limit of its own: 100,000 levels overflow the stack), and the

@@ -11,7 +11,7 @@
 /* Batches wait in memory and are written together, in one short
  * transaction, once 2048 are pending or 250 ms have passed since the last
  * write: no transaction stays open across the wait for the next batch, so
- * a slow run never holds the store's write lock (issue 17). */
+ * a slow run never holds the store's write lock. */
 #define BATCH_COMMIT_US (250 * 1000)
 #define BATCH_COMMIT_ROWS 2048
 /* A store locked or full for long: the oldest pending rows are dropped

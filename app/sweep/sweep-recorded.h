@@ -2,7 +2,7 @@
  * that cannot write its figures (a full disk, a store locked for too
  * long) still measures and prints a summary, which alone would read as
  * "done 660 img/s" while the store has the run interrupted without
- * figures (issue 17). The sweep reads the run back and says so. */
+ * figures. The sweep reads the run back and says so. */
 #pragma once
 
 #include <json-glib/json-glib.h>

@@ -684,7 +684,7 @@ probe_config_json (const ls_target_pytorch *t, const ls_run_config *c)
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
   /* Only the knobs given: the probe leaves the others as the script set
-   * them (issue 23: the script's batch 16 and pin_memory=True stay). */
+   * them (the script's batch 16 and pin_memory=True stay). */
   if (t->knobs & LS_KNOB_WORKERS)
     {
       json_builder_set_member_name (b, "workers");

@@ -114,7 +114,7 @@ for nbw in ("off", "on"):
 # The driver API's sink against the runtime API's at the same knobs (runs
 # labelled driver-api and runtime-api): model step, copy and throughput
 # medians within 5 % (the copy also within 0.02 ms: tens of microseconds
-# jitter by more than 5 %). Until the runtime sink is gone (issue 26).
+# jitter by more than 5 %). Until the runtime sink is gone.
 def within(a, b, rel, floor=0.0):
     return isinstance(a, (int, float)) and isinstance(b, (int, float)) and abs(a - b) <= rel * abs(b) + floor
 

@@ -23,7 +23,7 @@
 #   - NVML's device is the CUDA device, matched by PCI bus id;
 #   - per pin mode and non_blocking, the driver-API sink's model step, copy
 #     and throughput (medians) are within 5 % of the runtime-API sink's.
-# The PyTorch target (issue 15) is run only where `loadscope run` has
+# The PyTorch target is run only where `loadscope run` has
 # --target and python3's torch sees CUDA; otherwise the report says skipped.
 # Writes $OUT/device-report.json (./device-report.json without $OUT) with
 # every run's summary and each assertion's result, and the sweep's three
@@ -267,7 +267,7 @@ else
   echo "not run" >"$UNIT_LOG"
 fi
 
-# The PyTorch target (issue 15), where this build and this machine have it.
+# The PyTorch target, where this build and this machine have it.
 torch_cuda=$(timeout 60 python3 -c "import torch; print(torch.cuda.is_available())" 2>/dev/null | tail -n 1)
 if ! "$LOADSCOPE" run --help-all 2>/dev/null | grep -q -- '--target'; then
   PYTORCH_STATUS="skipped: no --target pytorch in this build (python3 torch.cuda.is_available(): ${torch_cuda:-no torch})"

@@ -313,8 +313,8 @@ def install(config, out):
     cuda = torch.cuda.is_available()
     device = torch.cuda.get_device_name(0) if cuda else "cpu"
     # Tests only (with a fake NVML): report a CUDA device where there is none.
-    if os.environ.get("LOADSCOPE_PROBE_ASSUME_CUDA") == "1" and not cuda:
-        cuda, device = True, "assumed CUDA device (LOADSCOPE_PROBE_ASSUME_CUDA)"
+    if os.environ.get("LS_TEST_PROBE_ASSUME_CUDA") == "1" and not cuda:
+        cuda, device = True, "assumed CUDA device (LS_TEST_PROBE_ASSUME_CUDA)"
     out.send("probe", pid=os.getpid(), python=sys.version.split()[0], executable=sys.executable,
              torch=torch.__version__, cuda=cuda, device=device)
     return state
