@@ -110,6 +110,40 @@ else
   bad "run --workers 2 on $imgs"
 fi
 
+# 1b. the CUDA sink through the driver API: on the stand-in driver
+# (build-win/tests/fake-cuda-driver.dll, tests/fake-cuda-driver.c) every pin
+# mode, blocking and not, records copy and compute times from its events;
+# without it, --sink auto falls back to the simulated GPU and says why.
+standin=$root/build-win/tests/fake-cuda-driver.dll
+if [ -f "$standin" ]; then
+  cuda_ok=0
+  for pin in off staging arena; do
+    for nb in off on; do
+      if LOADSCOPE_CUDA_LIBRARY=$(win_path "$standin") ls_win "cuda-$pin-$nb" 300 run --dataset synthetic --count 256 \
+           --batches 8 --workers 1 --sink cuda --pin "$pin" --non-blocking "$nb" --model-ms 2 --no-db --json &&
+         python3 - "$art/cuda-$pin-$nb.out" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["status"] == "done", r["status"]
+assert r["sink"] == "cuda", r["sink"]
+assert r["copy_ms"] and r["copy_ms"]["p50"] > 0, r["copy_ms"]
+assert r["compute_ms"] and r["compute_ms"]["p50"] > 0, r["compute_ms"]
+PY
+      then cuda_ok=$((cuda_ok + 1)); fi
+    done
+  done
+  [ "$cuda_ok" -eq 6 ] && ok "run --sink cuda on the stand-in nvcuda: 6 of 6 pin/non-blocking runs with copy and compute times" ||
+    bad "run --sink cuda on the stand-in driver: $cuda_ok of 6 runs (see $art/cuda-*.out)"
+else
+  say "SKIPPED run --sink cuda: no stand-in driver at $standin (a build without the CUDA sink)"
+fi
+if ls_win sink-auto 300 run --dataset synthetic --count 64 --batches 4 --sink auto --no-db --json &&
+   grep -q '"sink" *: *"sim"' "$art/sink-auto.out" && grep -q 'nvcuda.dll not found' "$art/sink-auto.out"; then
+  ok "--sink auto without nvcuda.dll: the simulated GPU, saying 'nvcuda.dll not found'"
+else
+  bad "--sink auto without a driver (see $art/sink-auto.out)"
+fi
+
 # 2. a sweep into the Windows store, history, exports
 if ls_win sweep 900 sweep --dataset synthetic --workers 0,1,2 --start spawn --batches 12; then ok "sweep --workers 0,1,2"; else bad "sweep"; fi
 store=$(find "$WINEPREFIX/drive_c/users" -path '*AppData/Local/loadscope/history.sqlite' | head -n 1)
