@@ -298,8 +298,14 @@ test_whatif_cli (void)
     { "--storage-speed", "", "--storage-speed : not a number" },
     { "--run", "999", "999" },
   };
+  /* GLib's spawn on Windows drops an empty argument from the command line
+   * it builds, so there "" never reaches loadscope.exe: that case is POSIX's. */
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
+#ifdef G_OS_WIN32
+      if (!*bad[i][1])
+        continue;
+#endif
       const char *run_ref = strcmp (bad[i][0], "--run") == 0 ? bad[i][1] : "1";
       rc = strcmp (bad[i][0], "--run") == 0 ? run (&out, &err, "whatif", "--run", run_ref, "--db", db, NULL)
                                              : run (&out, &err, "whatif", "--run", "1", bad[i][0], bad[i][1], "--db", db, NULL);

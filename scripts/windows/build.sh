@@ -92,7 +92,7 @@ cpu_family = 'x86_64'
 cpu = 'x86_64'
 endian = 'little'
 C
-opts=(-Dwerror=true -Dcuda=disabled "-Dgui=$([ "$gui" -eq 1 ] && echo enabled || echo disabled)")
+opts=(-Dwerror=true -Dcuda=auto "-Dgui=$([ "$gui" -eq 1 ] && echo enabled || echo disabled)")
 grep -q '^libjpeg-turbo ' "$P/.loadscope/missing" && opts+=(-Djpeg=disabled) || opts+=(-Djpeg=enabled)
 grep -q '^hdf5 ' "$P/.loadscope/missing" && opts+=(-Dhdf5=disabled) || opts+=(-Dhdf5=enabled)
 want="$(sha256sum < "$cross" | cut -c1-16) ${opts[*]}"
