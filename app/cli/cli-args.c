@@ -1,5 +1,8 @@
 #include "app/cli/cli-args.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+
 #include <math.h>
 
 /* Every parsed copy, reachable until exit: commands keep pointers into them. */
@@ -83,4 +86,15 @@ ls_cli_int_in (const char *option, const char *text, gint64 min, gint64 max, gin
     }
   *out = v;
   return TRUE;
+}
+
+int
+ls_cli_usage_error (const char *command, const char *format, ...)
+{
+  va_list ap;
+  va_start (ap, format);
+  g_autofree char *message = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  fprintf (stderr, "loadscope %s: %s\n", command, message);
+  return 2;
 }

@@ -21,3 +21,6 @@ char **ls_cli_utf8_argv (int *argc, char **argv);
 gboolean ls_cli_double_in (const char *option, const char *text, double min, gboolean above_min, double max,
                            const char *hint, double *out, GError **error);
 gboolean ls_cli_int_in (const char *option, const char *text, gint64 min, gint64 max, gint64 *out, GError **error);
+
+/* Prints "loadscope COMMAND: <message>" to stderr; returns 2, bad usage. */
+int ls_cli_usage_error (const char *command, const char *format, ...) G_GNUC_PRINTF (2, 3);

@@ -13,18 +13,7 @@
 #include "app/store/store-query.h"
 #include "platform/fs.h"
 
-static int usage_error (const char *format, ...) G_GNUC_PRINTF (1, 2);
-
-static int
-usage_error (const char *format, ...)
-{
-  va_list ap;
-  va_start (ap, format);
-  g_autofree char *message = g_strdup_vprintf (format, ap);
-  va_end (ap);
-  fprintf (stderr, "loadscope report: %s\n", message);
-  return 2;
-}
+#define usage_error(...) ls_cli_usage_error ("report", __VA_ARGS__)
 
 int
 ls_cli_report (int argc, char **argv)
