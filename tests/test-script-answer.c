@@ -10,6 +10,7 @@
 
 #include "app/chart/chart.h"
 #include "app/report/chart-store.h"
+#include "app/store/store-named.h"
 #include "app/store/store.h"
 #include "test-cli-util.h"
 #include "test-pytorch-util.h"
@@ -148,6 +149,71 @@ test_slow_getitem_is_named (void)
   for (guint i = 0; i < json_array_get_length (findings); i++)
     named |= strstr (json_array_get_string_element (findings, i), "__getitem__") != NULL;
   g_assert_true (named);
+  /* each sample timed inside the worker: its median is the sleep at least */
+  JsonObject *t = json_object_get_object_member (s, "target");
+  g_assert_cmpfloat (json_object_get_double_member (t, "getitem_p50_ms"), >=, 15);
+  g_assert_cmpfloat (json_object_get_double_member (t, "getitem_p95_ms"), >=,
+                     json_object_get_double_member (t, "getitem_p50_ms"));
+  g_assert_cmpint (json_object_get_int_member (t, "getitem_samples_timed"), >=, 12 * 4);
+  /* a worker that sleeps in __getitem__ is busy on the wall clock, not on
+   * the CPU: the kernel's count is its own, not the stages' sum again */
+  g_assert_cmpfloat (json_object_get_double_member (t, "worker_cpu_ms"), <,
+                     0.5 * json_object_get_double_member (t, "worker_busy_ms"));
+  g_assert_false (json_object_get_null_member (stages, "idle"));
+}
+
+/* A loader built the ways scripts build one: each is found, takes the
+ * knobs given, and has its stages timed. */
+static void
+test_loaders_built_every_way (void)
+{
+  if (!need_torch ())
+    return;
+  g_autofree char *script = ls_test_pytorch_script ("built_every_way.py");
+  static const char *const ways[] = { "module", "subclass", "factory", "iterable" };
+  for (guint i = 0; i < G_N_ELEMENTS (ways); i++)
+    {
+      g_autofree char *seen = g_strdup_printf ("%s/seen-%s.json", scratch, ways[i]);
+      g_autofree char *args = g_strdup_printf ("%s --seen %s", ways[i], seen);
+      ls_test_cli r = ls_test_loadscope ("run", "--target", "pytorch", "--python", python, "--script", script,
+                                         "--script-args", args, "--workers", "2", "--batches", "10", "--no-db",
+                                         "--json", NULL);
+      g_test_message ("%s: %s", ways[i], r.err);
+      g_assert_cmpint (r.status, ==, 0);
+      g_autoptr (JsonParser) p = json_parser_new ();
+      g_assert_true (json_parser_load_from_data (p, r.out, -1, NULL));
+      ls_test_cli_clear (&r);
+      JsonObject *s = json_node_get_object (json_parser_get_root (p));
+      g_assert_cmpint (json_object_get_int_member (s, "batches"), ==, 10);
+      g_autoptr (JsonParser) sp = json_parser_new ();
+      g_assert_true (json_parser_load_from_file (sp, seen, NULL));
+      JsonObject *loader = json_node_get_object (json_parser_get_root (sp));
+      g_assert_cmpint (json_object_get_int_member (loader, "num_workers"), ==, 2); /* the script asks 0 */
+      /* 6 samples of 1 ms of sleep each, timed inside the workers */
+      g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (s, "stages_ms"), "getitem"),
+                         >=, 6);
+    }
+}
+
+/* A script that ends with sys.exit() after 4 batches: a finished run of 4
+ * (the last one's step lasting until the exit). */
+static void
+test_script_that_exits (void)
+{
+  if (!need_torch ())
+    return;
+  g_autofree char *script = ls_test_pytorch_script ("built_every_way.py");
+  ls_test_cli r = ls_test_loadscope ("run", "--target", "pytorch", "--python", python, "--script", script,
+                                     "--script-args", "exit --batches 4", "--workers", "1", "--batches", "10",
+                                     "--no-db", "--json", NULL);
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (p, r.out, -1, NULL));
+  ls_test_cli_clear (&r);
+  JsonObject *s = json_node_get_object (json_parser_get_root (p));
+  g_assert_cmpint (json_object_get_int_member (s, "batches"), ==, 4);
+  g_assert_cmpstr (json_object_get_string_member (s, "status"), ==, "done");
 }
 
 /* A sweep of the script: the stages chart has a bar per configuration of
@@ -188,6 +254,17 @@ test_stages_chart_of_a_script (void)
   g_assert_cmpuint (getitem_points, ==, 2);
   g_assert_cmpuint (loader_points, ==, 0);
   ls_chart_free (chart);
+  /* the batch rows hold each batch's fetch time (busy), as the loader's do */
+  gint64 params[2] = { 1, 0 };
+  g_autoptr (ls_store_rows) rows = ls_store_query_rows (store, LS_QUERY_RUN_BATCH_BUSY, params, 2, &error);
+  g_assert_no_error (error);
+  guint busy_rows = 0;
+  while (ls_store_rows_next (rows, NULL))
+    {
+      g_assert_cmpfloat (ls_store_rows_get_double (rows, 0), >=, 24);
+      busy_rows++;
+    }
+  g_assert_cmpuint (busy_rows, >=, 8);
 }
 
 /* tune searches the script's DataLoader knobs as it does the loader's. */
@@ -221,6 +298,8 @@ main (int argc, char **argv)
   g_test_add_func ("/target/script/step-bound", test_step_bound_script);
   g_test_add_func ("/target/script/slow-getitem-named", test_slow_getitem_is_named);
   g_test_add_func ("/target/script/stages-chart", test_stages_chart_of_a_script);
+  g_test_add_func ("/target/script/built-every-way", test_loaders_built_every_way);
+  g_test_add_func ("/target/script/exits", test_script_that_exits);
   g_test_add_func ("/target/script/tune", test_tune_a_script);
   int status = ls_test_run_checked_shm_only ();
   ls_test_remove_tree (scratch);

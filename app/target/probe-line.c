@@ -253,7 +253,9 @@ check_batch (ls_probe_state *st, JsonObject *o, GError **error)
         && check_number (o, "batch", "ready_ms", TRUE, FALSE, LS_PROBE_MAX_MS, error)
         && check_number (o, "batch", "wait_ms", TRUE, FALSE, LS_PROBE_MAX_MS, error)
         && check_number (o, "batch", "compute_ms", FALSE, TRUE, LS_PROBE_MAX_MS, error)
-        && check_number (o, "batch", "copy_ms", FALSE, TRUE, LS_PROBE_MAX_MS, error)))
+        && check_number (o, "batch", "copy_ms", FALSE, TRUE, LS_PROBE_MAX_MS, error)
+        && check_number (o, "batch", "busy_ms", FALSE, TRUE, LS_PROBE_MAX_MS, error)
+        && check_number (o, "batch", "idle_ms", FALSE, TRUE, LS_PROBE_MAX_MS, error)))
     return FALSE;
   gint64 seq = json_object_get_int_member (o, "seq");
   if (seq <= st->last_seq)

@@ -91,7 +91,7 @@ ls_target_summary_unknowns (JsonObject *summary)
     if (json_object_has_member (summary, unknown[i]))
       json_object_set_null_member (summary, unknown[i]);
   /* The script's own stages, where the probe timed them: its stage names
-   * (sampler, getitem, collate, handoff), not the loader's. */
+   * (sampler, getitem, collate, handoff, idle, busy), not the loader's. */
   JsonNode *t = json_object_get_member (summary, "target");
   JsonNode *st = t && JSON_NODE_HOLDS_OBJECT (t) ? json_object_get_member (json_node_get_object (t), "stages_ms") : NULL;
   if (st && JSON_NODE_HOLDS_OBJECT (st))
@@ -109,6 +109,38 @@ shown (JsonObject *target, const char *name)
   return ls_terminal_text (text);
 }
 
+static double
+figure (JsonObject *o, const char *name)
+{
+  JsonNode *n = o ? json_object_get_member (o, name) : NULL;
+  return n && JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) != G_TYPE_STRING ? json_node_get_double (n)
+                                                                                          : NAN;
+}
+
+/* Where a batch's time went inside the script's DataLoader, and the
+ * workers' CPU beside their wall time (the probe's stages). */
+static void
+print_stages (FILE *to, JsonObject *target)
+{
+  JsonNode *n = json_object_get_member (target, "stages_ms");
+  JsonObject *st = n && JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
+  if (!st || isnan (figure (st, "getitem")))
+    return;
+  fprintf (to, "  inside its loader: per batch __getitem__ %.2f ms", figure (st, "getitem"));
+  if (!isnan (figure (target, "getitem_p50_ms")))
+    fprintf (to, " (per sample p50 %.2f, p95 %.2f ms)", figure (target, "getitem_p50_ms"),
+             figure (target, "getitem_p95_ms"));
+  fprintf (to, ", collate_fn %.2f, hand-off %.2f, sampler %.3f", figure (st, "collate"), figure (st, "handoff"),
+           figure (st, "sampler"));
+  if (!isnan (figure (st, "idle")))
+    fprintf (to, ", workers idle %.2f", figure (st, "idle"));
+  fprintf (to, " ms\n");
+  double cpu = figure (target, "worker_cpu_ms"), wall = figure (target, "worker_busy_ms");
+  if (!isnan (cpu) && wall > 0)
+    fprintf (to, "  workers' CPU:      %.2f ms per batch against %.2f ms fetching it (%.0f %%; less: the workers "
+                 "waited for a core or for I/O)\n", cpu, wall, 100 * cpu / wall);
+}
+
 void
 ls_target_print (FILE *to, JsonObject *target)
 {
@@ -119,6 +151,7 @@ ls_target_print (FILE *to, JsonObject *target)
     fprintf (to, "  script's step:     p50 %.3f ms (the time between two next() calls), %.0f %% of the time\n",
              json_object_get_double_member (target, "step_ms_p50"),
              json_object_get_double_member_with_default (target, "step_share", 0) * 100);
+  print_stages (to, target);
   JsonArray *notes = json_object_has_member (target, "not_applied")
                          ? json_object_get_array_member (target, "not_applied") : NULL;
   for (guint i = 0; notes && i < json_array_get_length (notes); i++)
@@ -308,14 +341,15 @@ knobs_used (pt_run *s, JsonObject *o)
 
 /* Where the builders' time went inside the script's DataLoader, per batch
  * (data/probe/loadscope_probe/stages.py): the sampler, the Dataset's
- * __getitem__, collate_fn and the hand-off to the training process, in ms;
+ * __getitem__, collate_fn, the hand-off to the training process, the
+ * workers' idle gap and the fetch's wall time (busy), in ms;
  * the summary's stages_ms for a script (the checked figures, as sent). */
 static double number (JsonObject *o, const char *name, double fallback);
 
 static void
 on_stages (pt_run *s, JsonObject *o)
 {
-  static const char *const names[] = { "sampler", "getitem", "collate", "handoff" };
+  static const char *const names[] = { "sampler", "getitem", "collate", "handoff", "idle", "busy" };
   JsonObject *st = json_object_new ();
   for (size_t i = 0; i < G_N_ELEMENTS (names); i++)
     {
@@ -326,9 +360,21 @@ on_stages (pt_run *s, JsonObject *o)
         json_object_set_null_member (st, names[i]);
     }
   json_object_set_object_member (s->target, "stages_ms", st);
-  double per_sample = number (o, "getitem_per_sample", -1);
-  if (per_sample >= 0)
-    json_object_set_double_member (s->target, "getitem_per_sample_ms", per_sample);
+  /* __getitem__ per sample (mean, p50, p95) and a worker's CPU time per
+   * batch beside its wall time (busy), where the probe saw them. */
+  static const struct { const char *from, *to; } figures[] = {
+    { "getitem_per_sample", "getitem_per_sample_ms" }, { "getitem_p50", "getitem_p50_ms" },
+    { "getitem_p95", "getitem_p95_ms" }, { "worker_busy", "worker_busy_ms" }, { "worker_cpu", "worker_cpu_ms" },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS (figures); i++)
+    {
+      double v = number (o, figures[i].from, -1);
+      if (v >= 0)
+        json_object_set_double_member (s->target, figures[i].to, v);
+    }
+  double timed = number (o, "getitem_samples_timed", -1);
+  if (timed >= 0)
+    json_object_set_int_member (s->target, "getitem_samples_timed", (gint64) timed);
   double batches = number (o, "batches", -1);
   if (batches >= 0)
     json_object_set_int_member (s->target, "stages_batches", (gint64) batches);
@@ -451,10 +497,15 @@ on_batch (pt_run *s, JsonObject *o)
   b->ready_ms = number (o, "ready_ms", 0);
   b->wait_ms = number (o, "wait_ms", 0);
   b->compute_ms = number (o, "compute_ms", -1);
-  /* The probe does not see the script's own .to(device), nor where a
-   * worker's time went: unknown (NaN: null in events and the store), not 0. */
+  /* The probe does not see the script's own .to(device), and a script's
+   * stages are not the loader's four: unknown (NaN: null in events and the
+   * store), not 0. Its builder's time on the batch (the fetch: __getitem__
+   * and collate_fn) and the worker's gap before it are the same figures as
+   * the loader's busy and idle. */
   b->copy_ms = b->stage_ms = NAN;
-  b->read_ms = b->decode_ms = b->transform_ms = b->write_ms = b->idle_ms = b->busy_ms = NAN;
+  b->read_ms = b->decode_ms = b->transform_ms = b->write_ms = NAN;
+  b->busy_ms = number (o, "busy_ms", NAN);
+  b->idle_ms = number (o, "idle_ms", NAN);
   s->r->batches++;
   s->r->samples += b->samples;
   uint64_t now = ls_clock_ns ();

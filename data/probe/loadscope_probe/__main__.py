@@ -90,6 +90,7 @@ def main():
         out.error("script_raised", "%s raised %s: %s%s" % (name, type(e).__name__, e,
                                                           where(e.__traceback__, script)), tb)
         status = 1
+    state.close_pending()
     state.stop_workers()
     if status == 0:
         problem = state.missing_loader()

@@ -1,5 +1,6 @@
 """The DataLoader wrapper: knobs in, timings out."""
 
+import functools
 import inspect
 import os
 import sys
@@ -74,6 +75,7 @@ class State:
         self.max_batches = int(config.get("batches", 0))
         self.built = 0
         self.measured = None      # the measured loader
+        self.timed = None         # its current Timed iterator
         self.iterator = None      # its current inner iterator
         self.epoch = -1
         self.seq = 0
@@ -184,6 +186,12 @@ class State:
                 self.out.send("worker_ready", pid=pid, worker=worker,
                               startup_ms=max(0.0, (t - self.set_start_wall) * 1000.0))
 
+    def close_pending(self):
+        """The script ended (a break, sys.exit()) after taking a batch: that
+        batch is still recorded, its step lasting until now."""
+        if self.timed is not None:
+            self.timed._close_previous(time.perf_counter_ns())
+
     def stop_workers(self):
         inner = self.iterator
         self.iterator = None
@@ -244,13 +252,14 @@ class Timed:
         except StopIteration:
             raise
         t1 = time.perf_counter_ns()
-        s.stage_log.on_batch(m0, time.monotonic_ns())
+        built = s.stage_log.on_batch(m0, time.monotonic_ns())
         if s.pending_ready:
             s.read_ready()
         rec = {"seq": s.seq, "epoch": s.epoch, "batch": self.batch,
                "samples": first_length(batch, self.batch_size),
                "ready_ms": (t1 - s.t_iter) / 1e6, "wait_ms": (t1 - t0) / 1e6,
-               "copy_ms": None, "compute_ms": None}
+               "copy_ms": None, "compute_ms": None,
+               "busy_ms": built[0] if built else None, "idle_ms": built[1] if built else None}
         self.last_return = (t1, rec)
         self.batch += 1
         s.seq += 1
@@ -258,58 +267,67 @@ class Timed:
 
 
 def install(config, out):
-    """Replaces torch.utils.data.DataLoader; returns the probe's state."""
+    """Measures torch's DataLoader class in place; returns the probe's state.
+
+    The class itself is patched, not replaced: every way a script reaches it
+    (torch.utils.data.DataLoader, torch.utils.data.dataloader.DataLoader, a
+    name imported before the probe ran, a subclass of its own) is the same
+    class, and isinstance() checks in the script keep holding."""
     state = State(config, out)
     signature = inspect.signature(_Original.__init__)
+    original_init = _Original.__init__
+    original_iter = _Original.__iter__
+    original_get_iterator = _Original._get_iterator
 
-    class DataLoader(_Original):
-        __doc__ = _Original.__doc__
+    @functools.wraps(original_init)
+    def __init__(self, *args, **kwargs):
+        if "_loadscope_measured" in self.__dict__:
+            # __init__ run again on the same object: counted once.
+            return original_init(self, *args, **kwargs)
+        index = state.built
+        state.built += 1
+        self._loadscope_measured = index == state.target
+        if not self._loadscope_measured:
+            return original_init(self, *args, **kwargs)
+        bound = signature.bind(self, *args, **kwargs)
+        params = dict(bound.arguments)
+        params.pop("self")
+        extra = params.pop("kwargs", {}) if "kwargs" in params else {}
+        params.update(extra)
+        notes = []
+        asked = state.knobs(params, notes)
+        original_init(self, **params)
+        state.measured = self
+        state.stage_log.watch(self)
+        install_fetch_timer(state.stages_path, dataset=self.dataset)
+        state.built_loader(self, asked, notes)
 
-        def __init__(self, *args, **kwargs):
-            index = state.built
-            state.built += 1
-            self._loadscope_measured = index == state.target
-            if not self._loadscope_measured:
-                super().__init__(*args, **kwargs)
-                return
-            bound = signature.bind(self, *args, **kwargs)
-            params = dict(bound.arguments)
-            params.pop("self")
-            extra = params.pop("kwargs", {}) if "kwargs" in params else {}
-            params.update(extra)
-            notes = []
-            asked = state.knobs(params, notes)
-            super().__init__(**params)
-            state.measured = self
-            state.stage_log.watch(self)
-            install_fetch_timer(state.stages_path, dataset=self.dataset)
-            state.built_loader(self, asked, notes)
+    @functools.wraps(original_iter)
+    def __iter__(self):
+        if not self.__dict__.get("_loadscope_measured"):
+            return original_iter(self)
+        s = state
+        s.check_knobs(self)
+        s.epoch += 1
+        if s.t_iter is None:
+            s.t_iter = time.perf_counter_ns()
+        inner = original_iter(self)
+        s.iterator = inner
+        s.new_set(inner)
+        s.close_pending()
+        s.timed = Timed(s, inner, self.batch_size)
+        return s.timed
 
-        def __iter__(self):
-            if not getattr(self, "_loadscope_measured", False):
-                return super().__iter__()
-            s = state
-            s.check_knobs(self)
-            s.epoch += 1
-            if s.t_iter is None:
-                s.t_iter = time.perf_counter_ns()
-            inner = super().__iter__()
-            s.iterator = inner
-            s.new_set(inner)
-            return Timed(s, inner, self.batch_size)
+    @functools.wraps(original_get_iterator)
+    def _get_iterator(self):
+        # Taken just before workers start: the start of the set.
+        if self.__dict__.get("_loadscope_measured"):
+            state.set_start_wall = time.time()
+        return original_get_iterator(self)
 
-        def _get_iterator(self):
-            # Taken just before workers start: the start of the set.
-            if getattr(self, "_loadscope_measured", False):
-                state.set_start_wall = time.time()
-            return super()._get_iterator()
-
-    DataLoader.__name__ = "DataLoader"
-    DataLoader.__qualname__ = "DataLoader"
-    DataLoader.__module__ = _Original.__module__
-    # Only the package's name: torch.utils.data.dataloader's own global
-    # must stay the original (its __setattr__ calls super(DataLoader, self)).
-    torch.utils.data.DataLoader = DataLoader
+    _Original.__init__ = __init__
+    _Original.__iter__ = __iter__
+    _Original._get_iterator = _get_iterator
     cuda = torch.cuda.is_available()
     device = torch.cuda.get_device_name(0) if cuda else "cpu"
     # Tests only (with a fake NVML): report a CUDA device where there is none.

@@ -4,8 +4,9 @@ The process that builds a batch (a worker, or the training process at
 num_workers=0) runs the DataLoader's fetcher: the Dataset's __getitem__ for
 each index, then collate_fn. The fetcher is timed there and one line per
 batch is appended to a file of the run ("KEY GETITEM_NS COLLATE_NS SAMPLES
-DONE_NS"; single writes with O_APPEND, so lines of several workers do not
-mix). The training process notes each batch's indices as the sampler hands
+DONE_NS START_NS PID CPU_NS EACH_NS,..." with the process's CPU time and
+each sample's __getitem__; single writes with O_APPEND, so lines of several
+workers do not mix). The training process notes each batch's indices as the sampler hands
 them out (the sampler's own time) and, when next() returns a batch, finds
 its line by the indices' key: the hand-off is the time from the batch being
 done (or next() being called, when it was done before) to next() returning
@@ -37,12 +38,58 @@ def batch_key(index):
     return zlib.crc32(text.encode("utf-8", "replace"))
 
 
+class _TimedItems:
+    """The dataset as the fetcher sees it while one batch is built: each
+    __getitem__ timed (a dataset with __getitems__ is passed through whole,
+    and its samples are not timed one by one)."""
+
+    __slots__ = ("_dataset", "_spent")
+
+    def __init__(self, dataset, spent):
+        self._dataset = dataset
+        self._spent = spent
+
+    def __getitem__(self, index):
+        t = time.monotonic_ns()
+        try:
+            return self._dataset[index]
+        finally:
+            self._spent.append(time.monotonic_ns() - t)
+
+    def __len__(self):
+        return len(self._dataset)
+
+    def __getattr__(self, name):
+        return getattr(self._dataset, name)
+
+
+class _TimedIter:
+    """An iterable dataset's iterator while one batch is built: each sample timed."""
+
+    __slots__ = ("_it", "_spent")
+
+    def __init__(self, it, spent):
+        self._it = it
+        self._spent = spent
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        t = time.monotonic_ns()
+        try:
+            return next(self._it)
+        finally:
+            self._spent.append(time.monotonic_ns() - t)
+
+
 def _timed(original):
     def fetch(self, possibly_batched_index):
         if _log_path is None or not (_all_fetches or self.dataset is _measured):
             return original(self, possibly_batched_index)
         collate_fn = self.collate_fn
         spent = [0]
+        samples = []
 
         def timed_collate(data):
             t = time.monotonic_ns()
@@ -52,17 +99,32 @@ def _timed(original):
                 spent[0] += time.monotonic_ns() - t
 
         self.collate_fn = timed_collate
+        iterable = hasattr(self, "dataset_iter")
+        dataset = self.dataset
+        if iterable:
+            dataset_iter = self.dataset_iter
+            self.dataset_iter = _TimedIter(dataset_iter, samples)
+        else:
+            self.dataset = _TimedItems(dataset, samples)
         t0 = time.monotonic_ns()
         try:
             out = original(self, possibly_batched_index)
         finally:
+            done = time.monotonic_ns()
             self.collate_fn = collate_fn
-        done = time.monotonic_ns()
+            if iterable:
+                self.dataset_iter = dataset_iter
+            else:
+                self.dataset = dataset
         try:
             n = len(possibly_batched_index)
         except TypeError:
             n = 1
-        line = "%d %d %d %d %d\n" % (batch_key(possibly_batched_index), done - t0 - spent[0], spent[0], n, done)
+        # The process's CPU time so far: a worker's busy time, as the
+        # kernel counts it, beside the wall clock of its stages.
+        line = "%d %d %d %d %d %d %d %d %s\n" % (
+            batch_key(possibly_batched_index), done - t0 - spent[0], spent[0], n, done, t0, os.getpid(),
+            time.process_time_ns(), ",".join(str(x) for x in samples) or "-")
         try:
             fd = os.open(_log_path, os.O_WRONLY | os.O_APPEND)
             try:
@@ -93,6 +155,8 @@ class StageLog:
     """The training process's side: keys in the order the sampler gave
     them, the builders' lines, and the stages of each batch next() returns."""
 
+    SAMPLES_KEPT = 200000  # per-sample times kept for p50/p95 (1.6 MB at most)
+
     def __init__(self, path):
         self.path = path
         with open(path, "ab"):
@@ -104,6 +168,13 @@ class StageLog:
         self.sums = collections.Counter()
         self.samples = 0
         self.batches = 0
+        self.own_pid = os.getpid()
+        self.last_done = {}        # worker pid -> when its last batch was done
+        self.last_cpu = {}         # worker pid -> its CPU time then
+        self.worker_gaps = []      # per batch after a worker's first: ms not fetching
+        self.worker_busy = []      # the same batches: ms fetching (wall)
+        self.worker_cpu = []       # the same batches: the worker's CPU ms since its last
+        self.sample_ns = []        # __getitem__ of each sample, the first SAMPLES_KEPT
 
     def watch(self, loader):
         """Notes the sampler's indices of this loader's iterators."""
@@ -136,10 +207,14 @@ class StageLog:
         self.partial = lines.pop()
         for line in lines:
             parts = line.split()
-            if len(parts) != 5:
+            if len(parts) != 9:
                 continue
-            key, getitem, collate, n, done = (int(p) for p in parts)
-            self.built[key].append((getitem, collate, n, done))
+            try:
+                key, getitem, collate, n, done, start, pid, cpu = (int(p) for p in parts[:8])
+                samples = [] if parts[8] == b"-" else [int(x) for x in parts[8].split(b",")]
+            except ValueError:
+                continue
+            self.built[key].append((getitem, collate, n, done, start, pid, cpu, samples))
 
     def on_batch(self, t_call, t_return):
         """The stages of the batch next() just returned (monotonic ns of the
@@ -152,23 +227,54 @@ class StageLog:
         got = self.built.get(key)
         if not got:
             return None
-        getitem, collate, n, done = got.popleft()
+        getitem, collate, n, done, start, pid, cpu, samples = got.popleft()
         if not got:
             del self.built[key]
         handoff = max(t_return - max(done, t_call), 0)
         stages = {"sampler": sampler / 1e6, "getitem": getitem / 1e6, "collate": collate / 1e6,
                   "handoff": handoff / 1e6}
+        busy = (done - start) / 1e6
+        stages["busy"] = busy  # the fetch's wall time: its builder's time on it
         self.sums.update(stages)
         self.samples += n
         self.batches += 1
-        return stages
+        idle = None
+        if pid != self.own_pid:
+            # A worker builds its batches in the order they are consumed:
+            # the gap since its last one is time it spent not fetching
+            # (waiting for indices, sending the last batch).
+            if pid in self.last_done:
+                idle = max(start - self.last_done[pid], 0) / 1e6
+                self.worker_gaps.append(idle)
+                self.worker_cpu.append((cpu - self.last_cpu[pid]) / 1e6)
+                self.worker_busy.append(busy)
+            self.last_done[pid] = done
+            self.last_cpu[pid] = cpu
+        room = self.SAMPLES_KEPT - len(self.sample_ns)
+        if room > 0:
+            self.sample_ns.extend(samples[:room])
+        return busy, idle
 
     def summary(self):
-        """Per batch means over the batches seen, with __getitem__ per sample;
-        None when no batch's stages were seen."""
+        """Per batch means over the batches seen, with __getitem__ per sample
+        (mean, p50 and p95), the workers' idle time and their CPU time per
+        batch; None when no batch's stages were seen."""
         if not self.batches:
             return None
         out = {k: v / self.batches for k, v in self.sums.items()}
         out["getitem_per_sample"] = self.sums["getitem"] / self.samples if self.samples else None
+        if self.sample_ns:
+            ranked = sorted(self.sample_ns)
+            out["getitem_p50"] = ranked[(len(ranked) - 1) // 2] / 1e6
+            out["getitem_p95"] = ranked[min(len(ranked) - 1, (len(ranked) * 95) // 100)] / 1e6
+            out["getitem_samples_timed"] = len(ranked)
+        out["idle"] = None
+        if self.worker_gaps:
+            # Over the batches after each worker's first (the first's gap is
+            # the worker's start): the CPU beside the wall time of the same.
+            k = len(self.worker_gaps)
+            out["idle"] = sum(self.worker_gaps) / k
+            out["worker_busy"] = sum(self.worker_busy) / k
+            out["worker_cpu"] = sum(self.worker_cpu) / k
         out["batches"] = self.batches
         return out
