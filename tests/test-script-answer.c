@@ -7,16 +7,18 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "app/chart/chart.h"
 #include "app/report/chart-store.h"
 #include "app/store/store-named.h"
+#include "app/target/target-diagnose.h"
 #include "app/store/store.h"
 #include "test-cli-util.h"
 #include "test-pytorch-util.h"
 #include "test-util.h"
 
-static char *scratch, *python;
+static char *scratch, *python, *images;
 
 static gboolean
 need_torch (void)
@@ -287,12 +289,100 @@ test_tune_a_script (void)
   ls_test_cli_clear (&r);
 }
 
+static JsonObject *
+member_object (JsonObject *o, const char *name)
+{
+  return json_object_get_object_member (o, name);
+}
+
+/* run --diagnose on the ImageFolder script: (a) replays the first batches
+ * (the loader stops, so it opens few of the files), the dataset's folder
+ * is found from the files it opened, and (c) and (b) run with all of it
+ * dropped from and read into the page cache. */
+static void
+test_diagnose_a_script (void)
+{
+  if (!need_torch ())
+    return;
+  g_autofree char *script = ls_test_pytorch_script ("imagefolder.py");
+  ls_test_cli r = ls_test_loadscope ("run", "--target", "pytorch", "--python", python, "--script", script,
+                                     "--script-args", images, "--workers", "1", "--batch-size", "8", "--batches",
+                                     "10", "--diagnose", "--json", NULL);
+  g_test_message ("%s\n%s", r.out, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (p, r.out, -1, NULL));
+  ls_test_cli_clear (&r);
+  JsonObject *d = member_object (json_node_get_object (json_parser_get_root (p)), "diagnose");
+  static const char *const parts[] = { "prepared", "warm", "cold" };
+  for (guint i = 0; i < G_N_ELEMENTS (parts); i++)
+    {
+      g_assert_cmpstr (json_object_get_string_member (member_object (d, parts[i]), "status"), ==, "done");
+      g_assert_cmpint (json_object_get_int_member (member_object (d, parts[i]), "measured_batches"), >=, 8);
+    }
+  /* 96 images (and the dataset's own files beside them) */
+  g_assert_cmpint (json_object_get_int_member (d, "files"), >=, 96);
+  g_assert_nonnull (strstr (json_object_get_string_member (d, "files_note"), images));
+  /* replayed: 2 batches kept, at most 2 more prefetched by the worker, of
+   * the 10 the run takes (80 files without the replay) */
+  gint64 seen = json_object_get_int_member (d, "files_seen");
+  g_assert_cmpint (seen, >=, 16);
+  g_assert_cmpint (seen, <=, 4 * 8);
+}
+
+/* The probe's list of files opened is untrusted: relative paths, what is
+ * not a regular file, overlong lines are left out; the dataset is the
+ * folder holding the rest, all of its files; files with nothing but the
+ * root in common are taken as listed. */
+static void
+test_dataset_files_from_the_list (void)
+{
+  g_autofree char *root = g_build_filename (scratch, "listed", NULL);
+  g_autofree char *a = g_build_filename (root, "a", "x.jpg", NULL), *b = g_build_filename (root, "b", "y.jpg", NULL);
+  g_autofree char *c = g_build_filename (root, "b", "z.jpg", NULL);
+  g_autofree char *dir_a = g_build_filename (root, "a", NULL), *dir_b = g_build_filename (root, "b", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (dir_a, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (dir_b, 0700), ==, 0);
+  const char *made[] = { a, b, c };
+  for (guint i = 0; i < G_N_ELEMENTS (made); i++)
+    g_assert_true (g_file_set_contents (made[i], "x", 1, NULL));
+  g_autofree char *fifo = g_build_filename (root, "a", "fifo", NULL);
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_autofree char *log = g_build_filename (scratch, "opened", NULL);
+  g_autofree char *longline = g_strnfill (5000, 'x');
+  g_autofree char *text = g_strdup_printf ("%s\n%s\nrelative/y.jpg\n%s\n/%s\n%s/nothing\n", a, b, fifo, longline, root);
+  g_assert_true (g_file_set_contents (log, text, -1, NULL));
+  char note[512];
+  guint seen = 0;
+  g_autoptr (GPtrArray) files = ls_target_dataset_files (log, 100, &seen, note, sizeof note);
+  g_test_message ("%s", note);
+  g_assert_cmpuint (seen, ==, 2);
+  g_assert_cmpuint (files->len, ==, 3); /* z.jpg too, never listed; not the FIFO */
+  g_assert_nonnull (strstr (note, root));
+  g_autoptr (GPtrArray) capped = ls_target_dataset_files (log, 2, &seen, note, sizeof note);
+  g_assert_cmpuint (capped->len, ==, 2); /* more than 2 under the folder: the listed ones */
+  /* nothing in common but the root */
+  g_autofree char *apart = g_strdup_printf ("%s\n/etc/hostname\n", a);
+  g_assert_true (g_file_set_contents (log, apart, -1, NULL));
+  g_autoptr (GPtrArray) listed = ls_target_dataset_files (log, 100, &seen, note, sizeof note);
+  g_assert_cmpuint (listed->len, ==, 2);
+  g_assert_nonnull (strstr (note, "root"));
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   scratch = g_dir_make_tmp ("ls-script-answer-XXXXXX", NULL);
   python = ls_test_find_torch_python ();
+  images = g_build_filename (scratch, "images", NULL);
+  if (python)
+    {
+      ls_test_cli r = ls_test_loadscope ("make-dataset", "--format", "jpeg-dir", "--count", "96", "--size", "80x64",
+                                         images, NULL);
+      g_assert_cmpint (r.status, ==, 0);
+      ls_test_cli_clear (&r);
+    }
   g_test_add_func ("/target/script/keeps-its-knobs", test_script_keeps_its_knobs);
   g_test_add_func ("/target/script/given-knobs-apply", test_given_knobs_apply);
   g_test_add_func ("/target/script/step-bound", test_step_bound_script);
@@ -300,10 +390,13 @@ main (int argc, char **argv)
   g_test_add_func ("/target/script/stages-chart", test_stages_chart_of_a_script);
   g_test_add_func ("/target/script/built-every-way", test_loaders_built_every_way);
   g_test_add_func ("/target/script/exits", test_script_that_exits);
+  g_test_add_func ("/target/script/diagnose", test_diagnose_a_script);
+  g_test_add_func ("/target/script/dataset-files", test_dataset_files_from_the_list);
   g_test_add_func ("/target/script/tune", test_tune_a_script);
   int status = ls_test_run_checked_shm_only ();
   ls_test_remove_tree (scratch);
   g_free (scratch);
   g_free (python);
+  g_free (images);
   return status;
 }

@@ -19,6 +19,7 @@
 #include "app/core/verdict.h"
 #include "app/store/run-recorder.h"
 #include "app/store/store.h"
+#include "app/target/target-diagnose.h"
 #include "app/target/target-pytorch.h"
 #include "platform/interrupt.h"
 #include "platform/process.h"
@@ -106,7 +107,16 @@ diagnose (const ls_run_options *opts, ls_run_config *config)
 
   install_interrupt_handlers ();
   config->interrupt = &interrupted;
-  if (!ls_run_diagnose (config, &d, &error))
+  gboolean set_up;
+  if (ls_run_options_pytorch (opts))
+    {
+      ls_target_pytorch t = { opts->script, opts->python, opts->script_args, opts->loader,
+                              ls_run_options_knobs_given (opts), 0, NULL };
+      set_up = ls_target_pytorch_diagnose (&t, config, &d, &error);
+    }
+  else
+    set_up = ls_run_diagnose (config, &d, &error);
+  if (!set_up)
     {
       fprintf (stderr, "loadscope run: %s\n", error->message);
       return error->domain == LS_LOADER_ERROR
@@ -177,12 +187,6 @@ ls_cli_run (int argc, char **argv)
       ls_run_options_clear (&opts);
       return 2;
     }
-  if (opts.diagnose && ls_run_options_pytorch (&opts))
-    {
-      fprintf (stderr, "loadscope run: --diagnose is for --target loadscope (it reruns Loadscope's own loader)\n");
-      ls_run_options_clear (&opts);
-      return 2;
-    }
   if (opts.diagnose)
     {
       exit_code = diagnose (&opts, &config);
@@ -231,7 +235,7 @@ ls_cli_run (int argc, char **argv)
     {
       /* The user's script through the probe (app/target/target-pytorch.h). */
       ls_target_pytorch t = { opts.script, opts.python, opts.script_args, opts.loader,
-                              ls_run_options_knobs_given (&opts) };
+                              ls_run_options_knobs_given (&opts), 0, NULL };
       target = json_object_new ();
       if (!ls_target_pytorch_run (&t, &config, &result, target, &error))
         {

@@ -66,16 +66,16 @@ evict (GPtrArray *files, char *note, size_t note_len)
 }
 
 static gboolean
-run_part (const ls_run_config *config, ls_diagnose_part *part, GError **error)
+run_part (const ls_diagnose_target *target, const ls_run_config *config, gboolean prepared, ls_diagnose_part *part,
+          GError **error)
 {
   ls_run_result r;
-  ls_error err = { 0 };
 
   memset (part, 0, sizeof *part);
   part->batch_ms = part->throughput_sps = part->wait_mean_ms = part->gpu_util_exact = -1;
   part->read_ms = part->decode_ms = part->transform_ms = part->write_ms = -1;
-  if (ls_run (config, &r, &err) != LS_OK)
-    return ls_error_to_gerror (&err, error);
+  if (!target->run (target->user, config, prepared, &r, error))
+    return FALSE;
   part->ran = TRUE;
   part->status = r.status;
   g_strlcpy (part->error, r.error, sizeof part->error);
@@ -107,45 +107,69 @@ interrupted (const ls_run_config *config)
   return config->interrupt && *config->interrupt;
 }
 
+/* Loadscope's loader: (a) fed from a filled arena, no workers. */
+static gboolean
+loader_run (void *user, const ls_run_config *config, gboolean prepared, ls_run_result *r, GError **error)
+{
+  ls_run_config c = *config;
+  ls_error err = { 0 };
+  if (prepared)
+    {
+      c.pool.num_workers = 0;
+      c.pool.prepared = TRUE;
+      c.pool.persistent_workers = FALSE;
+    }
+  return ls_run (&c, r, &err) == LS_OK || ls_error_to_gerror (&err, error);
+}
+
+static GPtrArray *
+loader_files (void *user, char *note, size_t note_len)
+{
+  return dataset_files (user);
+}
+
 gboolean
 ls_run_diagnose (const ls_run_config *config, ls_diagnose_result *out, GError **error)
+{
+  ls_diagnose_target target = { loader_run, loader_files, (void *) &config->pool.dataset };
+  return ls_run_diagnose_target (config, &target, out, error);
+}
+
+gboolean
+ls_run_diagnose_target (const ls_run_config *config, const ls_diagnose_target *target, ls_diagnose_result *out,
+                        GError **error)
 {
   memset (out, 0, sizeof *out);
   out->gpu_ms = out->prep_stall_ms = out->fetch_stall_ms = -1;
 
-  /* (a) No loading: the runner builds the first two batches, then hands
-   * the same slots to the consumer again and again. Both built batches
-   * are warm-up. */
+  /* (a) No loading: the first two batches are built, then the consumer
+   * gets the same ones again and again. Both built batches are warm-up. */
   ls_run_config a = *config;
-  a.pool.num_workers = 0;
-  a.pool.prepared = TRUE;
-  a.pool.persistent_workers = FALSE;
   if (a.warmup < 2)
     a.warmup = 2;
   a.on_started = NULL;
   a.on_workers = NULL;
   a.on_batch = NULL;
   a.on_memory = NULL;
-  if (!run_part (&a, &out->prepared, error))
+  if (!run_part (target, &a, TRUE, &out->prepared, error))
     return FALSE;
 
-  g_autoptr (GPtrArray) files = dataset_files (&config->pool.dataset);
+  g_autoptr (GPtrArray) files = target->files (target->user, out->files_note, sizeof out->files_note);
   out->files = files->len;
   ls_run_config bc = a;
-  bc.pool = config->pool;
   bc.warmup = config->warmup;
 
   /* (c) cold first: what it reads stays cached for (b)'s warm pass. */
   if (!interrupted (config))
     {
       out->evicted = evict (files, out->evict_note, sizeof out->evict_note);
-      if (!run_part (&bc, &out->cold, error))
+      if (!run_part (target, &bc, FALSE, &out->cold, error))
         return FALSE;
     }
   if (!interrupted (config))
     {
       warm_pass (files);
-      if (!run_part (&bc, &out->warm, error))
+      if (!run_part (target, &bc, FALSE, &out->warm, error))
         return FALSE;
     }
 
@@ -206,13 +230,25 @@ ls_diagnose_to_json (const ls_diagnose_result *d)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
-  add_part (b, "prepared", &d->prepared, "data already prepared: the consumer fed from a filled arena, no loading");
+  add_part (b, "prepared", &d->prepared,
+            d->script ? "batches already built: the script's step fed the same batches again, its DataLoader stopped"
+                      : "data already prepared: the consumer fed from a filled arena, no loading");
   add_part (b, "warm", &d->warm, "the dataset in the page cache (after a warm pass)");
   add_part (b, "cold", &d->cold, "the dataset evicted from the page cache");
   json_builder_set_member_name (b, "files");
   json_builder_add_int_value (b, d->files);
   json_builder_set_member_name (b, "evicted_files");
   json_builder_add_int_value (b, d->evicted);
+  json_builder_set_member_name (b, "files_seen");
+  if (d->script)
+    json_builder_add_int_value (b, d->files_seen);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "files_note");
+  if (d->files_note[0])
+    json_builder_add_string_value (b, d->files_note);
+  else
+    json_builder_add_null_value (b);
   json_builder_set_member_name (b, "evict_note");
   if (d->evict_note[0])
     json_builder_add_string_value (b, d->evict_note);
@@ -241,20 +277,31 @@ print_part (FILE *to, const char *label, const ls_diagnose_part *p)
 void
 ls_diagnose_print (FILE *to, const ls_run_config *config, const ls_diagnose_result *d)
 {
-  fprintf (to, "diagnose: the same knobs three times (%u workers, batch %u, %s), not recorded\n",
-           config->pool.num_workers, config->pool.batch_size, config->pool.dataset.kind);
-  print_part (to, "(a) data prepared (no loading):", &d->prepared);
+  if (d->script)
+    fprintf (to, "diagnose: the script three times with the same knobs (those given, the rest its own), not "
+                 "recorded\n");
+  else
+    fprintf (to, "diagnose: the same knobs three times (%u workers, batch %u, %s), not recorded\n",
+             config->pool.num_workers, config->pool.batch_size, config->pool.dataset.kind);
+  print_part (to, d->script ? "(a) built batches replayed (the step alone):" : "(a) data prepared (no loading):",
+              &d->prepared);
   print_part (to, "(b) dataset in the page cache:", &d->warm);
   char cold[64];
   g_snprintf (cold, sizeof cold, "(c) evicted from the page cache (%u/%u files):", d->evicted, d->files);
   print_part (to, cold, &d->cold);
+  if (d->files_note[0])
+    fprintf (to, "  files: %s\n", d->files_note);
   if (d->evict_note[0])
     fprintf (to, "  note: %s\n", d->evict_note);
   if (d->files == 0)
-    fprintf (to, "  note: a synthetic dataset has no files: (b) and (c) differ only by noise\n");
+    fprintf (to, "  note: %s: (b) and (c) differ only by noise\n",
+             d->script ? "no dataset files were seen opened" : "a synthetic dataset has no files");
 
   double total;
-  if (d->gpu_ms >= 0)
+  if (d->gpu_ms >= 0 && d->script)
+    fprintf (to, "  step time:          %8.2f ms per batch (a): the script's own step between two batches, no "
+                 "loading\n", d->gpu_ms);
+  else if (d->gpu_ms >= 0)
     fprintf (to, "  GPU time:           %8.2f ms per batch (a): the consumer's own ceiling, copy and model step%s\n",
              d->gpu_ms, config->sink.kind == LS_SINK_NONE ? " (sink none: only the hand-off)" : "");
   if (d->prep_stall_ms >= 0)
@@ -271,6 +318,6 @@ ls_diagnose_print (FILE *to, const ls_run_config *config, const ls_diagnose_resu
              d->cold.read_ms, d->warm.read_ms);
   total = d->gpu_ms + d->prep_stall_ms + d->fetch_stall_ms;
   if (d->gpu_ms >= 0 && d->prep_stall_ms >= 0 && d->fetch_stall_ms >= 0 && total > 0)
-    fprintf (to, "  so a batch's %.2f ms: GPU %.0f %%, preparation stall %.0f %%, fetch stall %.0f %%\n", total,
-             100 * d->gpu_ms / total, 100 * d->prep_stall_ms / total, 100 * d->fetch_stall_ms / total);
+    fprintf (to, "  so a batch's %.2f ms: %s %.0f %%, preparation stall %.0f %%, fetch stall %.0f %%\n", total,
+             d->script ? "step" : "GPU", 100 * d->gpu_ms / total, 100 * d->prep_stall_ms / total, 100 * d->fetch_stall_ms / total);
 }

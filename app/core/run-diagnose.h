@@ -30,6 +30,9 @@ typedef struct ls_diagnose_result {
   guint files;           /* the dataset's files (0: synthetic) */
   guint evicted;         /* of them, dropped from the page cache before (c) */
   char evict_note[LS_ERROR_MESSAGE_MAX]; /* why not all were, or empty */
+  char files_note[LS_ERROR_MESSAGE_MAX]; /* where the files came from, or empty */
+  gboolean script;       /* a script's run: (a) replays batches its DataLoader built */
+  guint files_seen;      /* a script's: the files its DataLoader opened in (a) */
   /* Per batch, ms; < 0 where a part did not run. */
   double gpu_ms;         /* (a) */
   double prep_stall_ms;  /* (b) - (a), at least 0 */
@@ -39,6 +42,21 @@ typedef struct ls_diagnose_result {
 /* Runs the three parts one after another with config's knobs (not
  * recorded). FALSE with error when a part could not be set up. */
 gboolean ls_run_diagnose (const ls_run_config *config, ls_diagnose_result *out, GError **error);
+
+/* What is diagnosed: Loadscope's loader (ls_run_diagnose) or a script
+ * (app/target/target-diagnose.h). */
+typedef struct ls_diagnose_target {
+  /* One part's run; prepared: (a), the batches already built. FALSE with
+   * error when it could not start. */
+  gboolean (*run) (void *user, const ls_run_config *config, gboolean prepared, ls_run_result *r, GError **error);
+  /* The dataset's files, asked after (a) ran; note (may stay empty): where
+   * they came from, or why there are none. */
+  GPtrArray *(*files) (void *user, char *note, size_t note_len);
+  void *user;
+} ls_diagnose_target;
+
+gboolean ls_run_diagnose_target (const ls_run_config *config, const ls_diagnose_target *target,
+                                 ls_diagnose_result *out, GError **error);
 
 /* The "diagnose" object of `run --diagnose --json`. */
 JsonNode *ls_diagnose_to_json (const ls_diagnose_result *d);

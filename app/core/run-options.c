@@ -135,7 +135,8 @@ ls_run_options_add_to (ls_run_options *o, GOptionContext *context)
     { "sweep-id", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT64, &o->sweep_id, "The sweep this run belongs to", "ID" },
     { "checksum", 0, 0, G_OPTION_ARG_NONE, &o->checksum, "Hash every batch (shows the batches are identical across knobs)", NULL },
     { "diagnose", 0, 0, G_OPTION_ARG_NONE, &o->diagnose,
-      "Run the knobs three times (data prepared, dataset in page cache, evicted from it) and separate GPU time, "
+      "Run the knobs three times (data prepared -- for a script: its first batches replayed --, dataset in page "
+      "cache, evicted from it) and separate GPU (or the script's step) time, "
       "preparation stall and fetch stall; not recorded", NULL },
     { NULL },
   };

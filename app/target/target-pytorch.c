@@ -766,6 +766,16 @@ probe_config_json (const ls_target_pytorch *t, const ls_run_config *c)
       json_builder_set_member_name (b, "start");
       json_builder_add_string_value (b, ls_start_method_name (c->pool.start));
     }
+  if (t->replay)
+    {
+      json_builder_set_member_name (b, "replay");
+      json_builder_add_int_value (b, t->replay);
+    }
+  if (t->files_log)
+    {
+      json_builder_set_member_name (b, "files_log");
+      json_builder_add_string_value (b, t->files_log);
+    }
   json_builder_set_member_name (b, "loader");
   json_builder_add_int_value (b, t->loader);
   json_builder_set_member_name (b, "batches");

@@ -20,6 +20,11 @@ typedef struct ls_target_pytorch {
   const char *script_args; /* its arguments, as a shell would split them; NULL: none */
   int loader;              /* which DataLoader, from 0 in the order the script builds them */
   unsigned knobs;          /* ls_knob_flag bits: the knobs given; the others stay the script's */
+  /* run --diagnose: after this many batches built, the probe hands the
+   * script the same ones again, the loader stopped (0: never); and the
+   * file where it lists the files the loader's fetches opened (NULL: none). */
+  unsigned replay;
+  const char *files_log;
 } ls_target_pytorch;
 
 /* Where the probe package lies: $LOADSCOPE_PROBE_PATH, or beside the

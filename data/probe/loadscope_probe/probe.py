@@ -11,7 +11,7 @@ import torch
 import torch.utils.data
 
 from loadscope_probe.output import Output  # noqa: F401  (re-exported)
-from loadscope_probe.stages import StageLog, install_fetch_timer
+from loadscope_probe.stages import StageLog, install_fetch_timer, install_open_log
 
 _Original = torch.utils.data.DataLoader
 
@@ -33,15 +33,17 @@ class WorkerReady:
     """worker_init_fn: notes when the worker is ready (wall clock, as the
     set's start is taken in another process), then calls the script's own."""
 
-    def __init__(self, path, user_fn, stages_path):
+    def __init__(self, path, user_fn, stages_path, open_log):
         self.path = path
         self.user_fn = user_fn
         self.stages_path = stages_path
+        self.open_log = open_log
 
     def __call__(self, worker_id):
         # A spawned worker imported torch afresh: its fetcher is timed from
         # here (a forked one has the training process's timer already).
         install_fetch_timer(self.stages_path, all_fetches=True)
+        install_open_log(self.open_log)
         if self.user_fn is not None:
             self.user_fn(worker_id)
         line = "%d %d %.6f\n" % (os.getpid(), worker_id, time.time())
@@ -73,6 +75,10 @@ class State:
         self.out = out
         self.target = int(config.get("loader", 0))
         self.max_batches = int(config.get("batches", 0))
+        # run --diagnose (a): after this many batches built, the same ones
+        # again and again, the loader stopped: the script's step alone.
+        self.replay = int(config.get("replay", 0))
+        self.kept = []
         self.built = 0
         self.measured = None      # the measured loader
         self.timed = None         # its current Timed iterator
@@ -134,7 +140,8 @@ class State:
                          "False, and PyTorch pins only for a CUDA device")
         if workers > 0:
             user_fn = kwargs.get("worker_init_fn")
-            kwargs["worker_init_fn"] = WorkerReady(self.ready_path, user_fn, self.stages_path)
+            kwargs["worker_init_fn"] = WorkerReady(self.ready_path, user_fn, self.stages_path,
+                                                   self.config.get("files_log"))
         return asked
 
     def built_loader(self, loader, asked, notes):
@@ -247,12 +254,18 @@ class Timed:
         if s.max_batches and s.seq >= s.max_batches:
             s.stop_workers()
             raise Stop()
-        try:
+        if s.replay and len(s.kept) >= s.replay:
+            if s.iterator is not None:
+                s.stop_workers()
+            batch = s.kept[s.seq % len(s.kept)]
+            t1 = time.perf_counter_ns()
+            built = None
+        else:
             batch = next(self.inner)
-        except StopIteration:
-            raise
-        t1 = time.perf_counter_ns()
-        built = s.stage_log.on_batch(m0, time.monotonic_ns())
+            t1 = time.perf_counter_ns()
+            built = s.stage_log.on_batch(m0, time.monotonic_ns())
+            if s.replay:
+                s.kept.append(batch)
         if s.pending_ready:
             s.read_ready()
         rec = {"seq": s.seq, "epoch": s.epoch, "batch": self.batch,
@@ -300,6 +313,7 @@ def install(config, out):
         state.measured = self
         state.stage_log.watch(self)
         install_fetch_timer(state.stages_path, dataset=self.dataset)
+        install_open_log(state.config.get("files_log"))
         state.built_loader(self, asked, notes)
 
     @functools.wraps(original_iter)

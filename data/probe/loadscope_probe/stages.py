@@ -17,6 +17,7 @@ of the machine. Nothing here changes what the script's loader returns."""
 
 import collections
 import os
+import sys
 import time
 import zlib
 
@@ -26,6 +27,11 @@ from torch.utils.data._utils import fetch as _fetch
 _measured = None        # the measured loader's dataset, in this process
 _log_path = None        # where this process appends its lines
 _all_fetches = False    # a spawned worker of the measured loader: every fetch is ours
+_in_fetch = False       # this process is building a batch of the measured loader
+_open_log = None        # run --diagnose: where the files opened while fetching go
+_opened = set()         # of them, the ones this process wrote already
+_logging = False        # the open log's own write is not logged
+_not_data = ()          # folders of Python's own files, not logged
 
 
 def batch_key(index):
@@ -83,8 +89,49 @@ class _TimedIter:
             self._spent.append(time.monotonic_ns() - t)
 
 
+def _note_open(event, args):
+    """An audit hook: the files the measured loader's fetches open (PIL's
+    Image.open, open(), os.open), so `run --diagnose` knows the dataset's
+    files to drop from and warm in the page cache."""
+    global _logging
+    if event != "open" or not _in_fetch or _logging or not args or not isinstance(args[0], (str, bytes)):
+        return
+    try:
+        path = os.fsdecode(os.path.abspath(args[0]))
+    except (TypeError, ValueError):
+        return
+    if path in _opened or len(_opened) >= 100000 or "\n" in path or path.startswith(_not_data):
+        return
+    _opened.add(path)
+    _logging = True
+    try:
+        fd = os.open(_open_log, os.O_WRONLY | os.O_APPEND)
+        try:
+            os.write(fd, os.fsencode(path) + b"\n")
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+    finally:
+        _logging = False
+
+
+def install_open_log(path):
+    """Logs the files this process's fetches open (an audit hook cannot be
+    removed; it returns at once outside a fetch). Python's own files (a
+    module a decoder imports on first use) are not the dataset's."""
+    global _open_log, _not_data
+    if path and _open_log is None:
+        _open_log = path
+        roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.dirname(os.__file__))}
+        roots.update(p for p in sys.path if p and ("site-packages" in p or "dist-packages" in p))
+        _not_data = tuple(os.path.join(os.path.abspath(r), "") for r in roots if r)
+        sys.addaudithook(_note_open)
+
+
 def _timed(original):
     def fetch(self, possibly_batched_index):
+        global _in_fetch
         if _log_path is None or not (_all_fetches or self.dataset is _measured):
             return original(self, possibly_batched_index)
         collate_fn = self.collate_fn
@@ -107,9 +154,11 @@ def _timed(original):
         else:
             self.dataset = _TimedItems(dataset, samples)
         t0 = time.monotonic_ns()
+        _in_fetch = True
         try:
             out = original(self, possibly_batched_index)
         finally:
+            _in_fetch = False
             done = time.monotonic_ns()
             self.collate_fn = collate_fn
             if iterable:
