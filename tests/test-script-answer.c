@@ -267,6 +267,17 @@ test_stages_chart_of_a_script (void)
       busy_rows++;
     }
   g_assert_cmpuint (busy_rows, >=, 8);
+  /* whatif on the 1-worker run alone builds from the script's own stage
+   * costs (the fetch time the probe measured), not from its throughput */
+  r = ls_test_loadscope ("whatif", "--db", db, "--run", "2", "--alone", "--workers", "2", "--json", NULL);
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) wp = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (wp, r.out, -1, NULL));
+  ls_test_cli_clear (&r);
+  JsonObject *model = json_object_get_object_member (json_node_get_object (json_parser_get_root (wp)), "model");
+  g_test_message ("%s", json_object_get_string_member (model, "t_build_source"));
+  g_assert_nonnull (strstr (json_object_get_string_member (model, "t_build_source"), "measured build time"));
 }
 
 /* tune searches the script's DataLoader knobs as it does the loader's. */

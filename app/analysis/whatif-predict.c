@@ -221,21 +221,24 @@ ls_whatif_explain (const ls_whatif_basis *b, const ls_whatif_change *c, const ls
                           pr->throughput_sps, busy, pr->gpu_util_exact * 100, pr->wait_p50_ms, pr->wait_p95_ms, t->id,
                           t->throughput_sps, busy, measured_busy);
   double per_core = b->t_build_ms > 0 ? p.batch_size / ls_whatif_build_ms (&p) * 1000.0 : INFINITY;
+  const char *consumer = t->script ? "the script's step" : "the GPU";
   if (p.workers == 0)
-    g_string_append_printf (s, "The runner builds each batch itself (%.1f ms) while the GPU waits, so the two add up.",
-                            ls_whatif_build_ms (&p));
+    g_string_append_printf (s, "%s builds each batch itself (%.1f ms) while %s waits, so the two add up.",
+                            t->script ? "The script's training process" : "The runner", ls_whatif_build_ms (&p),
+                            consumer);
   else if (pr->loader_bound)
     g_string_append_printf (
-        s, "Loading-bound: a worker builds a batch in %.1f ms (%.0f samples/s each), %s; the GPU could take %.0f samples/s.",
+        s, "Loading-bound: a worker builds a batch in %.1f ms (%.0f samples/s each), %s; %s could take %.0f samples/s.",
         ls_whatif_build_ms (&p), per_core,
         p.workers > p.cores ? "and the workers share the cores, so more workers will not help"
                             : "so more workers (up to the cores) would help",
-        pr->consumer_rate_bps * p.batch_size);
+        consumer, pr->consumer_rate_bps * p.batch_size);
   else
     g_string_append_printf (s,
-                            "GPU-bound: the workers could build %.0f samples/s, more than the consumer takes "
+                            "%s: the workers could build %.0f samples/s, more than the consumer takes "
                             "(copy %.2f ms + step %.2f ms per batch); more workers will not help.",
-                            pr->loader_rate_bps * p.batch_size, p.copy_ms, p.compute_ms);
+                            t->script ? "Step-bound" : "GPU-bound", pr->loader_rate_bps * p.batch_size, p.copy_ms,
+                            p.compute_ms);
   g_string_append_printf (s, " (Build time: %s, %.1f ms per batch.)", b->source, b->t_build_ms);
   return g_string_free (s, FALSE);
 }
