@@ -11,7 +11,7 @@
 #include "test-util.h"
 #include "ui/ls-results-page.h"
 #include "ui/ls-tune-dialog.h"
-#include "ui/ls-whatif-bar.h"
+#include "ui/ls-whatif-bar-private.h"
 #include "ui/ls-window.h"
 
 static char *tmp_dir;
@@ -36,6 +36,15 @@ static gboolean
 charts_read (void)
 {
   return !ls_results_page_is_loading (page);
+}
+
+static LsWhatifBar *bar;
+
+/* The what-if bar reads the store in a thread, then draws its lines. */
+static gboolean
+whatif_drawn (void)
+{
+  return !ls_whatif_bar_is_reading (bar);
 }
 
 static LsTuneDialog *dialog;
@@ -99,16 +108,18 @@ test_whatif_and_tune (void)
   ls_results_page_show_sweep (page, db, 1, json_node_get_array (node));
   iterate_until (charts_read, 60);
   g_assert_true (charts_read ());
-  LsWhatifBar *bar = LS_WHATIF_BAR (ls_results_page_get_whatif_bar (page));
+  bar = LS_WHATIF_BAR (ls_results_page_get_whatif_bar (page));
+  iterate_until (whatif_drawn, 60);
   /* One GPU-busy and one throughput line per pin mode. */
   g_assert_cmpuint (ls_whatif_bar_n_predicted (bar), ==, 4);
   ls_whatif_bar_set_speed (bar, 2.0);
-  iterate_until (never, 0.5);
+  g_assert_true (ls_whatif_bar_is_reading (bar)); /* the scale's move waits to rest, then reads in a thread */
+  iterate_until (whatif_drawn, 60);
   g_assert_cmpfloat (ls_whatif_bar_get_speed (bar), ==, 2.0);
   g_assert_cmpuint (ls_whatif_bar_n_predicted (bar), ==, 4);
   save_screenshot ("gui-whatif-2x.png");
   ls_whatif_bar_set_speed (bar, 0.25);
-  iterate_until (never, 0.5);
+  iterate_until (whatif_drawn, 60);
   save_screenshot ("gui-whatif-quarter.png");
 
   /* The Tune window: the runner's argv leaves tune its knobs. */

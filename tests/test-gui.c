@@ -9,7 +9,7 @@
 #include "app/report/sweep-charts.h"
 #include "ui/ls-application.h"
 #include "ui/ls-compare-window.h"
-#include "ui/ls-history-page.h"
+#include "ui/ls-history-page-private.h"
 #include "ui/ls-results-page.h"
 #include "ui/ls-setup-page.h"
 #include "ui/ls-window.h"
@@ -67,6 +67,28 @@ static gboolean
 history_loaded (void)
 {
   return !ls_history_page_is_loading (history);
+}
+
+/* Compare, export, import and report run in a thread. */
+static gboolean
+history_idle (void)
+{
+  return !ls_history_page_is_busy (history);
+}
+
+static gboolean
+compare_open (void)
+{
+  return ls_history_page_compare_window (history) != NULL || !ls_history_page_is_busy (history);
+}
+
+/* A store job of the page that ended: it said what it set out to. */
+static void
+assert_job_said (const char *start)
+{
+  iterate_until (history_idle, 60);
+  g_test_message ("%s", ls_history_page_last_message (history));
+  g_assert_true (g_str_has_prefix (ls_history_page_last_message (history), start));
 }
 
 static gboolean
@@ -189,17 +211,19 @@ test_workbench_end_to_end (void)
   g_autofree char *bundle = g_build_filename (g_get_tmp_dir (), "ls-gui-bundle.sqlite", NULL);
   g_unlink (png);
   g_unlink (bundle);
-  g_assert_true (ls_history_page_export_to (history, png, &error));
-  g_assert_no_error (error);
+  ls_history_page_export_to (history, png);
+  g_assert_true (ls_history_page_is_busy (history)); /* in its thread: the window goes on */
+  assert_job_said ("Exported to ");
   gchar *data = NULL;
   gsize len = 0;
   g_assert_true (g_file_get_contents (png, &data, &len, NULL));
   g_assert_cmpuint (len, >, 1000);
   g_assert_true (memcmp (data, "\x89PNG", 4) == 0);
   g_free (data);
-  g_assert_true (ls_history_page_export_to (history, bundle, &error));
-  g_assert_true (ls_history_page_import_from (history, bundle, &error));
-  g_assert_no_error (error);
+  ls_history_page_export_to (history, bundle);
+  assert_job_said ("Exported to ");
+  ls_history_page_import_from (history, bundle);
+  assert_job_said ("Imported 0 runs (2 already present)");
   iterate_until (history_loaded, 30);
   g_assert_cmpuint (ls_history_page_count_runs (history), ==, 2); /* the same runs: not twice */
   g_unlink (bundle);
@@ -207,8 +231,8 @@ test_workbench_end_to_end (void)
   /* Export report…: the same report as `loadscope report`, of the shown runs. */
   g_autofree char *report = g_build_filename (dir ? dir : ".", "gui-report.html", NULL);
   g_unlink (report);
-  g_assert_true (ls_history_page_report_to (history, report, &error));
-  g_assert_no_error (error);
+  ls_history_page_report_to (history, report);
+  assert_job_said ("Report written to ");
   g_autofree char *html = NULL;
   g_assert_true (g_file_get_contents (report, &html, NULL, NULL));
   g_assert_nonnull (strstr (html, "Content-Security-Policy"));
@@ -216,7 +240,9 @@ test_workbench_end_to_end (void)
   g_assert_nonnull (strstr (html, "<svg"));
 
   /* Compare: both runs, the knob they differ in (workers 0 and 1) marked. */
-  GtkWindow *compare = ls_history_page_compare_shown (history);
+  ls_history_page_compare_shown (history);
+  iterate_until (compare_open, 60);
+  GtkWindow *compare = ls_history_page_compare_window (history);
   g_assert_nonnull (compare);
   g_assert_cmpuint (ls_compare_window_n_runs (LS_COMPARE_WINDOW (compare)), ==, 2);
   GPtrArray *differing = ls_compare_window_differing_knobs (LS_COMPARE_WINDOW (compare));

@@ -1,9 +1,6 @@
-#include "ui/ls-history-page.h"
+#include "ui/ls-history-page-private.h"
 
-#include "app/report/compare-table.h"
-#include "app/report/export-file.h"
-#include "app/report/report.h"
-#include "app/store/import.h"
+#include "app/report/store-jobs.h"
 #include "app/store/run-list.h"
 #include "app/store/store-query.h"
 #include "app/target/target-kind.h"
@@ -22,6 +19,9 @@ struct _LsHistoryPage {
   GtkSearchEntry *search;
   GtkColumnView *view;
   GtkLabel *count;
+  guint jobs;                 /* store work in a thread (store-jobs.h) */
+  char *last_message;         /* what the page last said of one */
+  GtkWindow *compare_window;  /* the last Compare opened (weak) */
 };
 
 G_DEFINE_FINAL_TYPE (LsHistoryPage, ls_history_page, GTK_TYPE_BOX)
@@ -222,39 +222,121 @@ chosen_ids (LsHistoryPage *self, gboolean all_if_none)
   return ids;
 }
 
+/* ------------------------------------------------------------ store work */
+
+/* Compare, delete, export, import and report run in a thread
+ * (app/report/store-jobs.h); the page shows the result when it comes and
+ * stays alive until then. */
+typedef struct {
+  LsHistoryPage *self;
+  char *done; /* what to say when it worked ("Exported to ..."), or NULL */
+} job;
+
+static job *
+job_begin (LsHistoryPage *self, char *done)
+{
+  job *j = g_new0 (job, 1);
+  j->self = g_object_ref (self);
+  j->done = done;
+  self->jobs++;
+  return j;
+}
+
+/* Says message (NULL: nothing) and frees j. */
+static void
+job_end (job *j, const char *message)
+{
+  LsHistoryPage *self = j->self;
+  self->jobs--;
+  if (message)
+    {
+      g_free (self->last_message);
+      self->last_message = g_strdup (message);
+      toast (self, message);
+    }
+  g_free (j->done);
+  g_object_unref (self);
+  g_free (j);
+}
+
+gboolean
+ls_history_page_is_busy (LsHistoryPage *self)
+{
+  return self->jobs > 0;
+}
+
+const char *
+ls_history_page_last_message (LsHistoryPage *self)
+{
+  return self->last_message;
+}
+
+/* A job whose result is only whether it worked. */
+static void
+on_job_done (GObject *source, GAsyncResult *result, gpointer data)
+{
+  job *j = data;
+  g_autoptr (GError) error = NULL;
+  gboolean ok = ls_store_job_finish (result, &error);
+  job_end (j, ok ? j->done : error->message);
+}
+
 /* ------------------------------------------------------------ compare */
 
+static void
+on_compare_loaded (GObject *source, GAsyncResult *result, gpointer data)
+{
+  job *j = data;
+  LsHistoryPage *self = j->self;
+  g_autoptr (GError) error = NULL;
+  ls_compare_table *table = ls_store_job_compare_finish (result, &error);
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  if (table && GTK_IS_WINDOW (root))
+    {
+      LsCompareWindow *win = ls_compare_window_new (GTK_WINDOW (root), table);
+      g_set_weak_pointer (&self->compare_window, GTK_WINDOW (win));
+      gtk_window_present (GTK_WINDOW (win));
+    }
+  else if (table)
+    ls_compare_table_free (table); /* the page left its window meanwhile */
+  job_end (j, table ? NULL : error->message);
+}
+
 /* The runs selected (or, all_if_none, every shown run) side by side. */
-static GtkWindow *
+static void
 compare (LsHistoryPage *self, gboolean all_if_none)
 {
   g_autoptr (GArray) ids = chosen_ids (self, all_if_none);
-  g_autoptr (GError) error = NULL;
   if (ids->len < 2)
     {
       toast (self, "Select two runs or more to compare them (Ctrl+click).");
-      return NULL;
+      return;
     }
-  g_autoptr (ls_store) store = ls_store_open_to_read (self->db, &error);
-  ls_compare_table *table = store ? ls_compare_table_load (store, (const gint64 *) (void *) ids->data, ids->len, &error)
-                                  : NULL;
-  if (!table)
-    {
-      toast (self, error->message);
-      return NULL;
-    }
-  LsCompareWindow *win = ls_compare_window_new (GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self))), table);
-  gtk_window_present (GTK_WINDOW (win));
-  return GTK_WINDOW (win);
+  ls_store_job_compare (self->db, ids, NULL, on_compare_loaded, job_begin (self, NULL));
+}
+
+void
+ls_history_page_compare_shown (LsHistoryPage *self)
+{
+  compare (self, TRUE);
 }
 
 GtkWindow *
-ls_history_page_compare_shown (LsHistoryPage *self)
+ls_history_page_compare_window (LsHistoryPage *self)
 {
-  return compare (self, TRUE);
+  return self->compare_window;
 }
 
 /* ------------------------------------------------------------ delete */
+
+static void
+on_deleted (GObject *source, GAsyncResult *result, gpointer data)
+{
+  job *j = data;
+  g_autoptr (LsHistoryPage) self = g_object_ref (j->self);
+  on_job_done (source, result, data);
+  ls_history_page_reload (self);
+}
 
 static void
 on_delete_response (AdwMessageDialog *dialog, const char *response, LsHistoryPage *self)
@@ -262,16 +344,7 @@ on_delete_response (AdwMessageDialog *dialog, const char *response, LsHistoryPag
   if (g_strcmp0 (response, "delete") != 0)
     return;
   g_autoptr (GArray) ids = chosen_ids (self, FALSE);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (ls_store) store = ls_store_open (self->db, &error);
-  if (!store)
-    {
-      toast (self, error->message);
-      return;
-    }
-  if (!ls_store_delete_runs (store, (const gint64 *) (void *) ids->data, ids->len, &error))
-    toast (self, error->message);
-  ls_history_page_reload (self);
+  ls_store_job_delete (self->db, ids, NULL, on_deleted, job_begin (self, NULL));
 }
 
 static void
@@ -293,29 +366,38 @@ on_delete (LsHistoryPage *self)
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
-/* ------------------------------------------------------------ export, import */
+/* ------------------------------------------------------------ export, import, report */
 
-gboolean
-ls_history_page_export_to (LsHistoryPage *self, const char *path, GError **error)
+void
+ls_history_page_export_to (LsHistoryPage *self, const char *path)
 {
   g_autoptr (GArray) ids = chosen_ids (self, TRUE);
-  g_autoptr (ls_store) store = ls_store_open_to_read (self->db, error);
-  return store && ls_export_by_extension (store, ids, path, adw_style_manager_get_dark (adw_style_manager_get_default ()),
-                                          error);
+  ls_store_job_export (self->db, ids, path, adw_style_manager_get_dark (adw_style_manager_get_default ()), NULL,
+                       on_job_done, job_begin (self, g_strdup_printf ("Exported to %s", path)));
 }
 
-gboolean
-ls_history_page_import_from (LsHistoryPage *self, const char *path, GError **error)
+static void
+on_imported (GObject *source, GAsyncResult *result, gpointer data)
 {
+  job *j = data;
+  g_autoptr (LsHistoryPage) self = g_object_ref (j->self);
+  g_autoptr (GError) error = NULL;
   ls_import_counts counts = { 0 };
-  g_autoptr (ls_store) store = ls_store_open (self->db, error);
-  if (!store || !ls_import_file (store, path, &counts, error))
-    return FALSE;
+  if (!ls_store_job_import_finish (result, &counts, &error))
+    {
+      job_end (j, error->message);
+      return;
+    }
   g_autofree char *msg = g_strdup_printf ("Imported %u runs (%u already present) from %s", counts.runs_imported,
-                                          counts.runs_present, path);
-  toast (self, msg);
+                                          counts.runs_present, j->done);
+  job_end (j, msg);
   ls_history_page_reload (self);
-  return TRUE;
+}
+
+void
+ls_history_page_import_from (LsHistoryPage *self, const char *path)
+{
+  ls_store_job_import (self->db, path, NULL, on_imported, job_begin (self, g_strdup (path)));
 }
 
 static void
@@ -325,14 +407,7 @@ on_export_response (GtkNativeDialog *dialog, int response, LsHistoryPage *self)
     {
       g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
       g_autofree char *path = g_file_get_path (file);
-      g_autoptr (GError) error = NULL;
-      if (ls_history_page_export_to (self, path, &error))
-        {
-          g_autofree char *msg = g_strdup_printf ("Exported to %s", path);
-          toast (self, msg);
-        }
-      else
-        toast (self, error->message);
+      ls_history_page_export_to (self, path);
     }
   g_object_unref (dialog);
 }
@@ -348,22 +423,18 @@ ls_history_page_export (LsHistoryPage *self)
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
 }
 
-gboolean
-ls_history_page_report_to (LsHistoryPage *self, const char *path, GError **error)
+void
+ls_history_page_report_to (LsHistoryPage *self, const char *path)
 {
   g_autoptr (GArray) ids = chosen_ids (self, TRUE);
   if (ids->len == 0)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "%s: no runs shown to report on", path);
-      return FALSE;
+      g_autofree char *msg = g_strdup_printf ("%s: no runs shown to report on", path);
+      job_end (job_begin (self, NULL), msg);
+      return;
     }
-  g_autoptr (ls_store) store = ls_store_open_to_read (self->db, error);
-  if (!store)
-    return FALSE;
-  ls_report_format format = g_str_has_suffix (path, ".md") ? LS_REPORT_MARKDOWN : LS_REPORT_HTML;
-  ls_report_selection selection = { .ids = (const gint64 *) (const void *) ids->data, .n_ids = ids->len };
-  g_autoptr (ls_report) report = ls_report_write (store, &selection, format, path, error);
-  return report != NULL;
+  ls_store_job_report (self->db, ids, path, NULL, on_job_done,
+                       job_begin (self, g_strdup_printf ("Report written to %s", path)));
 }
 
 static void
@@ -373,14 +444,7 @@ on_report_response (GtkNativeDialog *dialog, int response, LsHistoryPage *self)
     {
       g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
       g_autofree char *path = g_file_get_path (file);
-      g_autoptr (GError) error = NULL;
-      if (ls_history_page_report_to (self, path, &error))
-        {
-          g_autofree char *msg = g_strdup_printf ("Report written to %s", path);
-          toast (self, msg);
-        }
-      else
-        toast (self, error->message);
+      ls_history_page_report_to (self, path);
     }
   g_object_unref (dialog);
 }
@@ -404,9 +468,7 @@ on_import_response (GtkNativeDialog *dialog, int response, LsHistoryPage *self)
     {
       g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
       g_autofree char *path = g_file_get_path (file);
-      g_autoptr (GError) error = NULL;
-      if (!ls_history_page_import_from (self, path, &error))
-        toast (self, error->message);
+      ls_history_page_import_from (self, path);
     }
   g_object_unref (dialog);
 }
@@ -448,6 +510,8 @@ ls_history_page_dispose (GObject *object)
   g_cancellable_cancel (self->cancellable);
   gtk_widget_dispose_template (GTK_WIDGET (self), LS_TYPE_HISTORY_PAGE);
   g_clear_pointer (&self->db, g_free);
+  g_clear_pointer (&self->last_message, g_free);
+  g_clear_weak_pointer (&self->compare_window);
   g_clear_object (&self->runs);
   g_clear_object (&self->cancellable);
   G_OBJECT_CLASS (ls_history_page_parent_class)->dispose (object);

@@ -1,8 +1,10 @@
 /* The what-if bar (ls-whatif-bar.h). The model is fitted once per sweep
  * shown (the sweep's first finished run and its siblings); each move of
  * the scale predicts every worker count of the chart for each pin mode of
- * the sweep and adds the lines to a freshly read utilization chart. */
-#include "ui/ls-whatif-bar.h"
+ * the sweep and adds the lines to a freshly read utilization chart. The
+ * store is read in a thread (the model's basis, the chart); a later read
+ * replaces an earlier one still on its way. */
+#include "ui/ls-whatif-bar-private.h"
 
 #include <math.h>
 
@@ -22,6 +24,10 @@ struct _LsWhatifBar {
   ls_whatif_basis *basis;     /* NULL: nothing to fit to */
   guint n_predicted;
   guint redraw;               /* a pending redraw (the scale moved) */
+  guint serial;               /* of the last read started */
+  guint reading;              /* reads in their thread */
+  gboolean fitting;           /* the sweep's read (basis and chart) is on its way: it draws */
+  GCancellable *cancellable;  /* cancelled when the bar goes */
 };
 
 G_DEFINE_FINAL_TYPE (LsWhatifBar, ls_whatif_bar, GTK_TYPE_BOX)
@@ -42,6 +48,12 @@ guint
 ls_whatif_bar_n_predicted (LsWhatifBar *self)
 {
   return self->n_predicted;
+}
+
+gboolean
+ls_whatif_bar_is_reading (LsWhatifBar *self)
+{
+  return self->reading > 0 || self->redraw != 0;
 }
 
 /* The worker counts and pin modes of the sweep's runs. */
@@ -68,20 +80,20 @@ compare_guint (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
+/* Adds the predictions to chart (the sweep's utilization chart, freshly
+ * read) and shows it on the view. */
 static void
-draw_predictions (LsWhatifBar *self)
+draw_predictions (LsWhatifBar *self, ls_chart *chart)
 {
   double speed = ls_whatif_bar_get_speed (self);
   g_autofree char *text = g_strdup_printf ("%.2g×", speed);
   gtk_label_set_text (self->value, text);
   self->n_predicted = 0;
-  if (!self->view || !self->db || self->sweep_id <= 0)
-    return;
-  g_autoptr (GError) error = NULL;
-  g_autoptr (ls_store) store = ls_store_open_to_read (self->db, &error);
-  ls_chart *chart = store ? ls_chart_sweep (store, self->sweep_id, "utilization", &error) : NULL;
-  if (!chart)
-    return;
+  if (!self->view)
+    {
+      ls_chart_free (chart);
+      return;
+    }
   if (!self->basis || ls_chart_n_points (chart) == 0)
     {
       ls_chart_view_set_chart (self->view, chart);
@@ -137,12 +149,97 @@ draw_predictions (LsWhatifBar *self)
   ls_chart_view_set_chart (self->view, chart);
 }
 
+/* ------------------------------------------------------------ reading */
+
+typedef struct {
+  char *db;
+  gint64 sweep_id;
+  gboolean fit;            /* the model's basis too */
+  ls_chart *chart;         /* out */
+  ls_whatif_basis *basis;  /* out (fit) */
+} reading;
+
+static void
+reading_free (gpointer data)
+{
+  reading *r = data;
+  g_free (r->db);
+  g_clear_pointer (&r->chart, ls_chart_free);
+  g_clear_pointer (&r->basis, ls_whatif_basis_free);
+  g_free (r);
+}
+
+static void
+read_in_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  reading *r = data;
+  GError *error = NULL;
+  g_autoptr (ls_store) store = ls_store_open_to_read (r->db, &error);
+  if (store && r->fit)
+    {
+      char ref[32];
+      g_snprintf (ref, sizeof ref, "%" G_GINT64_FORMAT, r->sweep_id);
+      g_autoptr (GArray) ids = ls_store_select_runs (store, NULL, ref, NULL);
+      for (guint i = 0; ids && i < ids->len && !r->basis; i++)
+        r->basis = ls_whatif_basis_load (store, g_array_index (ids, gint64, i), TRUE, NULL);
+    }
+  r->chart = store ? ls_chart_sweep (store, r->sweep_id, "utilization", &error) : NULL;
+  if (!r->chart)
+    g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+static void
+on_read (GObject *source, GAsyncResult *result, gpointer data)
+{
+  LsWhatifBar *self = LS_WHATIF_BAR (source);
+  reading *r = g_task_get_task_data (G_TASK (result));
+  guint serial = GPOINTER_TO_UINT (data);
+  g_autoptr (GError) error = NULL;
+  gboolean ok = g_task_propagate_boolean (G_TASK (result), &error);
+  self->reading--;
+  if (serial != self->serial || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return; /* a later read replaces this one */
+  if (r->fit)
+    {
+      self->fitting = FALSE;
+      g_clear_pointer (&self->basis, ls_whatif_basis_free);
+      self->basis = g_steal_pointer (&r->basis);
+      gtk_widget_set_sensitive (GTK_WIDGET (self->scale), self->basis != NULL);
+      g_autofree char *note = self->basis
+          ? g_strdup_printf ("Lines without markers in the utilization chart: the model fitted to this sweep (build "
+                             "time from %s), with the model step × 1/speed.", self->basis->source)
+          : g_strdup ("No finished run to fit the model to.");
+      gtk_label_set_text (self->note, note);
+    }
+  if (ok)
+    draw_predictions (self, g_steal_pointer (&r->chart));
+}
+
+/* Reads the chart (and, fit, the model's basis) in a thread, then draws. */
+static void
+read_and_draw (LsWhatifBar *self, gboolean fit)
+{
+  if (!self->db || self->sweep_id <= 0 || (self->fitting && !fit))
+    return; /* nothing shown, or the sweep's own read draws when it comes */
+  self->fitting |= fit;
+  reading *r = g_new0 (reading, 1);
+  r->db = g_strdup (self->db);
+  r->sweep_id = self->sweep_id;
+  r->fit = fit;
+  g_autoptr (GTask) task = g_task_new (self, self->cancellable, on_read, GUINT_TO_POINTER (++self->serial));
+  g_task_set_task_data (task, r, reading_free);
+  self->reading++;
+  g_task_run_in_thread (task, read_in_thread);
+}
+
 static gboolean
 redraw_now (gpointer data)
 {
   LsWhatifBar *self = data;
   self->redraw = 0;
-  draw_predictions (self);
+  read_and_draw (self, FALSE);
   return G_SOURCE_REMOVE;
 }
 
@@ -160,7 +257,7 @@ void
 ls_whatif_bar_refresh (LsWhatifBar *self)
 {
   g_clear_handle_id (&self->redraw, g_source_remove);
-  draw_predictions (self);
+  read_and_draw (self, FALSE);
 }
 
 void
@@ -171,19 +268,9 @@ ls_whatif_bar_set_sweep (LsWhatifBar *self, const char *db, gint64 sweep_id, LsC
   self->sweep_id = sweep_id;
   self->view = view;
   g_clear_pointer (&self->basis, ls_whatif_basis_free);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (ls_store) store = ls_store_open_to_read (db, &error);
-  char ref[32];
-  g_snprintf (ref, sizeof ref, "%" G_GINT64_FORMAT, sweep_id);
-  g_autoptr (GArray) ids = store ? ls_store_select_runs (store, NULL, ref, &error) : NULL;
-  for (guint i = 0; ids && i < ids->len && !self->basis; i++)
-    self->basis = ls_whatif_basis_load (store, g_array_index (ids, gint64, i), TRUE, NULL);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->scale), self->basis != NULL);
-  g_autofree char *note = self->basis
-      ? g_strdup_printf ("Lines without markers in the utilization chart: the model fitted to this sweep (build "
-                         "time from %s), with the model step × 1/speed.", self->basis->source)
-      : g_strdup ("No finished run to fit the model to.");
-  gtk_label_set_text (self->note, note);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->scale), FALSE);
+  gtk_label_set_text (self->note, "Fitting the model to this sweep…");
+  read_and_draw (self, TRUE);
 }
 
 static void
@@ -191,6 +278,8 @@ ls_whatif_bar_dispose (GObject *object)
 {
   LsWhatifBar *self = LS_WHATIF_BAR (object);
   g_clear_handle_id (&self->redraw, g_source_remove);
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
   g_clear_pointer (&self->basis, ls_whatif_basis_free);
   g_clear_pointer (&self->db, g_free);
   self->view = NULL;
@@ -209,6 +298,7 @@ ls_whatif_bar_init (LsWhatifBar *self)
   GtkBox *box = GTK_BOX (self);
   gtk_orientable_set_orientation (GTK_ORIENTABLE (self), GTK_ORIENTATION_HORIZONTAL);
   gtk_box_set_spacing (box, 12);
+  self->cancellable = g_cancellable_new ();
   GtkWidget *title = gtk_label_new ("What if the GPU were");
   gtk_box_append (box, title);
   self->scale = GTK_SCALE (gtk_scale_new_with_range (GTK_ORIENTATION_HORIZONTAL, -2, 2, 0.05));

@@ -18,14 +18,11 @@ LsWhatifBar *ls_whatif_bar_new (void);
 void ls_whatif_bar_set_sweep (LsWhatifBar *self, const char *db, gint64 sweep_id, LsChartView *view);
 
 /* Draws the predictions again on the view's chart (after the page has
- * put a freshly read chart there). */
+ * put a freshly read chart there). The store is read in a thread: the
+ * lines come when it has been. */
 void ls_whatif_bar_refresh (LsWhatifBar *self);
 
-/* The GPU speed chosen (1: as measured), and setting it (tests). */
+/* The GPU speed chosen (1: as measured). */
 double ls_whatif_bar_get_speed (LsWhatifBar *self);
-void ls_whatif_bar_set_speed (LsWhatifBar *self, double speed);
-
-/* Predicted series on the chart now (tests). */
-guint ls_whatif_bar_n_predicted (LsWhatifBar *self);
 
 G_END_DECLS

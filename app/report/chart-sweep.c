@@ -18,9 +18,9 @@ const char *const ls_chart_sweep_names[] = { "utilization", "wait", "memory", "s
 static const char *const stage_labels[N_STAGES] = { "read", "decode", "transform", "write", "worker idle" };
 /* A PyTorch script's stages, timed by the probe inside its DataLoader (the
  * summary's stages_ms of a --target pytorch run). */
-#define N_SCRIPT_STAGES 4
+#define N_SCRIPT_STAGES 5
 static const char *const script_stage_labels[N_SCRIPT_STAGES] = { "sampler", "__getitem__", "collate_fn",
-                                                                  "hand-off" };
+                                                                  "hand-off", "idle in workers" };
 
 /* The knobs a sweep may vary besides workers, as the run table has them.
  * Series are told apart by the ones that vary (pin always). */
@@ -621,8 +621,9 @@ stages_chart (const sweep_data *d)
   if (script_bars > 0)
     ls_chart_add_note (chart, "A PyTorch script's bar: per batch, the sampler's indices, the Dataset's __getitem__ "
                               "over its samples and collate_fn (timed in the process that built it, a worker or the "
-                              "training process), and the hand-off to the training process (queue, unpickling), as "
-                              "the probe timed them inside the script's DataLoader.");
+                              "training process), the hand-off to the training process (queue, unpickling) and a "
+                              "worker's gap between two batches (none with 0 workers), as the probe timed them "
+                              "inside the script's DataLoader.");
   if (loader_bars > 0)
     {
       ls_chart_add_note (chart, "Each bar: one batch's samples read, decoded, transformed and written into the shared "

@@ -11,7 +11,8 @@
   "run.stage_read_ms, run.stage_decode_ms, run.stage_transform_ms, run.stage_write_ms, run.stage_idle_ms"
 #define SCRIPT_STAGE_COLUMNS                                                                                           \
   "json_extract(run.summary, '$.stages_ms.sampler'), json_extract(run.summary, '$.stages_ms.getitem'), "              \
-  "json_extract(run.summary, '$.stages_ms.collate'), json_extract(run.summary, '$.stages_ms.handoff')"
+  "json_extract(run.summary, '$.stages_ms.collate'), json_extract(run.summary, '$.stages_ms.handoff'), "            \
+  "json_extract(run.summary, '$.stages_ms.idle')"
 
 static const struct {
   const char *sql;
