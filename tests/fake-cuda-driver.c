@@ -9,9 +9,10 @@
  * where the source lies), a kernel a launch cost plus the bytes it reads
  * plus its spin at a fixed SM clock. Events take the time their stream
  * reaches them; synchronizing waits for that moment. Work queued right
- * after an event starts at the event's moment (`held`), so a host that is
- * descheduled between the two calls does not stretch event-timed work: the
- * timings are the model's. Which step the host waited for is counted
+ * after an event starts at the event's moment (`held`), and an event
+ * recorded right after work is at the work's end (`worked`), so a host
+ * that is descheduled between the calls does not stretch event-timed work:
+ * the timings are the model's. Which step the host waited for is counted
  * (fake_cuda_kernels_waited), never timed, so tests assert order. Memory
  * is checked the way a GPU would fault: copies and kernels must stay
  * inside device allocations; work needs a current context; the module
@@ -71,6 +72,7 @@
 struct CUstream_st {
   double free_at;
   int held;     /* an event was just recorded: the next work starts at it */
+  int worked;   /* work was just queued: the next event is at its end */
   long kernels; /* kernels launched anywhere up to its last one */
 };
 struct CUevent_st {
@@ -212,6 +214,7 @@ work_start (struct CUstream_st *s)
 {
   double start = s->held ? s->free_at : max2 (now_ms (), s->free_at);
   s->held = 0;
+  s->worked = 1;
   return start;
 }
 
@@ -711,11 +714,14 @@ cuEventRecord (CUevent ev, CUstream s)
   ENTER_CTX ("cuEventRecord", CUDA_ERROR_ILLEGAL_ADDRESS);
   if (!ev || !s)
     return CUDA_ERROR_INVALID_HANDLE;
-  ev->t = max2 (now_ms (), s->free_at);
+  /* Right after work, at its end (the host may have been descheduled
+   * between the two calls: the model's time, not the host's). */
+  ev->t = s->worked ? s->free_at : max2 (now_ms (), s->free_at);
   ev->kernels = s->kernels;
   ev->recorded = 1;
   s->free_at = ev->t;
   s->held = 1;
+  s->worked = 0;
   return CUDA_SUCCESS;
 }
 
