@@ -76,14 +76,25 @@ check_store () {
   [ "$running" = "0 runs, 0 sweeps" ] || why="$why left running: $running"
   echo "$why"
 }
-# Ends runners a killed sweep left: pids of the store's running runs.
+# The processes whose command line names path (a killed sweep's runners:
+# `loadscope run ... --db PATH`, also one still starting, not yet in the store).
+procs_naming () {
+  local d cmd
+  for d in /proc/[0-9]*; do
+    cmd=$( { tr '\0' ' ' <"$d/cmdline"; } 2>/dev/null) || continue
+    case $cmd in *"$1"*) echo "${d#/proc/}" ;; esac
+  done
+}
+# Ends runners a killed sweep left: pids of the store's running runs, and
+# any runner of this store still starting (a loaded machine: it records
+# its run after the sweep was killed), until none is left.
 end_orphans () {
   local db=$1
   for i in $(seq 1 50); do
     local pids
     pids=$(q -readonly "$db" "SELECT runner_pid FROM run WHERE status = 'running' AND runner_pid IS NOT NULL" 2>/dev/null)
     local alive=""
-    for p in $pids; do
+    for p in $pids $(procs_naming "$db"); do
       if kill -0 "$p" 2>/dev/null; then alive="$alive $p"; kill -9 "$p" 2>/dev/null; fi
     done
     [ -z "$alive" ] && return 0
