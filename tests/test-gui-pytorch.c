@@ -18,6 +18,8 @@
 #include "ui/ls-setup-page.h"
 #include "ui/ls-tune-dialog.h"
 #include "ui/ls-window.h"
+#include "test-pytorch-util.h"
+#include "test-gui-util.h"
 #include "test-util.h"
 
 static LsWindow *window;
@@ -25,20 +27,6 @@ static LsSetupPage *setup;
 static LsResultsPage *results;
 static LsHistoryPage *history;
 static char *scratch;
-
-static void
-iterate_until (gboolean (*done) (void), guint timeout_s)
-{
-  gint64 end = g_get_monotonic_time () + (gint64) timeout_s * G_USEC_PER_SEC;
-  while (!done () && g_get_monotonic_time () < end)
-    g_main_context_iteration (NULL, FALSE) || (g_usleep (2000), TRUE);
-}
-
-static gboolean
-never (void)
-{
-  return FALSE;
-}
 
 static gboolean
 script_checked (void)
@@ -59,20 +47,6 @@ history_loaded (void)
   return !ls_history_page_is_loading (history);
 }
 
-static gpointer
-find_child_of_type (GtkWidget *w, GType type)
-{
-  if (G_TYPE_CHECK_INSTANCE_TYPE (w, type))
-    return w;
-  for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
-    {
-      gpointer found = find_child_of_type (c, type);
-      if (found)
-        return found;
-    }
-  return NULL;
-}
-
 /* The Setup page's group with this title, as a user finds it. */
 static GtkWidget *
 find_group (GtkWidget *w, const char *title)
@@ -88,49 +62,10 @@ find_group (GtkWidget *w, const char *title)
   return NULL;
 }
 
-static void
-save_screenshot (const char *name)
-{
-  const char *dir = g_getenv ("LS_ARTIFACTS");
-  g_autofree char *path = g_build_filename (dir ? dir : ".", name, NULL);
-  g_autofree char *import = g_find_program_in_path ("import");
-  iterate_until (never, 1);
-  if (!import)
-    {
-      g_test_message ("no screenshot (ImageMagick's import is not installed): %s", path);
-      return;
-    }
-  const char *argv[] = { import, "-window", "root", path, NULL };
-  int status = 0;
-  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status, NULL));
-  g_test_message ("screenshot: %s", path);
-}
-
-/* An interpreter that imports torch and torchvision: $LS_TEST_PYTHON,
- * Debian's, or the first python3 on PATH. */
-static char *
-find_python (void)
-{
-  const char *candidates[] = { g_getenv ("LS_TEST_PYTHON"), "/usr/bin/python3", "python3" };
-  for (guint i = 0; i < G_N_ELEMENTS (candidates); i++)
-    {
-      if (!candidates[i])
-        continue;
-      const char *argv[] = { candidates[i], "-c", "import torch, torchvision", NULL };
-      int status = -1;
-      if (g_spawn_sync (NULL, (char **) argv, NULL,
-                        G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
-                        NULL, NULL, &status, NULL)
-          && g_spawn_check_wait_status (status, NULL))
-        return g_strdup (candidates[i]);
-    }
-  return NULL;
-}
-
 static const char *
 visible_page (void)
 {
-  AdwViewStack *stack = find_child_of_type (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK);
+  AdwViewStack *stack = ls_test_gui_find_child (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK);
   return adw_view_stack_get_visible_child_name (stack);
 }
 
@@ -144,7 +79,7 @@ assert_run_refused (const char *reason)
   g_test_message ("refused: %s", refused->message);
   g_assert_nonnull (strstr (refused->message, reason));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
-  iterate_until (never, 1);
+  ls_test_gui_iterate_until (ls_test_gui_never, 1);
   g_assert_cmpstr (visible_page (), ==, "setup");
 }
 
@@ -160,10 +95,10 @@ test_pytorch_target (void)
   window = LS_WINDOW (gtk_application_get_active_window (GTK_APPLICATION (app)));
   g_assert_nonnull (window);
   gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);
-  iterate_until (never, 1);
-  setup = find_child_of_type (GTK_WIDGET (window), LS_TYPE_SETUP_PAGE);
-  results = find_child_of_type (GTK_WIDGET (window), LS_TYPE_RESULTS_PAGE);
-  history = find_child_of_type (GTK_WIDGET (window), LS_TYPE_HISTORY_PAGE);
+  ls_test_gui_iterate_until (ls_test_gui_never, 1);
+  setup = ls_test_gui_find_child (GTK_WIDGET (window), LS_TYPE_SETUP_PAGE);
+  results = ls_test_gui_find_child (GTK_WIDGET (window), LS_TYPE_RESULTS_PAGE);
+  history = ls_test_gui_find_child (GTK_WIDGET (window), LS_TYPE_HISTORY_PAGE);
   GtkWidget *dataset_group = find_group (GTK_WIDGET (setup), "Dataset");
   GtkWidget *script_group = find_group (GTK_WIDGET (setup), "Your PyTorch script");
   g_assert_nonnull (dataset_group);
@@ -174,7 +109,7 @@ test_pytorch_target (void)
   g_assert_true (gtk_widget_get_visible (dataset_group));
   g_assert_false (gtk_widget_get_visible (script_group));
   ls_setup_page_set_target (setup, LS_SETUP_TARGET_PYTORCH);
-  iterate_until (never, 1);
+  ls_test_gui_iterate_until (ls_test_gui_never, 1);
   g_assert_false (gtk_widget_get_visible (dataset_group));
   g_assert_true (gtk_widget_get_visible (script_group));
   assert_run_refused ("Choose your PyTorch script first");
@@ -182,18 +117,18 @@ test_pytorch_target (void)
   /* A script that is not there: said on the page, the sweep refused. */
   g_autofree char *missing = g_build_filename (scratch, "no-such-train.py", NULL);
   ls_setup_page_set_script (setup, missing);
-  iterate_until (script_checked, 30);
+  ls_test_gui_iterate_until (script_checked, 30);
   g_assert_nonnull (ls_setup_page_get_script_problem (setup));
   g_assert_nonnull (strstr (ls_setup_page_get_script_problem (setup), "no-such-train.py: no such file"));
   assert_run_refused ("no-such-train.py: no such file");
-  save_screenshot ("gui-pytorch-missing-script.png");
+  ls_test_gui_screenshot ("gui-pytorch-missing-script.png");
 
-  g_autofree char *python = find_python ();
+  g_autofree char *python = ls_test_find_torch_python ();
   if (!python)
     {
       g_test_skip ("no interpreter here imports torch and torchvision (install python3-torch python3-torchvision)");
       gtk_window_destroy (GTK_WINDOW (window));
-      iterate_until (never, 1);
+      ls_test_gui_iterate_until (ls_test_gui_never, 1);
       return;
     }
   g_autofree char *scripts = g_build_filename (g_getenv ("LS_TEST_DATA"), "..", "pytorch", NULL);
@@ -217,23 +152,23 @@ test_pytorch_target (void)
   g_assert_cmpint (g_chmod (bare, 0755), ==, 0);
   ls_setup_page_set_script (setup, script_path);
   ls_setup_page_set_python (setup, bare);
-  iterate_until (script_checked, 60);
+  ls_test_gui_iterate_until (script_checked, 60);
   g_assert_nonnull (ls_setup_page_get_script_problem (setup));
   g_assert_nonnull (strstr (ls_setup_page_get_script_problem (setup), "cannot import torch"));
   assert_run_refused ("cannot import torch");
-  save_screenshot ("gui-pytorch-no-torch.png");
+  ls_test_gui_screenshot ("gui-pytorch-no-torch.png");
 
   /* The real thing: workers 0 and 1 over the ImageFolder script. */
   ls_setup_page_set_python (setup, python);
   ls_setup_page_set_script_args (setup, dataset);
-  iterate_until (script_checked, 60);
+  ls_test_gui_iterate_until (script_checked, 60);
   g_assert_null (ls_setup_page_get_script_problem (setup));
   g_settings_set_string (settings, "workers", "0,1");
   g_settings_set_string (settings, "pin-modes", "off");
   g_settings_set_string (settings, "start-methods", "fork");
   g_settings_set_int (settings, "batch-size", 8);
   g_settings_set_int (settings, "batches-per-run", 6);
-  iterate_until (never, 1);
+  ls_test_gui_iterate_until (ls_test_gui_never, 1);
   {
     /* The request is the command line's: --target pytorch --script --python --script-args. */
     g_autoptr (ls_sweep_request) request = ls_setup_page_get_request (setup, &error);
@@ -251,7 +186,7 @@ test_pytorch_target (void)
     g_assert_null (request->knobs[LS_SWEEP_KNOB_PERSISTENT]);
     g_assert_cmpuint (ls_sweep_request_configurations (request), ==, 2);
   }
-  save_screenshot ("gui-pytorch-setup.png");
+  ls_test_gui_screenshot ("gui-pytorch-setup.png");
 
   /* Tune searches the script's knobs too: its dialog opens, and tune's
    * runner gets the script, not a dataset. */
@@ -267,7 +202,7 @@ test_pytorch_target (void)
     g_assert_null (strstr (joined, "--dataset"));
   }
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.tune", NULL));
-  iterate_until (never, 1);
+  ls_test_gui_iterate_until (ls_test_gui_never, 1);
   {
     GtkWindow *dialog = NULL;
     g_autoptr (GList) toplevels = gtk_window_list_toplevels ();
@@ -276,15 +211,15 @@ test_pytorch_target (void)
         dialog = l->data;
     g_assert_nonnull (dialog);
     gtk_window_destroy (dialog);
-    iterate_until (never, 0.2);
+    ls_test_gui_iterate_until (ls_test_gui_never, 0.2);
   }
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
-  iterate_until (sweep_done, 240);
+  ls_test_gui_iterate_until (sweep_done, 240);
   if (!sweep_done ())
-    save_screenshot ("gui-pytorch-sweep-not-done.png"); /* what the window said */
+    ls_test_gui_screenshot ("gui-pytorch-sweep-not-done.png"); /* what the window said */
   g_assert_true (sweep_done ());
-  save_screenshot ("gui-pytorch-results.png");
+  ls_test_gui_screenshot ("gui-pytorch-results.png");
 
   /* Two runs recorded, both of the script, done. */
   g_autoptr (ls_store) store = ls_store_open_to_read (g_getenv ("LOADSCOPE_DB"), &error);
@@ -300,23 +235,23 @@ test_pytorch_target (void)
       g_assert_cmpint (json_object_get_int_member (r, "workers"), ==, 1 - (gint64) i); /* newest first */
       g_assert_nonnull (strstr (json_object_get_string_member (r, "dataset"), "imagefolder.py"));
     }
-  AdwViewStack *stack = find_child_of_type (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK);
+  AdwViewStack *stack = ls_test_gui_find_child (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK);
   adw_view_stack_set_visible_child_name (stack, "history");
-  iterate_until (history_loaded, 30);
+  ls_test_gui_iterate_until (history_loaded, 30);
   g_assert_cmpuint (ls_history_page_count_runs (history), ==, 2);
 
   /* The search's target filter: both runs are the script's. */
-  GtkEditable *search = find_child_of_type (GTK_WIDGET (history), GTK_TYPE_SEARCH_ENTRY);
-  GtkColumnView *view = find_child_of_type (GTK_WIDGET (history), GTK_TYPE_COLUMN_VIEW);
+  GtkEditable *search = ls_test_gui_find_child (GTK_WIDGET (history), GTK_TYPE_SEARCH_ENTRY);
+  GtkColumnView *view = ls_test_gui_find_child (GTK_WIDGET (history), GTK_TYPE_COLUMN_VIEW);
   g_assert_nonnull (search);
   g_assert_nonnull (view);
   gtk_editable_set_text (search, "target:loadscope");
-  iterate_until (never, 1);
+  ls_test_gui_iterate_until (ls_test_gui_never, 1);
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (gtk_column_view_get_model (view))), ==, 0);
   gtk_editable_set_text (search, "target:pytorch");
-  iterate_until (never, 1);
+  ls_test_gui_iterate_until (ls_test_gui_never, 1);
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (gtk_column_view_get_model (view))), ==, 2);
-  save_screenshot ("gui-pytorch-history.png");
+  ls_test_gui_screenshot ("gui-pytorch-history.png");
 
   /* The target and the script's fields are kept in the settings, and a
    * page bound to them again (the next start) has them back. */
@@ -327,14 +262,14 @@ test_pytorch_target (void)
   g_assert_cmpstr (kept_python, ==, python);
   g_assert_cmpstr (kept_args, ==, dataset);
   gtk_window_destroy (GTK_WINDOW (window));
-  iterate_until (never, 1);
+  ls_test_gui_iterate_until (ls_test_gui_never, 1);
   g_autofree char *kept_script = g_settings_get_string (settings, "last-script");
   g_assert_cmpstr (kept_script, ==, script);
   setup = g_object_ref_sink (g_object_new (LS_TYPE_SETUP_PAGE, NULL));
   ls_setup_page_bind (setup, settings);
   g_assert_cmpint (ls_setup_page_get_target (setup), ==, LS_SETUP_TARGET_PYTORCH);
   g_assert_cmpstr (ls_setup_page_get_script (setup), ==, script);
-  iterate_until (script_checked, 60);
+  ls_test_gui_iterate_until (script_checked, 60);
   g_assert_null (ls_setup_page_get_script_problem (setup));
   {
     g_autoptr (ls_sweep_request) again = ls_setup_page_get_request (setup, &error);

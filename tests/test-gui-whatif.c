@@ -8,6 +8,7 @@
 
 #include "app/analysis/tune-session.h"
 #include "app/core/sweep-request.h"
+#include "test-gui-util.h"
 #include "test-util.h"
 #include "ui/ls-results-page.h"
 #include "ui/ls-tune-dialog.h"
@@ -17,20 +18,6 @@
 static char *tmp_dir;
 static LsResultsPage *page;
 static gboolean tune_done_called;
-
-static void
-iterate_until (gboolean (*done) (void), double timeout_s)
-{
-  gint64 end = g_get_monotonic_time () + (gint64) (timeout_s * 1e6);
-  while (!done () && g_get_monotonic_time () < end)
-    g_main_context_iteration (NULL, FALSE), g_usleep (2000);
-}
-
-static gboolean
-never (void)
-{
-  return FALSE;
-}
 
 static gboolean
 charts_read (void)
@@ -53,24 +40,6 @@ static gboolean
 tune_finished (void)
 {
   return !ls_tune_dialog_is_running (dialog);
-}
-
-static void
-save_screenshot (const char *name)
-{
-  const char *dir = g_getenv ("LS_ARTIFACTS");
-  g_autofree char *path = g_build_filename (dir ? dir : ".", name, NULL);
-  g_autofree char *import = g_find_program_in_path ("import");
-  iterate_until (never, 1);
-  if (!import)
-    {
-      g_test_message ("no screenshot (ImageMagick's import is not installed): %s", path);
-      return;
-    }
-  const char *argv[] = { import, "-window", "root", path, NULL };
-  int status = 0;
-  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status, NULL));
-  g_test_message ("screenshot: %s", path);
 }
 
 #define DATA "--dataset", "synthetic", "--count", "256", "--size", "64x64", "--sample-cost-us", "600", \
@@ -106,21 +75,21 @@ test_whatif_and_tune (void)
   adw_window_set_content (ADW_WINDOW (window), GTK_WIDGET (page));
   gtk_window_present (GTK_WINDOW (window));
   ls_results_page_show_sweep (page, db, 1, json_node_get_array (node));
-  iterate_until (charts_read, 60);
+  ls_test_gui_iterate_until (charts_read, 60);
   g_assert_true (charts_read ());
   bar = LS_WHATIF_BAR (ls_results_page_get_whatif_bar (page));
-  iterate_until (whatif_drawn, 60);
+  ls_test_gui_iterate_until (whatif_drawn, 60);
   /* One GPU-busy and one throughput line per pin mode. */
   g_assert_cmpuint (ls_whatif_bar_n_predicted (bar), ==, 4);
   ls_whatif_bar_set_speed (bar, 2.0);
   g_assert_true (ls_whatif_bar_is_reading (bar)); /* the scale's move waits to rest, then reads in a thread */
-  iterate_until (whatif_drawn, 60);
+  ls_test_gui_iterate_until (whatif_drawn, 60);
   g_assert_cmpfloat (ls_whatif_bar_get_speed (bar), ==, 2.0);
   g_assert_cmpuint (ls_whatif_bar_n_predicted (bar), ==, 4);
-  save_screenshot ("gui-whatif-2x.png");
+  ls_test_gui_screenshot ("gui-whatif-2x.png");
   ls_whatif_bar_set_speed (bar, 0.25);
-  iterate_until (whatif_drawn, 60);
-  save_screenshot ("gui-whatif-quarter.png");
+  ls_test_gui_iterate_until (whatif_drawn, 60);
+  ls_test_gui_screenshot ("gui-whatif-quarter.png");
 
   /* The Tune window: the runner's argv leaves tune its knobs. */
   g_autoptr (ls_sweep_request) request = ls_sweep_request_new ();
@@ -138,19 +107,19 @@ test_whatif_and_tune (void)
 
   dialog = ls_tune_dialog_new (GTK_WINDOW (window), request, db, on_tune_done, NULL);
   gtk_window_present (GTK_WINDOW (dialog));
-  save_screenshot ("gui-tune.png");
+  ls_test_gui_screenshot ("gui-tune.png");
   ls_tune_dialog_start (dialog);
   g_assert_true (ls_tune_dialog_is_running (dialog));
-  iterate_until (tune_finished, 170);
+  ls_test_gui_iterate_until (tune_finished, 170);
   g_assert_false (ls_tune_dialog_is_running (dialog));
   g_assert_nonnull (strstr (ls_tune_dialog_get_result (dialog), "DataLoader("));
   g_assert_true (tune_done_called);
-  iterate_until (never, 2);
-  save_screenshot ("gui-tune-done.png");
-  iterate_until (charts_read, 60);
+  ls_test_gui_iterate_until (ls_test_gui_never, 2);
+  ls_test_gui_screenshot ("gui-tune-done.png");
+  ls_test_gui_iterate_until (charts_read, 60);
   gtk_window_destroy (GTK_WINDOW (dialog));
   gtk_window_destroy (GTK_WINDOW (window));
-  iterate_until (never, 0.2);
+  ls_test_gui_iterate_until (ls_test_gui_never, 0.2);
 }
 
 int

@@ -13,31 +13,10 @@
 #include "ui/ls-results-page.h"
 #include "ui/ls-setup-page.h"
 #include "ui/ls-window.h"
+#include "test-gui-util.h"
 #include "test-util.h"
 
 static LsWindow *window;
-
-static void
-iterate_until (gboolean (*done) (void), guint timeout_s)
-{
-  gint64 end = g_get_monotonic_time () + (gint64) timeout_s * G_USEC_PER_SEC;
-  while (!done () && g_get_monotonic_time () < end)
-    g_main_context_iteration (NULL, FALSE) || (g_usleep (2000), TRUE);
-}
-
-static gpointer
-find_child_of_type (GtkWidget *w, GType type)
-{
-  if (G_TYPE_CHECK_INSTANCE_TYPE (w, type))
-    return w;
-  for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
-    {
-      gpointer found = find_child_of_type (c, type);
-      if (found)
-        return found;
-    }
-  return NULL;
-}
 
 static LsSetupPage *setup;
 static LsResultsPage *results;
@@ -86,42 +65,17 @@ compare_open (void)
 static void
 assert_job_said (const char *start)
 {
-  iterate_until (history_idle, 60);
+  ls_test_gui_iterate_until (history_idle, 60);
   g_test_message ("%s", ls_history_page_last_message (history));
   g_assert_true (g_str_has_prefix (ls_history_page_last_message (history), start));
-}
-
-static gboolean
-never (void)
-{
-  return FALSE;
-}
-
-/* The screen as a person sees it (ImageMagick's import, on Xvfb). */
-static void
-save_screenshot (const char *name)
-{
-  const char *dir = g_getenv ("LS_ARTIFACTS");
-  g_autofree char *path = g_build_filename (dir ? dir : ".", name, NULL);
-  g_autofree char *import = g_find_program_in_path ("import");
-  iterate_until (never, 1);
-  if (!import)
-    {
-      g_test_message ("no screenshot (ImageMagick's import is not installed): %s", path);
-      return;
-    }
-  const char *argv[] = { import, "-window", "root", path, NULL };
-  int status = 0;
-  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status, NULL));
-  g_test_message ("screenshot: %s", path);
 }
 
 static void
 show_page (const char *name)
 {
-  AdwViewStack *stack = find_child_of_type (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK);
+  AdwViewStack *stack = ls_test_gui_find_child (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK);
   adw_view_stack_set_visible_child_name (stack, name);
-  iterate_until (never, 1);
+  ls_test_gui_iterate_until (ls_test_gui_never, 1);
 }
 
 static void
@@ -136,13 +90,13 @@ test_workbench_end_to_end (void)
   window = LS_WINDOW (gtk_application_get_active_window (GTK_APPLICATION (app)));
   g_assert_nonnull (window);
   gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);
-  iterate_until (never, 1);
+  ls_test_gui_iterate_until (ls_test_gui_never, 1);
 
-  setup = find_child_of_type (GTK_WIDGET (window), LS_TYPE_SETUP_PAGE);
-  results = find_child_of_type (GTK_WIDGET (window), LS_TYPE_RESULTS_PAGE);
-  history = find_child_of_type (GTK_WIDGET (window), LS_TYPE_HISTORY_PAGE);
+  setup = ls_test_gui_find_child (GTK_WIDGET (window), LS_TYPE_SETUP_PAGE);
+  results = ls_test_gui_find_child (GTK_WIDGET (window), LS_TYPE_RESULTS_PAGE);
+  history = ls_test_gui_find_child (GTK_WIDGET (window), LS_TYPE_HISTORY_PAGE);
   g_assert_nonnull (setup);
-  save_screenshot ("gui-setup-empty.png");
+  ls_test_gui_screenshot ("gui-setup-empty.png");
 
   /* A folder of JPEGs without class folders: what is wrong is said on the
    * page when it is chosen, and the sweep is refused with the reason. */
@@ -154,7 +108,7 @@ test_workbench_end_to_end (void)
       g_assert_true (g_file_set_contents (name, "\xff\xd8\xff\xd9", 4, NULL));
     }
   ls_setup_page_set_dataset (setup, flat);
-  iterate_until (dataset_checked, 30);
+  ls_test_gui_iterate_until (dataset_checked, 30);
   g_assert_nonnull (ls_setup_page_get_dataset_problem (setup));
   g_assert_nonnull (strstr (ls_setup_page_get_dataset_problem (setup), "found 30 JPEG files but no class folders"));
   {
@@ -163,13 +117,13 @@ test_workbench_end_to_end (void)
     g_assert_null (none);
     g_assert_nonnull (strstr (refused->message, "no class folders"));
   }
-  iterate_until (never, 1);
-  save_screenshot ("gui-setup-bad-dataset.png");
+  ls_test_gui_iterate_until (ls_test_gui_never, 1);
+  ls_test_gui_screenshot ("gui-setup-bad-dataset.png");
 
   /* Generate the (small) sample dataset from the Setup page. */
   ls_setup_page_set_dataset (setup, NULL);
   ls_setup_page_generate_sample (setup);
-  iterate_until (dataset_ready, 120);
+  ls_test_gui_iterate_until (dataset_ready, 120);
   g_assert_nonnull (ls_setup_page_get_dataset (setup));
 
   /* Two configurations: workers 0 and 1, pin off. */
@@ -179,30 +133,30 @@ test_workbench_end_to_end (void)
   g_settings_set_int (settings, "batch-size", 8);
   g_settings_set_int (settings, "batches-per-run", 6);
   g_settings_set_double (settings, "model-ms", 2);
-  iterate_until (never, 1);
-  save_screenshot ("gui-setup.png");
+  ls_test_gui_iterate_until (ls_test_gui_never, 1);
+  ls_test_gui_screenshot ("gui-setup.png");
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
-  iterate_until (never, 1);
-  save_screenshot ("gui-run.png"); /* the live view, mid-sweep */
-  iterate_until (sweep_done, 180);
+  ls_test_gui_iterate_until (ls_test_gui_never, 1);
+  ls_test_gui_screenshot ("gui-run.png"); /* the live view, mid-sweep */
+  ls_test_gui_iterate_until (sweep_done, 180);
   g_assert_cmpuint (ls_results_page_count_charts_with_data (results), ==, ls_sweep_charts_n ());
-  save_screenshot ("gui-results.png");
+  ls_test_gui_screenshot ("gui-results.png");
 
   show_page ("history");
-  iterate_until (history_loaded, 30);
+  ls_test_gui_iterate_until (history_loaded, 30);
   g_assert_cmpuint (ls_history_page_count_runs (history), ==, 2);
-  save_screenshot ("gui-history.png");
+  ls_test_gui_screenshot ("gui-history.png");
 
   /* The smallest window the workbench is made for: every page still shows
    * its text at full size (charts scroll rather than shrink). */
   gtk_window_set_default_size (GTK_WINDOW (window), 900, 650);
-  iterate_until (never, 1);
-  save_screenshot ("gui-history-900.png");
+  ls_test_gui_iterate_until (ls_test_gui_never, 1);
+  ls_test_gui_screenshot ("gui-history-900.png");
   show_page ("results");
-  save_screenshot ("gui-results-900.png");
+  ls_test_gui_screenshot ("gui-results-900.png");
   show_page ("run");
-  save_screenshot ("gui-run-900.png");
+  ls_test_gui_screenshot ("gui-run-900.png");
   show_page ("history");
 
   /* Export a PNG of the sweep's charts and a bundle, then import it. */
@@ -224,7 +178,7 @@ test_workbench_end_to_end (void)
   assert_job_said ("Exported to ");
   ls_history_page_import_from (history, bundle);
   assert_job_said ("Imported 0 runs (2 already present)");
-  iterate_until (history_loaded, 30);
+  ls_test_gui_iterate_until (history_loaded, 30);
   g_assert_cmpuint (ls_history_page_count_runs (history), ==, 2); /* the same runs: not twice */
   g_unlink (bundle);
 
@@ -241,19 +195,19 @@ test_workbench_end_to_end (void)
 
   /* Compare: both runs, the knob they differ in (workers 0 and 1) marked. */
   ls_history_page_compare_shown (history);
-  iterate_until (compare_open, 60);
+  ls_test_gui_iterate_until (compare_open, 60);
   GtkWindow *compare = ls_history_page_compare_window (history);
   g_assert_nonnull (compare);
   g_assert_cmpuint (ls_compare_window_n_runs (LS_COMPARE_WINDOW (compare)), ==, 2);
   GPtrArray *differing = ls_compare_window_differing_knobs (LS_COMPARE_WINDOW (compare));
   g_assert_cmpuint (differing->len, ==, 1);
   g_assert_cmpstr (differing->pdata[0], ==, "workers");
-  iterate_until (never, 1);
-  save_screenshot ("gui-compare.png");
+  ls_test_gui_iterate_until (ls_test_gui_never, 1);
+  ls_test_gui_screenshot ("gui-compare.png");
   gtk_window_destroy (compare);
 
   gtk_window_destroy (GTK_WINDOW (window));
-  iterate_until (never, 1);
+  ls_test_gui_iterate_until (ls_test_gui_never, 1);
 }
 
 int

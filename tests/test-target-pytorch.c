@@ -9,69 +9,17 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
+#include "test-cli-util.h"
+#include "test-pytorch-util.h"
 #include "test-sql.h"
 #include "test-util.h"
 
 static char *scratch, *dataset, *python, *scripts;
 
-typedef struct {
-  int status;
-  char *out, *err;
-} result;
-
-static result
-loadscope (const char *first, ...)
-{
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_ptr_array_add (argv, (char *) g_getenv ("LOADSCOPE"));
-  va_list ap;
-  va_start (ap, first);
-  for (const char *a = first; a; a = va_arg (ap, const char *))
-    g_ptr_array_add (argv, (char *) a);
-  va_end (ap);
-  g_ptr_array_add (argv, NULL);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GSubprocess) p = g_subprocess_newv ((const char *const *) argv->pdata,
-                                                 G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
-  g_assert_no_error (error);
-  result r = { 0 };
-  g_subprocess_communicate_utf8 (p, NULL, NULL, &r.out, &r.err, &error);
-  g_assert_no_error (error);
-  r.status = g_subprocess_get_if_exited (p) ? g_subprocess_get_exit_status (p) : -1;
-  return r;
-}
-
-static void
-result_clear (result *r)
-{
-  g_free (r->out);
-  g_free (r->err);
-}
-
 static char *
 script (const char *name)
 {
   return g_build_filename (scripts, name, NULL);
-}
-
-/* An interpreter that imports torch and torchvision: $LS_TEST_PYTHON,
- * Debian's, or the first python3 on PATH. */
-static char *
-find_python (void)
-{
-  const char *candidates[] = { g_getenv ("LS_TEST_PYTHON"), "/usr/bin/python3", "python3" };
-  for (guint i = 0; i < G_N_ELEMENTS (candidates); i++)
-    {
-      if (!candidates[i])
-        continue;
-      const char *argv[] = { candidates[i], "-c", "import torch, torchvision", NULL };
-      int status = -1;
-      if (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL
-                        | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, NULL)
-          && g_spawn_check_wait_status (status, NULL))
-        return g_strdup (candidates[i]);
-    }
-  return NULL;
 }
 
 static gboolean
@@ -87,13 +35,13 @@ need_torch (void)
 static int
 history_count (const char *db, const char *target, const char *limit)
 {
-  result r = loadscope ("history", "--db", db, "--json", target ? "--target" : NULL, target, limit ? "--limit" : NULL,
+  ls_test_cli r = ls_test_loadscope ("history", "--db", db, "--json", target ? "--target" : NULL, target, limit ? "--limit" : NULL,
                         limit, NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_autoptr (JsonParser) parser = json_parser_new ();
   g_assert_true (json_parser_load_from_data (parser, r.out, -1, NULL));
   int n = (int) json_array_get_length (json_node_get_array (json_parser_get_root (parser)));
-  result_clear (&r);
+  ls_test_cli_clear (&r);
   return n;
 }
 
@@ -103,26 +51,26 @@ static void
 test_history_target (void)
 {
   g_autofree char *db = g_build_filename (scratch, "history.sqlite", NULL);
-  result r = loadscope ("run", "--dataset", "synthetic", "--batches", "3", "--sink", "none", "--db", db, NULL);
+  ls_test_cli r = ls_test_loadscope ("run", "--dataset", "synthetic", "--batches", "3", "--sink", "none", "--db", db, NULL);
   g_assert_cmpint (r.status, ==, 0);
-  result_clear (&r);
+  ls_test_cli_clear (&r);
   g_assert_cmpint (history_count (db, "loadscope", NULL), ==, 1);
   g_assert_cmpint (history_count (db, "PyTorch", NULL), ==, 0);
-  r = loadscope ("history", "--db", db, "--target", "pytorch", NULL);
+  r = ls_test_loadscope ("history", "--db", db, "--target", "pytorch", NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "no runs recorded in"));
   g_assert_nonnull (strstr (r.out, "with target pytorch"));
-  result_clear (&r);
+  ls_test_cli_clear (&r);
   /* The side-by-side chart with one target only still draws (its note says what is missing). */
   g_autofree char *png = g_build_filename (scratch, "target-loader-only.png", NULL);
-  r = loadscope ("export", "--db", db, "--all", "--chart", "target", "--format", "png", "-o", png, NULL);
+  r = ls_test_loadscope ("export", "--db", db, "--all", "--chart", "target", "--format", "png", "-o", png, NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_file_test (png, G_FILE_TEST_IS_REGULAR));
-  result_clear (&r);
-  r = loadscope ("history", "--db", db, "--target", "tensorflow", NULL);
+  ls_test_cli_clear (&r);
+  r = ls_test_loadscope ("history", "--db", db, "--target", "tensorflow", NULL);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "--target tensorflow: expected loadscope or pytorch"));
-  result_clear (&r);
+  ls_test_cli_clear (&r);
 }
 
 static void
@@ -136,12 +84,12 @@ test_sweep_over_imagefolder (void)
   g_autofree char *args = g_strdup_printf ("%s --seen %s", dataset, seen);
   g_assert_cmpint (g_mkdir_with_parents (seen, 0700), ==, 0);
 
-  result r = loadscope ("sweep", "--target", "pytorch", "--script", s, "--python", python, "--script-args", args,
+  ls_test_cli r = ls_test_loadscope ("sweep", "--target", "pytorch", "--script", s, "--python", python, "--script-args", args,
                         "--workers", "0,1,2", "--pin", "off,staging", "--batch-size", "8", "--batches", "6",
                         "--db", db, NULL);
   g_test_message ("%s\n%s", r.out, r.err);
   g_assert_cmpint (r.status, ==, 0);
-  result_clear (&r);
+  ls_test_cli_clear (&r);
 
   /* Six runs, done, each with its own workers and the figures. */
   g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM run WHERE status = 'done'"), ==, 6);
@@ -196,9 +144,9 @@ test_sweep_over_imagefolder (void)
 
   /* history --target: the six script runs, not a loader run beside them;
    * --limit counts the runs shown. */
-  r = loadscope ("run", "--dataset", "synthetic", "--batches", "3", "--sink", "none", "--db", db, NULL);
+  r = ls_test_loadscope ("run", "--dataset", "synthetic", "--batches", "3", "--sink", "none", "--db", db, NULL);
   g_assert_cmpint (r.status, ==, 0);
-  result_clear (&r);
+  ls_test_cli_clear (&r);
   g_assert_cmpint (history_count (db, "pytorch", NULL), ==, 6);
   g_assert_cmpint (history_count (db, "pytorch", "2"), ==, 2);
   g_assert_cmpint (history_count (db, "loadscope", NULL), ==, 1);
@@ -206,12 +154,12 @@ test_sweep_over_imagefolder (void)
 
   /* Both targets side by side in one chart. */
   g_autofree char *png = g_build_filename (scratch, "target.png", NULL);
-  r = loadscope ("export", "--db", db, "--all", "--chart", "target", "--format", "png", "-o", png, NULL);
+  r = ls_test_loadscope ("export", "--db", db, "--all", "--chart", "target", "--format", "png", "-o", png, NULL);
   g_test_message ("%s%s", r.out, r.err);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "exported the chart (target) of all runs"));
   g_assert_true (g_file_test (png, G_FILE_TEST_IS_REGULAR));
-  result_clear (&r);
+  ls_test_cli_clear (&r);
 
   /* Script runs travel to another machine like the loader's: exported as
    * JSON and as SQLite, each imported into a fresh store, all seven. */
@@ -220,13 +168,13 @@ test_sweep_over_imagefolder (void)
     {
       g_autofree char *bundle = g_strdup_printf ("%s/bundle.%s", scratch, formats[i]);
       g_autofree char *other = g_strdup_printf ("%s/other-%s.sqlite", scratch, formats[i]);
-      r = loadscope ("export", "--db", db, "--all", "--format", formats[i], "-o", bundle, "--force", NULL);
+      r = ls_test_loadscope ("export", "--db", db, "--all", "--format", formats[i], "-o", bundle, "--force", NULL);
       g_assert_cmpint (r.status, ==, 0);
-      result_clear (&r);
-      r = loadscope ("import", "--db", other, bundle, NULL);
+      ls_test_cli_clear (&r);
+      r = ls_test_loadscope ("import", "--db", other, bundle, NULL);
       g_test_message ("%s%s", r.out, r.err);
       g_assert_cmpint (r.status, ==, 0);
-      result_clear (&r);
+      ls_test_cli_clear (&r);
       g_assert_cmpint (history_count (other, "pytorch", NULL), ==, 6);
       g_assert_cmpint (history_count (other, NULL, NULL), ==, 7);
     }
@@ -254,20 +202,20 @@ test_other_scripts (void)
 {
   if (!need_torch ())
     return;
-  result r;
+  ls_test_cli r;
   if (imports ("h5py"))
     {
       g_autofree char *h5 = g_build_filename (scratch, "images.h5", NULL);
-      r = loadscope ("make-dataset", "--format", "hdf5", "--count", "64", h5, NULL);
+      r = ls_test_loadscope ("make-dataset", "--format", "hdf5", "--count", "64", h5, NULL);
       g_assert_cmpint (r.status, ==, 0);
-      result_clear (&r);
+      ls_test_cli_clear (&r);
       g_autofree char *s = script ("hdf5_dataset.py");
-      r = loadscope ("run", "--target", "pytorch", "--script", s, "--python", python, "--script-args", h5,
+      r = ls_test_loadscope ("run", "--target", "pytorch", "--script", s, "--python", python, "--script-args", h5,
                      "--workers", "2", "--batch-size", "8", "--batches", "3", "--no-db", "--json", NULL);
       g_test_message ("hdf5_dataset.py: %s", r.err);
       g_assert_cmpint (r.status, ==, 0);
       g_assert_nonnull (strstr (r.out, "\"status\" : \"done\""));
-      result_clear (&r);
+      ls_test_cli_clear (&r);
     }
   else
     g_test_message ("hdf5_dataset.py left out: %s does not import h5py (python3-h5py)", python);
@@ -275,11 +223,11 @@ test_other_scripts (void)
   g_autofree char *inits = g_build_filename (scratch, "inits", NULL);
   g_assert_cmpint (g_mkdir_with_parents (inits, 0700), ==, 0);
   g_autofree char *wi = script ("worker_init.py");
-  r = loadscope ("run", "--target", "pytorch", "--script", wi, "--python", python, "--script-args", inits,
+  r = ls_test_loadscope ("run", "--target", "pytorch", "--script", wi, "--python", python, "--script-args", inits,
                  "--workers", "2", "--batches", "3", "--no-db", NULL);
   g_test_message ("worker_init.py: %s", r.err);
   g_assert_cmpint (r.status, ==, 0);
-  result_clear (&r);
+  ls_test_cli_clear (&r);
   guint n_inits = 0;
   g_autoptr (GDir) dir = g_dir_open (inits, 0, NULL);
   while (g_dir_read_name (dir))
@@ -288,21 +236,21 @@ test_other_scripts (void)
 
   g_autofree char *seen = g_build_filename (scratch, "two-loaders.json", NULL);
   g_autofree char *tl = script ("two_loaders.py");
-  r = loadscope ("run", "--target", "pytorch", "--script", tl, "--python", python, "--script-args", seen, "--loader",
+  r = ls_test_loadscope ("run", "--target", "pytorch", "--script", tl, "--python", python, "--script-args", seen, "--loader",
                  "1", "--workers", "2", "--batch-size", "16", "--batches", "50", "--no-db", NULL);
   g_test_message ("two_loaders.py: %s", r.err);
   g_assert_cmpint (r.status, ==, 0);
-  result_clear (&r);
+  ls_test_cli_clear (&r);
   g_autofree char *knobs = NULL;
   g_assert_true (g_file_get_contents (seen, &knobs, NULL, NULL));
   g_assert_cmpstr (knobs, ==, "{\"train\": [0, 8], \"val\": [2, 16]}");
 
   g_autofree char *ng = script ("no_guard.py");
-  r = loadscope ("run", "--target", "pytorch", "--script", ng, "--python", python, "--workers", "1", "--start",
+  r = ls_test_loadscope ("run", "--target", "pytorch", "--script", ng, "--python", python, "--workers", "1", "--start",
                  "spawn", "--batches", "3", "--timeout", "20", "--no-db", NULL);
   g_assert_cmpint (r.status, ==, 1);
   g_assert_nonnull (strstr (r.err, "no_guard.py has no `if __name__ == \"__main__\":` guard"));
-  result_clear (&r);
+  ls_test_cli_clear (&r);
 }
 
 /* On a CUDA device the runner reads NVML over the script's measured
@@ -322,7 +270,7 @@ test_nvml_over_the_script (void)
   g_setenv ("LOADSCOPE_NVML_LIBRARY", fake, TRUE);
   g_setenv ("LS_TEST_PROBE_ASSUME_CUDA", "1", TRUE);
   g_autofree char *s = script ("imagefolder.py");
-  result r = loadscope ("run", "--target", "pytorch", "--script", s, "--python", python, "--script-args", dataset,
+  ls_test_cli r = ls_test_loadscope ("run", "--target", "pytorch", "--script", s, "--python", python, "--script-args", dataset,
                         "--workers", "1", "--batch-size", "4", "--batches", "12", "--no-db", "--json", NULL);
   g_unsetenv ("LOADSCOPE_NVML_LIBRARY");
   g_unsetenv ("LS_TEST_PROBE_ASSUME_CUDA");
@@ -335,7 +283,7 @@ test_nvml_over_the_script (void)
   double util = json_object_get_double_member (o, "gpu_util_nvml");
   g_assert_cmpfloat (util, >=, 0.1);
   g_assert_cmpfloat (util, <=, 1.0);
-  result_clear (&r);
+  ls_test_cli_clear (&r);
 }
 
 /* A script that fails in each way says so, naming the script. */
@@ -355,14 +303,14 @@ test_script_failures (void)
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autofree char *s = script (cases[i].script);
-      result r = loadscope ("run", "--target", "pytorch", "--script", s, "--python", python, "--script-args", dataset,
+      ls_test_cli r = ls_test_loadscope ("run", "--target", "pytorch", "--script", s, "--python", python, "--script-args", dataset,
                             "--workers", "1", "--batch-size", "8", "--batches", "6", "--timeout", cases[i].timeout,
                             "--no-db", NULL);
       g_test_message ("%s: exit %d: %s", cases[i].script, r.status, r.err);
       g_assert_cmpint (r.status, ==, 1);
       g_assert_nonnull (strstr (r.err, cases[i].script));
       g_assert_nonnull (strstr (r.err, cases[i].expect));
-      result_clear (&r);
+      ls_test_cli_clear (&r);
     }
 }
 
@@ -378,12 +326,12 @@ test_no_torch (void)
   g_assert_true (g_file_set_contents (bare, text, -1, NULL));
   g_assert_cmpint (g_chmod (bare, 0755), ==, 0);
   g_autofree char *s = script ("imagefolder.py");
-  result r = loadscope ("run", "--target", "pytorch", "--script", s, "--python", bare, "--script-args", dataset,
+  ls_test_cli r = ls_test_loadscope ("run", "--target", "pytorch", "--script", s, "--python", bare, "--script-args", dataset,
                         "--batches", "2", "--no-db", NULL);
   g_test_message ("exit %d: %s", r.status, r.err);
   g_assert_cmpint (r.status, !=, 0);
   g_assert_nonnull (strstr (r.err, "cannot import torch"));
-  result_clear (&r);
+  ls_test_cli_clear (&r);
 }
 
 int
@@ -392,13 +340,13 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   scratch = g_dir_make_tmp ("ls-target-pytorch-XXXXXX", NULL);
   scripts = g_build_filename (g_getenv ("LS_TEST_DATA"), "..", "pytorch", NULL);
-  python = find_python ();
+  python = ls_test_find_torch_python ();
   dataset = g_build_filename (scratch, "images", NULL);
   if (python)
     {
-      result r = loadscope ("make-dataset", "--format", "jpeg-dir", "--count", "96", "--size", "80x64", dataset, NULL);
+      ls_test_cli r = ls_test_loadscope ("make-dataset", "--format", "jpeg-dir", "--count", "96", "--size", "80x64", dataset, NULL);
       g_assert_cmpint (r.status, ==, 0);
-      result_clear (&r);
+      ls_test_cli_clear (&r);
     }
   g_test_add_func ("/target/pytorch/sweep-over-imagefolder", test_sweep_over_imagefolder);
   g_test_add_func ("/target/pytorch/script-failures", test_script_failures);
