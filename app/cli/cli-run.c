@@ -21,6 +21,7 @@
 #include "app/store/store.h"
 #include "app/target/target-diagnose.h"
 #include "app/target/target-pytorch.h"
+#include "app/target/target-summary.h"
 #include "platform/interrupt.h"
 #include "platform/process.h"
 

@@ -1,0 +1,106 @@
+/* A script's run in the summary and the terminal (target-summary.h). */
+#include "app/target/target-summary.h"
+
+#include <math.h>
+
+#include "app/core/terminal-text.h"
+
+void
+ls_target_machine_busy (JsonObject *summary, JsonObject *target)
+{
+  JsonObject *busy = json_object_has_member (summary, "machine_busy")
+                         ? json_object_get_object_member (summary, "machine_busy") : NULL;
+  if (!busy)
+    return;
+  double span = json_object_get_double_member_with_default (busy, "span_s", 0);
+  double script = json_object_get_double_member_with_default (target, "script_cpu_ms", 0) / 1e3;
+  if (span <= 0)
+    return;
+  double pct = script / span * 100.0;
+  json_object_set_double_member (busy, "own_cpu_percent",
+                                 json_object_get_double_member_with_default (busy, "own_cpu_percent", 0) + pct);
+  JsonNode *other = json_object_get_member (busy, "other_cpu_percent");
+  if (other && JSON_NODE_HOLDS_VALUE (other))
+    json_object_set_double_member (busy, "other_cpu_percent", MAX (0.0, json_node_get_double (other) - pct));
+}
+
+void
+ls_target_summary_unknowns (JsonObject *summary)
+{
+  static const char *const unknown[] = { "sample_bytes", "batch_bytes", "host_bytes_copied", "copy_ms", "stages_ms" };
+  for (size_t i = 0; i < G_N_ELEMENTS (unknown); i++)
+    if (json_object_has_member (summary, unknown[i]))
+      json_object_set_null_member (summary, unknown[i]);
+  /* The script's own stages, where the probe timed them: its stage names
+   * (sampler, getitem, collate, handoff, idle, busy), not the loader's. */
+  JsonNode *t = json_object_get_member (summary, "target");
+  JsonNode *st = t && JSON_NODE_HOLDS_OBJECT (t) ? json_object_get_member (json_node_get_object (t), "stages_ms") : NULL;
+  if (st && JSON_NODE_HOLDS_OBJECT (st))
+    json_object_set_member (summary, "stages_ms", json_node_copy (st));
+}
+
+/* A text of the target for the terminal: the script's name may hold
+ * escapes, newlines or bytes that are not UTF-8 (`esc\e[31m.py`). */
+static char *
+shown (JsonObject *target, const char *name)
+{
+  JsonNode *n = json_object_get_member (target, name);
+  const char *text = n && JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING
+                         ? json_node_get_string (n) : "?";
+  return ls_terminal_text (text);
+}
+
+static double
+figure (JsonObject *o, const char *name)
+{
+  JsonNode *n = o ? json_object_get_member (o, name) : NULL;
+  return n && JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) != G_TYPE_STRING ? json_node_get_double (n)
+                                                                                          : NAN;
+}
+
+/* Where a batch's time went inside the script's DataLoader, and the
+ * workers' CPU beside their wall time (the probe's stages). */
+static void
+print_stages (FILE *to, JsonObject *target)
+{
+  JsonNode *n = json_object_get_member (target, "stages_ms");
+  JsonObject *st = n && JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
+  if (!st || isnan (figure (st, "getitem")))
+    return;
+  fprintf (to, "  inside its loader: per batch __getitem__ %.2f ms", figure (st, "getitem"));
+  if (!isnan (figure (target, "getitem_p50_ms")))
+    fprintf (to, " (per sample p50 %.2f, p95 %.2f ms)", figure (target, "getitem_p50_ms"),
+             figure (target, "getitem_p95_ms"));
+  fprintf (to, ", collate_fn %.2f, hand-off %.2f, sampler %.3f", figure (st, "collate"), figure (st, "handoff"),
+           figure (st, "sampler"));
+  if (!isnan (figure (st, "idle")))
+    fprintf (to, ", workers idle %.2f", figure (st, "idle"));
+  fprintf (to, " ms\n");
+  double cpu = figure (target, "worker_cpu_ms"), wall = figure (target, "worker_busy_ms");
+  if (!isnan (cpu) && wall > 0)
+    fprintf (to, "  workers' CPU:      %.2f ms per batch against %.2f ms fetching it (%.0f %%; less: the workers "
+                 "waited for a core or for I/O)\n", cpu, wall, 100 * cpu / wall);
+}
+
+void
+ls_target_print (FILE *to, JsonObject *target)
+{
+  g_autofree char *name = shown (target, "name"), *sha = shown (target, "script_sha256");
+  g_autofree char *python = shown (target, "python"), *torch = shown (target, "torch");
+  fprintf (to, "  target:            %s (sha256 %s), Python %s, torch %s\n", name, sha, python, torch);
+  if (json_object_has_member (target, "step_ms_p50"))
+    fprintf (to, "  script's step:     p50 %.3f ms (the time between two next() calls), %.0f %% of the time\n",
+             json_object_get_double_member (target, "step_ms_p50"),
+             json_object_get_double_member_with_default (target, "step_share", 0) * 100);
+  print_stages (to, target);
+  JsonArray *notes = json_object_has_member (target, "not_applied")
+                         ? json_object_get_array_member (target, "not_applied") : NULL;
+  for (guint i = 0; notes && i < json_array_get_length (notes); i++)
+    {
+      JsonNode *n = json_array_get_element (notes, i);
+      if (!JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_STRING)
+        continue;
+      g_autofree char *note = ls_terminal_text (json_node_get_string (n));
+      fprintf (to, "  not applied:       %s\n", note);
+    }
+}
