@@ -11,7 +11,7 @@
 #include "test-gui-util.h"
 #include "test-util.h"
 #include "ui/ls-results-page.h"
-#include "ui/ls-tune-dialog.h"
+#include "ui/ls-tune-dialog-private.h"
 #include "ui/ls-whatif-bar-private.h"
 #include "ui/ls-window.h"
 

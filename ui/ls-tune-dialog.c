@@ -1,5 +1,5 @@
 /* The Tune window (ls-tune-dialog.h). */
-#include "ui/ls-tune-dialog.h"
+#include "ui/ls-tune-dialog-private.h"
 
 #include <string.h>
 

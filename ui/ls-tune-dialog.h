@@ -1,7 +1,7 @@
 /* The Tune window: memory and time budgets, then tune through an
  * LsTuneSession (app/analysis/tune-session.h) over the Setup page's dataset
  * or script and the knobs it holds at one value; the verdict and DataLoader
- * line at the end. */
+ * line at the end. What the tests drive: ls-tune-dialog-private.h. */
 #pragma once
 
 #include <adwaita.h>
@@ -21,11 +21,5 @@ typedef void (*LsTuneDoneFunc) (const char *db, gint64 sweep_id, JsonArray *summ
 /* request: the Setup page's (copied); db: the store. */
 LsTuneDialog *ls_tune_dialog_new (GtkWindow *parent, const ls_sweep_request *request, const char *db,
                                   LsTuneDoneFunc done, gpointer user_data);
-
-/* Starts tune as if the button was pressed (tests). */
-void ls_tune_dialog_start (LsTuneDialog *self);
-gboolean ls_tune_dialog_is_running (LsTuneDialog *self);
-/* The result text shown (NULL before the end). */
-const char *ls_tune_dialog_get_result (LsTuneDialog *self);
 
 G_END_DECLS
