@@ -19,6 +19,7 @@
 #endif
 
 #include "clock.h"
+#include "process-tree.h"
 
 extern char **environ;
 
@@ -75,6 +76,63 @@ merged_environment (const char *const *env_add)
   return envp;
 }
 
+/* fork + exec for a tree leader, as posix_spawn cannot ask for death with
+ * the parent. Between fork and exec only async-signal-safe calls; an exec
+ * failure comes back through a close-on-exec pipe, so it is an error here
+ * and never a child exiting 127. Returns 0 or an errno. */
+static int
+spawn_tree_leader (const ls_spawn_options *o, char **envp, pid_t *out_pid)
+{
+  int report[2];
+  if (pipe2 (report, O_CLOEXEC) != 0)
+    return errno;
+  pid_t parent = getpid ();
+  pid_t pid = fork ();
+  if (pid < 0)
+    {
+      int e = errno;
+      close (report[0]);
+      close (report[1]);
+      return e;
+    }
+  if (pid == 0)
+    {
+      ls_process_tree_child_setup (parent);
+      sigset_t none;
+      sigemptyset (&none);
+      sigprocmask (SIG_SETMASK, &none, NULL);
+      struct sigaction dfl;
+      memset (&dfl, 0, sizeof dfl);
+      dfl.sa_handler = SIG_DFL;
+      for (int sig = 1; sig < NSIG; sig++)
+        if (sig != SIGKILL && sig != SIGSTOP)
+          sigaction (sig, &dfl, NULL); /* the C library's own refuse, harmlessly */
+      for (size_t i = 0; i < o->n_inherit; i++)
+        fcntl ((int) o->inherit[i], F_SETFD, 0);
+      if (o->stdout_to_stderr)
+        dup2 (2, 1);
+      execve (o->path, (char *const *) o->argv, envp);
+      int e = errno;
+      if (write (report[1], &e, sizeof e) < 0)
+        _exit (127);
+      _exit (127);
+    }
+  close (report[1]);
+  int e = 0;
+  ssize_t n;
+  do
+    n = read (report[0], &e, sizeof e);
+  while (n < 0 && errno == EINTR);
+  close (report[0]);
+  if (n == (ssize_t) sizeof e)
+    {
+      waitpid (pid, NULL, 0);
+      return e ? e : ENOEXEC;
+    }
+  *out_pid = pid;
+  return 0;
+}
+
 int
 ls_process_spawn (const ls_spawn_options *options, ls_process **out, ls_error *err)
 {
@@ -104,6 +162,8 @@ ls_process_spawn (const ls_spawn_options *options, ls_process **out, ls_error *e
       int fd = (int) options->inherit[i];
       posix_spawn_file_actions_adddup2 (&actions, fd, fd);
     }
+  if (options->stdout_to_stderr)
+    posix_spawn_file_actions_adddup2 (&actions, 2, 1);
 
   /* The child starts with default signal dispositions and an empty mask,
    * whatever the parent did with SIGPIPE or SIGCHLD. */
@@ -118,7 +178,10 @@ ls_process_spawn (const ls_spawn_options *options, ls_process **out, ls_error *e
 
   /* glibc's posix_spawn reports exec failures (ENOENT, EACCES, ENOEXEC) as
    * its return value, so a bad path never becomes a child exiting 127. */
-  rc = posix_spawn (&pid, options->path, &actions, &attr, (char *const *) options->argv, envp);
+  if (options->tree_leader)
+    rc = spawn_tree_leader (options, envp, &pid);
+  else
+    rc = posix_spawn (&pid, options->path, &actions, &attr, (char *const *) options->argv, envp);
 
   posix_spawnattr_destroy (&attr);
   posix_spawn_file_actions_destroy (&actions);

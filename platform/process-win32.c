@@ -308,11 +308,11 @@ ls_process_spawn (const ls_spawn_options *options, ls_process **out, ls_error *e
    * output goes where ours does. One that is no real handle (no console,
    * closed) is passed as NULL. */
   std[0] = GetStdHandle (STD_INPUT_HANDLE);
-  std[1] = GetStdHandle (STD_OUTPUT_HANDLE);
+  std[1] = GetStdHandle (options->stdout_to_stderr ? STD_ERROR_HANDLE : STD_OUTPUT_HANDLE);
   std[2] = GetStdHandle (STD_ERROR_HANDLE);
   for (int i = 0; i < 3; i++)
     if (std[i] == INVALID_HANDLE_VALUE || !std[i] || add_handle (list, old_flags, &n_list, std[i]) <= 0)
-      std[i] = NULL;
+      std[i] = NULL; /* the list holds each handle once: stdout may be stderr */
 
   memset (&si, 0, sizeof si);
   si.StartupInfo.cb = sizeof si;
@@ -358,7 +358,9 @@ ls_process_spawn (const ls_spawn_options *options, ls_process **out, ls_error *e
   else
     {
       ok = CreateProcessW (wpath, cmdline, NULL, NULL, n_list > 0,
-                           CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT | EXTENDED_STARTUPINFO_PRESENT, env, NULL,
+                           CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT | EXTENDED_STARTUPINFO_PRESENT
+                               | (options->tree_leader ? CREATE_NEW_PROCESS_GROUP : 0),
+                           env, NULL,
                            &si.StartupInfo, &pi);
       if (!ok)
         create_error = GetLastError ();

@@ -42,6 +42,14 @@ typedef struct ls_spawn_options {
   size_t n_inherit;
   /* Optional "NAME=value" strings added to the parent's environment, NULL-terminated. */
   const char *const *env_add;
+  /* A program whose whole tree the caller ends (process-tree.h): POSIX, a
+   * session of its own that dies with this process
+   * (ls_process_tree_child_setup); Win32, a process group of its own (the
+   * job object already ties it to this process). */
+  bool tree_leader;
+  /* The child's standard output goes to this process's standard error
+   * (its prints stay off an output that is an event stream). */
+  bool stdout_to_stderr;
 } ls_spawn_options;
 
 /* Starts an executable. A missing or non-executable path, or any other exec

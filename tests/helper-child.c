@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* getsid */
 /* A child process that misbehaves on demand, so the tests of platform/ (and
  * later the worker pool) exercise crashes, hangs, exit codes, inherited
  * handles and shared memory for real. Plain C: it is built for Windows too.
@@ -14,6 +15,9 @@
  *                                     "ready" to FILE, then hang
  *   helper-child check-args ARGS...   exit 0 if ARGS are tests/tricky-args.h
  *   helper-child env NAME VALUE       exit 0 if NAME is set to VALUE
+ *   helper-child std-same             exit 0 if stdout is stderr, 6 if not
+ *   helper-child session-leader       exit 0 if it leads its own session
+ *                                     (POSIX), 5 if not; Windows: 0
  */
 #include <signal.h>
 #include <stdio.h>
@@ -31,7 +35,32 @@
 #include <windows.h>
 #else
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #endif
+
+/* Whether standard output and standard error are one file (a spawn's
+ * stdout_to_stderr). */
+static int
+std_same (void)
+{
+#ifdef _WIN32
+  HANDLE out = GetStdHandle (STD_OUTPUT_HANDLE), err = GetStdHandle (STD_ERROR_HANDLE);
+  if (out == err)
+    return 0;
+  BY_HANDLE_FILE_INFORMATION a, b;
+  if (GetFileInformationByHandle (out, &a) && GetFileInformationByHandle (err, &b)
+      && a.dwVolumeSerialNumber == b.dwVolumeSerialNumber && a.nFileIndexHigh == b.nFileIndexHigh
+      && a.nFileIndexLow == b.nFileIndexLow)
+    return 0;
+  return 6;
+#else
+  struct stat a, b;
+  if (fstat (1, &a) != 0 || fstat (2, &b) != 0)
+    return 6;
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino ? 0 : 6;
+#endif
+}
 
 static int
 fail (const char *what, const ls_error *err)
@@ -194,6 +223,14 @@ main (int argc, char **argv)
         }
       hang ();
     }
+  if (strcmp (cmd, "std-same") == 0)
+    return std_same ();
+  if (strcmp (cmd, "session-leader") == 0)
+#ifdef _WIN32
+    return 0;
+#else
+    return getsid (0) == getpid () ? 0 : 5;
+#endif
   if (strcmp (cmd, "check-args") == 0)
     return check_args (argc - 2, argv + 2);
   if (strcmp (cmd, "env") == 0 && argc == 4)

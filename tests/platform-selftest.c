@@ -495,6 +495,64 @@ test_spawn_missing (void)
     ls_process_free (proc);
 }
 
+/* A tree leader (POSIX: a session of its own) and a child whose stdout is
+ * our stderr, as the script target starts the user's interpreter. */
+static void
+test_tree_leader_stdout (void)
+{
+  const char *self_check[] = { helper, "std-same", NULL };
+  for (int leader = 0; leader < 2; leader++)
+    for (int to_err = 0; to_err < 2; to_err++)
+      {
+        for (int which = 0; which < 2; which++)
+          {
+            const char *argv[] = { helper, which ? "session-leader" : "std-same", NULL };
+            ls_spawn_options opts = { .path = helper, .argv = argv, .tree_leader = leader, .stdout_to_stderr = to_err };
+            ls_process *proc = NULL;
+            ls_error err = { 0 };
+            ls_exit_status st = { 0 };
+            char name[96];
+            snprintf (name, sizeof name, "spawn%s%s: %s", leader ? " tree_leader" : "", to_err ? " stdout_to_stderr" : "",
+                      argv[1]);
+            if (ls_process_spawn (&opts, &proc, &err) != LS_OK || ls_process_wait (proc, 20000, &st, &err) != LS_OK)
+              {
+                check (0, name, "%s", err.message);
+                ls_process_free (proc);
+                continue;
+              }
+            ls_process_free (proc);
+            int want = 0;
+            if (which == 0 && !to_err)
+              {
+                /* stdout stays ours: the same as our stderr only where ours are one */
+                ls_spawn_options self = { .path = helper, .argv = self_check };
+                ls_exit_status mine = { 0 };
+                ls_process *p = NULL;
+                if (ls_process_spawn (&self, &p, &err) == LS_OK && ls_process_wait (p, 20000, &mine, &err) == LS_OK)
+                  want = mine.code;
+                ls_process_free (p);
+                if (want == 0)
+                  continue; /* our own stdout is our stderr: nothing to tell apart */
+                want = 6;
+              }
+#ifndef _WIN32
+            if (which == 1 && !leader)
+              want = 5;
+#endif
+            check (st.kind == LS_EXIT_CODE && st.code == want, name, "%s, want exit %d", describe (&st), want);
+          }
+      }
+  /* A tree leader's exec failure is an error, not a child exiting 127. */
+  const char *missing[] = { "/no/such/interpreter", NULL };
+  ls_spawn_options opts = { .path = missing[0], .argv = missing, .tree_leader = true };
+  ls_process *proc = NULL;
+  ls_error err = { 0 };
+  int rc = ls_process_spawn (&opts, &proc, &err);
+  check (rc == LS_ERR_EXEC && !proc && strstr (err.message, missing[0]), "tree_leader spawn of a missing executable",
+         "rc %d, [%s]", rc, err.message);
+  ls_process_free (proc);
+}
+
 static void
 test_args_env (void)
 {
@@ -1163,6 +1221,7 @@ main (int argc, char **argv)
   test_spawn_missing ();
   test_is_alive ();
   test_args_env ();
+  test_tree_leader_stdout ();
   test_handles ();
   test_shm ();
   test_channel_echo ();
