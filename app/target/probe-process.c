@@ -2,6 +2,7 @@
 #include "app/target/probe-process.h"
 
 #include <gio/gio.h>
+#include <inttypes.h>
 #include <stdlib.h>
 
 #include "app/target/probe-dir.h"
@@ -10,36 +11,15 @@
 #include "platform/process-tree.h"
 #include "platform/process.h"
 
-#ifndef G_OS_UNIX
-
-ls_probe_process *
-ls_probe_process_start (const char *const *argv, const char *const *env, GError **error)
-{
-  (void) argv;
-  (void) env;
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, "--target pytorch runs on Linux only for now");
-  return NULL;
-}
-
-int ls_probe_process_pid (const ls_probe_process *p) { (void) p; return 0; }
-ls_probe_read ls_probe_process_read (ls_probe_process *p, int timeout_ms, ls_probe_line_fn fn, gpointer user,
-                                     GError **error) { return LS_PROBE_READ_EOF; }
-gboolean ls_probe_process_exited (ls_probe_process *p) { return TRUE; }
-void ls_probe_process_end (ls_probe_process *p, ls_probe_line_fn fn, gpointer user) {}
-int ls_probe_process_term_sig (ls_probe_process *p) { return 0; }
-int ls_probe_process_exit_status (ls_probe_process *p) { return 0; }
-void ls_probe_process_free (ls_probe_process *p) {}
-
-#else
-
 #define CHUNK 65536
 /* What end reads after the tree is gone: enough for the lines a script
  * wrote last, not a flood. */
 #define DRAIN_MAX ((gsize) 8 << 20)
 
 struct ls_probe_process {
-  GSubprocess *proc;
+  ls_process *proc;
   int pid;
+  ls_exit_status status;
   uint64_t started;      /* the script's start time (process identity) */
   ls_handle channel;     /* read end */
   gboolean eof, ended;
@@ -49,15 +29,25 @@ struct ls_probe_process {
   char chunk[CHUNK];
 };
 
-static void
-child_setup (gpointer parent)
+/* argv[0] as given when it names a folder, else found on PATH (as a
+ * shell would); NULL with an error saying which. */
+static char *
+find_interpreter (const char *name, GError **error)
 {
-  ls_process_tree_child_setup ((ls_pid) GPOINTER_TO_INT (parent));
+  if (strchr (name, '/') || strchr (name, G_DIR_SEPARATOR))
+    return g_strdup (name);
+  char *found = g_find_program_in_path (name);
+  if (!found)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "--python %s: not found on PATH", name);
+  return found;
 }
 
 ls_probe_process *
 ls_probe_process_start (const char *const *argv, const char *const *env, GError **error)
 {
+  g_autofree char *interpreter = find_interpreter (argv[0], error);
+  if (!interpreter)
+    return NULL;
   g_autofree char *dir = ls_probe_dir_make (error);
   if (!dir)
     {
@@ -78,33 +68,36 @@ ls_probe_process_start (const char *const *argv, const char *const *env, GError 
   ls_process_tree_adopt_orphans (NULL);
   g_autofree char *marker_value = g_strdup_printf ("%d-%08x%08x", (int) ls_process_self_pid (), g_random_int (),
                                                    g_random_int ());
-  g_autoptr (GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+  /* The channel's write end keeps its value in the child (a descriptor on
+   * POSIX, a HANDLE on Windows); the probe reads which from the variable. */
+  g_autoptr (GPtrArray) env_add = g_ptr_array_new_with_free_func (g_free);
   for (const char *const *e = env; e && e[0] && e[1]; e += 2)
-    g_subprocess_launcher_setenv (launcher, e[0], e[1], TRUE);
-  g_subprocess_launcher_setenv (launcher, "TMPDIR", dir, TRUE);
-  g_subprocess_launcher_setenv (launcher, "LOADSCOPE_PROBE_DIR", dir, TRUE);
-  g_subprocess_launcher_setenv (launcher, "LOADSCOPE_PROBE_RUN", marker_value, TRUE);
-  g_subprocess_launcher_take_fd (launcher, (int) wr, 3);
-  /* The script's prints go to stderr: stdout may be the event stream. */
-  ls_handle out = ls_pipe_stderr_dup (NULL);
-  if (out != LS_HANDLE_INVALID)
-    g_subprocess_launcher_take_stdout_fd (launcher, (int) out);
-  g_subprocess_launcher_set_child_setup (launcher, child_setup, GINT_TO_POINTER ((int) ls_process_self_pid ()),
-                                         NULL);
-  g_autoptr (GError) spawn_error = NULL;
-  GSubprocess *proc = g_subprocess_launcher_spawnv (launcher, argv, &spawn_error);
-  g_clear_object (&launcher); /* closes our copy of the write end */
-  if (!proc)
+    g_ptr_array_add (env_add, g_strconcat (e[0], "=", e[1], NULL));
+  g_ptr_array_add (env_add, g_strconcat ("TMPDIR=", dir, NULL));
+  g_ptr_array_add (env_add, g_strconcat ("LOADSCOPE_PROBE_DIR=", dir, NULL));
+  g_ptr_array_add (env_add, g_strconcat ("LOADSCOPE_PROBE_RUN=", marker_value, NULL));
+  g_ptr_array_add (env_add, g_strdup_printf ("LOADSCOPE_PROBE_FD=%" PRIdPTR, wr));
+  g_ptr_array_add (env_add, NULL);
+  /* A session (Windows: a process group) of its own that dies with us; the
+   * script's prints go to stderr, as stdout may be the event stream. */
+  ls_spawn_options opts = {
+    .path = interpreter, .argv = argv, .inherit = &wr, .n_inherit = 1,
+    .env_add = (const char *const *) env_add->pdata, .tree_leader = true, .stdout_to_stderr = true,
+  };
+  ls_process *proc = NULL;
+  int rc = ls_process_spawn (&opts, &proc, &err);
+  ls_pipe_close (wr); /* the child holds the only write end now */
+  if (rc != LS_OK)
     {
       ls_pipe_close (rd);
       ls_probe_dir_remove (dir);
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "--python %s: %s", argv[0], spawn_error->message);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "--python %s: %s", argv[0], err.message);
       return NULL;
     }
   ls_probe_process *p = g_new0 (ls_probe_process, 1);
   p->proc = proc;
-  p->pid = atoi (g_subprocess_get_identifier (proc));
-  p->started = ls_process_start_time (p->pid);
+  p->pid = (int) ls_process_pid (proc);
+  p->started = ls_process_start_time (ls_process_pid (proc));
   p->channel = rd;
   p->dir = g_steal_pointer (&dir);
   p->marker = g_strconcat ("LOADSCOPE_PROBE_RUN=", marker_value, NULL);
@@ -143,7 +136,7 @@ ls_probe_process_read (ls_probe_process *p, int timeout_ms, ls_probe_line_fn fn,
 gboolean
 ls_probe_process_exited (ls_probe_process *p)
 {
-  return p->ended || !g_subprocess_get_identifier (p->proc);
+  return p->ended || ls_process_wait (p->proc, 0, &p->status, NULL) == LS_OK;
 }
 
 void
@@ -153,10 +146,10 @@ ls_probe_process_end (ls_probe_process *p, ls_probe_line_fn fn, gpointer user)
     return;
   /* The group first (the script and what stayed in its session), then
    * what carries the marker or was adopted; the script is reaped by its
-   * GSubprocess, the others by the tree's end. */
+   * ls_process, the others by the tree's end. */
   ls_process_tree_end (p->pid, p->marker, p->started, NULL);
-  g_subprocess_force_exit (p->proc);
-  g_subprocess_wait (p->proc, NULL, NULL);
+  ls_process_kill (p->proc, NULL);
+  ls_process_wait (p->proc, -1, &p->status, NULL);
   ls_process_tree_end (0, p->marker, p->started, NULL);
   p->ended = TRUE;
   /* Every writer is gone: what is left in the pipe ends in EOF. */
@@ -175,16 +168,10 @@ ls_probe_process_end (ls_probe_process *p, ls_probe_line_fn fn, gpointer user)
   ls_probe_dir_remove (p->dir);
 }
 
-int
-ls_probe_process_term_sig (ls_probe_process *p)
+const ls_exit_status *
+ls_probe_process_status (const ls_probe_process *p)
 {
-  return g_subprocess_get_if_signaled (p->proc) ? g_subprocess_get_term_sig (p->proc) : 0;
-}
-
-int
-ls_probe_process_exit_status (ls_probe_process *p)
-{
-  return g_subprocess_get_if_exited (p->proc) ? g_subprocess_get_exit_status (p->proc) : -1;
+  return &p->status;
 }
 
 void
@@ -193,11 +180,9 @@ ls_probe_process_free (ls_probe_process *p)
   if (!p)
     return;
   ls_probe_process_end (p, NULL, NULL);
-  g_clear_object (&p->proc);
+  ls_process_free (p->proc);
   ls_probe_reader_free (p->reader);
   g_free (p->dir);
   g_free (p->marker);
   g_free (p);
 }
-
-#endif

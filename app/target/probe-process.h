@@ -1,15 +1,17 @@
-/* The script's process under the probe: started in a session of its own
- * that dies with the runner (platform/process-tree.h), with a per-run
- * folder as its TMPDIR (probe-dir.h) and the probe's channel on fd 3, read
- * with a timeout and a line cap (probe-line.h); at the end its whole tree
- * is killed, orphans that left with setsid() included, and the folder is
- * removed, whatever the script did. POSIX only for now (the launcher's fd
- * mapping and child setup); elsewhere start says so. */
+/* The script's process under the probe: started as a tree leader (POSIX:
+ * a session of its own that dies with the runner; Windows: a process group
+ * in the runner's job object; platform/process.h), with a per-run folder
+ * as its TMPDIR (probe-dir.h) and the probe's channel as an inherited pipe
+ * whose descriptor or HANDLE is in $LOADSCOPE_PROBE_FD, read with a timeout
+ * and a line cap (probe-line.h); at the end its whole tree is killed,
+ * orphans that left with setsid() included, and the folder is removed,
+ * whatever the script did. */
 #pragma once
 
 #include <glib.h>
 
 #include "app/target/probe-line.h"
+#include "platform/process.h"
 
 typedef struct ls_probe_process ls_probe_process;
 
@@ -41,9 +43,8 @@ gboolean ls_probe_process_exited (ls_probe_process *p);
  * Safe to call once; the status getters work after it. */
 void ls_probe_process_end (ls_probe_process *p, ls_probe_line_fn fn, gpointer user);
 
-/* After end: the signal that killed the script (0: it exited) and its exit status. */
-int ls_probe_process_term_sig (ls_probe_process *p);
-int ls_probe_process_exit_status (ls_probe_process *p);
+/* After end: how the script ended (ls_exit_status_describe words it). */
+const ls_exit_status *ls_probe_process_status (const ls_probe_process *p);
 
 /* Ends it first when end was not called. */
 void ls_probe_process_free (ls_probe_process *p);

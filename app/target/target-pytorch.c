@@ -64,17 +64,6 @@ script_hash (const char *script)
   return g_strndup (hex, 12);
 }
 
-#ifndef G_OS_UNIX
-
-gboolean
-ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run_result *result,
-                       JsonObject *target, GError **error)
-{
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, "--target pytorch runs on Linux only for now");
-  return FALSE;
-}
-
-#else
 
 #define SAMPLE_MS 100
 #define MAX_PIDS 256
@@ -734,8 +723,9 @@ ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run
 
   g_autofree char *cfg = probe_config_json (t, config);
   const char *old_path = g_getenv ("PYTHONPATH");
-  g_autofree char *path = old_path && *old_path ? g_strconcat (probe, ":", old_path, NULL) : g_strdup (probe);
-  const char *env[] = { "PYTHONPATH", path, "LOADSCOPE_PROBE_FD", "3", "LOADSCOPE_PROBE_CONFIG", cfg, NULL };
+  g_autofree char *path = old_path && *old_path ? g_strconcat (probe, G_SEARCHPATH_SEPARATOR_S, old_path, NULL)
+                                                 : g_strdup (probe);
+  const char *env[] = { "PYTHONPATH", path, "LOADSCOPE_PROBE_CONFIG", cfg, NULL };
   g_autoptr (ls_probe_process) proc = ls_probe_process_start ((const char *const *) argv->pdata, env, error);
   if (!proc)
     return FALSE;
@@ -821,13 +811,13 @@ ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run
 
   if (result->status == LS_RUN_DONE && !s.finished)
     {
-      char msg[LS_ERROR_MESSAGE_MAX];
-      int sig = ls_probe_process_term_sig (proc);
-      if (sig)
-        g_snprintf (msg, sizeof msg, "%s was killed by signal %d (%s)", base, sig, g_strsignal (sig));
+      char msg[LS_ERROR_MESSAGE_MAX], how[128];
+      const ls_exit_status *st = ls_probe_process_status (proc);
+      ls_exit_status_describe (st, how, sizeof how);
+      if (st->kind == LS_EXIT_CODE)
+        g_snprintf (msg, sizeof msg, "%s ended with exit status %d before the probe reported", base, st->code);
       else
-        g_snprintf (msg, sizeof msg, "%s ended with exit status %d before the probe reported", base,
-                    ls_probe_process_exit_status (proc));
+        g_snprintf (msg, sizeof msg, "%s %s%s", base, st->kind == LS_EXIT_SIGNAL ? "was " : "", how);
       fail (&s, LS_RUN_FAILED, msg);
     }
   ensure_started (&s);
@@ -865,5 +855,3 @@ ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run
     json_object_set_double_member (target, "step_share", s.steps_sum_ms / (result->measured_s * 1e3));
   return TRUE;
 }
-
-#endif

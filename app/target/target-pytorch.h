@@ -2,8 +2,9 @@
  * PyTorch script, unmodified, measured through the probe
  * (data/probe/loadscope_probe): the runner starts
  * `python -m loadscope_probe SCRIPT ARGS` with the probe on PYTHONPATH and
- * a pipe on fd 3, reads the probe's JSON lines (batch waits, the script's
- * step, worker pids and start-up), samples the script's and its workers'
+ * a pipe named in $LOADSCOPE_PROBE_FD (Windows: an inherited HANDLE),
+ * reads the probe's JSON lines (batch waits, the script's step, worker
+ * pids and start-up), samples the script's and its workers'
  * memory and CPU with platform/procmem.h as for its own workers, and fills
  * an ls_run_result as ls_run() does, calling the same observers, so the
  * recorder, events, summary, verdict and charts work unchanged. */

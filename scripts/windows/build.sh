@@ -113,6 +113,9 @@ stagedir=$root/dist/$name
 rm -rf "$stagedir" "$root/dist/$name.zip"
 mkdir -p "$stagedir/bin" "$stagedir/share/loadscope/schemas" "$stagedir/share/glib-2.0/schemas"
 cp "$build/app/loadscope.exe" "$build/loader/loadscope-worker.exe" "$stagedir/bin/"
+# The PyTorch probe (--target pytorch), found at ../share/loadscope/probe.
+mkdir -p "$stagedir/share/loadscope/probe/loadscope_probe"
+cp data/probe/loadscope_probe/*.py "$stagedir/share/loadscope/probe/loadscope_probe/"
 # GSubprocess starts programs through these helpers, found beside libglib.
 cp "$P/bin/gspawn-win64-helper.exe" "$P/bin/gspawn-win64-helper-console.exe" "$stagedir/bin/"
 

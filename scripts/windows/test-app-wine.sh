@@ -15,15 +15,18 @@ cd "$(dirname "$0")/../.."
 root=$(pwd)
 zip=${1:?zip}
 build=${2:-build-win}
-# test-chart is left out: the sweeps it records compare Linux's fork with
-# spawn (charts under Wine: test-run-list here, export --format png in
-# test-wine.sh).
-tests=(test-store test-stages test-history test-export-import test-run-list test-settings test-verdict test-whatif)
+# The list is kept in tests/meson.build (windows_app_tests): every
+# test-*.exe the Windows build made.
+tests=()
+for exe in "$build"/tests/test-*.exe; do
+  [ -f "$exe" ] && tests+=("$(basename "$exe" .exe)")
+done
 [ -z "${LS_WINE_TESTS:-}" ] || read -r -a tests <<<"$LS_WINE_TESTS" # a subset, by hand
 started=$(date +%s)
 passed=0
 failed=0
 say() { echo "wine-app-tests: $*"; }
+[ "${#tests[@]}" -gt 0 ] || { say "no $build/tests/test-*.exe: build with scripts/windows/build.sh first"; echo "0 passed, 1 failed"; exit 1; }
 
 . scripts/windows/wine-prefix.sh win-app
 art=$root/tests/artifacts/windows/app-tests
@@ -33,7 +36,7 @@ mkdir -p "$art"
 (cd "$tmp" && unzip -q "$root/$zip" 2>/dev/null || unzip -q "$zip") || { say "cannot unzip $zip"; echo "0 passed, 1 failed"; exit 1; }
 bin=$(dirname "$(ls "$tmp"/*/bin/loadscope.exe)")
 # beside the zip's DLLs, so they load as the shipped program's do
-cp "$build/tests/helper-child.exe" "$bin/"
+cp "$build/tests/helper-child.exe" "$build/tests/probe-standin.exe" "$bin/"
 wine_boot
 
 # what meson's test environment gives them natively (tests/meson.build)
@@ -42,7 +45,8 @@ LOADSCOPE=$(win_path "$bin/loadscope.exe")
 LOADSCOPE_WORKER=$(win_path "$bin/loadscope-worker.exe")
 LS_HELPER_CHILD=$(win_path "$bin/helper-child.exe")
 LS_TEST_DATA=$(win_path "$root/tests/data")
-export LOADSCOPE LOADSCOPE_WORKER LS_HELPER_CHILD LS_TEST_DATA
+LS_PROBE_STANDIN=$(win_path "$bin/probe-standin.exe")
+export LOADSCOPE LOADSCOPE_WORKER LS_HELPER_CHILD LS_TEST_DATA LS_PROBE_STANDIN
 
 for t in "${tests[@]}"; do
   if [ ! -f "$build/tests/$t.exe" ]; then

@@ -3,7 +3,7 @@
 `loadscope run --target pytorch --script train.py` starts
 `python -m loadscope_probe train.py ARGS` with this folder on PYTHONPATH,
 the configuration in $LOADSCOPE_PROBE_CONFIG (JSON) and a pipe on the file
-descriptor $LOADSCOPE_PROBE_FD. The probe imports torch, replaces
+descriptor $LOADSCOPE_PROBE_FD (on Windows, an inherited HANDLE). The probe imports torch, replaces
 torch.utils.data.DataLoader with a subclass that gives the measured loader
 (the first one the script iterates, or the one named by "loader") the
 configuration's knobs, then runs the script as __main__ with runpy.

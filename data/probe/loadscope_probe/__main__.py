@@ -44,12 +44,25 @@ def where(tb, script):
     return " (at %s:%d)" % (os.path.basename(script), last.lineno)
 
 
+def channel_fd(value):
+    """The runner's pipe as a file descriptor: on Windows the variable holds
+    an inherited HANDLE, which the C runtime wraps in one."""
+    try:
+        handle = int(value)
+    except ValueError:
+        return -1
+    if handle < 0 or os.name != "nt":
+        return handle
+    import msvcrt
+    return msvcrt.open_osfhandle(handle, os.O_WRONLY)
+
+
 def main():
     if len(sys.argv) < 2:
         sys.stderr.write("usage: python -m loadscope_probe SCRIPT [ARGS...]\n")
         return 2
     config = json.loads(os.environ.get("LOADSCOPE_PROBE_CONFIG", "{}"))
-    out = Output(int(os.environ.get("LOADSCOPE_PROBE_FD", "-1")))
+    out = Output(channel_fd(os.environ.get("LOADSCOPE_PROBE_FD", "-1")))
     script = os.path.abspath(sys.argv[1])
     name = os.path.basename(script)
 

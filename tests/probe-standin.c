@@ -1,0 +1,150 @@
+/* A stand-in for `python -m loadscope_probe SCRIPT ARGS`: speaks the probe's
+ * protocol (data/probe/loadscope_probe/__init__.py) on the channel named by
+ * $LOADSCOPE_PROBE_FD (a descriptor, or on Windows an inherited HANDLE), so
+ * that the script target's runner is tested where there is no Python with
+ * torch (Windows under Wine) and without torch's start-up time. Plain C:
+ * it is built for Windows too.
+ *
+ *   probe-standin -m loadscope_probe SCRIPT [OPTIONS]
+ *     --batches N    batches to report (default 8), batch size 4
+ *     --wait-ms MS   each batch's wait (sleeps; default 2)
+ *     --step-ms MS   each step between batches (sleeps; default 20)
+ *     --exit CODE    exit with CODE after the batches, without "finished"
+ *     --hang         after the batches, sleep forever (the runner's
+ *                    timeout must end it)
+ *     --pid-file F   write its process id to F first
+ *
+ * It prints one line on its standard output, which the runner sends to
+ * its own standard error. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "platform/clock.h"
+#include "platform/handle.h"
+#include "platform/process.h"
+
+#ifdef _WIN32
+#include <windows.h>
+#else
+#include <unistd.h>
+#endif
+
+static ls_handle channel = LS_HANDLE_INVALID;
+
+static void
+emit (const char *fmt, ...)
+{
+  char line[1024];
+  va_list ap;
+  va_start (ap, fmt);
+  int n = vsnprintf (line, sizeof line - 1, fmt, ap);
+  va_end (ap);
+  if (n < 0 || channel == LS_HANDLE_INVALID)
+    return;
+  if ((size_t) n > sizeof line - 2)
+    n = (int) sizeof line - 2;
+  line[n++] = '\n';
+  for (int off = 0; off < n;)
+    {
+#ifdef _WIN32
+      DWORD done = 0;
+      if (!WriteFile ((HANDLE) channel, line + off, (DWORD) (n - off), &done, NULL) || done == 0)
+        exit (9);
+      off += (int) done;
+#else
+      ssize_t done = write ((int) channel, line + off, (size_t) (n - off));
+      if (done <= 0)
+        exit (9);
+      off += (int) done;
+#endif
+    }
+}
+
+static double
+ms_since (uint64_t t0)
+{
+  return (double) (ls_clock_ns () - t0) / 1e6;
+}
+
+int
+main (int argc, char **argv)
+{
+  int batches = 8, wait_ms = 2, step_ms = 20, exit_code = -1, hang = 0;
+  const char *pid_file = NULL;
+  if (argc < 4 || strcmp (argv[1], "-m") != 0 || strcmp (argv[2], "loadscope_probe") != 0)
+    {
+      fprintf (stderr, "usage: probe-standin -m loadscope_probe SCRIPT [--batches N] [--wait-ms MS] "
+                       "[--step-ms MS] [--exit CODE] [--hang]\n");
+      return 2;
+    }
+  for (int i = 4; i < argc; i++)
+    {
+      const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "0";
+      if (strcmp (a, "--batches") == 0)
+        batches = atoi (v), i++;
+      else if (strcmp (a, "--wait-ms") == 0)
+        wait_ms = atoi (v), i++;
+      else if (strcmp (a, "--step-ms") == 0)
+        step_ms = atoi (v), i++;
+      else if (strcmp (a, "--exit") == 0)
+        exit_code = atoi (v), i++;
+      else if (strcmp (a, "--hang") == 0)
+        hang = 1;
+      else if (strcmp (a, "--pid-file") == 0)
+        pid_file = v, i++;
+      else
+        {
+          fprintf (stderr, "probe-standin: unknown option %s\n", a);
+          return 2;
+        }
+    }
+  const char *fd = getenv ("LOADSCOPE_PROBE_FD");
+  if (!fd || ls_handle_parse (fd, &channel) != 0)
+    {
+      fprintf (stderr, "probe-standin: no channel in $LOADSCOPE_PROBE_FD\n");
+      return 2;
+    }
+  if (pid_file)
+    {
+      FILE *f = fopen (pid_file, "w");
+      if (!f || fprintf (f, "%lu\n", (unsigned long) ls_process_self_pid ()) < 0 || fclose (f) != 0)
+        {
+          fprintf (stderr, "probe-standin: cannot write %s\n", pid_file);
+          return 2;
+        }
+    }
+  printf ("probe-standin: a print of the script, on its standard output\n");
+  fflush (stdout);
+
+  const int batch_size = 4;
+  emit ("{\"event\":\"probe\",\"pid\":%lu,\"python\":\"stand-in\",\"executable\":\"probe-standin\","
+        "\"torch\":\"none\",\"cuda\":false,\"device\":\"cpu\"}",
+        (unsigned long) ls_process_self_pid ());
+  emit ("{\"event\":\"loader\",\"index\":0,\"num_workers\":0,\"batch_size\":%d,\"prefetch_factor\":null,"
+        "\"persistent_workers\":false,\"pin_memory\":false,\"multiprocessing_context\":null,"
+        "\"dataset\":\"StandIn\",\"dataset_samples\":%d,\"script_asked\":{\"num_workers\":0,\"batch_size\":%d},"
+        "\"notes\":[]}",
+        batch_size, batches * batch_size, batch_size);
+  uint64_t t0 = ls_clock_ns ();
+  for (int b = 0; b < batches; b++)
+    {
+      uint64_t asked = ls_clock_ns ();
+      ls_sleep_ms ((uint32_t) wait_ms);
+      double wait = ms_since (asked), ready = ms_since (t0);
+      uint64_t returned = ls_clock_ns ();
+      ls_sleep_ms ((uint32_t) step_ms);
+      emit ("{\"event\":\"batch\",\"seq\":%d,\"epoch\":0,\"batch\":%d,\"samples\":%d,\"ready_ms\":%.3f,"
+            "\"wait_ms\":%.3f,\"copy_ms\":null,\"compute_ms\":%.3f,\"busy_ms\":null,\"idle_ms\":null}",
+            b, b, batch_size, ready, wait, ms_since (returned));
+    }
+  if (hang)
+    for (;;)
+      ls_sleep_ms (1000);
+  if (exit_code >= 0)
+    return exit_code;
+  emit ("{\"event\":\"finished\",\"reason\":\"script_ended\",\"batches\":%d,\"cpu_ms\":null}", batches);
+  return 0;
+}

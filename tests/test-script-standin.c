@@ -1,0 +1,129 @@
+/* The script target's runner with a stand-in interpreter
+ * (tests/probe-standin.c) that speaks the probe's protocol: built and run
+ * natively and for Windows under Wine (scripts/windows/test-app-wine.sh),
+ * where there is no Python with torch. `loadscope run --target pytorch
+ * --python STANDIN`: a run to its end (batches, the step-bound verdict, the
+ * script's prints kept off stdout), a script that exits before the probe
+ * reports, one that hangs (the run's timeout wins, and the stand-in is gone
+ * afterwards), an interpreter that does not exist. Results only, never
+ * timings. $LS_PROBE_STANDIN names the stand-in. */
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+#include "platform/process.h"
+#include "test-cli-util.h"
+#include "test-util.h"
+
+static char *scratch, *script, *standin;
+
+/* `loadscope run --target pytorch` of the stand-in with script_args; the
+ * extra arguments up to NULL. */
+static ls_test_cli
+run_standin (const char *script_args, ...)
+{
+  g_autoptr (GPtrArray) args = g_ptr_array_new ();
+  const char *fixed[] = { "run", "--target", "pytorch", "--python", standin, "--script", script, "--script-args",
+                          script_args, "--no-db", NULL };
+  for (const char *const *a = fixed; *a; a++)
+    g_ptr_array_add (args, (char *) *a);
+  va_list ap;
+  va_start (ap, script_args);
+  for (const char *a = va_arg (ap, const char *); a; a = va_arg (ap, const char *))
+    g_ptr_array_add (args, (char *) a);
+  va_end (ap);
+  g_ptr_array_add (args, NULL);
+  return ls_test_loadscopev ((const char *const *) args->pdata);
+}
+
+static JsonObject *
+parse (const ls_test_cli *r)
+{
+  g_autoptr (JsonParser) p = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  if (!json_parser_load_from_data (p, r->out, -1, &error))
+    g_error ("run --json printed no JSON (%s); stdout:\n%s\nstderr:\n%s", error->message, r->out, r->err);
+  return json_object_ref (json_node_get_object (json_parser_get_root (p)));
+}
+
+static void
+test_to_the_end (void)
+{
+  ls_test_cli r = run_standin ("--batches 20 --step-ms 30 --wait-ms 1", "--json", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonObject) o = parse (&r);
+  g_assert_cmpstr (json_object_get_string_member (o, "status"), ==, "done");
+  g_assert_cmpint (json_object_get_int_member (o, "batches"), ==, 20);
+  JsonObject *target = json_object_get_object_member (o, "target");
+  g_assert_cmpstr (json_object_get_string_member (target, "python"), ==, "stand-in");
+  g_assert_cmpstr (json_object_get_string_member (target, "ended"), ==, "script_ended");
+  /* the step (30 ms of sleep) is what the run spends its time on */
+  JsonObject *verdict = json_object_get_object_member (o, "verdict");
+  g_assert_cmpstr (json_object_get_string_member (verdict, "limit"), ==, "step");
+  /* The script's prints went to stderr: stdout is the JSON alone. */
+  g_assert_null (strstr (r.out, "probe-standin: a print"));
+  g_assert_nonnull (strstr (r.err, "probe-standin: a print"));
+  ls_test_cli_clear (&r);
+}
+
+static void
+test_exits_early (void)
+{
+  ls_test_cli r = run_standin ("--batches 2 --exit 3", "--json", NULL);
+  g_autoptr (JsonObject) o = parse (&r);
+  g_assert_cmpstr (json_object_get_string_member (o, "status"), ==, "failed");
+  g_assert_cmpstr (json_object_get_string_member (o, "error"), ==,
+                   "train.py ended with exit status 3 before the probe reported");
+  g_assert_cmpint (json_object_get_int_member (o, "batches"), ==, 2);
+  ls_test_cli_clear (&r);
+}
+
+static void
+test_hang_ends_at_timeout (void)
+{
+  g_autofree char *pid_file = g_build_filename (scratch, "standin.pid", NULL);
+  g_autofree char *args = g_strdup_printf ("--batches 2 --hang --pid-file '%s'", pid_file);
+  ls_test_cli r = run_standin (args, "--timeout", "2", "--json", NULL);
+  g_autoptr (JsonObject) o = parse (&r);
+  g_assert_cmpstr (json_object_get_string_member (o, "status"), ==, "failed");
+  g_assert_nonnull (strstr (json_object_get_string_member (o, "error"), "train.py hung: no batch for 2 s"));
+  /* The run ended the stand-in: it is not left running. */
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (pid_file, &text, NULL, NULL));
+  gint64 pid = g_ascii_strtoll (text, NULL, 10);
+  g_assert_cmpint (pid, >, 0);
+  g_assert_false (ls_process_is_alive (pid, "probe-standin"));
+  ls_test_cli_clear (&r);
+}
+
+static void
+test_no_interpreter (void)
+{
+  g_autofree char *missing = g_build_filename (scratch, "no-such-python", NULL);
+  const char *args[] = { "run", "--target", "pytorch", "--python", missing, "--script", script, "--no-db", NULL };
+  ls_test_cli r = ls_test_loadscopev (args);
+  g_assert_cmpint (r.status, !=, 0);
+  g_autofree char *want = g_strdup_printf ("--python %s: ", missing);
+  g_assert_nonnull (strstr (r.err, want));
+  ls_test_cli_clear (&r);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  standin = g_strdup (g_getenv ("LS_PROBE_STANDIN"));
+  if (!standin || !*standin)
+    g_error ("set LS_PROBE_STANDIN to tests/probe-standin (meson does)");
+  scratch = g_dir_make_tmp ("loadscope-standin-XXXXXX", NULL);
+  g_assert_nonnull (scratch);
+  script = g_build_filename (scratch, "train.py", NULL);
+  g_assert_true (g_file_set_contents (script, "# not run: the stand-in only speaks the probe's protocol\n", -1, NULL));
+  g_test_add_func ("/target/standin/to-the-end", test_to_the_end);
+  g_test_add_func ("/target/standin/exits-early", test_exits_early);
+  g_test_add_func ("/target/standin/hang-ends-at-timeout", test_hang_ends_at_timeout);
+  g_test_add_func ("/target/standin/no-interpreter", test_no_interpreter);
+  int rc = ls_test_run_checked_shm_only ();
+  ls_test_remove_tree (scratch);
+  return rc;
+}
