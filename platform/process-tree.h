@@ -38,6 +38,8 @@ void ls_process_tree_child_setup (ls_pid expected_parent);
  * nothing (a killed parent's children are adopted next), at most a few
  * dozen passes. Returns how many processes it ended; *left (may be NULL)
  * how many it saw in the last pass that would not go. Win32: terminates
- * `leader` only (its children go with the job object ls_process_spawn
- * puts them in). */
+ * `leader` and its descendants started no earlier than `since` (found by
+ * their parent links in one snapshot taken first; `marker` is not read);
+ * what broke away from them still goes with the job object
+ * ls_process_spawn puts every child in, when this process exits. */
 int ls_process_tree_end (int64_t leader, const char *marker, uint64_t since, int *left);

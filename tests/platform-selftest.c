@@ -10,7 +10,11 @@
  * Internal mode, used by the die-with-parent check:
  *   platform-selftest --orphan-maker HELPER PIDFILE
  * spawns HELPER die-with-parent, writes the child's pid to PIDFILE once the
- * child is ready, and exits without cleaning up: the child must die too. */
+ * child is ready, and exits without cleaning up: the child must die too.
+ * And, used by the tree-end check:
+ *   platform-selftest --tree-maker HELPER PIDFILE
+ * spawns HELPER hang, writes its pid to PIDFILE and hangs: ending the
+ * tree from its leader must end the child too, while we go on. */
 #ifndef _WIN32
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -26,6 +30,8 @@
 #include "platform/dynlib.h"
 #include "platform/error.h"
 #include "platform/handle.h"
+#include "platform/process-identity.h"
+#include "platform/process-tree.h"
 #include "platform/process.h"
 #include "platform/procmem.h"
 #include "platform/shm.h"
@@ -1156,6 +1162,94 @@ test_die_with_parent (void)
   check (!alive, "a child dies with its parent", "grandchild %lu still runs 5 s after its parent exited", pid);
 }
 
+/* --tree-maker HELPER PIDFILE: see the comment at the top. */
+static int
+tree_maker (const char *pidfile)
+{
+  char part[1100];
+  ls_error err = { 0 };
+  ls_process *proc = spawn_helper ((const char *[]){ "hang", NULL }, NULL, 0, NULL, &err);
+  if (!proc)
+    {
+      fprintf (stderr, "tree-maker: %s\n", err.message);
+      return 10;
+    }
+  snprintf (part, sizeof part, "%s.part", pidfile);
+  FILE *f = fopen (part, "w");
+  if (!f || fprintf (f, "%lu\n", (unsigned long) ls_process_pid (proc)) < 0 || fclose (f) != 0
+      || rename (part, pidfile) != 0)
+    return 12;
+  for (;;)
+    ls_sleep_ms (1000);
+}
+
+/* ls_process_tree_end from the leader ends what the leader started, while
+ * this process (whose job object would end it at exit on Windows) runs on. */
+static void
+test_tree_end (void)
+{
+  char self[1024], pidfile[1024];
+  ls_error err = { 0 };
+  ls_exit_status st = { 0 };
+  ls_process *maker = NULL;
+  const char *name = "tree_end ends the leader's child";
+
+  if (self_path (self, sizeof self) != 0)
+    {
+      check (0, name, "cannot find this program's path");
+      return;
+    }
+  temp_path (pidfile, sizeof pidfile, "tree.pid");
+  remove (pidfile);
+  const char *argv[] = { self, "--tree-maker", helper, pidfile, NULL };
+  ls_spawn_options opts = { .path = self, .argv = argv, .tree_leader = true };
+  if (ls_process_spawn (&opts, &maker, &err) != LS_OK)
+    {
+      check (0, name, "spawn: %s", err.message);
+      return;
+    }
+  unsigned long pid = 0;
+  uint64_t t0 = ls_clock_ns ();
+  while (!pid && ms_since (t0) < 20000)
+    {
+      FILE *f = fopen (pidfile, "r");
+      if (!f || fscanf (f, "%lu", &pid) != 1)
+        ls_sleep_ms (20);
+      if (f)
+        fclose (f);
+    }
+  remove (pidfile);
+  if (!pid)
+    {
+      ls_process_free (maker);
+      check (0, name, "the leader wrote no child pid within 20 s");
+      return;
+    }
+  ls_pid leader = ls_process_pid (maker);
+  int ended = ls_process_tree_end (leader, NULL, ls_process_start_time (leader), NULL);
+  int rc = ls_process_wait (maker, 10000, &st, &err);
+  t0 = ls_clock_ns ();
+  while (pid_alive ((ls_pid) pid) && ms_since (t0) < 5000)
+    ls_sleep_ms (20);
+  int alive = pid_alive ((ls_pid) pid);
+  if (alive)
+    {
+#ifdef _WIN32
+      HANDLE h = OpenProcess (PROCESS_TERMINATE, FALSE, (DWORD) pid);
+      if (h)
+        {
+          TerminateProcess (h, 1);
+          CloseHandle (h);
+        }
+#else
+      kill ((pid_t) pid, SIGKILL);
+#endif
+    }
+  ls_process_free (maker);
+  check (!alive && rc == LS_OK && ended >= 1, name, "ended %d; the leader %s; its child %lu %s", ended,
+         rc == LS_OK ? describe (&st) : "still runs", pid, alive ? "still runs 5 s later" : "ended");
+}
+
 #ifdef _WIN32
 static void
 test_job_object (void)
@@ -1200,6 +1294,11 @@ main (int argc, char **argv)
       helper = argv[2];
       return orphan_maker (argv[3]);
     }
+  if (argc == 4 && strcmp (argv[1], "--tree-maker") == 0)
+    {
+      helper = argv[2];
+      return tree_maker (argv[3]);
+    }
   helper = argc > 1 ? argv[1] : getenv ("LS_HELPER_CHILD");
   if (!helper || !*helper)
     {
@@ -1231,6 +1330,7 @@ main (int argc, char **argv)
   test_job_object ();
 #endif
   test_die_with_parent ();
+  test_tree_end ();
 
   printf ("# took %.1f s\n", ms_since (t0) / 1000.0);
   printf ("%d passed, %d failed\n", n_passed, n_failed);

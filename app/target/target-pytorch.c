@@ -74,7 +74,7 @@ typedef struct {
   ls_run_config *config;
   ls_run_result *r;
   JsonObject *target;
-  GPid pid;
+  ls_pid pid;                /* the interpreter's */
   uint64_t t0_ns;            /* the script started */
   uint64_t last_event_ns;
   gboolean started;          /* on_started called */
@@ -171,7 +171,7 @@ on_probe (pt_run *s, JsonObject *o)
   /* The interpreter itself, or below it when --python is a wrapper that
    * does not exec. */
   gint64 pid = json_object_get_int_member (o, "pid");
-  if (pid != s->pid && !ls_process_is_descendant (pid, s->pid, s->script_start))
+  if (pid != (gint64) s->pid && !ls_process_is_descendant (pid, s->pid, s->script_start))
     {
       broken (s, "probe.pid is not the script's process");
       return;
@@ -742,11 +742,11 @@ ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run
   s.target = target;
   s.knobs = t->knobs;
   s.probe_cpu_ms = -1;
-  s.pid = (GPid) ls_probe_process_pid (proc);
+  s.pid = (ls_pid) ls_probe_process_pid (proc);
   s.script_start = ls_process_start_time (s.pid);
   s.base = base;
   ls_probe_state_init (&s.proto);
-  s.pids[s.n_pids++] = (ls_pid) s.pid;
+  s.pids[s.n_pids++] = s.pid;
   s.t0_ns = s.last_event_ns = ls_clock_ns ();
   double timeout_s = config->pool.timeout_s;
   uint64_t next_sample = s.t0_ns;
