@@ -1,5 +1,6 @@
 #include "loader/run-private.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,7 +245,11 @@ ls_run (const ls_run_config *config, ls_run_result *r, ls_error *err)
                                                         .transform_ms = (double) b.stages.transform_ns / 1e6,
                                                         .write_ms = (double) b.stages.write_ns / 1e6,
                                                         .idle_ms = (double) b.stages.idle_ns / 1e6,
-                                                        .busy_ms = (double) b.stages.busy_ns / 1e6 };
+                                                        .busy_ms = (double) b.stages.busy_ns / 1e6,
+                                                        .sampler_ms = NAN,
+                                                        .getitem_ms = NAN,
+                                                        .collate_ms = NAN,
+                                                        .handoff_ms = NAN };
 
       if (r->batches == 0)
         r->time_to_first_batch_ms = ms_between (t_iter, t1);

@@ -53,6 +53,11 @@ typedef struct ls_batch_record {
   double read_ms, decode_ms, transform_ms, write_ms;
   double idle_ms;    /* its builders waiting for its task(s) */
   double busy_ms;    /* its builders' wall time on it (≥ the four stages) */
+  /* A user's script's batch (--target pytorch), inside its DataLoader:
+   * the sampler's indices, __getitem__ summed over its samples,
+   * collate_fn, and the hand-off from its worker. NaN for Loadscope's own
+   * loader's batches, and for a script's batch the probe did not see. */
+  double sampler_ms, getitem_ms, collate_ms, handoff_ms;
 } ls_batch_record;
 
 typedef struct ls_run_result {

@@ -14,6 +14,10 @@
  *                    timeout must end it)
  *     --pid-file F   write its process id to F first
  *
+ * Each batch reports the stages inside a DataLoader as the probe does,
+ * with fixed values (sampler 0.0625, __getitem__ 1.5, collate 0.25,
+ * hand-off 0.125 ms) that a test can find in the store exactly.
+ *
  * It prints one line on its standard output, which the runner sends to
  * its own standard error. */
 #include <inttypes.h>
@@ -137,7 +141,8 @@ main (int argc, char **argv)
       uint64_t returned = ls_clock_ns ();
       ls_sleep_ms ((uint32_t) step_ms);
       emit ("{\"event\":\"batch\",\"seq\":%d,\"epoch\":0,\"batch\":%d,\"samples\":%d,\"ready_ms\":%.3f,"
-            "\"wait_ms\":%.3f,\"copy_ms\":null,\"compute_ms\":%.3f,\"busy_ms\":null,\"idle_ms\":null}",
+            "\"wait_ms\":%.3f,\"copy_ms\":null,\"compute_ms\":%.3f,\"busy_ms\":1.9375,\"idle_ms\":null,"
+            "\"sampler_ms\":0.0625,\"getitem_ms\":1.5,\"collate_ms\":0.25,\"handoff_ms\":0.125}",
             b, b, batch_size, ready, wait, ms_since (returned));
     }
   if (hang)

@@ -3,7 +3,8 @@
  * natively and for Windows under Wine (scripts/windows/test-app-wine.sh),
  * where there is no Python with torch. `loadscope run --target pytorch
  * --python STANDIN`: a run to its end (batches, the step-bound verdict, the
- * script's prints kept off stdout), a script that exits before the probe
+ * script's prints kept off stdout), each batch's stages inside the
+ * DataLoader in the store and in the events, a script that exits before the probe
  * reports, one that hangs (the run's timeout wins, and the stand-in is gone
  * afterwards), an interpreter that does not exist. Results only, never
  * timings. $LS_PROBE_STANDIN names the stand-in. */
@@ -11,20 +12,23 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
+#include "app/report/chart-store.h"
+#include "app/store/store.h"
 #include "platform/process.h"
 #include "test-cli-util.h"
+#include "test-sql.h"
 #include "test-util.h"
 
 static char *scratch, *script, *standin;
 
 /* `loadscope run --target pytorch` of the stand-in with script_args; the
- * extra arguments up to NULL. */
+ * extra arguments (--no-db or --db among them) up to NULL. */
 static ls_test_cli
 run_standin (const char *script_args, ...)
 {
   g_autoptr (GPtrArray) args = g_ptr_array_new ();
   const char *fixed[] = { "run", "--target", "pytorch", "--python", standin, "--script", script, "--script-args",
-                          script_args, "--no-db", NULL };
+                          script_args, NULL };
   for (const char *const *a = fixed; *a; a++)
     g_ptr_array_add (args, (char *) *a);
   va_list ap;
@@ -49,7 +53,7 @@ parse (const ls_test_cli *r)
 static void
 test_to_the_end (void)
 {
-  ls_test_cli r = run_standin ("--batches 20 --step-ms 30 --wait-ms 1", "--json", NULL);
+  ls_test_cli r = run_standin ("--batches 20 --step-ms 30 --wait-ms 1", "--no-db", "--json", NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_autoptr (JsonObject) o = parse (&r);
   g_assert_cmpstr (json_object_get_string_member (o, "status"), ==, "done");
@@ -66,10 +70,55 @@ test_to_the_end (void)
   ls_test_cli_clear (&r);
 }
 
+/* Each batch's sampler, __getitem__, collate and hand-off, as the probe
+ * reported them, in the store's batch rows and in the batch events. */
+static void
+test_batch_stages_recorded (void)
+{
+  g_autofree char *db = g_build_filename (scratch, "stages.sqlite", NULL);
+  ls_test_cli r = run_standin ("--batches 6 --step-ms 1", "--db", db, "--events=-", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autofree char *row = ls_test_sql_text (db, "SELECT group_concat (sampler_ms || ' ' || getitem_ms || ' ' || "
+                                               "collate_ms || ' ' || handoff_ms, ';') FROM batch");
+  g_assert_cmpstr (row, ==, "0.0625 1.5 0.25 0.125;0.0625 1.5 0.25 0.125;0.0625 1.5 0.25 0.125;"
+                            "0.0625 1.5 0.25 0.125;0.0625 1.5 0.25 0.125;0.0625 1.5 0.25 0.125");
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count (*) FROM batch WHERE read_ms IS NULL"), ==, 6);
+  guint batches = 0;
+  g_auto (GStrv) lines = g_strsplit (r.out, "\n", -1);
+  for (char **l = lines; *l; l++)
+    if (strstr (*l, "\"event\":\"batch\"") || strstr (*l, "\"event\" : \"batch\""))
+      {
+        batches++;
+        g_assert_nonnull (strstr (*l, "\"getitem_ms\":1.5"));
+        g_assert_nonnull (strstr (*l, "\"handoff_ms\":0.125"));
+      }
+  g_assert_cmpuint (batches, ==, 6);
+  ls_test_cli_clear (&r);
+
+  /* The run's stages chart draws them, under the DataLoader's names. */
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ls_store) store = ls_store_open (db, &error);
+  g_assert_no_error (error);
+  g_autoptr (ls_chart) chart = ls_chart_run_stages (store, 1, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (chart->title, "inside the script's DataLoader"));
+  gboolean getitem = FALSE;
+  for (guint i = 0; i < chart->series->len; i++)
+    {
+      const ls_chart_series *s = chart->series->pdata[i];
+      if (g_strcmp0 (s->label, "__getitem__") != 0)
+        continue;
+      getitem = TRUE;
+      g_assert_cmpuint (s->points->len, ==, 6);
+      g_assert_cmpfloat (g_array_index (s->points, ls_chart_point, 0).y, ==, 1.5);
+    }
+  g_assert_true (getitem);
+}
+
 static void
 test_exits_early (void)
 {
-  ls_test_cli r = run_standin ("--batches 2 --exit 3", "--json", NULL);
+  ls_test_cli r = run_standin ("--batches 2 --exit 3", "--no-db", "--json", NULL);
   g_autoptr (JsonObject) o = parse (&r);
   g_assert_cmpstr (json_object_get_string_member (o, "status"), ==, "failed");
   g_assert_cmpstr (json_object_get_string_member (o, "error"), ==,
@@ -83,7 +132,7 @@ test_hang_ends_at_timeout (void)
 {
   g_autofree char *pid_file = g_build_filename (scratch, "standin.pid", NULL);
   g_autofree char *args = g_strdup_printf ("--batches 2 --hang --pid-file '%s'", pid_file);
-  ls_test_cli r = run_standin (args, "--timeout", "2", "--json", NULL);
+  ls_test_cli r = run_standin (args, "--timeout", "2", "--no-db", "--json", NULL);
   g_autoptr (JsonObject) o = parse (&r);
   g_assert_cmpstr (json_object_get_string_member (o, "status"), ==, "failed");
   g_assert_nonnull (strstr (json_object_get_string_member (o, "error"), "train.py hung: no batch for 2 s"));
@@ -120,6 +169,7 @@ main (int argc, char **argv)
   script = g_build_filename (scratch, "train.py", NULL);
   g_assert_true (g_file_set_contents (script, "# not run: the stand-in only speaks the probe's protocol\n", -1, NULL));
   g_test_add_func ("/target/standin/to-the-end", test_to_the_end);
+  g_test_add_func ("/target/standin/batch-stages-recorded", test_batch_stages_recorded);
   g_test_add_func ("/target/standin/exits-early", test_exits_early);
   g_test_add_func ("/target/standin/hang-ends-at-timeout", test_hang_ends_at_timeout);
   g_test_add_func ("/target/standin/no-interpreter", test_no_interpreter);

@@ -109,6 +109,10 @@ test_sweep_over_imagefolder (void)
                                         "OR write_ms IS NOT NULL"), ==, 0);
   g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM batch WHERE busy_ms > 0"), >=, 6 * 6);
   g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM batch WHERE compute_ms IS NULL"), ==, 0);
+  /* each batch's stages inside the DataLoader, in workers (fork) and at
+   * 0 workers alike; __getitem__ of 8 samples and collate_fn take time */
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM batch WHERE getitem_ms > 0 AND collate_ms > 0 "
+                                        "AND sampler_ms >= 0 AND handoff_ms >= 0"), >=, 6 * 6);
   g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM run WHERE stage_read_ms IS NOT NULL OR "
                                         "stage_busy_ms IS NOT NULL"), ==, 0);
   /* the script's own stages (the probe's), not the loader's */

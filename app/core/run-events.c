@@ -3,6 +3,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "app/core/run-summary.h"
+
 struct ls_run_events {
   FILE *out;
   gboolean owned;
@@ -145,6 +147,13 @@ ls_run_events_batch (ls_run_events *ev, uint64_t seq, const ls_batch_record *r)
   add_double (b, "write_ms", r->write_ms, TRUE);
   add_double (b, "idle_ms", r->idle_ms, TRUE);
   add_double (b, "busy_ms", r->busy_ms, TRUE);
+  for (int k = 0; k < LS_N_SCRIPT_STAGES; k++)
+    if (!isnan (ls_batch_record_script_stage (r, k)))
+      {
+        char name[32];
+        g_snprintf (name, sizeof name, "%s_ms", ls_script_stage_name (k));
+        add_double (b, name, ls_batch_record_script_stage (r, k), TRUE);
+      }
   emit (ev, b);
 }
 

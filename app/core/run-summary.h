@@ -37,3 +37,16 @@ void ls_run_stage_summary (const ls_run_result *result, ls_stage_summary *out);
 
 /* One stage of a batch record, in ms. */
 double ls_batch_record_stage (const ls_batch_record *b, int stage);
+
+/* Where a user's script's batch went inside its DataLoader
+ * (ls_batch_record's script stage fields). */
+enum { LS_SCRIPT_STAGE_SAMPLER, LS_SCRIPT_STAGE_GETITEM, LS_SCRIPT_STAGE_COLLATE, LS_SCRIPT_STAGE_HANDOFF,
+       LS_N_SCRIPT_STAGES };
+
+/* "sampler", "getitem", "collate", "handoff": the probe's and the events'
+ * keys and the store's columns (with "_ms"). */
+const char *ls_script_stage_name (int stage);
+
+/* The field of a script stage, in ms (NaN: not seen). */
+double *ls_batch_record_script_stage_ref (ls_batch_record *b, int stage);
+double ls_batch_record_script_stage (const ls_batch_record *b, int stage);

@@ -157,7 +157,15 @@ ls_chart_run_timeline (ls_store *store, gint64 run_id, GError **error)
   return chart;
 }
 
-/* One stacked bar per batch: where its build time went. */
+/* One batch's row of LS_QUERY_RUN_BATCH_STAGES. */
+typedef struct {
+  double seq, wait;
+  double loader[5]; /* read, decode, transform, write, idle */
+  double script[5]; /* sampler, getitem, collate, handoff, idle */
+} stage_row;
+
+/* One stacked bar per batch: where its build time went (Loadscope's
+ * loader), or where it went inside the DataLoader (a user's script). */
 ls_chart *
 ls_chart_run_stages (ls_store *store, gint64 run_id, GError **error)
 {
@@ -175,11 +183,40 @@ ls_chart_run_stages (ls_store *store, gint64 run_id, GError **error)
       run_info_clear (&r);
       return NULL;
     }
-  static const char *const labels[] = { "read", "decode", "transform", "write", "worker idle" };
-  ls_chart *chart = ls_chart_new ("Where each batch's build time goes");
+  g_autoptr (GArray) rows = g_array_new (FALSE, FALSE, sizeof (stage_row));
+  guint with_loader = 0, with_script = 0;
+  double first = NAN, last = NAN;
+  while (ls_store_rows_next (st, &local))
+    {
+      stage_row row = { .seq = (double) ls_store_rows_get_int (st, 0), .wait = ls_store_rows_get_double (st, 6) };
+      for (int k = 0; k < 5; k++)
+        row.loader[k] = ls_store_rows_get_double (st, 1 + k);
+      for (int k = 0; k < 4; k++)
+        row.script[k] = ls_store_rows_get_double (st, 7 + k);
+      row.script[4] = row.loader[4];
+      with_loader += isfinite (row.loader[0]);
+      with_script += isfinite (row.script[1]);
+      first = isfinite (first) ? MIN (first, row.seq) : row.seq;
+      last = isfinite (last) ? MAX (last, row.seq) : row.seq;
+      g_array_append_val (rows, row);
+    }
+  ls_store_rows_free (st);
+  if (local)
+    {
+      run_info_clear (&r);
+      g_propagate_error (error, local);
+      return NULL;
+    }
+  /* A script's batches carry the DataLoader's stages, the loader's none. */
+  gboolean script = with_script > 0 && with_loader == 0;
+  static const char *const loader_labels[] = { "read", "decode", "transform", "write", "worker idle" };
+  static const char *const script_labels[] = { "sampler", "__getitem__", "collate_fn", "hand-off", "worker idle" };
+  const char *const *labels = script ? script_labels : loader_labels;
+  ls_chart *chart = ls_chart_new (script ? "Where each batch's time goes inside the script's DataLoader"
+                                         : "Where each batch's build time goes");
   set_subtitle (chart, run_id, &r);
-  ls_chart_series *stages[G_N_ELEMENTS (labels)];
-  for (guint k = 0; k < G_N_ELEMENTS (labels); k++)
+  ls_chart_series *stages[5];
+  for (guint k = 0; k < 5; k++)
     {
       stages[k] = ls_chart_add_series (chart, labels[k], LS_CHART_BARS, (int) k, LS_CHART_Y);
       stages[k]->stacked = TRUE;
@@ -189,28 +226,19 @@ ls_chart_run_stages (ls_store *store, gint64 run_id, GError **error)
                                                -1, LS_CHART_Y);
   wait->in_legend = TRUE;
   guint missing = 0;
-  double first = NAN, last = NAN;
-  while (ls_store_rows_next (st, &local))
+  for (guint i = 0; i < rows->len; i++)
     {
-      double seq = (double) ls_store_rows_get_int (st, 0);
-      first = isfinite (first) ? MIN (first, seq) : seq;
-      last = isfinite (last) ? MAX (last, seq) : seq;
-      if (!isfinite (ls_store_rows_get_double (st, 1)))
+      const stage_row *row = &g_array_index (rows, stage_row, i);
+      const double *v = script ? row->script : row->loader;
+      if (!isfinite (v[script ? 1 : 0]))
         {
           missing++;
           continue;
         }
-      for (guint k = 0; k < G_N_ELEMENTS (labels); k++)
-        ls_chart_series_add (stages[k], seq, ls_store_rows_get_double (st, 1 + (int) k));
-      ls_chart_series_add (wait, seq, ls_store_rows_get_double (st, 6));
-    }
-  ls_store_rows_free (st);
-  if (local)
-    {
-      run_info_clear (&r);
-      ls_chart_free (chart);
-      g_propagate_error (error, local);
-      return NULL;
+      /* a worker's idle time before its first batch is its start: not known */
+      for (guint k = 0; k < 5; k++)
+        ls_chart_series_add (stages[k], row->seq, isfinite (v[k]) ? v[k] : 0);
+      ls_chart_series_add (wait, row->seq, row->wait);
     }
   ls_chart_axis *x = ls_chart_axis_get (chart, LS_CHART_X);
   ls_chart_axis_set (x, "batch (delivery order)", LS_CHART_UNIT_COUNT, LS_CHART_LINEAR);
@@ -223,14 +251,26 @@ ls_chart_run_stages (ls_store *store, gint64 run_id, GError **error)
   ls_chart_axis *y = ls_chart_axis_get (chart, LS_CHART_Y);
   ls_chart_axis_set (y, "time per batch", LS_CHART_UNIT_MS, LS_CHART_LINEAR);
   y->include_zero = TRUE;
-  ls_chart_add_note (chart, "Each bar: one batch's samples read, decoded, transformed and written into the shared arena "
-                            "(summed over its samples: one worker's time on it), and the time its workers waited for "
-                            "its task; the dot is how long the training loop waited for it.");
+  if (script)
+    ls_chart_add_note (chart, "Each bar: one batch inside the script's DataLoader: the sampler's indices, __getitem__ "
+                              "summed over its samples, collate_fn, the hand-off from the worker that built it to the "
+                              "training process, and the time that worker was idle before it; the dot is how long "
+                              "the training loop waited for it.");
+  else
+    ls_chart_add_note (chart, "Each bar: one batch's samples read, decoded, transformed and written into the shared "
+                              "arena (summed over its samples: one worker's time on it), and the time its workers "
+                              "waited for its task; the dot is how long the training loop waited for it.");
   if (r.warmup > 0)
     ls_chart_add_note (chart, "The first %" G_GINT64_FORMAT " batch%s %s warm-up, left out of the run's figures.",
                        r.warmup, r.warmup == 1 ? "" : "es", r.warmup == 1 ? "is" : "are");
-  if (missing > 0)
-    ls_chart_add_note (chart, "This run was recorded before stage timing (store schema 4): no breakdown.");
+  if (missing > 0 && missing == rows->len && with_script == 0 && with_loader == 0)
+    ls_chart_add_note (chart, "No stage of this run's batches was recorded: a run recorded before stage timing "
+                              "(store schema 4; a script's run, schema 6), or a script whose DataLoader the probe "
+                              "could not look inside.");
+  else if (missing > 0)
+    ls_chart_add_note (chart, "%u batch%s without stages (not seen by the probe, or recorded before stage timing) "
+                              "%s left out.",
+                       missing, missing == 1 ? "" : "es", missing == 1 ? "is" : "are");
   else if (ls_chart_n_points (chart) == 0)
     ls_chart_add_note (chart, "No batch of this run was recorded.");
   run_info_clear (&r);

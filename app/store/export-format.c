@@ -138,6 +138,10 @@ static const ls_field batch_fields[] = {
   RN ("write_ms", 0, MS_MAX, 4),
   RN ("idle_ms", 0, MS_MAX, 4),
   RN ("busy_ms", 0, MS_MAX, 4),
+  RN ("sampler_ms", 0, MS_MAX, 6),
+  RN ("getitem_ms", 0, MS_MAX, 6),
+  RN ("collate_ms", 0, MS_MAX, 6),
+  RN ("handoff_ms", 0, MS_MAX, 6),
 };
 
 static const ls_field sample_fields[] = {

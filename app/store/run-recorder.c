@@ -124,8 +124,9 @@ ls_run_recorder_begin (ls_store *store, gint64 machine_id, gint64 sweep_id, cons
   rec->run_id = sqlite3_last_insert_rowid (ls_store_db (store));
   if (!prepare (store,
                 "INSERT INTO batch (run_id, seq, epoch, batch, samples, ready_ms, wait_ms, copy_ms, compute_ms, "
-                "stage_ms, read_ms, decode_ms, transform_ms, write_ms, idle_ms, busy_ms) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "stage_ms, read_ms, decode_ms, transform_ms, write_ms, idle_ms, busy_ms, sampler_ms, getitem_ms, "
+                "collate_ms, handoff_ms) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 &rec->insert_batch, "recording batches", error))
     {
       g_free (rec->uuid);
@@ -188,6 +189,9 @@ write_batches (ls_run_recorder *rec, GError **error)
         }
       for (int k = 0; k < LS_N_STAGES; k++)
         sqlite3_bind_double (st, 11 + k, ls_batch_record_stage (b, k));
+      /* NaN binds as NULL: not a script's batch, or not seen */
+      for (int k = 0; k < LS_N_SCRIPT_STAGES; k++)
+        sqlite3_bind_double (st, 11 + LS_N_STAGES + k, ls_batch_record_script_stage (b, k));
       rc = sqlite3_step (st) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode (db);
       sqlite3_reset (st);
     }

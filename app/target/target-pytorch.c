@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app/core/run-options.h"
+#include "app/core/run-summary.h"
 #include "app/core/worker-path.h"
 #include "loader/gpumon.h"
 #include "app/core/terminal-text.h"
@@ -395,6 +396,11 @@ on_batch (pt_run *s, JsonObject *o)
   b->read_ms = b->decode_ms = b->transform_ms = b->write_ms = NAN;
   b->busy_ms = number (o, "busy_ms", NAN);
   b->idle_ms = number (o, "idle_ms", NAN);
+  for (int k = 0; k < LS_N_SCRIPT_STAGES; k++)
+    {
+      g_autofree char *name = g_strconcat (ls_script_stage_name (k), "_ms", NULL);
+      *ls_batch_record_script_stage_ref (b, k) = number (o, name, NAN);
+    }
   s->r->batches++;
   s->r->samples += b->samples;
   uint64_t now = ls_clock_ns ();

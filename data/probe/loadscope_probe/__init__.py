@@ -19,7 +19,10 @@ app/target/ reads them; batch and workers lines have the fields of
   worker_ready {"pid", "worker", "startup_ms"}
   batch        {"seq", "epoch", "batch", "samples", "ready_ms", "wait_ms",
                 "compute_ms" (the script's step: the time until its next
-                next() call), "copy_ms": null}
+                next() call), "copy_ms": null, and inside the DataLoader
+                "sampler_ms", "getitem_ms", "collate_ms", "handoff_ms",
+                "busy_ms", "idle_ms" (null: not seen)}
+  stages       the run's means of those (loadscope_probe.stages)
   finished     {"reason", "cpu_ms"}: the batches asked for were measured,
                or the script ended
   error        {"message", "kind", "traceback"}

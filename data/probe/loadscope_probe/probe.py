@@ -271,8 +271,10 @@ class Timed:
         rec = {"seq": s.seq, "epoch": s.epoch, "batch": self.batch,
                "samples": first_length(batch, self.batch_size),
                "ready_ms": (t1 - s.t_iter) / 1e6, "wait_ms": (t1 - t0) / 1e6,
-               "copy_ms": None, "compute_ms": None,
-               "busy_ms": built[0] if built else None, "idle_ms": built[1] if built else None}
+               "copy_ms": None, "compute_ms": None}
+        # Where this batch's time went inside the DataLoader (None: unseen)
+        for stage in ("sampler", "getitem", "collate", "handoff", "busy", "idle"):
+            rec[stage + "_ms"] = built[stage] if built else None
         self.last_return = (t1, rec)
         self.batch += 1
         s.seq += 1

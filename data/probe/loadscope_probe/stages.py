@@ -267,7 +267,9 @@ class StageLog:
 
     def on_batch(self, t_call, t_return):
         """The stages of the batch next() just returned (monotonic ns of the
-        call and the return), or None when it cannot be told."""
+        call and the return), in ms: sampler, getitem, collate, handoff,
+        busy and idle (None before a worker's first batch), or None when
+        they cannot be told."""
         if not self.sent:
             return None
         key, sampler = self.sent.popleft()
@@ -302,7 +304,8 @@ class StageLog:
         room = self.SAMPLES_KEPT - len(self.sample_ns)
         if room > 0:
             self.sample_ns.extend(samples[:room])
-        return busy, idle
+        stages["idle"] = idle
+        return stages
 
     def summary(self):
         """Per batch means over the batches seen, with __getitem__ per sample
