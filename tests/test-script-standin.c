@@ -61,6 +61,9 @@ test_to_the_end (void)
   JsonObject *target = json_object_get_object_member (o, "target");
   g_assert_cmpstr (json_object_get_string_member (target, "python"), ==, "stand-in");
   g_assert_cmpstr (json_object_get_string_member (target, "ended"), ==, "script_ended");
+  /* no device: the copy is null, and says why */
+  g_assert_true (json_object_get_null_member (o, "copy_ms"));
+  g_assert_true (g_str_has_prefix (json_object_get_string_member (target, "copy_note"), "none: "));
   /* the step (30 ms of sleep) is what the run spends its time on */
   JsonObject *verdict = json_object_get_object_member (o, "verdict");
   g_assert_cmpstr (json_object_get_string_member (verdict, "limit"), ==, "step");

@@ -287,6 +287,10 @@ test_nvml_over_the_script (void)
   double util = json_object_get_double_member (o, "gpu_util_nvml");
   g_assert_cmpfloat (util, >=, 0.1);
   g_assert_cmpfloat (util, <=, 1.0);
+  /* the copy to the device is null, and says why */
+  g_assert_true (json_object_get_null_member (o, "copy_ms"));
+  JsonObject *target = json_object_get_object_member (o, "target");
+  g_assert_true (g_str_has_prefix (json_object_get_string_member (target, "copy_note"), "not measured: "));
   ls_test_cli_clear (&r);
 }
 

@@ -851,6 +851,13 @@ ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run
           result->gpu_util_nvml = util >= 0 ? util : -1;
         }
     }
+  /* copy_ms is null for a script: say why, where a reader meets it */
+  json_object_set_string_member (target, "copy_note",
+                                 config->sink.kind == LS_SINK_CUDA
+                                     ? "not measured: the probe does not time the script's own copies to the device "
+                                       "(.to(device), .cuda()) nor a pin_memory thread yet"
+                                     : "none: the script's step runs on the CPU (torch.cuda.is_available() is False), "
+                                       "so there is no copy to a device to time");
   if (s.probe_cpu_ms >= 0)
     json_object_set_double_member (target, "script_cpu_ms", s.probe_cpu_ms);
   else

@@ -93,6 +93,11 @@ ls_target_print (FILE *to, JsonObject *target)
              json_object_get_double_member (target, "step_ms_p50"),
              json_object_get_double_member_with_default (target, "step_share", 0) * 100);
   print_stages (to, target);
+  if (json_object_has_member (target, "copy_note"))
+    {
+      g_autofree char *copy = shown (target, "copy_note");
+      fprintf (to, "  copy to device:    %s\n", copy);
+    }
   JsonArray *notes = json_object_has_member (target, "not_applied")
                          ? json_object_get_array_member (target, "not_applied") : NULL;
   for (guint i = 0; notes && i < json_array_get_length (notes); i++)
