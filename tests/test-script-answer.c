@@ -299,6 +299,11 @@ test_tune_a_script (void)
   g_assert_nonnull (strstr (r.out, "DataLoader(dataset, batch_size=12"));
   g_assert_null (strstr (r.out, "nan"));
   g_assert_null (strstr (r.err, "nan"));
+  /* On the CPU pin_memory does nothing: no run is spent on it. */
+  g_autofree char *all = g_strconcat (r.out, r.err, NULL);
+  g_assert_nonnull (strstr (all, "pin: the script runs on the CPU, where pin_memory has no effect: not searched"));
+  g_assert_null (strstr (all, "pin=staging"));
+  g_assert_null (strstr (all, "pin=arena"));
   ls_test_cli_clear (&r);
 }
 

@@ -541,6 +541,28 @@ finish (search *s, ls_tune_result *r)
   r->verdict = g_string_free (v, FALSE);
 }
 
+/* A script's pin is its DataLoader's pin_memory: "arena" has no
+ * equivalent, and on the CPU (the first run's sink is not cuda) PyTorch
+ * pins nothing, so the search would spend runs on repeats. */
+static void
+narrow_script_pins (search *s)
+{
+  if (!ls_sweep_request_is_script (s->o->base) || s->pins->len < 2)
+    return;
+  JsonArray *runs = s->result->summaries;
+  JsonObject *first = json_array_get_length (runs) ? json_array_get_object_element (runs, 0) : NULL;
+  const char *sink = first ? json_object_get_string_member_with_default (first, "sink", "") : "";
+  gboolean cuda = g_strcmp0 (sink, "cuda") == 0;
+  for (guint i = s->pins->len; i-- > 0;)
+    {
+      const char *pin = g_ptr_array_index (s->pins, i);
+      if (s->pins->len > 1 && (strcmp (pin, "arena") == 0 || (!cuda && strcmp (pin, "off") != 0)))
+        g_ptr_array_remove_index (s->pins, i);
+    }
+  if (!cuda)
+    say (s, "pin: the script runs on the CPU, where pin_memory has no effect: not searched");
+}
+
 static gboolean
 run_search (search *s, GError **error)
 {
@@ -567,6 +589,8 @@ run_search (search *s, GError **error)
       return FALSE;
     }
   run_s = elapsed (s);
+  narrow_script_pins (s);
+  pin1 = g_ptr_array_index (s->pins, s->pins->len - 1);
 
   /* Probe 2: one more worker (the memory per worker), with a pinned copy. */
   if (s->workers->len > 1)
