@@ -1,5 +1,6 @@
 #include "ui/ls-history-page-private.h"
 
+#include "app/core/summary-keys.h"
 #include "app/report/store-jobs.h"
 #include "app/store/run-list.h"
 #include "app/store/store-query.h"
@@ -52,10 +53,10 @@ static const column_spec columns[] = {
   { "Model", "model_ms", TRUE, 1, 0, " ms", 62 },
   { "Consumer", "sink_shown", FALSE, 0, 0, NULL, 74 },
   { "Status", "status", FALSE, 0, 0, NULL, 62 },
-  { "img/s", "throughput_sps", TRUE, 1, 0, "", 55 },
+  { "img/s", LS_KEY_THROUGHPUT, TRUE, 1, 0, "", 55 },
   { "Wait p50", "wait_p50_ms", TRUE, 1, 1, " ms", 80 },
   { "Wait p95", "wait_p95_ms", TRUE, 1, 1, " ms", 80 },
-  { "GPU", "gpu_util_exact", TRUE, 100, 0, " %", 54 },
+  { "GPU", LS_KEY_GPU_UTIL_EXACT, TRUE, 100, 0, " %", 54 },
   { "Memory", "memory_peak_bytes", TRUE, 1e-6, 0, " MB", 70 },
 };
 

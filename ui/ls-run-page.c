@@ -1,5 +1,6 @@
 #include "ui/ls-run-page.h"
 
+#include "app/core/json-util.h"
 #include "ui/ls-chart-view.h"
 
 struct _LsRunPage {
@@ -20,13 +21,6 @@ struct _LsRunPage {
 };
 
 G_DEFINE_FINAL_TYPE (LsRunPage, ls_run_page, GTK_TYPE_BOX)
-
-static double
-num (JsonObject *o, const char *name)
-{
-  JsonNode *n = json_object_get_member (o, name);
-  return n && JSON_NODE_HOLDS_VALUE (n) ? json_node_get_double (n) : 0;
-}
 
 void
 ls_run_page_sweep_started (LsRunPage *self, guint total)
@@ -74,7 +68,7 @@ ls_run_page_event (LsRunPage *self, JsonObject *ev)
     }
   else if (g_str_equal (kind, "batch"))
     {
-      double wait = num (ev, "wait_ms");
+      double wait = ls_json_number_or (ev, "wait_ms", 0);
       gint64 seq = json_object_get_int_member_with_default (ev, "seq", 0);
       g_array_append_val (self->waits, wait);
       if (self->planned > 0)
@@ -98,9 +92,10 @@ ls_run_page_event (LsRunPage *self, JsonObject *ev)
     }
   else if (g_str_equal (kind, "sample"))
     {
-      double t = num (ev, "t_ms") / 1000.0, total = num (ev, "pss_bytes"), runner = num (ev, "runner_pss_bytes");
+      double t = ls_json_number_or (ev, "t_ms", 0) / 1000.0, total = ls_json_number_or (ev, "pss_bytes", 0);
+      double runner = ls_json_number_or (ev, "runner_pss_bytes", 0);
       if (total <= 0)
-        total = num (ev, "private_bytes");
+        total = ls_json_number_or (ev, "private_bytes", 0);
       total /= 1e6;
       runner /= 1e6;
       g_array_append_val (self->mem_t, t);

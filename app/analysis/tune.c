@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "app/analysis/whatif-basis.h"
+#include "app/core/json-util.h"
 #include "app/core/recommend.h"
+#include "app/core/summary-keys.h"
 #include "app/core/verdict.h"
 #include "app/store/store-query.h"
 #include "app/sweep/sweep-session.h"
@@ -196,21 +198,14 @@ measure (const ls_sweep_request *base, const char *db, gint64 sweep_id, const ls
 }
 
 static double
-summary_double (JsonObject *o, const char *name)
-{
-  double v;
-  return ls_json_member_double (o, name, &v) ? v : NAN;
-}
-
-static double
 summary_pss (JsonObject *summary)
 {
   JsonNode *n = json_object_get_member (summary, "memory");
   if (!n || !JSON_NODE_HOLDS_OBJECT (n))
     return NAN;
-  double v = summary_double (json_node_get_object (n), "pss_peak_bytes");
+  double v = ls_json_number_or (json_node_get_object (n), "pss_peak_bytes", NAN);
   if (isnan (v))
-    v = summary_double (json_node_get_object (n), "private_peak_bytes");
+    v = ls_json_number_or (json_node_get_object (n), "private_peak_bytes", NAN);
   return v;
 }
 
@@ -278,8 +273,8 @@ measure_point (search *s, guint workers, guint prefetch, const char *pin, gboole
       point_free (p);
       return NULL;
     }
-  p->throughput_sps = summary_double (summary, "throughput_sps");
-  p->gpu_util_exact = summary_double (summary, "gpu_util_exact");
+  p->throughput_sps = ls_json_number_or (summary, LS_KEY_THROUGHPUT, NAN);
+  p->gpu_util_exact = ls_json_number_or (summary, LS_KEY_GPU_UTIL_EXACT, NAN);
   p->pss_peak_bytes = summary_pss (summary);
   p->run_id = json_object_get_int_member_with_default (summary, "run_id", 0);
   p->over_budget = over_budget (s->o, p->pss_peak_bytes);
@@ -837,10 +832,10 @@ ls_tune_result_to_json (const ls_tune_result *r)
       json_builder_begin_object (j);
       json_builder_set_member_name (j, "run_id");
       json_builder_add_int_value (j, best->run_id);
-      add_double (j, "throughput_sps", r->best_throughput_sps);
+      add_double (j, LS_KEY_THROUGHPUT, r->best_throughput_sps);
       json_builder_set_member_name (j, "repeats");
       json_builder_add_int_value (j, r->best_repeats);
-      add_double (j, "gpu_util_exact", best->gpu_util_exact);
+      add_double (j, LS_KEY_GPU_UTIL_EXACT, best->gpu_util_exact);
       add_double (j, "pss_peak_bytes", best->pss_peak_bytes);
       json_builder_end_object (j);
     }
@@ -870,8 +865,8 @@ ls_tune_result_to_json (const ls_tune_result *r)
       json_builder_set_member_name (j, "run_id");
       json_builder_add_int_value (j, p->run_id);
       add_double (j, "predicted_sps", p->predicted_sps);
-      add_double (j, "throughput_sps", p->throughput_sps);
-      add_double (j, "gpu_util_exact", p->gpu_util_exact);
+      add_double (j, LS_KEY_THROUGHPUT, p->throughput_sps);
+      add_double (j, LS_KEY_GPU_UTIL_EXACT, p->gpu_util_exact);
       add_double (j, "pss_peak_bytes", p->pss_peak_bytes);
       json_builder_set_member_name (j, "over_budget");
       json_builder_add_boolean_value (j, p->over_budget);

@@ -1,5 +1,7 @@
 /* Measured runs into the what-if model's parameters (whatif-basis.h). */
 #include "app/analysis/whatif-basis.h"
+#include "app/core/json-util.h"
+#include "app/core/summary-keys.h"
 #include "app/store/store-named.h"
 
 #include <math.h>
@@ -20,13 +22,6 @@ ls_whatif_run_free (ls_whatif_run *run)
   if (run->gaps)
     g_array_unref (run->gaps);
   g_free (run);
-}
-
-static double
-member (JsonObject *o, const char *name)
-{
-  double v;
-  return o && ls_json_member_double (o, name, &v) ? v : NAN;
 }
 
 static double
@@ -73,7 +68,7 @@ load_busy (ls_store *store, ls_whatif_run *run)
 static gboolean
 script_step (ls_whatif_run *r, JsonObject *target, double compute, guint stepped, GError **error)
 {
-  double p50 = member (target, "step_ms_p50");
+  double p50 = ls_json_number_or (target, "step_ms_p50", NAN);
   if (stepped > 0)
     r->compute_ms = compute / stepped;
   else if (isfinite (p50) && p50 >= 0)
@@ -88,7 +83,7 @@ script_step (ls_whatif_run *r, JsonObject *target, double compute, guint stepped
       return FALSE;
     }
   if (!isfinite (r->gpu_util_exact) || r->gpu_util_exact < 0)
-    r->gpu_util_exact = member (target, "step_share");
+    r->gpu_util_exact = ls_json_number_or (target, "step_share", NAN);
   return TRUE;
 }
 
@@ -129,30 +124,25 @@ ls_whatif_run_load (ls_store *store, gint64 run_id, GError **error)
   JsonNode *tn = summary ? json_object_get_member (summary, "target") : NULL;
   JsonObject *target = tn && JSON_NODE_HOLDS_OBJECT (tn) ? json_node_get_object (tn) : NULL;
   r->script = target && g_strcmp0 (json_object_get_string_member_with_default (target, "kind", ""), "pytorch") == 0;
-  r->model_ms = r->script ? NAN : member (o, "model_ms");
-  r->cores = MAX (1.0, member (o, "machine_logical_cores"));
+  r->model_ms = r->script ? NAN : ls_json_number_or (o, "model_ms", NAN);
+  r->cores = MAX (1.0, ls_json_number_or (o, "machine_logical_cores", NAN));
   if (isnan (r->cores))
     r->cores = 1;
-  r->background = 0;
-  if (summary && json_object_has_member (summary, "machine_busy")
-      && JSON_NODE_HOLDS_OBJECT (json_object_get_member (summary, "machine_busy")))
-    {
-      double other = member (json_object_get_object_member (summary, "machine_busy"), "other_cpu_percent");
-      r->background = isnan (other) ? 0 : CLAMP (other / 100.0, 0.0, 4096.0);
-    }
-  r->throughput_sps = member (o, "throughput_sps");
-  r->gpu_util_exact = member (o, "gpu_util_exact");
-  r->wait_p50_ms = member (o, "wait_p50_ms");
-  r->wait_p95_ms = member (o, "wait_p95_ms");
-  r->pss_peak_bytes = member (o, "pss_peak_bytes");
-  r->arena_bytes = member (o, "arena_bytes");
-  r->sample_bytes = member (o, "sample_bytes");
-  r->warmup = (guint) MAX (0.0, summary ? member (summary, "warmup_batches") : 0);
-  if (isnan (member (summary, "warmup_batches")))
+  double other = ls_json_number_or (ls_json_object_or_null (summary, "machine_busy"), "other_cpu_percent", NAN);
+  r->background = isnan (other) ? 0 : CLAMP (other / 100.0, 0.0, 4096.0);
+  r->throughput_sps = ls_json_number_or (o, LS_KEY_THROUGHPUT, NAN);
+  r->gpu_util_exact = ls_json_number_or (o, LS_KEY_GPU_UTIL_EXACT, NAN);
+  r->wait_p50_ms = ls_json_number_or (o, "wait_p50_ms", NAN);
+  r->wait_p95_ms = ls_json_number_or (o, "wait_p95_ms", NAN);
+  r->pss_peak_bytes = ls_json_number_or (o, "pss_peak_bytes", NAN);
+  r->arena_bytes = ls_json_number_or (o, "arena_bytes", NAN);
+  r->sample_bytes = ls_json_number_or (o, "sample_bytes", NAN);
+  r->warmup = (guint) MAX (0.0, summary ? ls_json_number_or (summary, "warmup_batches", NAN) : 0);
+  if (isnan (ls_json_number_or (summary, "warmup_batches", NAN)))
     r->warmup = MAX (1u, r->workers);
   r->batches = (guint) MAX (0, json_object_get_int_member_with_default (o, "batches_recorded", 0));
 
-  double n = member (o, "dataset_samples");
+  double n = ls_json_number_or (o, "dataset_samples", NAN);
   gboolean drop_last = json_object_get_int_member_with_default (o, "drop_last", 0) != 0;
   if (!isnan (n) && n > 0)
     {
@@ -225,8 +215,8 @@ ls_whatif_run_load (ls_store *store, gint64 run_id, GError **error)
   if (summary && json_object_has_member (summary, "stages_ms")
       && JSON_NODE_HOLDS_OBJECT (json_object_get_member (summary, "stages_ms")))
     stages = json_object_get_object_member (summary, "stages_ms");
-  r->busy_ms = member (stages, "busy");
-  r->read_ms = member (stages, "read");
+  r->busy_ms = ls_json_number_or (stages, "busy", NAN);
+  r->read_ms = ls_json_number_or (stages, "read", NAN);
   if (stages)
     load_busy (store, r);
 
@@ -241,7 +231,8 @@ ls_whatif_run_load (ls_store *store, gint64 run_id, GError **error)
       for (guint i = 0; workers && i < json_array_get_length (workers); i++)
         {
           JsonObject *w = json_array_get_object_element (workers, i);
-          double c = member (w, "cpu_ns"), s = member (w, "startup_ms"), idx = member (w, "idx");
+          double c = ls_json_number_or (w, "cpu_ns", NAN), s = ls_json_number_or (w, "startup_ms", NAN);
+          double idx = ls_json_number_or (w, "idx", NAN);
           if (!isnan (c))
             cpu += c / 1e6;
           if (!isnan (s) && !isnan (idx))

@@ -3,6 +3,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "app/core/summary-keys.h"
+
 #include "app/analysis/whatif-basis.h"
 
 #define REPLICATIONS 4
@@ -133,8 +135,8 @@ ls_whatif_to_json (const ls_whatif_basis *b, const ls_whatif_change *c, const ls
   json_builder_begin_object (j);
   json_builder_set_member_name (j, "predicted");
   json_builder_begin_object (j);
-  add_double (j, "throughput_sps", pr->throughput_sps);
-  add_double (j, "gpu_util_exact", pr->gpu_util_exact);
+  add_double (j, LS_KEY_THROUGHPUT, pr->throughput_sps);
+  add_double (j, LS_KEY_GPU_UTIL_EXACT, pr->gpu_util_exact);
   json_builder_set_member_name (j, "batch_wait_ms");
   json_builder_begin_object (j);
   add_double (j, "p50", pr->wait_p50_ms);
@@ -188,8 +190,8 @@ ls_whatif_to_json (const ls_whatif_basis *b, const ls_whatif_change *c, const ls
   json_builder_begin_object (j);
   json_builder_set_member_name (j, "run");
   json_builder_add_int_value (j, t->id);
-  add_double (j, "throughput_sps", t->throughput_sps);
-  add_double (j, "gpu_util_exact", t->gpu_util_exact);
+  add_double (j, LS_KEY_THROUGHPUT, t->throughput_sps);
+  add_double (j, LS_KEY_GPU_UTIL_EXACT, t->gpu_util_exact);
   json_builder_set_member_name (j, "batch_wait_ms");
   json_builder_begin_object (j);
   add_double (j, "p50", t->wait_p50_ms);

@@ -7,6 +7,7 @@
 
 #include "app/cli/cli-store-status.h"
 #include "app/cli/cli-terminal-text.h"
+#include "app/core/summary-keys.h"
 #include "app/store/store-query.h"
 #include "app/target/target-kind.h"
 
@@ -75,7 +76,7 @@ print_table (JsonArray *rows)
       g_autofree char *model = knob_cell (r, "model_ms", FALSE);
       g_autofree char *sweep = knob_cell (r, "sweep_id", FALSE);
       g_autofree char *sink = g_strdup_printf ("%s%s", json_object_get_string_member (r, "sink"), sim ? "*" : "");
-      static const ls_run_figure throughput = { "throughput_sps", NULL, NULL, 1, 0 };
+      static const ls_run_figure throughput = { LS_KEY_THROUGHPUT, NULL, NULL, 1, 0 };
       static const ls_run_figure p50 = { "wait_p50_ms", NULL, NULL, 1, 3 };
       static const ls_run_figure p95 = { "wait_p95_ms", NULL, NULL, 1, 3 };
       static const ls_run_figure pss = { "pss_peak_bytes", NULL, NULL, 1e-6, 1 };
@@ -87,7 +88,7 @@ print_table (JsonArray *rows)
       double util;
 
       /* Exact where the consumer measured it, else NVML's. */
-      if (ls_json_member_double (r, "gpu_util_exact", &util) || ls_json_member_double (r, "gpu_util_nvml", &util))
+      if (ls_json_number (r, LS_KEY_GPU_UTIL_EXACT, &util) || ls_json_number (r, LS_KEY_GPU_UTIL_NVML, &util))
         g_snprintf (u, sizeof u, "%.1f", util * 100);
 
       any_simulated |= sim;

@@ -93,15 +93,15 @@ static char *
 knob_text (JsonObject *run, const ls_run_knob *knob)
 {
   double asked = 0, ran = 0;
-  if (strcmp (knob->column, "epochs") == 0 && ls_json_member_double (run, "epochs", &asked)
-      && ls_json_member_double (run, "epochs_run", &ran))
+  if (strcmp (knob->column, "epochs") == 0 && ls_json_number (run, "epochs", &asked)
+      && ls_json_number (run, "epochs_run", &ran))
     {
       if (asked == 0)
         return g_strdup_printf ("%.0f run (as many as the batches asked for)", ran);
       if (ran != asked)
         return g_strdup_printf ("%.0f (%.0f run)", asked, ran);
     }
-  if (strcmp (knob->column, "max_batches") == 0 && ls_json_member_double (run, "max_batches", &asked) && asked == 0)
+  if (strcmp (knob->column, "max_batches") == 0 && ls_json_number (run, "max_batches", &asked) && asked == 0)
     return g_strdup ("every batch of each epoch");
   return ls_run_knob_text (run, knob);
 }
@@ -116,12 +116,12 @@ show_stages (JsonObject *run)
   for (guint i = 0; i < G_N_ELEMENTS (stages); i++)
     {
       g_autofree char *column = g_strdup_printf ("stage_%s_ms", stages[i]);
-      if (!ls_json_member_double (run, column, &ms[i]))
+      if (!ls_json_number (run, column, &ms[i]))
         return;
       if (i < 4)
         sum += ms[i];
     }
-  ls_json_member_double (run, "stage_busy_ms", &busy);
+  ls_json_number (run, "stage_busy_ms", &busy);
   printf ("  %-20s", "build per batch:");
   for (guint i = 0; i < 4; i++)
     printf (" %s %.2f%s", stages[i], ms[i], i < 3 ? " +" : " ms");
@@ -145,7 +145,7 @@ show_text (JsonObject *run, JsonArray *workers, gint64 series)
   printf ("  %-20s %s\n", "finished:", str_or (run, "finished_at", "-"));
   printf ("  %-20s %s\n", "sweep:", str_or (run, "sweep_uuid", "-"));
 
-  ls_json_member_double (run, "machine_ram_bytes", &v);
+  ls_json_number (run, "machine_ram_bytes", &v);
   printf ("  %-20s %s: %s, %s, %s, %s, %" G_GINT64_FORMAT " logical cores, %.1f GiB\n", "machine:",
           str_or (run, "machine_hostname", "?"), str_or (run, "machine_os", "?"), str_or (run, "machine_kernel", "?"),
           str_or (run, "machine_arch", "?"), str_or (run, "machine_cpu_model", "?"),
@@ -178,18 +178,18 @@ show_text (JsonObject *run, JsonArray *workers, gint64 series)
     const char *column, *label;
   } per_batch[] = { { "copy_ms_mean", "copy per batch:" }, { "compute_ms_mean", "compute per batch:" } };
   for (guint i = 0; i < G_N_ELEMENTS (per_batch); i++)
-    if (ls_json_member_double (run, per_batch[i].column, &v))
+    if (ls_json_number (run, per_batch[i].column, &v))
       printf ("  %-20s %.3f ms (mean after the warm-up%s)\n", per_batch[i].label, v, sim ? ", simulated" : "");
   show_stages (run);
-  if (ls_json_member_double (run, "samples", &v))
+  if (ls_json_number (run, "samples", &v))
     {
       double skipped = 0;
       printf ("  %-20s %.0f", "samples:", v);
-      if (ls_json_member_double (run, "skipped_samples", &skipped) && skipped > 0)
+      if (ls_json_number (run, "skipped_samples", &skipped) && skipped > 0)
         printf (" (%.0f skipped)", skipped);
       printf ("\n");
     }
-  if (ls_json_member_double (run, "arena_bytes", &v))
+  if (ls_json_number (run, "arena_bytes", &v))
     printf ("  %-20s %.1f MB\n", "arena:", v / 1e6);
 
   printf ("workers:%s\n", json_array_get_length (workers) ? "" : " none recorded");
@@ -197,9 +197,9 @@ show_text (JsonObject *run, JsonArray *workers, gint64 series)
     {
       JsonObject *w = json_array_get_object_element (workers, i);
       char ready[64] = "never ready", cpu[64] = "";
-      if (ls_json_member_double (w, "startup_ms", &v))
+      if (ls_json_number (w, "startup_ms", &v))
         g_snprintf (ready, sizeof ready, "ready after %.1f ms", v);
-      if (ls_json_member_double (w, "cpu_ns", &v))
+      if (ls_json_number (w, "cpu_ns", &v))
         g_snprintf (cpu, sizeof cpu, ", CPU %.1f ms", v / 1e6);
       printf ("  #%" G_GINT64_FORMAT " epoch %" G_GINT64_FORMAT ", pid %" G_GINT64_FORMAT ", %s, %s%s\n",
               json_object_get_int_member (w, "idx"), json_object_get_int_member (w, "epoch"),

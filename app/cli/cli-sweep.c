@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "app/core/json-util.h"
+#include "app/core/summary-keys.h"
 #include "app/core/verdict.h"
 #include "app/core/run-options.h"
 #include "app/sweep/sweep-session.h"
@@ -109,13 +111,6 @@ on_output (LsSweepSession *s, const char *line, driver *d)
   fflush (stderr);
 }
 
-static double
-member_double (JsonObject *o, const char *name, double fallback)
-{
-  JsonNode *n = json_object_get_member (o, name);
-  return n && JSON_NODE_HOLDS_VALUE (n) ? json_node_get_double (n) : fallback;
-}
-
 static void
 on_run_finished (LsSweepSession *s, guint index, JsonObject *summary, driver *d)
 {
@@ -136,7 +131,7 @@ on_run_finished (LsSweepSession *s, guint index, JsonObject *summary, driver *d)
                  json_object_get_string_member_with_default (summary, "error", "?"));
       else if (d->tty)
         fprintf (stderr, "[%u/%u] %s: %.0f samples/s\n", index, total, label,
-                 member_double (summary, "throughput_sps", 0));
+                 ls_json_number_or (summary, LS_KEY_THROUGHPUT, 0));
     }
   else if (ls_sweep_session_get_failure (s))
     {

@@ -2,12 +2,8 @@
 
 #include <string.h>
 
-static double
-number (JsonObject *o, const char *name)
-{
-  JsonNode *n = o ? json_object_get_member (o, name) : NULL;
-  return n && JSON_NODE_HOLDS_VALUE (n) ? json_node_get_double (n) : -1;
-}
+#include "app/core/json-util.h"
+#include "app/core/summary-keys.h"
 
 /* Peak PSS on Linux, private bytes on Windows: what the runs occupy. */
 static double
@@ -16,8 +12,8 @@ peak_memory (JsonObject *o)
   JsonNode *m = json_object_get_member (o, "memory");
   if (!m || !JSON_NODE_HOLDS_OBJECT (m))
     return -1;
-  double pss = number (json_node_get_object (m), "pss_peak_bytes");
-  return pss >= 0 ? pss : number (json_node_get_object (m), "private_peak_bytes");
+  double pss = ls_json_number_or (json_node_get_object (m), "pss_peak_bytes", -1);
+  return pss >= 0 ? pss : ls_json_number_or (json_node_get_object (m), "private_peak_bytes", -1);
 }
 
 /* The pin mode, NULL when the run had no device (none sink). */
@@ -120,8 +116,10 @@ config_key (JsonObject *o)
                           json_object_get_int_member_with_default (o, "batch_size", 0),
                           workers > 0 ? json_object_get_int_member_with_default (o, "prefetch", 0) : 0,
                           workers > 0 && flag_of (o, "persistent"), pin ? pin : "-", flag_of (o, "non_blocking"),
-                          number (o, "model_ms"), json_object_get_string_member_with_default (o, "sink", ""),
-                          json_object_get_string_member_with_default (o, "dataset", ""), number (o, "sample_bytes"));
+                          ls_json_number_or (o, "model_ms", -1),
+                          json_object_get_string_member_with_default (o, "sink", ""),
+                          json_object_get_string_member_with_default (o, "dataset", ""),
+                          ls_json_number_or (o, "sample_bytes", -1));
 }
 
 static void
@@ -137,15 +135,15 @@ static gboolean
 is_done (JsonObject *o)
 {
   return g_strcmp0 (json_object_get_string_member_with_default (o, "status", ""), "done") == 0
-         && number (o, "throughput_sps") >= 0;
+         && ls_json_number_or (o, LS_KEY_THROUGHPUT, -1) >= 0;
 }
 
 static int
 compare_by_throughput (gconstpointer a, gconstpointer b, gpointer data)
 {
   JsonArray *summaries = data;
-  double x = number (json_array_get_object_element (summaries, *(const guint *) a), "throughput_sps");
-  double y = number (json_array_get_object_element (summaries, *(const guint *) b), "throughput_sps");
+  double x = ls_json_number_or (json_array_get_object_element (summaries, *(const guint *) a), LS_KEY_THROUGHPUT, -1);
+  double y = ls_json_number_or (json_array_get_object_element (summaries, *(const guint *) b), LS_KEY_THROUGHPUT, -1);
   return x < y ? -1 : x > y;
 }
 
@@ -168,11 +166,12 @@ label_parts (JsonObject *o, char *parts[N_LABEL_KNOBS])
   parts[4] = workers > 0 ? g_strdup_printf ("persistent=%s", flag_of (o, "persistent") ? "on" : "off") : NULL;
   parts[5] = pin ? g_strdup_printf ("pin=%s", pin) : NULL;
   parts[6] = pin ? g_strdup_printf ("non-blocking=%s", flag_of (o, "non_blocking") ? "on" : "off") : NULL;
-  parts[7] = number (o, "model_ms") >= 0 ? g_strdup_printf ("model-ms=%g", number (o, "model_ms")) : NULL;
+  double model_ms = ls_json_number_or (o, "model_ms", -1);
+  parts[7] = model_ms >= 0 ? g_strdup_printf ("model-ms=%g", model_ms) : NULL;
   parts[8] = g_strdup_printf ("sink=%s", json_object_get_string_member_with_default (o, "sink", "?"));
   g_autofree char *base = g_path_get_basename (json_object_get_string_member_with_default (o, "dataset", "?"));
   parts[9] = g_strdup_printf ("dataset=%s", base);
-  parts[10] = g_strdup_printf ("sample-bytes=%.0f", number (o, "sample_bytes"));
+  parts[10] = g_strdup_printf ("sample-bytes=%.0f", ls_json_number_or (o, "sample_bytes", -1));
 }
 
 static void
@@ -246,7 +245,7 @@ ls_config_groups (JsonArray *summaries)
           JsonObject *o = json_array_get_object_element (summaries, i);
           if (!is_done (o))
             continue;
-          double t = number (o, "throughput_sps"), m = peak_memory (o);
+          double t = ls_json_number_or (o, LS_KEY_THROUGHPUT, -1), m = peak_memory (o);
           g_array_append_val (done, i);
           sum += t;
           g->min = g->min < 0 ? t : MIN (g->min, t);
@@ -320,7 +319,7 @@ ls_recommend (JsonArray *summaries)
   JsonObject *p = json_array_get_object_element (summaries, (guint) pick->representative);
   g_autofree char *knobs = ls_recommend_knobs_text (p);
   g_autofree char *tput = ls_config_group_throughput_text (pick);
-  double util = number (p, "gpu_util_exact");
+  double util = ls_json_number_or (p, LS_KEY_GPU_UTIL_EXACT, -1);
   g_autofree char *util_text = util >= 0 ? g_strdup_printf (", GPU busy %.0f %%%s", util * 100,
                                                             flag_of (p, "simulated") ? " (simulated)" : "")
                                          : g_strdup ("");

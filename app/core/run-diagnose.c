@@ -4,6 +4,7 @@
 
 #include "app/core/error-bridge.h"
 #include "app/core/run-summary.h"
+#include "app/core/summary-keys.h"
 #include "platform/fs.h"
 
 /* Each file of the dataset: a jpeg-dir's files in its class folders (as the
@@ -212,9 +213,9 @@ add_part (JsonBuilder *b, const char *name, const ls_diagnose_part *p, const cha
   json_builder_set_member_name (b, "measured_batches");
   json_builder_add_int_value (b, (gint64) p->measured_batches);
   add_number (b, "batch_ms", p->batch_ms);
-  add_number (b, "throughput_sps", p->throughput_sps);
+  add_number (b, LS_KEY_THROUGHPUT, p->throughput_sps);
   add_number (b, "wait_mean_ms", p->wait_mean_ms);
-  add_number (b, "gpu_util_exact", p->gpu_util_exact);
+  add_number (b, LS_KEY_GPU_UTIL_EXACT, p->gpu_util_exact);
   json_builder_set_member_name (b, "stages_ms");
   json_builder_begin_object (b);
   add_number (b, "read", p->read_ms);

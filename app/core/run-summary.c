@@ -1,6 +1,7 @@
 #include "app/core/run-summary.h"
 
 #include "app/core/run-options.h"
+#include "app/core/summary-keys.h"
 
 #include <math.h>
 #include <string.h>
@@ -264,7 +265,7 @@ ls_run_summary_json (const ls_run_config *config, const ls_run_result *r)
   json_builder_add_int_value (b, r->warmup_used);
   json_builder_set_member_name (b, "samples");
   json_builder_add_int_value (b, (gint64) r->samples);
-  json_builder_set_member_name (b, "throughput_sps");
+  json_builder_set_member_name (b, LS_KEY_THROUGHPUT);
   if (r->measured_s > 0)
     json_builder_add_double_value (b, r->throughput_sps);
   else
@@ -277,12 +278,12 @@ ls_run_summary_json (const ls_run_config *config, const ls_run_result *r)
   json_builder_add_int_value (b, (gint64) r->batch_bytes);
   json_builder_set_member_name (b, "host_bytes_copied");
   json_builder_add_int_value (b, (gint64) r->host_bytes_copied);
-  json_builder_set_member_name (b, "gpu_util_exact");
+  json_builder_set_member_name (b, LS_KEY_GPU_UTIL_EXACT);
   if (r->gpu_util_exact >= 0)
     json_builder_add_double_value (b, r->gpu_util_exact);
   else
     json_builder_add_null_value (b);
-  json_builder_set_member_name (b, "gpu_util_nvml");
+  json_builder_set_member_name (b, LS_KEY_GPU_UTIL_NVML);
   if (r->gpu_util_nvml >= 0)
     json_builder_add_double_value (b, r->gpu_util_nvml);
   else

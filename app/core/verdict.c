@@ -3,18 +3,12 @@
 #include <math.h>
 #include <string.h>
 
+#include "app/core/json-util.h"
 #include "app/core/machine-busy.h"
 #include "app/core/recommend.h"
+#include "app/core/summary-keys.h"
 
 /* ---- reading a summary ---------------------------------------------- */
-
-static double
-num (JsonObject *o, const char *name)
-{
-  JsonNode *n = o ? json_object_get_member (o, name) : NULL;
-  return n && JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) != G_TYPE_STRING ? json_node_get_double (n)
-                                                                                          : -1;
-}
 
 static JsonObject *
 obj (JsonObject *o, const char *name)
@@ -26,7 +20,7 @@ obj (JsonObject *o, const char *name)
 static double
 num2 (JsonObject *o, const char *outer, const char *name)
 {
-  return num (obj (o, outer), name);
+  return ls_json_number_or (obj (o, outer), name, -1);
 }
 
 static gboolean
@@ -58,10 +52,10 @@ stage_ms (JsonObject *stages, const char *name)
   JsonNode *n = stages ? json_object_get_member (stages, name) : NULL;
   if (n && JSON_NODE_HOLDS_OBJECT (n))
     {
-      double mean = num (json_node_get_object (n), "mean");
-      return mean >= 0 ? mean : num (json_node_get_object (n), "p50");
+      double mean = ls_json_number_or (json_node_get_object (n), "mean", -1);
+      return mean >= 0 ? mean : ls_json_number_or (json_node_get_object (n), "p50", -1);
     }
-  return num (stages, name);
+  return ls_json_number_or (stages, name, -1);
 }
 
 /* "84 ms", "1.6 ms", "0.12 ms". */
@@ -218,8 +212,9 @@ run_warnings (JsonObject *o, int cores, gboolean busy_warning, ls_verdict *v)
     add (v->warnings, g_strdup_printf ("%" G_GINT64_FORMAT " workers on %d cores: the workers beyond the cores share "
                                        "them, so each runs slower",
                                        workers, cores));
-  if (num (o, "skipped_samples") > 0)
-    add (v->warnings, g_strdup_printf ("%.0f samples could not be read and were replaced", num (o, "skipped_samples")));
+  if (ls_json_number_or (o, "skipped_samples", -1) > 0)
+    add (v->warnings, g_strdup_printf ("%.0f samples could not be read and were replaced",
+                                       ls_json_number_or (o, "skipped_samples", -1)));
   if (flag (o, "simulated"))
     add (v->warnings, g_strdup ("simulated GPU: the copy and the model step are modelled, not measured on a device"));
 }
@@ -238,8 +233,8 @@ cores_of (JsonObject *o, int cores)
 static double
 cpu_per_batch (JsonObject *o)
 {
-  double per_sample = num (o, "cpu_ms_per_sample");
-  double bs = num (o, "batch_size");
+  double per_sample = ls_json_number_or (o, "cpu_ms_per_sample", -1);
+  double bs = ls_json_number_or (o, "batch_size", -1);
   return per_sample >= 0 && bs > 0 ? per_sample * bs : -1;
 }
 
@@ -248,7 +243,7 @@ static void
 loading_findings (JsonObject *o, int cores, double step_ms, ls_verdict *v, knob_change *change)
 {
   gint64 workers = json_object_get_int_member_with_default (o, "workers", 0);
-  double cpu = num (o, "cpu_percent");
+  double cpu = ls_json_number_or (o, "cpu_percent", -1);
   double batch_cpu = cpu_per_batch (o);
   gboolean saturated = cpu >= LS_VERDICT_CPU_SATURATED * cores * 100;
   int needed = batch_cpu > 0 && step_ms > 0 ? (int) ceil (batch_cpu / step_ms) : -1;
@@ -304,15 +299,16 @@ loading_findings (JsonObject *o, int cores, double step_ms, ls_verdict *v, knob_
 static gboolean
 epoch_finding (JsonObject *o, ls_verdict *v, knob_change *change)
 {
-  double boundary = num (o, "epoch_boundary_ms"), wait = num2 (o, "batch_wait_ms", "p50");
+  double boundary = ls_json_number_or (o, "epoch_boundary_ms", -1), wait = num2 (o, "batch_wait_ms", "p50");
   gint64 workers = json_object_get_int_member_with_default (o, "workers", 0);
-  double bs = num (o, "batch_size"), n = num (o, "dataset_samples"), batches = num (o, "batches");
+  double bs = ls_json_number_or (o, "batch_size", -1), n = ls_json_number_or (o, "dataset_samples", -1);
+  double batches = ls_json_number_or (o, "batches", -1);
   if (boundary < 0 || workers == 0 || flag (o, "persistent") || bs <= 0 || n <= 0)
     return FALSE;
   double excess = boundary - MAX (wait, 0);
   double per_epoch = ceil (n / bs);
   double boundaries = MAX (ceil (batches / per_epoch) - 1, 1);
-  double wall_ms = num (o, "wall_s") * 1000;
+  double wall_ms = ls_json_number_or (o, "wall_s", -1) * 1000;
   double share = wall_ms > 0 ? excess * boundaries / wall_ms : 0;
   /* Worth a word when a boundary costs several normal waits and the
    * boundaries together a noticeable part of the run. The floor is only
@@ -383,12 +379,12 @@ run_verdict (JsonObject *o, int machine_cores, gboolean busy_warning, ls_verdict
   v->limit = LS_LIMIT_UNKNOWN;
   v->dataloader = ls_recommend_dataloader_text (o);
   run_warnings (o, cores, busy_warning, v);
-  if (strcmp (status, "done") != 0 || num (o, "throughput_sps") <= 0)
+  if (strcmp (status, "done") != 0 || ls_json_number_or (o, LS_KEY_THROUGHPUT, -1) <= 0)
     {
       v->headline = g_strdup_printf ("the run did not finish (%s): no verdict", status);
       return;
     }
-  double measured = num (o, "batches") - MAX (num (o, "warmup_batches"), 0);
+  double measured = ls_json_number_or (o, "batches", -1) - MAX (ls_json_number_or (o, "warmup_batches", -1), 0);
   if (measured < LS_VERDICT_MIN_BATCHES)
     {
       v->headline = g_strdup_printf ("too few batches to tell: %.0f measured after the warm-up", MAX (measured, 0));
@@ -398,10 +394,10 @@ run_verdict (JsonObject *o, int machine_cores, gboolean busy_warning, ls_verdict
       return;
     }
 
-  double tput = num (o, "throughput_sps"), bs = num (o, "batch_size");
+  double tput = ls_json_number_or (o, LS_KEY_THROUGHPUT, -1), bs = ls_json_number_or (o, "batch_size", -1);
   double period = bs > 0 ? bs * 1000 / tput : -1;
   double wait = num2 (o, "batch_wait_ms", "p50"), copy = num2 (o, "copy_ms", "p50");
-  double step = num2 (o, "compute_ms", "p50"), util = num (o, "gpu_util_exact");
+  double step = num2 (o, "compute_ms", "p50"), util = ls_json_number_or (o, LS_KEY_GPU_UTIL_EXACT, -1);
   double mem = peak_memory (o), ram = num2 (o, "machine_busy", "ram_bytes");
   gboolean non_blocking = flag (o, "non_blocking");
   const char *pin = str (o, "pin");
@@ -422,7 +418,7 @@ run_verdict (JsonObject *o, int machine_cores, gboolean busy_warning, ls_verdict
       v->limit = LS_LIMIT_EPOCH_BOUNDARY;
       v->headline = g_strdup_printf ("epoch-boundary-bound: the first batch of every epoch waits %.0f ms while the "
                                      "workers start again",
-                                     num (o, "epoch_boundary_ms"));
+                                     ls_json_number_or (o, "epoch_boundary_ms", -1));
     }
   else if (is_script_run (o) && step >= 0)
     script_verdict (o, cores, wait, step, v, &change);
@@ -481,7 +477,7 @@ run_verdict (JsonObject *o, int machine_cores, gboolean busy_warning, ls_verdict
             }
           else
             {
-              double bytes = num (o, "batch_bytes");
+              double bytes = ls_json_number_or (o, "batch_bytes", -1);
               g_autofree char *b = bytes_text (MAX (bytes, 0));
               add (v->findings, g_strdup_printf ("pinned and non-blocking already: the link itself is the limit "
                                                  "(%s per batch in %s); send fewer bytes (uint8 images, normalized on "
@@ -532,7 +528,7 @@ memory_per_worker (JsonArray *summaries, double *intercept)
   for (guint i = 0; i < json_array_get_length (summaries); i++)
     {
       JsonObject *o = json_array_get_object_element (summaries, i);
-      double m = peak_memory (o), w = num (o, "workers");
+      double m = peak_memory (o), w = ls_json_number_or (o, "workers", -1);
       if (g_strcmp0 (str (o, "status"), "done") != 0 || m < 0 || w < 0)
         continue;
       if (first < 0)

@@ -8,7 +8,7 @@ gboolean
 ls_compare_delta_percent (JsonObject *first, JsonObject *run, const char *column, double *delta)
 {
   double a, b;
-  if (!ls_json_member_double (first, column, &a) || !ls_json_member_double (run, column, &b) || a == 0)
+  if (!ls_json_number (first, column, &a) || !ls_json_number (run, column, &b) || a == 0)
     return FALSE;
   *delta = (b - a) / fabs (a) * 100.0;
   return TRUE;

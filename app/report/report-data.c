@@ -79,7 +79,7 @@ double
 ls_report_run_memory (JsonObject *run)
 {
   double v;
-  if (ls_json_member_double (run, "pss_peak_bytes", &v) || ls_json_member_double (run, "private_peak_bytes", &v))
+  if (ls_json_number (run, "pss_peak_bytes", &v) || ls_json_number (run, "private_peak_bytes", &v))
     return v;
   return NAN;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "app/chart/chart-export.h"
+#include "app/core/summary-keys.h"
 #include "app/report/report-escape.h"
 #include "app/store/store-query.h"
 
@@ -350,7 +351,7 @@ put_charts (GString *out, const ls_report *report, GError **error)
 }
 
 /* The figures of the runs table, in the order shown. */
-static const char *const figure_columns[] = { "throughput_sps", "wait_p50_ms", "wait_p95_ms", "gpu_util_exact",
+static const char *const figure_columns[] = { LS_KEY_THROUGHPUT, "wait_p50_ms", "wait_p95_ms", LS_KEY_GPU_UTIL_EXACT,
                                               "cpu_percent", "time_to_first_batch_ms" };
 
 static const ls_run_figure *
@@ -454,7 +455,7 @@ put_runs (GString *out, const ls_report *report)
           if (row->kind != LS_COMPARE_KNOB || !row->differs)
             continue;
           double v;
-          if (ls_json_member_double (run, row->column, &v))
+          if (ls_json_number (run, row->column, &v))
             g_string_append_printf (out, "<td class=\"differs n\" data-v=\"%.6g\">", v);
           else
             g_string_append (out, "<td class=\"differs\">");
@@ -465,7 +466,7 @@ put_runs (GString *out, const ls_report *report)
         {
           const ls_run_figure *fig = figure (figure_columns[f]);
           double v;
-          put_number_cell (out, ls_json_member_double (run, fig->column, &v) ? v * fig->scale : NAN, fig->decimals,
+          put_number_cell (out, ls_json_number (run, fig->column, &v) ? v * fig->scale : NAN, fig->decimals,
                            "");
           if (f == 3)
             put_number_cell (out, ls_report_run_memory (run) / 1e6, 1, "");

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app/chart/chart-export.h"
+#include "app/core/summary-keys.h"
 #include "app/report/report-escape.h"
 #include "app/store/store-query.h"
 
@@ -181,7 +182,7 @@ put_charts (GString *out, const ls_report *report, const char *path, GPtrArray *
   return TRUE;
 }
 
-static const char *const figure_columns[] = { "throughput_sps", "wait_p50_ms", "wait_p95_ms", "gpu_util_exact",
+static const char *const figure_columns[] = { LS_KEY_THROUGHPUT, "wait_p50_ms", "wait_p95_ms", LS_KEY_GPU_UTIL_EXACT,
                                               "cpu_percent", "time_to_first_batch_ms" };
 
 static const ls_run_figure *
@@ -286,7 +287,7 @@ put_runs (GString *out, const ls_report *report)
         {
           const ls_run_figure *fig = figure (figure_columns[f]);
           double v;
-          put_number (out, ls_json_member_double (run, fig->column, &v) ? v * fig->scale : NAN, fig->decimals);
+          put_number (out, ls_json_number (run, fig->column, &v) ? v * fig->scale : NAN, fig->decimals);
           if (f == 3)
             put_number (out, ls_report_run_memory (run) / 1e6, 1);
         }

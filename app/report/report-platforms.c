@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "app/core/summary-keys.h"
 #include "app/store/store-query.h"
 #include "loader/stats.h"
 
@@ -111,7 +112,7 @@ add_start_groups (ls_report *report, ls_store *store, GError **error)
       for (guint w = 0; w < json_array_get_length (starts); w++)
         {
           double ms;
-          if (ls_json_member_double (json_array_get_object_element (starts, w), "startup_ms", &ms) && isfinite (ms))
+          if (ls_json_number (json_array_get_object_element (starts, w), "startup_ms", &ms) && isfinite (ms))
             {
               g_array_append_val (acc->startup, ms);
               acc->group->n_workers++;
@@ -119,7 +120,7 @@ add_start_groups (ls_report *report, ls_store *store, GError **error)
             }
         }
       double first;
-      if (ls_json_member_double (run, "time_to_first_batch_ms", &first) && isfinite (first))
+      if (ls_json_number (run, "time_to_first_batch_ms", &first) && isfinite (first))
         g_array_append_val (acc->first, first);
       if (!json_object_get_int_member_with_default (run, "persistent", 1))
         acc->group->max_workers_non_persistent = MAX (acc->group->max_workers_non_persistent, workers);
@@ -146,7 +147,7 @@ knobs_key (JsonObject *run)
   gint64 workers = json_object_get_int_member_with_default (run, "workers", 0);
   const char *pin = json_object_get_string_member_with_default (run, "pin", NULL);
   double model = NAN;
-  ls_json_member_double (run, "model_ms", &model);
+  ls_json_number (run, "model_ms", &model);
   GString *s = g_string_new (NULL);
   g_string_append_printf (s, "%" G_GINT64_FORMAT " worker%s, batch %" G_GINT64_FORMAT, workers,
                           workers == 1 ? "" : "s", json_object_get_int_member_with_default (run, "batch_size", 0));
@@ -224,7 +225,7 @@ add_same_knobs (ls_report *report)
           cell->start = both;
         }
       double tp, mem = ls_report_run_memory (run);
-      if (ls_json_member_double (run, "throughput_sps", &tp) && isfinite (tp))
+      if (ls_json_number (run, LS_KEY_THROUGHPUT, &tp) && isfinite (tp))
         {
           /* Running means, kept in the cell. */
           guint *n = &g_array_index (acc->tp_n, guint, c);

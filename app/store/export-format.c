@@ -1,4 +1,5 @@
 #include "app/store/export-format-private.h"
+#include "app/core/summary-keys.h"
 #include "app/store/import-input.h"
 
 #include <math.h>
@@ -97,13 +98,13 @@ static const ls_field run_fields[] = {
   { "non_blocking", LS_FIELD_FLAG, TRUE, 0, 1, NULL, 1 },
   RN ("model_ms", 0, 60000, 1),
   { "summary", LS_FIELD_JSON, TRUE, 0, 0, NULL, 1 },
-  RN ("throughput_sps", 0, 1e12, 2),
+  RN (LS_KEY_THROUGHPUT, 0, 1e12, 2),
   RN ("wait_p50_ms", 0, MS_MAX, 2),
   RN ("wait_p95_ms", 0, MS_MAX, 2),
   RN ("wait_p99_ms", 0, MS_MAX, 2),
   RN ("wait_max_ms", 0, MS_MAX, 2),
-  RN ("gpu_util_exact", 0, 1.000001, 2),
-  RN ("gpu_util_nvml", 0, 1.000001, 2),
+  RN (LS_KEY_GPU_UTIL_EXACT, 0, 1.000001, 2),
+  RN (LS_KEY_GPU_UTIL_NVML, 0, 1.000001, 2),
   IN ("rss_peak_bytes", 0, BYTES_MAX, 2),
   IN ("pss_peak_bytes", 0, BYTES_MAX, 2),
   IN ("uss_peak_bytes", 0, BYTES_MAX, 2),

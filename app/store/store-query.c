@@ -1,4 +1,5 @@
 #include "app/store/store-query.h"
+#include "app/core/summary-keys.h"
 #include "app/store/store-private.h"
 
 #include <math.h>
@@ -31,12 +32,12 @@ const ls_run_knob ls_run_knobs[] = {
 const guint ls_n_run_knobs = G_N_ELEMENTS (ls_run_knobs);
 
 const ls_run_figure ls_run_figures[] = {
-  { "throughput_sps", "throughput", "samples/s", 1, 0 },
+  { LS_KEY_THROUGHPUT, "throughput", "samples/s", 1, 0 },
   { "wait_p50_ms", "batch wait p50", "ms", 1, 3 },
   { "wait_p95_ms", "batch wait p95", "ms", 1, 3 },
   { "wait_p99_ms", "batch wait p99", "ms", 1, 3 },
-  { "gpu_util_exact", "GPU util (exact)", "%", 100, 1 },
-  { "gpu_util_nvml", "GPU util (NVML)", "%", 100, 1 },
+  { LS_KEY_GPU_UTIL_EXACT, "GPU util (exact)", "%", 100, 1 },
+  { LS_KEY_GPU_UTIL_NVML, "GPU util (NVML)", "%", 100, 1 },
   { "pss_peak_bytes", "peak PSS", "MB", 1e-6, 1 },
   { "rss_peak_bytes", "peak RSS", "MB", 1e-6, 1 },
   { "cpu_percent", "CPU", "% of a core", 1, 0 },
@@ -286,19 +287,6 @@ ls_store_history (ls_store *store, gint64 sweep_id, int limit, GError **error)
   return rows;
 }
 
-gboolean
-ls_json_member_double (JsonObject *o, const char *name, double *value)
-{
-  JsonNode *n = json_object_get_member (o, name);
-  if (!n || JSON_NODE_TYPE (n) != JSON_NODE_VALUE)
-    return FALSE;
-  GType t = json_node_get_value_type (n);
-  if (t != G_TYPE_INT64 && t != G_TYPE_DOUBLE)
-    return FALSE;
-  *value = json_node_get_double (n);
-  return TRUE;
-}
-
 char *
 ls_run_knob_text (JsonObject *run, const ls_run_knob *knob)
 {
@@ -328,7 +316,7 @@ char *
 ls_run_figure_text (JsonObject *run, const ls_run_figure *figure)
 {
   double v;
-  if (!ls_json_member_double (run, figure->column, &v))
+  if (!ls_json_number (run, figure->column, &v))
     return g_strdup ("-");
   return g_strdup_printf ("%.*f", figure->decimals, v * figure->scale);
 }

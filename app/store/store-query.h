@@ -6,6 +6,7 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "app/core/json-util.h"
 #include "app/store/store.h"
 
 /* Opens an existing store to read it (migrating it, as every open does).
@@ -85,9 +86,6 @@ char *ls_store_rows_dup_text (ls_store_rows *rows, int column);          /* a co
 
 void ls_store_rows_free (ls_store_rows *rows);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ls_store_rows, ls_store_rows_free)
-
-/* The value of a member as a number; FALSE when null or absent. */
-gboolean ls_json_member_double (JsonObject *o, const char *name, double *value);
 
 /* A knob's value as shown ("on", "fork", "-" when absent). */
 char *ls_run_knob_text (JsonObject *run, const ls_run_knob *knob);

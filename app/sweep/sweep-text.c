@@ -5,7 +5,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "app/core/json-util.h"
 #include "app/core/recommend.h"
+#include "app/core/summary-keys.h"
 
 /* The progress text: "[2/8] workers=1  batch 12/40  0:07 elapsed, ETA 0:21". */
 char *
@@ -26,18 +28,11 @@ ls_sweep_progress_text (guint index, guint total, const char *label, gint64 batc
                           (int) elapsed_s % 60, eta);
 }
 
-static double
-member_double (JsonObject *o, const char *name, double fallback)
-{
-  JsonNode *n = json_object_get_member (o, name);
-  return n && JSON_NODE_HOLDS_VALUE (n) ? json_node_get_double (n) : fallback;
-}
-
 /* A figure, or "-" where the run has none (failed, interrupted, no device). */
 static void
 figure_text (char *buf, gsize size, JsonObject *o, const char *name, int decimals, const char *suffix, double scale)
 {
-  double v = o ? member_double (o, name, -1) : -1;
+  double v = o ? ls_json_number_or (o, name, -1) : -1;
   if (v >= 0)
     g_snprintf (buf, size, "%.*f%s", decimals, v * scale, suffix);
   else
@@ -79,10 +74,10 @@ ls_sweep_print_table (FILE *to, JsonArray *summaries)
       else
         g_strlcpy (prefetch, "-", sizeof prefetch);
       g_snprintf (sink, sizeof sink, "%s%s", json_object_get_string_member_with_default (o, "sink", "?"), sim ? "*" : "");
-      figure_text (tput, sizeof tput, o, "throughput_sps", 0, "", 1);
+      figure_text (tput, sizeof tput, o, LS_KEY_THROUGHPUT, 0, "", 1);
       figure_text (p50, sizeof p50, wait, "p50", 2, "", 1);
       figure_text (p95, sizeof p95, wait, "p95", 2, "", 1);
-      figure_text (util, sizeof util, o, "gpu_util_exact", 0, "%", 100);
+      figure_text (util, sizeof util, o, LS_KEY_GPU_UTIL_EXACT, 0, "%", 100);
       figure_text (pss, sizeof pss, mem, "pss_peak_bytes", 0, " MB", 1e-6);
       if (strcmp (pss, "-") == 0)
         figure_text (pss, sizeof pss, mem, "private_peak_bytes", 0, " MB", 1e-6);

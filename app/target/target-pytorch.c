@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/core/json-util.h"
 #include "app/core/run-options.h"
 #include "app/core/run-summary.h"
 #include "app/core/worker-path.h"
@@ -234,8 +235,6 @@ knobs_used (pt_run *s, JsonObject *o)
  * __getitem__, collate_fn, the hand-off to the training process, the
  * workers' idle gap and the fetch's wall time (busy), in ms;
  * the summary's stages_ms for a script (the checked figures, as sent). */
-static double number (JsonObject *o, const char *name, double fallback);
-
 static void
 on_stages (pt_run *s, JsonObject *o)
 {
@@ -243,7 +242,7 @@ on_stages (pt_run *s, JsonObject *o)
   JsonObject *st = json_object_new ();
   for (size_t i = 0; i < G_N_ELEMENTS (names); i++)
     {
-      double ms = number (o, names[i], -1);
+      double ms = ls_json_number_or (o, names[i], -1);
       if (ms >= 0)
         json_object_set_double_member (st, names[i], ms);
       else
@@ -258,14 +257,14 @@ on_stages (pt_run *s, JsonObject *o)
   };
   for (size_t i = 0; i < G_N_ELEMENTS (figures); i++)
     {
-      double v = number (o, figures[i].from, -1);
+      double v = ls_json_number_or (o, figures[i].from, -1);
       if (v >= 0)
         json_object_set_double_member (s->target, figures[i].to, v);
     }
-  double timed = number (o, "getitem_samples_timed", -1);
+  double timed = ls_json_number_or (o, "getitem_samples_timed", -1);
   if (timed >= 0)
     json_object_set_int_member (s->target, "getitem_samples_timed", (gint64) timed);
-  double batches = number (o, "batches", -1);
+  double batches = ls_json_number_or (o, "batches", -1);
   if (batches >= 0)
     json_object_set_int_member (s->target, "stages_batches", (gint64) batches);
 }
@@ -366,13 +365,6 @@ on_worker_ready (pt_run *s, JsonObject *o)
       }
 }
 
-static double
-number (JsonObject *o, const char *name, double fallback)
-{
-  JsonNode *n = json_object_get_member (o, name);
-  return n && JSON_NODE_HOLDS_VALUE (n) ? json_node_get_double (n) : fallback;
-}
-
 static void
 on_batch (pt_run *s, JsonObject *o)
 {
@@ -384,9 +376,9 @@ on_batch (pt_run *s, JsonObject *o)
   b->epoch = (uint32_t) json_object_get_int_member_with_default (o, "epoch", 0);
   b->batch = (uint64_t) json_object_get_int_member_with_default (o, "batch", 0);
   b->samples = (uint32_t) json_object_get_int_member_with_default (o, "samples", 0);
-  b->ready_ms = number (o, "ready_ms", 0);
-  b->wait_ms = number (o, "wait_ms", 0);
-  b->compute_ms = number (o, "compute_ms", -1);
+  b->ready_ms = ls_json_number_or (o, "ready_ms", 0);
+  b->wait_ms = ls_json_number_or (o, "wait_ms", 0);
+  b->compute_ms = ls_json_number_or (o, "compute_ms", -1);
   /* The probe does not see the script's own .to(device), and a script's
    * stages are not the loader's four: unknown (NaN: null in events and the
    * store), not 0. Its builder's time on the batch (the fetch: __getitem__
@@ -394,12 +386,12 @@ on_batch (pt_run *s, JsonObject *o)
    * the loader's busy and idle. */
   b->copy_ms = b->stage_ms = NAN;
   b->read_ms = b->decode_ms = b->transform_ms = b->write_ms = NAN;
-  b->busy_ms = number (o, "busy_ms", NAN);
-  b->idle_ms = number (o, "idle_ms", NAN);
+  b->busy_ms = ls_json_number_or (o, "busy_ms", NAN);
+  b->idle_ms = ls_json_number_or (o, "idle_ms", NAN);
   for (int k = 0; k < LS_N_SCRIPT_STAGES; k++)
     {
       g_autofree char *name = g_strconcat (ls_script_stage_name (k), "_ms", NULL);
-      *ls_batch_record_script_stage_ref (b, k) = number (o, name, NAN);
+      *ls_batch_record_script_stage_ref (b, k) = ls_json_number_or (o, name, NAN);
     }
   s->r->batches++;
   s->r->samples += b->samples;
@@ -459,7 +451,7 @@ on_line (gpointer user, const char *line, gsize len)
       break;
     case LS_PROBE_EV_FINISHED:
       s->finished = TRUE;
-      s->probe_cpu_ms = number (o, "cpu_ms", -1);
+      s->probe_cpu_ms = ls_json_number_or (o, "cpu_ms", -1);
       json_object_set_string_member (s->target, "ended", text_or (o, "reason", "?"));
       break;
     case LS_PROBE_EV_STAGES:
