@@ -775,16 +775,6 @@ ls_tune_run (const ls_tune_options *options, ls_tune_progress_func progress, gpo
 }
 
 static void
-add_double (JsonBuilder *j, const char *name, double v)
-{
-  json_builder_set_member_name (j, name);
-  if (isfinite (v))
-    json_builder_add_double_value (j, v);
-  else
-    json_builder_add_null_value (j);
-}
-
-static void
 add_knobs (JsonBuilder *j, const ls_tune_point *p)
 {
   json_builder_set_member_name (j, "workers");
@@ -832,19 +822,19 @@ ls_tune_result_to_json (const ls_tune_result *r)
       json_builder_begin_object (j);
       json_builder_set_member_name (j, "run_id");
       json_builder_add_int_value (j, best->run_id);
-      add_double (j, LS_KEY_THROUGHPUT, r->best_throughput_sps);
+      ls_json_builder_add_number (j, LS_KEY_THROUGHPUT, r->best_throughput_sps);
       json_builder_set_member_name (j, "repeats");
       json_builder_add_int_value (j, r->best_repeats);
-      add_double (j, LS_KEY_GPU_UTIL_EXACT, best->gpu_util_exact);
-      add_double (j, "pss_peak_bytes", best->pss_peak_bytes);
+      ls_json_builder_add_number (j, LS_KEY_GPU_UTIL_EXACT, best->gpu_util_exact);
+      ls_json_builder_add_number (j, "pss_peak_bytes", best->pss_peak_bytes);
       json_builder_end_object (j);
     }
   else
     json_builder_add_null_value (j);
   json_builder_set_member_name (j, "runs");
   json_builder_add_int_value (j, r->runs);
-  add_double (j, "elapsed_s", r->elapsed_s);
-  add_double (j, "noise", r->noise);
+  ls_json_builder_add_number (j, "elapsed_s", r->elapsed_s);
+  ls_json_builder_add_number (j, "noise", r->noise);
   json_builder_set_member_name (j, "sweep_id");
   if (r->sweep_id > 0)
     json_builder_add_int_value (j, r->sweep_id);
@@ -864,10 +854,10 @@ ls_tune_result_to_json (const ls_tune_result *r)
       add_knobs (j, p);
       json_builder_set_member_name (j, "run_id");
       json_builder_add_int_value (j, p->run_id);
-      add_double (j, "predicted_sps", p->predicted_sps);
-      add_double (j, LS_KEY_THROUGHPUT, p->throughput_sps);
-      add_double (j, LS_KEY_GPU_UTIL_EXACT, p->gpu_util_exact);
-      add_double (j, "pss_peak_bytes", p->pss_peak_bytes);
+      ls_json_builder_add_number (j, "predicted_sps", p->predicted_sps);
+      ls_json_builder_add_number (j, LS_KEY_THROUGHPUT, p->throughput_sps);
+      ls_json_builder_add_number (j, LS_KEY_GPU_UTIL_EXACT, p->gpu_util_exact);
+      ls_json_builder_add_number (j, "pss_peak_bytes", p->pss_peak_bytes);
       json_builder_set_member_name (j, "over_budget");
       json_builder_add_boolean_value (j, p->over_budget);
       json_builder_end_object (j);

@@ -6,6 +6,7 @@
 #include "app/core/summary-keys.h"
 
 #include "app/analysis/whatif-basis.h"
+#include "app/core/json-util.h"
 
 #define REPLICATIONS 4
 #define STAGING_BYTES_PER_MS 5e6 /* a host memcpy, when no staging run says better */
@@ -114,16 +115,6 @@ ls_whatif_predict_pss (const ls_whatif_basis *b, guint workers, guint prefetch)
   return b->pss_base + b->pss_per_worker * workers + 4096 + slots * b->slot_bytes;
 }
 
-static void
-add_double (JsonBuilder *j, const char *name, double v)
-{
-  json_builder_set_member_name (j, name);
-  if (isfinite (v))
-    json_builder_add_double_value (j, v);
-  else
-    json_builder_add_null_value (j);
-}
-
 JsonNode *
 ls_whatif_to_json (const ls_whatif_basis *b, const ls_whatif_change *c, const ls_whatif_prediction *pr)
 {
@@ -135,15 +126,15 @@ ls_whatif_to_json (const ls_whatif_basis *b, const ls_whatif_change *c, const ls
   json_builder_begin_object (j);
   json_builder_set_member_name (j, "predicted");
   json_builder_begin_object (j);
-  add_double (j, LS_KEY_THROUGHPUT, pr->throughput_sps);
-  add_double (j, LS_KEY_GPU_UTIL_EXACT, pr->gpu_util_exact);
+  ls_json_builder_add_number (j, LS_KEY_THROUGHPUT, pr->throughput_sps);
+  ls_json_builder_add_number (j, LS_KEY_GPU_UTIL_EXACT, pr->gpu_util_exact);
   json_builder_set_member_name (j, "batch_wait_ms");
   json_builder_begin_object (j);
-  add_double (j, "p50", pr->wait_p50_ms);
-  add_double (j, "p95", pr->wait_p95_ms);
-  add_double (j, "mean", pr->wait_mean_ms);
+  ls_json_builder_add_number (j, "p50", pr->wait_p50_ms);
+  ls_json_builder_add_number (j, "p95", pr->wait_p95_ms);
+  ls_json_builder_add_number (j, "mean", pr->wait_mean_ms);
   json_builder_end_object (j);
-  add_double (j, "pss_peak_bytes", ls_whatif_predict_pss (b, p.workers, p.prefetch));
+  ls_json_builder_add_number (j, "pss_peak_bytes", ls_whatif_predict_pss (b, p.workers, p.prefetch));
   json_builder_set_member_name (j, "bound");
   json_builder_add_string_value (j, pr->loader_bound ? "loader" : "consumer");
   json_builder_end_object (j);
@@ -161,9 +152,9 @@ ls_whatif_to_json (const ls_whatif_basis *b, const ls_whatif_change *c, const ls
     json_builder_add_string_value (j, c->pin ? c->pin : t->pin);
   else
     json_builder_add_null_value (j);
-  add_double (j, "cores", p.cores);
-  add_double (j, "compute_ms", p.compute_ms);
-  add_double (j, "storage_speed", p.storage_speed);
+  ls_json_builder_add_number (j, "cores", p.cores);
+  ls_json_builder_add_number (j, "compute_ms", p.compute_ms);
+  ls_json_builder_add_number (j, "storage_speed", p.storage_speed);
   json_builder_end_object (j);
 
   json_builder_set_member_name (j, "basis");
@@ -174,28 +165,28 @@ ls_whatif_to_json (const ls_whatif_basis *b, const ls_whatif_change *c, const ls
 
   json_builder_set_member_name (j, "model");
   json_builder_begin_object (j);
-  add_double (j, "t_build_ms", b->t_build_ms);
+  ls_json_builder_add_number (j, "t_build_ms", b->t_build_ms);
   json_builder_set_member_name (j, "t_build_source");
   json_builder_add_string_value (j, b->source);
-  add_double (j, "copy_ms", p.copy_ms);
-  add_double (j, "stage_ms", p.stage_ms);
-  add_double (j, "host_ms", p.host_ms);
-  add_double (j, "read_fraction", p.read_fraction);
-  add_double (j, "background_cores", p.background);
-  add_double (j, "loader_rate_sps", pr->loader_rate_bps * p.batch_size);
-  add_double (j, "consumer_rate_sps", pr->consumer_rate_bps * p.batch_size);
+  ls_json_builder_add_number (j, "copy_ms", p.copy_ms);
+  ls_json_builder_add_number (j, "stage_ms", p.stage_ms);
+  ls_json_builder_add_number (j, "host_ms", p.host_ms);
+  ls_json_builder_add_number (j, "read_fraction", p.read_fraction);
+  ls_json_builder_add_number (j, "background_cores", p.background);
+  ls_json_builder_add_number (j, "loader_rate_sps", pr->loader_rate_bps * p.batch_size);
+  ls_json_builder_add_number (j, "consumer_rate_sps", pr->consumer_rate_bps * p.batch_size);
   json_builder_end_object (j);
 
   json_builder_set_member_name (j, "measured");
   json_builder_begin_object (j);
   json_builder_set_member_name (j, "run");
   json_builder_add_int_value (j, t->id);
-  add_double (j, LS_KEY_THROUGHPUT, t->throughput_sps);
-  add_double (j, LS_KEY_GPU_UTIL_EXACT, t->gpu_util_exact);
+  ls_json_builder_add_number (j, LS_KEY_THROUGHPUT, t->throughput_sps);
+  ls_json_builder_add_number (j, LS_KEY_GPU_UTIL_EXACT, t->gpu_util_exact);
   json_builder_set_member_name (j, "batch_wait_ms");
   json_builder_begin_object (j);
-  add_double (j, "p50", t->wait_p50_ms);
-  add_double (j, "p95", t->wait_p95_ms);
+  ls_json_builder_add_number (j, "p50", t->wait_p50_ms);
+  ls_json_builder_add_number (j, "p95", t->wait_p95_ms);
   json_builder_end_object (j);
   json_builder_end_object (j);
   json_builder_end_object (j);
