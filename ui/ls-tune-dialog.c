@@ -113,76 +113,29 @@ ls_tune_dialog_dispose (GObject *object)
   g_clear_pointer (&self->request, ls_sweep_request_free);
   g_clear_pointer (&self->db, g_free);
   g_clear_pointer (&self->result_text, g_free);
+  gtk_widget_dispose_template (GTK_WIDGET (object), LS_TYPE_TUNE_DIALOG);
   G_OBJECT_CLASS (ls_tune_dialog_parent_class)->dispose (object);
 }
 
 static void
 ls_tune_dialog_class_init (LsTuneDialogClass *klass)
 {
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
   G_OBJECT_CLASS (klass)->dispose = ls_tune_dialog_dispose;
-}
-
-static GtkWidget *
-labelled (GtkGrid *grid, int row, const char *text, GtkEntry **entry, const char *value, const char *hint)
-{
-  GtkWidget *label = gtk_label_new (text);
-  gtk_label_set_xalign (GTK_LABEL (label), 1);
-  gtk_grid_attach (grid, label, 0, row, 1, 1);
-  *entry = GTK_ENTRY (gtk_entry_new ());
-  gtk_editable_set_text (GTK_EDITABLE (*entry), value);
-  gtk_entry_set_placeholder_text (*entry, hint);
-  gtk_widget_set_hexpand (GTK_WIDGET (*entry), TRUE);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (*entry), GTK_ACCESSIBLE_PROPERTY_LABEL, text, -1);
-  gtk_grid_attach (grid, GTK_WIDGET (*entry), 1, row, 1, 1);
-  return label;
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/loadscope/Loadscope/ui/ls-tune-dialog.ui");
+  gtk_widget_class_bind_template_child (widget_class, LsTuneDialog, memory);
+  gtk_widget_class_bind_template_child (widget_class, LsTuneDialog, time_budget);
+  gtk_widget_class_bind_template_child (widget_class, LsTuneDialog, start);
+  gtk_widget_class_bind_template_child (widget_class, LsTuneDialog, spinner);
+  gtk_widget_class_bind_template_child (widget_class, LsTuneDialog, progress);
+  gtk_widget_class_bind_template_child (widget_class, LsTuneDialog, result);
+  gtk_widget_class_bind_template_callback (widget_class, on_start_clicked);
 }
 
 static void
 ls_tune_dialog_init (LsTuneDialog *self)
 {
-  gtk_window_set_title (GTK_WINDOW (self), "Tune");
-  gtk_window_set_default_size (GTK_WINDOW (self), 560, 420);
-  GtkWidget *outer = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  gtk_box_append (GTK_BOX (outer), adw_header_bar_new ());
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
-  gtk_widget_set_margin_start (box, 18);
-  gtk_widget_set_margin_end (box, 18);
-  gtk_widget_set_margin_top (box, 12);
-  gtk_widget_set_margin_bottom (box, 18);
-  GtkWidget *intro = gtk_label_new ("Finds the workers, prefetch, pin mode and persistence that feed the GPU best "
-                                    "within the budgets, for the dataset or script and the other knobs of the Setup "
-                                    "page. It measures a few configurations, fits a model, and measures where the "
-                                    "model points.");
-  gtk_label_set_wrap (GTK_LABEL (intro), TRUE);
-  gtk_label_set_xalign (GTK_LABEL (intro), 0);
-  gtk_box_append (GTK_BOX (box), intro);
-  GtkGrid *grid = GTK_GRID (gtk_grid_new ());
-  gtk_grid_set_row_spacing (grid, 6);
-  gtk_grid_set_column_spacing (grid, 12);
-  labelled (grid, 0, "Memory budget", &self->memory, "4G", "PSS peak of the loader, e.g. 4G (empty: none)");
-  labelled (grid, 1, "Time budget", &self->time_budget, "120s", "How long to measure, e.g. 120s or 5m");
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (grid));
-  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
-  self->start = GTK_BUTTON (gtk_button_new_with_label ("Tune"));
-  gtk_widget_add_css_class (GTK_WIDGET (self->start), "suggested-action");
-  g_signal_connect (self->start, "clicked", G_CALLBACK (on_start_clicked), self);
-  gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->start));
-  self->spinner = GTK_SPINNER (gtk_spinner_new ());
-  gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->spinner));
-  self->progress = GTK_LABEL (gtk_label_new (NULL));
-  gtk_label_set_xalign (self->progress, 0);
-  gtk_widget_add_css_class (GTK_WIDGET (self->progress), "dim-label");
-  gtk_box_append (GTK_BOX (row), GTK_WIDGET (self->progress));
-  gtk_box_append (GTK_BOX (box), row);
-  self->result = GTK_LABEL (gtk_label_new (NULL));
-  gtk_label_set_wrap (self->result, TRUE);
-  gtk_label_set_xalign (self->result, 0);
-  gtk_label_set_yalign (self->result, 0);
-  gtk_label_set_selectable (self->result, TRUE);
-  gtk_widget_set_vexpand (GTK_WIDGET (self->result), TRUE);
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->result));
-  gtk_box_append (GTK_BOX (outer), box);
-  adw_window_set_content (ADW_WINDOW (self), outer);
+  gtk_widget_init_template (GTK_WIDGET (self));
 }
 
 LsTuneDialog *

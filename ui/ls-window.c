@@ -21,6 +21,7 @@ struct _LsWindow {
   LsResultsPage *results_page;
   LsHistoryPage *history_page;
   LsSweepSession *session;
+  GSignalGroup *session_signals; /* the window's handlers, on whichever session runs */
   GPtrArray *sweep_toasts; /* AdwToast: the current sweep's, dismissed with it */
   char *db;
 };
@@ -110,7 +111,7 @@ on_finished (LsSweepSession *session, gboolean cancelled, LsWindow *self)
   ls_history_page_reload (self->history_page);
   if (cancelled)
     sweep_toast (self, "Sweep cancelled; the current run is recorded as interrupted.");
-  g_signal_handlers_disconnect_by_data (session, self);
+  g_signal_group_set_target (self->session_signals, NULL);
   g_clear_object (&self->session);
 }
 
@@ -132,15 +133,11 @@ run_activated (GtkWidget *widget, const char *action, GVariant *param)
   request->db = g_strdup (self->db);
   request->runner = g_strdup (g_getenv ("LOADSCOPE"));
   self->session = ls_sweep_session_new (request);
-  g_signal_connect (self->session, "run-started", G_CALLBACK (on_run_started), self);
-  g_signal_connect (self->session, "event", G_CALLBACK (on_event), self);
-  g_signal_connect (self->session, "run-finished", G_CALLBACK (on_run_finished), self);
-  g_signal_connect (self->session, "error", G_CALLBACK (on_error), self);
-  g_signal_connect (self->session, "finished", G_CALLBACK (on_finished), self);
+  g_signal_group_set_target (self->session_signals, self->session);
   if (!ls_sweep_session_start (self->session, &error))
     {
       ls_window_toast (self, error->message);
-      g_signal_handlers_disconnect_by_data (self->session, self);
+      g_signal_group_set_target (self->session_signals, NULL);
       g_clear_object (&self->session);
       return;
     }
@@ -210,9 +207,11 @@ static void
 ls_window_dispose (GObject *object)
 {
   LsWindow *self = LS_WINDOW (object);
+  if (self->session_signals)
+    g_signal_group_set_target (self->session_signals, NULL);
+  g_clear_object (&self->session_signals);
   if (self->session)
     {
-      g_signal_handlers_disconnect_by_data (self->session, self);
       ls_sweep_session_cancel (self->session);
       g_clear_object (&self->session);
     }
@@ -263,6 +262,13 @@ ls_window_init (LsWindow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   self->sweep_toasts = g_ptr_array_new_with_free_func (g_object_unref);
+  /* Connected once; set_target moves them to each sweep's session. */
+  self->session_signals = g_signal_group_new (LS_TYPE_SWEEP_SESSION);
+  g_signal_group_connect (self->session_signals, "run-started", G_CALLBACK (on_run_started), self);
+  g_signal_group_connect (self->session_signals, "event", G_CALLBACK (on_event), self);
+  g_signal_group_connect (self->session_signals, "run-finished", G_CALLBACK (on_run_finished), self);
+  g_signal_group_connect (self->session_signals, "error", G_CALLBACK (on_error), self);
+  g_signal_group_connect (self->session_signals, "finished", G_CALLBACK (on_finished), self);
   const char *db = g_getenv ("LOADSCOPE_DB");
   self->db = db && *db ? g_strdup (db) : ls_store_default_path ();
   ls_history_page_set_db (self->history_page, self->db);
