@@ -12,7 +12,6 @@
 #include "app/report/chart-store.h"
 #include "app/store/store-query.h"
 
-
 struct _LsWhatifBar {
   GtkBox parent_instance;
   GtkScale *scale;
@@ -283,47 +282,27 @@ ls_whatif_bar_dispose (GObject *object)
   g_clear_pointer (&self->basis, ls_whatif_basis_free);
   g_clear_pointer (&self->db, g_free);
   self->view = NULL;
+  gtk_widget_dispose_template (GTK_WIDGET (object), LS_TYPE_WHATIF_BAR);
   G_OBJECT_CLASS (ls_whatif_bar_parent_class)->dispose (object);
 }
 
 static void
 ls_whatif_bar_class_init (LsWhatifBarClass *klass)
 {
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
   G_OBJECT_CLASS (klass)->dispose = ls_whatif_bar_dispose;
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/loadscope/Loadscope/ui/ls-whatif-bar.ui");
+  gtk_widget_class_bind_template_child (widget_class, LsWhatifBar, scale);
+  gtk_widget_class_bind_template_child (widget_class, LsWhatifBar, value);
+  gtk_widget_class_bind_template_child (widget_class, LsWhatifBar, note);
+  gtk_widget_class_bind_template_callback (widget_class, on_value_changed);
 }
 
 static void
 ls_whatif_bar_init (LsWhatifBar *self)
 {
-  GtkBox *box = GTK_BOX (self);
-  gtk_orientable_set_orientation (GTK_ORIENTABLE (self), GTK_ORIENTATION_HORIZONTAL);
-  gtk_box_set_spacing (box, 12);
+  gtk_widget_init_template (GTK_WIDGET (self));
   self->cancellable = g_cancellable_new ();
-  GtkWidget *title = gtk_label_new ("What if the GPU were");
-  gtk_box_append (box, title);
-  self->scale = GTK_SCALE (gtk_scale_new_with_range (GTK_ORIENTATION_HORIZONTAL, -2, 2, 0.05));
-  gtk_range_set_value (GTK_RANGE (self->scale), 0);
-  gtk_scale_set_draw_value (self->scale, FALSE);
-  static const struct { double v; const char *label; } marks[] = {
-    { -2, "¼×" }, { -1, "½×" }, { 0, "1×" }, { 1, "2×" }, { 2, "4×" },
-  };
-  for (guint i = 0; i < G_N_ELEMENTS (marks); i++)
-    gtk_scale_add_mark (self->scale, marks[i].v, GTK_POS_BOTTOM, marks[i].label);
-  gtk_widget_set_size_request (GTK_WIDGET (self->scale), 260, -1);
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->scale), "GPU speed: the model step takes 1/k of the measured time");
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->scale), GTK_ACCESSIBLE_PROPERTY_LABEL, "GPU speed", -1);
-  gtk_box_append (box, GTK_WIDGET (self->scale));
-  self->value = GTK_LABEL (gtk_label_new ("1×"));
-  gtk_label_set_width_chars (self->value, 5);
-  gtk_box_append (box, GTK_WIDGET (self->value));
-  self->note = GTK_LABEL (gtk_label_new (NULL));
-  gtk_label_set_xalign (self->note, 0);
-  gtk_label_set_wrap (self->note, TRUE);
-  gtk_widget_set_hexpand (GTK_WIDGET (self->note), TRUE);
-  gtk_widget_add_css_class (GTK_WIDGET (self->note), "dim-label");
-  gtk_box_append (box, GTK_WIDGET (self->note));
-  gtk_widget_set_sensitive (GTK_WIDGET (self->scale), FALSE);
-  g_signal_connect (self->scale, "value-changed", G_CALLBACK (on_value_changed), self);
 }
 
 LsWhatifBar *
