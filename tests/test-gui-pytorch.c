@@ -15,7 +15,7 @@
 #include "ui/ls-application.h"
 #include "ui/ls-history-page.h"
 #include "ui/ls-results-page.h"
-#include "ui/ls-setup-page.h"
+#include "ui/ls-setup-page-private.h"
 #include "ui/ls-tune-dialog.h"
 #include "ui/ls-window.h"
 #include "test-pytorch-util.h"

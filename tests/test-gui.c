@@ -11,7 +11,7 @@
 #include "ui/ls-compare-window.h"
 #include "ui/ls-history-page-private.h"
 #include "ui/ls-results-page.h"
-#include "ui/ls-setup-page.h"
+#include "ui/ls-setup-page-private.h"
 #include "ui/ls-window.h"
 #include "test-gui-util.h"
 #include "test-util.h"

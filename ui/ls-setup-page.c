@@ -1,48 +1,11 @@
-#include "ui/ls-setup-page.h"
+/* Setup (ls-setup-page.h): the page itself, its knobs, the sweep request
+ * they make and their settings; the dataset and the script have files of
+ * their own (ls-setup-dataset.c, ls-setup-script.c). */
+#include "ui/ls-setup-page-private.h"
 
-#include "app/core/dataset-check.h"
 #include "app/core/run-options.h"
 #include "app/core/sweep-request.h"
-#include "app/maker/sample-dataset.h"
 #include "app/target/target-check.h"
-#include "ui/ls-window.h"
-
-struct _LsSetupPage {
-  GtkBox parent_instance;
-  AdwComboRow *target_row;  /* LsSetupTarget */
-  GtkSwitch *script_own_knobs; /* a script keeps its batch size, prefetch, persistence */
-  AdwPreferencesGroup *dataset_group;
-  AdwPreferencesGroup *script_group;
-  AdwActionRow *script_row;
-  AdwEntryRow *script_args;
-  AdwEntryRow *python;
-  GtkSpinButton *loader_index;
-  GtkLabel *script_problem_label;
-  AdwActionRow *model_row;   /* the script's own step replaces it */
-  AdwActionRow *dataset_row;
-  GtkLabel *dataset_problem_label; /* what the check found wrong, in full */
-  GtkProgressBar *generate_progress;
-  GtkButton *generate_button;
-  AdwEntryRow *workers;
-  GtkSpinButton *batch_size;
-  GtkSpinButton *prefetch;
-  GtkSwitch *persistent;
-  GtkCheckButton *pin[3];
-  GtkSwitch *non_blocking;
-  GtkCheckButton *start[2];
-  GtkSpinButton *model_ms;
-  GtkSpinButton *batches;
-  GtkLabel *estimate;
-  GSettings *settings;    /* the workbench's, once bound */
-  char *dataset;
-  char *dataset_problem;  /* why the chosen dataset cannot be used; NULL: fine or unchecked */
-  GCancellable *checking; /* the check of the chosen dataset, while it runs */
-  gboolean generating;
-  char *script;
-  char *script_problem;     /* why the script cannot be run; NULL: fine or unchecked */
-  GCancellable *script_checking;
-  guint python_recheck;     /* a check after the interpreter's name stops changing */
-};
 
 G_DEFINE_FINAL_TYPE (LsSetupPage, ls_setup_page, GTK_TYPE_BOX)
 
@@ -60,8 +23,8 @@ add_checked (ls_sweep_request *request, ls_sweep_knob_id k, GtkCheckButton **che
       ls_sweep_request_add (request, k, names[i]);
 }
 
-static gboolean
-script_keeps_knobs (LsSetupPage *self)
+gboolean
+ls_setup_page_script_keeps_knobs (LsSetupPage *self)
 {
   return ls_setup_page_get_target (self) == LS_SETUP_TARGET_PYTORCH && gtk_switch_get_active (self->script_own_knobs);
 }
@@ -82,7 +45,7 @@ knobs_request (LsSetupPage *self)
   add_checked (request, LS_SWEEP_KNOB_START, self->start, start_names, 2);
   /* Knobs not given stay the script's own (the runner applies only those
    * it is given). */
-  if (!script_keeps_knobs (self))
+  if (!ls_setup_page_script_keeps_knobs (self))
     {
       ls_sweep_request_add_int (request, LS_SWEEP_KNOB_BATCH_SIZE, gtk_spin_button_get_value_as_int (self->batch_size));
       ls_sweep_request_add_int (request, LS_SWEEP_KNOB_PREFETCH, gtk_spin_button_get_value_as_int (self->prefetch));
@@ -98,8 +61,8 @@ knobs_request (LsSetupPage *self)
   return request;
 }
 
-static void
-update_estimate (LsSetupPage *self)
+void
+ls_setup_page_update_estimate (LsSetupPage *self)
 {
   g_autoptr (ls_sweep_request) request = knobs_request (self);
   guint nw = ls_sweep_request_count (request, LS_SWEEP_KNOB_WORKERS);
@@ -118,374 +81,21 @@ update_estimate (LsSetupPage *self)
   gtk_label_set_text (self->estimate, text);
 }
 
-static void knob_rows_sensitive (LsSetupPage *self);
-
-static void
-on_changed (LsSetupPage *self)
-{
-  knob_rows_sensitive (self);
-  update_estimate (self);
-}
-
-/* ------------------------------------------------------------ dataset */
-
-/* The dataset row's subtitle: the path, and what the check found; a
- * problem also in full below the row, where it wraps. */
-static void
-show_dataset (LsSetupPage *self, const char *finding, gboolean bad)
-{
-  gtk_widget_set_visible (GTK_WIDGET (self->dataset_problem_label), bad);
-  if (!self->dataset || !*self->dataset)
-    {
-      adw_action_row_set_subtitle (self->dataset_row, "None chosen yet");
-      return;
-    }
-  g_autofree char *text = g_markup_printf_escaped ("%s\n%s", self->dataset, bad ? "Cannot be used (see below)" : finding);
-  adw_action_row_set_subtitle (self->dataset_row, text);
-  if (bad)
-    gtk_label_set_text (self->dataset_problem_label, finding);
-}
-
-static void
-check_done (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  g_autoptr (GError) error = NULL;
-  g_autofree char *description = ls_dataset_check_finish (result, &error);
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    return;
-  LsSetupPage *self = user_data; /* alive: dispose cancels the check */
-  g_clear_object (&self->checking);
-  g_clear_pointer (&self->dataset_problem, g_free);
-  if (!description)
-    self->dataset_problem = g_strdup (error->message);
-  show_dataset (self, description ? description : self->dataset_problem, description == NULL);
-}
-
-void
-ls_setup_page_set_dataset (LsSetupPage *self, const char *path)
-{
-  g_free (self->dataset);
-  self->dataset = g_strdup (path);
-  g_clear_pointer (&self->dataset_problem, g_free);
-  if (self->checking)
-    g_cancellable_cancel (self->checking);
-  g_clear_object (&self->checking);
-  if (!path || !*path)
-    {
-      show_dataset (self, NULL, FALSE);
-      return;
-    }
-  /* The runner's own check, now, so a bad choice is said where it was made. */
-  show_dataset (self, "Checking…", FALSE);
-  self->checking = g_cancellable_new ();
-  ls_dataset_check_async (path, self->checking, check_done, self);
-}
-
-gboolean
-ls_setup_page_is_checking_dataset (LsSetupPage *self)
-{
-  return self->checking != NULL;
-}
-
-const char *
-ls_setup_page_get_dataset_problem (LsSetupPage *self)
-{
-  return self->dataset_problem;
-}
-
-const char *
-ls_setup_page_get_dataset (LsSetupPage *self)
-{
-  return self->dataset;
-}
-
-static void
-on_chooser_response (GtkNativeDialog *dialog, int response, LsSetupPage *self)
-{
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      g_autofree char *path = g_file_get_path (file);
-      ls_setup_page_set_dataset (self, path);
-    }
-  g_object_unref (dialog);
-}
-
-static void
-choose (LsSetupPage *self, GtkFileChooserAction action, const char *title)
-{
-  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
-  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (title, GTK_WINDOW (root), action, "_Choose", "_Cancel");
-  if (action == GTK_FILE_CHOOSER_ACTION_OPEN)
-    {
-      GtkFileFilter *filter = gtk_file_filter_new ();
-      gtk_file_filter_set_name (filter, "HDF5 files");
-      gtk_file_filter_add_suffix (filter, "h5");
-      gtk_file_filter_add_suffix (filter, "hdf5");
-      gtk_file_filter_add_suffix (filter, "hdf");
-      gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
-      g_object_unref (filter);
-    }
-  g_signal_connect (dialog, "response", G_CALLBACK (on_chooser_response), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
-}
-
-static void
-on_choose_folder (LsSetupPage *self)
-{
-  choose (self, GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, "Choose a folder of class folders of JPEG images");
-}
-
-static void
-on_choose_file (LsSetupPage *self)
-{
-  choose (self, GTK_FILE_CHOOSER_ACTION_OPEN, "Choose an HDF5 file");
-}
-
-typedef struct {
-  GWeakRef page;
-  double fraction;
-} progress_update;
-
-static gboolean
-apply_progress (gpointer data)
-{
-  progress_update *u = data;
-  g_autoptr (LsSetupPage) self = g_weak_ref_get (&u->page);
-  if (self)
-    gtk_progress_bar_set_fraction (self->generate_progress, u->fraction);
-  g_weak_ref_clear (&u->page);
-  g_free (u);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-generation_progress (uint64_t done, uint64_t total, uint64_t bytes, void *user)
-{
-  progress_update *u = g_new0 (progress_update, 1);
-  g_weak_ref_init (&u->page, user);
-  u->fraction = total ? (double) done / (double) total : 0;
-  g_idle_add (apply_progress, u);
-}
-
-static void
-generate_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
-{
-  GError *error = NULL;
-  char *path = ls_sample_dataset_ensure (generation_progress, source, NULL, &error);
-  if (path)
-    g_task_return_pointer (task, path, g_free);
-  else
-    g_task_return_error (task, error);
-}
-
-static void
-generate_done (GObject *source, GAsyncResult *result, gpointer data)
-{
-  LsSetupPage *self = LS_SETUP_PAGE (source);
-  g_autoptr (GError) error = NULL;
-  g_autofree char *path = g_task_propagate_pointer (G_TASK (result), &error);
-
-  self->generating = FALSE;
-  gtk_widget_set_visible (GTK_WIDGET (self->generate_progress), FALSE);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->generate_button), TRUE);
-  if (path)
-    ls_setup_page_set_dataset (self, path);
-  else
-    {
-      GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
-      if (LS_IS_WINDOW (root))
-        ls_window_toast (LS_WINDOW (root), error->message);
-    }
-}
-
-void
-ls_setup_page_generate_sample (LsSetupPage *self)
-{
-  if (self->generating)
-    return;
-  self->generating = TRUE;
-  gtk_widget_set_sensitive (GTK_WIDGET (self->generate_button), FALSE);
-  gtk_progress_bar_set_fraction (self->generate_progress, 0);
-  gtk_widget_set_visible (GTK_WIDGET (self->generate_progress), TRUE);
-  g_autoptr (GTask) task = g_task_new (self, NULL, generate_done, NULL);
-  g_task_run_in_thread (task, generate_thread);
-}
-
-/* ------------------------------------------------------------ script */
-
-LsSetupTarget
-ls_setup_page_get_target (LsSetupPage *self)
-{
-  return adw_combo_row_get_selected (self->target_row) == LS_SETUP_TARGET_PYTORCH ? LS_SETUP_TARGET_PYTORCH
-                                                                                  : LS_SETUP_TARGET_LOADSCOPE;
-}
-
-void
-ls_setup_page_set_target (LsSetupPage *self, LsSetupTarget target)
-{
-  adw_combo_row_set_selected (self->target_row, target);
-}
-
 /* The knobs a script keeps are not the page's to set. */
-static void
-knob_rows_sensitive (LsSetupPage *self)
+void
+ls_setup_page_knob_rows_sensitive (LsSetupPage *self)
 {
-  gboolean own = script_keeps_knobs (self);
+  gboolean own = ls_setup_page_script_keeps_knobs (self);
   gtk_widget_set_sensitive (GTK_WIDGET (self->batch_size), !own);
   gtk_widget_set_sensitive (GTK_WIDGET (self->prefetch), !own);
   gtk_widget_set_sensitive (GTK_WIDGET (self->persistent), !own);
 }
 
-/* A script has no dataset row (it loads its own data) and no model step
- * (its own step is measured). */
 static void
-on_target_changed (LsSetupPage *self)
+on_changed (LsSetupPage *self)
 {
-  gboolean script = ls_setup_page_get_target (self) == LS_SETUP_TARGET_PYTORCH;
-  gtk_widget_set_visible (GTK_WIDGET (self->dataset_group), !script);
-  gtk_widget_set_visible (GTK_WIDGET (self->script_group), script);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->model_row), !script);
-  knob_rows_sensitive (self);
-  update_estimate (self);
-}
-
-/* The script row's subtitle and the problem below it, as for the dataset. */
-static void
-show_script (LsSetupPage *self, const char *finding, gboolean bad)
-{
-  gtk_widget_set_visible (GTK_WIDGET (self->script_problem_label), bad);
-  if (!self->script || !*self->script)
-    {
-      adw_action_row_set_subtitle (self->script_row, "None chosen yet");
-      return;
-    }
-  g_autofree char *text = g_markup_printf_escaped ("%s\n%s", self->script, bad ? "Cannot be run (see below)" : finding);
-  adw_action_row_set_subtitle (self->script_row, text);
-  if (bad)
-    gtk_label_set_text (self->script_problem_label, finding);
-}
-
-static void
-script_check_done (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  g_autoptr (GError) error = NULL;
-  g_autofree char *description = ls_target_pytorch_check_finish (result, &error);
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    return;
-  LsSetupPage *self = user_data; /* alive: dispose cancels the check */
-  g_clear_object (&self->script_checking);
-  g_clear_pointer (&self->script_problem, g_free);
-  if (!description)
-    self->script_problem = g_strdup (error->message);
-  show_script (self, description ? description : self->script_problem, description == NULL);
-}
-
-/* The script and interpreter checked now (app/target/target-check.h), so a
- * missing file or an interpreter without torch is said where it was chosen. */
-static void
-check_script (LsSetupPage *self)
-{
-  g_clear_handle_id (&self->python_recheck, g_source_remove);
-  g_clear_pointer (&self->script_problem, g_free);
-  if (self->script_checking)
-    g_cancellable_cancel (self->script_checking);
-  g_clear_object (&self->script_checking);
-  if (!self->script || !*self->script)
-    {
-      show_script (self, NULL, FALSE);
-      return;
-    }
-  show_script (self, "Checking…", FALSE);
-  self->script_checking = g_cancellable_new ();
-  ls_target_pytorch_check_async (self->script, gtk_editable_get_text (GTK_EDITABLE (self->python)),
-                                 self->script_checking, script_check_done, self);
-}
-
-void
-ls_setup_page_set_script (LsSetupPage *self, const char *path)
-{
-  g_free (self->script);
-  /* As the runner names it: absolute, without "..". */
-  self->script = path && *path ? g_canonicalize_filename (path, NULL) : NULL;
-  check_script (self);
-}
-
-const char *
-ls_setup_page_get_script (LsSetupPage *self)
-{
-  return self->script;
-}
-
-void
-ls_setup_page_set_script_args (LsSetupPage *self, const char *args)
-{
-  gtk_editable_set_text (GTK_EDITABLE (self->script_args), args ? args : "");
-}
-
-void
-ls_setup_page_set_python (LsSetupPage *self, const char *python)
-{
-  gtk_editable_set_text (GTK_EDITABLE (self->python), python ? python : "");
-  check_script (self); /* at once, not after the typing pause */
-}
-
-gboolean
-ls_setup_page_is_checking_script (LsSetupPage *self)
-{
-  return self->script_checking != NULL || self->python_recheck != 0;
-}
-
-const char *
-ls_setup_page_get_script_problem (LsSetupPage *self)
-{
-  return self->script_problem;
-}
-
-static gboolean
-python_recheck (gpointer data)
-{
-  LsSetupPage *self = data;
-  self->python_recheck = 0;
-  check_script (self);
-  return G_SOURCE_REMOVE;
-}
-
-/* Importing torch takes a second or two: checked once typing pauses. */
-static void
-on_python_changed (LsSetupPage *self)
-{
-  if (!self->script)
-    return;
-  g_clear_handle_id (&self->python_recheck, g_source_remove);
-  self->python_recheck = g_timeout_add (600, python_recheck, self);
-}
-
-static void
-on_script_response (GtkNativeDialog *dialog, int response, LsSetupPage *self)
-{
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      g_autofree char *path = g_file_get_path (file);
-      ls_setup_page_set_script (self, path);
-    }
-  g_object_unref (dialog);
-}
-
-static void
-on_choose_script (LsSetupPage *self)
-{
-  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
-  GtkFileChooserNative *dialog = gtk_file_chooser_native_new ("Choose your PyTorch training script", GTK_WINDOW (root),
-                                                              GTK_FILE_CHOOSER_ACTION_OPEN, "_Choose", "_Cancel");
-  GtkFileFilter *filter = gtk_file_filter_new ();
-  gtk_file_filter_set_name (filter, "Python scripts");
-  gtk_file_filter_add_suffix (filter, "py");
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
-  g_object_unref (filter);
-  g_signal_connect (dialog, "response", G_CALLBACK (on_script_response), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+  ls_setup_page_knob_rows_sensitive (self);
+  ls_setup_page_update_estimate (self);
 }
 
 /* ------------------------------------------------------------ knobs */
@@ -667,7 +277,7 @@ ls_setup_page_bind (LsSetupPage *self, GSettings *s)
     ls_setup_page_set_script (self, script);
   g_set_object (&self->settings, s);
   only_spawn_on_windows (self);
-  update_estimate (self);
+  ls_setup_page_update_estimate (self);
 }
 
 static void
@@ -679,17 +289,8 @@ ls_setup_page_dispose (GObject *object)
   if (self->settings && self->script)
     g_settings_set_string (self->settings, "last-script", self->script);
   g_clear_object (&self->settings);
-  g_clear_pointer (&self->dataset, g_free);
-  g_clear_pointer (&self->dataset_problem, g_free);
-  if (self->checking)
-    g_cancellable_cancel (self->checking);
-  g_clear_object (&self->checking);
-  g_clear_handle_id (&self->python_recheck, g_source_remove);
-  if (self->script_checking)
-    g_cancellable_cancel (self->script_checking);
-  g_clear_object (&self->script_checking);
-  g_clear_pointer (&self->script, g_free);
-  g_clear_pointer (&self->script_problem, g_free);
+  ls_setup_page_dataset_dispose (self);
+  ls_setup_page_script_dispose (self);
   gtk_widget_dispose_template (GTK_WIDGET (self), LS_TYPE_SETUP_PAGE);
   G_OBJECT_CLASS (ls_setup_page_parent_class)->dispose (object);
 }
@@ -729,14 +330,18 @@ ls_setup_page_class_init (LsSetupPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LsSetupPage, model_ms);
   gtk_widget_class_bind_template_child (widget_class, LsSetupPage, batches);
   gtk_widget_class_bind_template_child (widget_class, LsSetupPage, estimate);
-  gtk_widget_class_bind_template_callback (widget_class, on_choose_folder);
-  gtk_widget_class_bind_template_callback (widget_class, on_choose_file);
+  gtk_widget_class_bind_template_callback_full (widget_class, "on_choose_folder",
+                                                G_CALLBACK (ls_setup_page_on_choose_folder));
+  gtk_widget_class_bind_template_callback_full (widget_class, "on_choose_file", G_CALLBACK (ls_setup_page_on_choose_file));
   gtk_widget_class_bind_template_callback_full (widget_class, "on_generate_clicked",
                                                 G_CALLBACK (ls_setup_page_generate_sample));
   gtk_widget_class_bind_template_callback (widget_class, on_changed);
-  gtk_widget_class_bind_template_callback (widget_class, on_target_changed);
-  gtk_widget_class_bind_template_callback (widget_class, on_choose_script);
-  gtk_widget_class_bind_template_callback (widget_class, on_python_changed);
+  gtk_widget_class_bind_template_callback_full (widget_class, "on_target_changed",
+                                                G_CALLBACK (ls_setup_page_on_target_changed));
+  gtk_widget_class_bind_template_callback_full (widget_class, "on_choose_script",
+                                                G_CALLBACK (ls_setup_page_on_choose_script));
+  gtk_widget_class_bind_template_callback_full (widget_class, "on_python_changed",
+                                                G_CALLBACK (ls_setup_page_on_python_changed));
 }
 
 static void
@@ -749,5 +354,5 @@ ls_setup_page_init (LsSetupPage *self)
   gtk_spin_button_set_value (self->model_ms, ls_run_default.model_ms);
   gtk_spin_button_set_value (self->batches, 40);
   only_spawn_on_windows (self);
-  update_estimate (self);
+  ls_setup_page_update_estimate (self);
 }

@@ -34,9 +34,6 @@ const char *ls_setup_page_get_dataset (LsSetupPage *self);
 /* Chooses a dataset and checks it at once, in a thread, as `loadscope run`
  * would: what is wrong shows on the page, and the sweep is refused. */
 void ls_setup_page_set_dataset (LsSetupPage *self, const char *path);
-gboolean ls_setup_page_is_checking_dataset (LsSetupPage *self);
-/* Why the chosen dataset cannot be used; NULL when it can (or unchecked). */
-const char *ls_setup_page_get_dataset_problem (LsSetupPage *self);
 
 LsSetupTarget ls_setup_page_get_target (LsSetupPage *self);
 void ls_setup_page_set_target (LsSetupPage *self, LsSetupTarget target);
@@ -49,8 +46,5 @@ const char *ls_setup_page_get_script (LsSetupPage *self);
 void ls_setup_page_set_script_args (LsSetupPage *self, const char *args);
 /* Sets the interpreter and checks the script with it again. */
 void ls_setup_page_set_python (LsSetupPage *self, const char *python);
-gboolean ls_setup_page_is_checking_script (LsSetupPage *self);
-/* Why the script cannot be run; NULL when it can (or unchecked). */
-const char *ls_setup_page_get_script_problem (LsSetupPage *self);
 
 G_END_DECLS

@@ -1,0 +1,70 @@
+/* What the Setup page's files share (ls-setup-page.c: the page, its knobs
+ * and settings; ls-setup-dataset.c; ls-setup-script.c), and what the tests
+ * read of it. */
+#pragma once
+
+#include "ui/ls-setup-page.h"
+
+G_BEGIN_DECLS
+
+struct _LsSetupPage {
+  GtkBox parent_instance;
+  AdwComboRow *target_row;  /* LsSetupTarget */
+  GtkSwitch *script_own_knobs; /* a script keeps its batch size, prefetch, persistence */
+  AdwPreferencesGroup *dataset_group;
+  AdwPreferencesGroup *script_group;
+  AdwActionRow *script_row;
+  AdwEntryRow *script_args;
+  AdwEntryRow *python;
+  GtkSpinButton *loader_index;
+  GtkLabel *script_problem_label;
+  AdwActionRow *model_row;   /* the script's own step replaces it */
+  AdwActionRow *dataset_row;
+  GtkLabel *dataset_problem_label; /* what the check found wrong, in full */
+  GtkProgressBar *generate_progress;
+  GtkButton *generate_button;
+  AdwEntryRow *workers;
+  GtkSpinButton *batch_size;
+  GtkSpinButton *prefetch;
+  GtkSwitch *persistent;
+  GtkCheckButton *pin[3];
+  GtkSwitch *non_blocking;
+  GtkCheckButton *start[2];
+  GtkSpinButton *model_ms;
+  GtkSpinButton *batches;
+  GtkLabel *estimate;
+  GSettings *settings;    /* the workbench's, once bound */
+  char *dataset;
+  char *dataset_problem;  /* why the chosen dataset cannot be used; NULL: fine or unchecked */
+  GCancellable *checking; /* the check of the chosen dataset, while it runs */
+  gboolean generating;
+  char *script;
+  char *script_problem;     /* why the script cannot be run; NULL: fine or unchecked */
+  GCancellable *script_checking;
+  guint python_recheck;     /* a check after the interpreter's name stops changing */
+};
+
+/* ls-setup-page.c: the knobs */
+gboolean ls_setup_page_script_keeps_knobs (LsSetupPage *self);
+void ls_setup_page_knob_rows_sensitive (LsSetupPage *self);
+void ls_setup_page_update_estimate (LsSetupPage *self);
+
+/* ls-setup-dataset.c: the template's callbacks and the page's dispose */
+void ls_setup_page_on_choose_folder (LsSetupPage *self);
+void ls_setup_page_on_choose_file (LsSetupPage *self);
+void ls_setup_page_dataset_dispose (LsSetupPage *self);
+
+/* ls-setup-script.c: the template's callbacks and the page's dispose */
+void ls_setup_page_on_target_changed (LsSetupPage *self);
+void ls_setup_page_on_choose_script (LsSetupPage *self);
+void ls_setup_page_on_python_changed (LsSetupPage *self);
+void ls_setup_page_script_dispose (LsSetupPage *self);
+
+/* For the tests: a check still on its way, and what it found wrong (NULL:
+ * fine or unchecked). */
+gboolean ls_setup_page_is_checking_dataset (LsSetupPage *self);
+const char *ls_setup_page_get_dataset_problem (LsSetupPage *self);
+gboolean ls_setup_page_is_checking_script (LsSetupPage *self);
+const char *ls_setup_page_get_script_problem (LsSetupPage *self);
+
+G_END_DECLS
