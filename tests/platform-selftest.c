@@ -1095,6 +1095,31 @@ orphan_maker (const char *pidfile)
   return 11;
 }
 
+/* Whether process pid still runs 5 s from now (then it is killed, so that
+ * a failed check leaves nothing behind). */
+static int
+still_alive_after_5s (unsigned long pid)
+{
+  uint64_t t0 = ls_clock_ns ();
+  while (pid_alive ((ls_pid) pid) && ms_since (t0) < 5000)
+    ls_sleep_ms (20);
+  int alive = pid_alive ((ls_pid) pid);
+  if (alive)
+    {
+#ifdef _WIN32
+      HANDLE h = OpenProcess (PROCESS_TERMINATE, FALSE, (DWORD) pid);
+      if (h)
+        {
+          TerminateProcess (h, 1);
+          CloseHandle (h);
+        }
+#else
+      kill ((pid_t) pid, SIGKILL);
+#endif
+    }
+  return alive;
+}
+
 static void
 test_die_with_parent (void)
 {
@@ -1142,23 +1167,7 @@ test_die_with_parent (void)
   fclose (f);
   remove (pidfile);
   remove (ready_path);
-  uint64_t t0 = ls_clock_ns ();
-  while (pid_alive ((ls_pid) pid) && ms_since (t0) < 5000)
-    ls_sleep_ms (20);
-  int alive = pid_alive ((ls_pid) pid);
-  if (alive)
-    {
-#ifdef _WIN32
-      HANDLE h = OpenProcess (PROCESS_TERMINATE, FALSE, (DWORD) pid);
-      if (h)
-        {
-          TerminateProcess (h, 1);
-          CloseHandle (h);
-        }
-#else
-      kill ((pid_t) pid, SIGKILL);
-#endif
-    }
+  int alive = still_alive_after_5s (pid);
   check (!alive, "a child dies with its parent", "grandchild %lu still runs 5 s after its parent exited", pid);
 }
 
@@ -1228,23 +1237,7 @@ test_tree_end (void)
   ls_pid leader = ls_process_pid (maker);
   int ended = ls_process_tree_end (leader, NULL, ls_process_start_time (leader), NULL);
   int rc = ls_process_wait (maker, 10000, &st, &err);
-  t0 = ls_clock_ns ();
-  while (pid_alive ((ls_pid) pid) && ms_since (t0) < 5000)
-    ls_sleep_ms (20);
-  int alive = pid_alive ((ls_pid) pid);
-  if (alive)
-    {
-#ifdef _WIN32
-      HANDLE h = OpenProcess (PROCESS_TERMINATE, FALSE, (DWORD) pid);
-      if (h)
-        {
-          TerminateProcess (h, 1);
-          CloseHandle (h);
-        }
-#else
-      kill ((pid_t) pid, SIGKILL);
-#endif
-    }
+  int alive = still_alive_after_5s (pid);
   ls_process_free (maker);
   check (!alive && rc == LS_OK && ended >= 1, name, "ended %d; the leader %s; its child %lu %s", ended,
          rc == LS_OK ? describe (&st) : "still runs", pid, alive ? "still runs 5 s later" : "ended");

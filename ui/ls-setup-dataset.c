@@ -7,21 +7,11 @@
 #include "app/maker/sample-dataset.h"
 #include "ui/ls-window.h"
 
-/* The dataset row's subtitle: the path, and what the check found; a
- * problem also in full below the row, where it wraps. */
 static void
 show_dataset (LsSetupPage *self, const char *finding, gboolean bad)
 {
-  gtk_widget_set_visible (GTK_WIDGET (self->dataset_problem_label), bad);
-  if (!self->dataset || !*self->dataset)
-    {
-      adw_action_row_set_subtitle (self->dataset_row, "None chosen yet");
-      return;
-    }
-  g_autofree char *text = g_markup_printf_escaped ("%s\n%s", self->dataset, bad ? "Cannot be used (see below)" : finding);
-  adw_action_row_set_subtitle (self->dataset_row, text);
-  if (bad)
-    gtk_label_set_text (self->dataset_problem_label, finding);
+  ls_setup_page_show_check (self->dataset_row, self->dataset_problem_label, self->dataset, finding,
+                            bad ? "Cannot be used (see below)" : NULL);
 }
 
 static void

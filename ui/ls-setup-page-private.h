@@ -44,6 +44,12 @@ struct _LsSetupPage {
   guint python_recheck;     /* a check after the interpreter's name stops changing */
 };
 
+/* ls-setup-page.c: a chosen path's row: its subtitle is the path and what
+ * the check found (or `bad`, the short word for a problem, which is then
+ * shown in full in problem_label below the row, where it wraps) */
+void ls_setup_page_show_check (AdwActionRow *row, GtkLabel *problem_label, const char *path, const char *finding,
+                               const char *bad);
+
 /* ls-setup-page.c: the knobs */
 gboolean ls_setup_page_script_keeps_knobs (LsSetupPage *self);
 void ls_setup_page_knob_rows_sensitive (LsSetupPage *self);

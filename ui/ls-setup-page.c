@@ -62,6 +62,22 @@ knobs_request (LsSetupPage *self)
 }
 
 void
+ls_setup_page_show_check (AdwActionRow *row, GtkLabel *problem_label, const char *path, const char *finding,
+                          const char *bad)
+{
+  gtk_widget_set_visible (GTK_WIDGET (problem_label), bad != NULL);
+  if (!path || !*path)
+    {
+      adw_action_row_set_subtitle (row, "None chosen yet");
+      return;
+    }
+  g_autofree char *text = g_markup_printf_escaped ("%s\n%s", path, bad ? bad : finding);
+  adw_action_row_set_subtitle (row, text);
+  if (bad)
+    gtk_label_set_text (problem_label, finding);
+}
+
+void
 ls_setup_page_update_estimate (LsSetupPage *self)
 {
   g_autoptr (ls_sweep_request) request = knobs_request (self);

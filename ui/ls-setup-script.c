@@ -32,20 +32,11 @@ ls_setup_page_on_target_changed (LsSetupPage *self)
   ls_setup_page_update_estimate (self);
 }
 
-/* The script row's subtitle and the problem below it, as for the dataset. */
 static void
 show_script (LsSetupPage *self, const char *finding, gboolean bad)
 {
-  gtk_widget_set_visible (GTK_WIDGET (self->script_problem_label), bad);
-  if (!self->script || !*self->script)
-    {
-      adw_action_row_set_subtitle (self->script_row, "None chosen yet");
-      return;
-    }
-  g_autofree char *text = g_markup_printf_escaped ("%s\n%s", self->script, bad ? "Cannot be run (see below)" : finding);
-  adw_action_row_set_subtitle (self->script_row, text);
-  if (bad)
-    gtk_label_set_text (self->script_problem_label, finding);
+  ls_setup_page_show_check (self->script_row, self->script_problem_label, self->script, finding,
+                            bad ? "Cannot be run (see below)" : NULL);
 }
 
 static void
