@@ -307,6 +307,68 @@ test_tune_a_script (void)
   ls_test_cli_clear (&r);
 }
 
+/* On CUDA the probe times the script's own copies of each batch to the
+ * device with events around its .to(): here a test switch stands in for
+ * the device (the probe's copy is a clone, its events the host clock), so
+ * what is checked is the matching of copies to batches and their way into
+ * the batch events and the summary; tests/device/check.sh runs the same
+ * script on a real GPU. */
+static void
+test_copies_to_the_device (void)
+{
+  if (!need_torch ())
+    return;
+  g_autofree char *script = ls_test_pytorch_script ("cuda_copy.py");
+  g_autofree char *events = g_build_filename (scratch, "copy-events.jsonl", NULL);
+  g_autofree char *events_arg = g_strconcat ("--events=", events, NULL);
+  const char *args[] = { "run", "--target", "pytorch", "--python", python, "--script", script, "--script-args",
+                         "--step-ms 2", "--batches", "12", "--no-db", "--json", events_arg, NULL };
+  const char *fake[] = { "LS_TEST_PROBE_FAKE_CUDA_COPY=1", "LS_TEST_PROBE_ASSUME_CUDA=1", NULL };
+  ls_test_cli r = ls_test_loadscope_env (fake, args);
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) p = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (p, r.out, -1, NULL));
+  JsonObject *o = json_node_get_object (json_parser_get_root (p));
+  g_assert_cmpstr (json_object_get_string_member (o, "status"), ==, "done");
+  JsonObject *copy = json_object_get_object_member (o, "copy_ms");
+  g_assert_cmpfloat (json_object_get_double_member (copy, "p50"), >, 0);
+  JsonObject *target = json_object_get_object_member (o, "target");
+  g_assert_true (g_str_has_prefix (json_object_get_string_member (target, "copy_note"), "timed on the device"));
+  /* every batch, in order, with its own copies (x and y) */
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (events, &text, NULL, NULL));
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  gint64 batches = 0;
+  for (char **l = lines; *l && **l; l++)
+    {
+      g_autoptr (JsonParser) lp = json_parser_new ();
+      g_assert_true (json_parser_load_from_data (lp, *l, -1, NULL));
+      JsonObject *e = json_node_get_object (json_parser_get_root (lp));
+      if (g_strcmp0 (json_object_get_string_member (e, "event"), "batch") != 0)
+        continue;
+      g_assert_cmpint (json_object_get_int_member (e, "seq"), ==, batches);
+      g_assert_false (json_object_get_null_member (e, "copy_ms"));
+      g_assert_cmpfloat (json_object_get_double_member (e, "copy_ms"), >, 0);
+      batches++;
+    }
+  g_assert_cmpint (batches, ==, 12);
+  ls_test_cli_clear (&r);
+
+  /* The same script on the CPU: nothing copied, null, and said why. */
+  const char *cpu_args[] = { "run", "--target", "pytorch", "--python", python, "--script", script, "--script-args",
+                             "--step-ms 2", "--batches", "6", "--no-db", "--json", NULL };
+  r = ls_test_loadscopev (cpu_args);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) cp = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (cp, r.out, -1, NULL));
+  o = json_node_get_object (json_parser_get_root (cp));
+  g_assert_true (json_object_get_null_member (o, "copy_ms"));
+  target = json_object_get_object_member (o, "target");
+  g_assert_true (g_str_has_prefix (json_object_get_string_member (target, "copy_note"), "none: "));
+  ls_test_cli_clear (&r);
+}
+
 static JsonObject *
 member_object (JsonObject *o, const char *name)
 {
@@ -411,6 +473,7 @@ main (int argc, char **argv)
   g_test_add_func ("/target/script/diagnose", test_diagnose_a_script);
   g_test_add_func ("/target/script/dataset-files", test_dataset_files_from_the_list);
   g_test_add_func ("/target/script/tune", test_tune_a_script);
+  g_test_add_func ("/target/script/copies-to-the-device", test_copies_to_the_device);
   int status = ls_test_run_checked_shm_only ();
   ls_test_remove_tree (scratch);
   g_free (scratch);

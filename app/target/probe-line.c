@@ -137,6 +137,7 @@ check_probe (JsonObject *o, GError **error)
          && check_text (o, "probe", "torch", FALSE, TRUE, 64, TRUE, error)
          && check_text (o, "probe", "executable", FALSE, TRUE, 4096, TRUE, error)
          && check_bool (o, "probe", "cuda", FALSE, error)
+         && check_bool (o, "probe", "copies_timed", FALSE, error)
          && check_text (o, "probe", "device", FALSE, TRUE, SHORT_TEXT, TRUE, error);
 }
 

@@ -89,6 +89,8 @@ typedef struct {
   uint64_t pid_cpu_ns[MAX_PIDS];
   size_t n_pids;
   double steps_sum_ms;
+  gboolean copies_watched;   /* the probe times the script's copies to the device (CUDA) */
+  size_t copies_timed;       /* measured batches whose copy it timed */
   ls_gpumon *gpumon;         /* NVML, when the script's device is CUDA */
   ls_probe_state proto;      /* the channel's protocol: the last batch seq */
   const char *base;          /* the script's file name (UTF-8), for messages */
@@ -184,6 +186,7 @@ on_probe (pt_run *s, JsonObject *o)
     if (json_object_has_member (o, keys[i]))
       json_object_set_string_member (s->target, keys[i], json_object_get_string_member (o, keys[i]));
   gboolean cuda = json_object_get_boolean_member_with_default (o, "cuda", FALSE);
+  s->copies_watched = json_object_get_boolean_member_with_default (o, "copies_timed", FALSE);
   const char *device = json_object_get_string_member_with_default (o, "device", "cpu");
   /* The script's step is the consumer: on a CUDA device it is "cuda";
    * on the CPU there is no device copy, as with the none sink. */
@@ -379,12 +382,14 @@ on_batch (pt_run *s, JsonObject *o)
   b->ready_ms = ls_json_number_or (o, "ready_ms", 0);
   b->wait_ms = ls_json_number_or (o, "wait_ms", 0);
   b->compute_ms = ls_json_number_or (o, "compute_ms", -1);
-  /* The probe does not see the script's own .to(device), and a script's
-   * stages are not the loader's four: unknown (NaN: null in events and the
-   * store), not 0. Its builder's time on the batch (the fetch: __getitem__
-   * and collate_fn) and the worker's gap before it are the same figures as
-   * the loader's busy and idle. */
-  b->copy_ms = b->stage_ms = NAN;
+  /* The copy is the probe's CUDA events around the script's own .to() of
+   * the batch (null on the CPU). A script's stages are not the loader's
+   * four: unknown (NaN: null in events and the store), not 0. Its
+   * builder's time on the batch (the fetch: __getitem__ and collate_fn)
+   * and the worker's gap before it are the same figures as the loader's
+   * busy and idle. */
+  b->copy_ms = ls_json_number_or (o, "copy_ms", NAN);
+  b->stage_ms = NAN;
   b->read_ms = b->decode_ms = b->transform_ms = b->write_ms = NAN;
   b->busy_ms = ls_json_number_or (o, "busy_ms", NAN);
   b->idle_ms = ls_json_number_or (o, "idle_ms", NAN);
@@ -555,7 +560,8 @@ figures (pt_run *s, double wall_s)
   r->gpu_util_exact = -1;
   r->gpu_util_nvml = -1;
   double *waits = malloc ((n + 1) * sizeof *waits), *steps = malloc ((n + 1) * sizeof *steps);
-  size_t m = 0, ns = 0;
+  double *copies = malloc ((n + 1) * sizeof *copies);
+  size_t m = 0, ns = 0, nc = 0;
   double boundary = 0, step_sum = 0;
   int boundaries = 0;
   for (size_t i = 0; i < n; i++)
@@ -575,11 +581,16 @@ figures (pt_run *s, double wall_s)
           steps[ns++] = b->compute_ms;
           step_sum += b->compute_ms;
         }
+      if (isfinite (b->copy_ms))
+        copies[nc++] = b->copy_ms;
     }
   if (boundaries)
     r->epoch_boundary_ms = boundary / boundaries;
   r->wait_ms = ls_dist_of (waits, m);
   r->compute_ms = ls_dist_of (steps, ns);
+  r->copy_ms = ls_dist_of (copies, nc);
+  s->copies_timed = nc;
+  free (copies);
   s->steps_sum_ms = step_sum;
   if (m)
     {
@@ -843,13 +854,23 @@ ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run
           result->gpu_util_nvml = util >= 0 ? util : -1;
         }
     }
-  /* copy_ms is null for a script: say why, where a reader meets it */
-  json_object_set_string_member (target, "copy_note",
-                                 config->sink.kind == LS_SINK_CUDA
-                                     ? "not measured: the probe does not time the script's own copies to the device "
-                                       "(.to(device), .cuda()) nor a pin_memory thread yet"
-                                     : "none: the script's step runs on the CPU (torch.cuda.is_available() is False), "
-                                       "so there is no copy to a device to time");
+  /* Where the copy per batch comes from, or why it is null, where a
+   * reader meets it. */
+  const char *copy_note = NULL;
+  g_autofree char *timed_note = NULL;
+  if (s.copies_timed > 0)
+    copy_note = timed_note = g_strdup_printf (
+        "timed on the device: CUDA events around the script's own .to() / .cuda() of the batch's tensors "
+        "(%" G_GSIZE_FORMAT " measured batches)", s.copies_timed);
+  else if (config->sink.kind != LS_SINK_CUDA)
+    copy_note = "none: the script's step runs on the CPU (torch.cuda.is_available() is False), so there is no copy "
+                "to a device to time";
+  else if (s.copies_watched)
+    copy_note = "none seen: the script did not copy the batch's tensors to the device with .to() or .cuda() (a "
+                "copy of its own making, or none, is not timed)";
+  else
+    copy_note = "not measured: the probe could not watch the script's copies to the device";
+  json_object_set_string_member (target, "copy_note", copy_note);
   if (s.probe_cpu_ms >= 0)
     json_object_set_double_member (target, "script_cpu_ms", s.probe_cpu_ms);
   else

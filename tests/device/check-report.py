@@ -170,6 +170,21 @@ check("NVML device matched to the CUDA device by PCI bus id",
           nvml_line.group(0)[2:] if nvml_line else "no line from test-sink-cuda",
           extras.get("nvidia_smi_devices")))
 
+# The script's own copies of each batch to the GPU, timed by the probe with
+# CUDA events (tests/pytorch/cuda_copy.py), where the PyTorch target ran.
+copy_path = os.path.join(os.path.dirname(report_path) or ".", "pytorch-copy.json")
+if os.path.exists(copy_path):
+    try:
+        cs = json.load(open(copy_path))
+    except ValueError as e:
+        cs = {"error": "not JSON: %s" % e}
+    note = (cs.get("target") or {}).get("copy_note") or ""
+    p50 = get(cs, "copy_ms", "p50")
+    check("a script's own .to(cuda) copies timed with CUDA events",
+          cs.get("status") == "done" and cs.get("sink") == "cuda" and isinstance(p50, (int, float)) and p50 > 0
+          and note.startswith("timed on the device"),
+          "status %s, sink %s, copy p50 %s ms, note: %s" % (cs.get("status"), cs.get("sink"), p50, note))
+
 # The headline charts of the sweep.
 charts = extras.get("charts", [])
 check("the sweep's three headline charts written",

@@ -291,6 +291,12 @@ else
     [ $rc -eq 0 ] || note "pytorch pin $pin failed: $(tail -n 1 "$WORK/pytorch-$pin.log")"
     cp "$WORK/pytorch-$pin.json" "$REPORT_DIR/pytorch-$pin.json" 2>/dev/null
   done
+  # A script that copies each batch to the GPU itself: the probe times
+  # those copies with CUDA events (checked by check-report.py).
+  LOADSCOPE_PROBE_PATH="$ROOT/data/probe" timeout 60 "$LOADSCOPE" run --target pytorch \
+    --script "$ROOT/tests/pytorch/cuda_copy.py" --python python3 --workers 1 --batches 20 --no-db --json \
+    >"$REPORT_DIR/pytorch-copy.json" 2>"$WORK/pytorch-copy.log"
+  PYTORCH_STATUS="$PYTORCH_STATUS; cuda_copy.py: exit $?"
 fi
 note "pytorch: $PYTORCH_STATUS"
 

@@ -10,6 +10,7 @@ import time
 import torch
 import torch.utils.data
 
+from loadscope_probe.copies import CopyTimer
 from loadscope_probe.output import Output  # noqa: F401  (re-exported)
 from loadscope_probe.stages import StageLog, install_fetch_timer, install_open_log
 
@@ -97,6 +98,7 @@ class State:
                                                 dir=os.path.dirname(self.ready_path))
         os.close(fd)
         self.stage_log = StageLog(self.stages_path)
+        self.copies = None        # a CopyTimer where the script runs on CUDA
 
     def knobs(self, kwargs, notes):
         """Sets the knobs the configuration names in the DataLoader's
@@ -198,6 +200,8 @@ class State:
         batch is still recorded, its step lasting until now."""
         if self.timed is not None:
             self.timed._close_previous(time.perf_counter_ns())
+        if self.copies is not None:
+            self.copies.flush(True)  # the run is over: its last copies are waited for
 
     def stop_workers(self):
         inner = self.iterator
@@ -243,7 +247,10 @@ class Timed:
         if self.last_return is not None:
             t_ret, rec = self.last_return
             rec["compute_ms"] = (t0 - t_ret) / 1e6
-            self.state.out.send("batch", **rec)
+            if self.state.copies is not None:
+                self.state.copies.end(rec)  # sent once its copies to the device ended
+            else:
+                self.state.out.send("batch", **rec)
             self.last_return = None
 
     def __next__(self):
@@ -268,6 +275,8 @@ class Timed:
                 s.kept.append(batch)
         if s.pending_ready:
             s.read_ready()
+        if s.copies is not None:
+            s.copies.begin(batch)
         rec = {"seq": s.seq, "epoch": s.epoch, "batch": self.batch,
                "samples": first_length(batch, self.batch_size),
                "ready_ms": (t1 - s.t_iter) / 1e6, "wait_ms": (t1 - t0) / 1e6,
@@ -349,6 +358,9 @@ def install(config, out):
     # Tests only (with a fake NVML): report a CUDA device where there is none.
     if os.environ.get("LS_TEST_PROBE_ASSUME_CUDA") == "1" and not cuda:
         cuda, device = True, "assumed CUDA device (LS_TEST_PROBE_ASSUME_CUDA)"
+    # The script's own copies of the batch to the device, timed there.
+    if torch.cuda.is_available() or os.environ.get("LS_TEST_PROBE_FAKE_CUDA_COPY") == "1":
+        state.copies = CopyTimer(torch, lambda rec: out.send("batch", **rec))
     out.send("probe", pid=os.getpid(), python=sys.version.split()[0], executable=sys.executable,
-             torch=torch.__version__, cuda=cuda, device=device)
+             torch=torch.__version__, cuda=cuda, device=device, copies_timed=state.copies is not None)
     return state
