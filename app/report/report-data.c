@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "app/core/summary-keys.h"
 #include "app/store/store-query.h"
 
 static void
@@ -82,6 +83,32 @@ ls_report_run_memory (JsonObject *run)
   if (ls_json_number (run, "pss_peak_bytes", &v) || ls_json_number (run, "private_peak_bytes", &v))
     return v;
   return NAN;
+}
+
+static const char *const figure_columns[] = { LS_KEY_THROUGHPUT, "wait_p50_ms", "wait_p95_ms", LS_KEY_GPU_UTIL_EXACT,
+                                              "cpu_percent", "time_to_first_batch_ms" };
+const guint ls_report_n_figures = G_N_ELEMENTS (figure_columns);
+
+const ls_run_figure *
+ls_report_figure (guint i)
+{
+  g_return_val_if_fail (i < ls_report_n_figures, NULL);
+  for (guint k = 0; k < ls_n_run_figures; k++)
+    if (strcmp (ls_run_figures[k].column, figure_columns[i]) == 0)
+      return &ls_run_figures[k];
+  g_return_val_if_reached (NULL);
+}
+
+gboolean
+ls_report_run_is_recommended (const ls_report *report, guint run)
+{
+  for (guint i = 0; i < report->verdicts->len; i++)
+    {
+      const ls_report_verdict *v = report->verdicts->pdata[i];
+      if (v->sweep && v->verdict.index >= 0 && g_array_index (v->run_index, guint, (guint) v->verdict.index) == run)
+        return TRUE;
+    }
+  return FALSE;
 }
 
 gboolean

@@ -13,6 +13,7 @@
 #include "app/chart/chart.h"
 #include "app/core/verdict.h"
 #include "app/report/compare-table.h"
+#include "app/store/store-query.h"
 #include "app/store/store.h"
 
 /* Which runs: exactly one of sweep, run, runs (comma list of ids or uuid
@@ -119,6 +120,13 @@ gboolean ls_report_compare_platforms (ls_report *report, ls_store *store, GError
 /* Fills charts and chart_names (report-charts.c); a chart that cannot be
  * drawn becomes a note, not a failure. */
 void ls_report_add_charts (ls_report *report, ls_store *store);
+
+/* The figures of the runs table, in the order shown (both formats). */
+extern const guint ls_report_n_figures;
+const ls_run_figure *ls_report_figure (guint i);
+
+/* Whether run (an index of runs) is the one a sweep's verdict recommends. */
+gboolean ls_report_run_is_recommended (const ls_report *report, guint run);
 
 /* Whether every run used the simulated GPU (the report says so once). */
 gboolean ls_report_all_simulated (const ls_report *report);

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "app/chart/chart-export.h"
-#include "app/core/summary-keys.h"
 #include "app/report/report-escape.h"
 #include "app/store/store-query.h"
 
@@ -350,31 +349,6 @@ put_charts (GString *out, const ls_report *report, GError **error)
   return TRUE;
 }
 
-/* The figures of the runs table, in the order shown. */
-static const char *const figure_columns[] = { LS_KEY_THROUGHPUT, "wait_p50_ms", "wait_p95_ms", LS_KEY_GPU_UTIL_EXACT,
-                                              "cpu_percent", "time_to_first_batch_ms" };
-
-static const ls_run_figure *
-figure (const char *column)
-{
-  for (guint i = 0; i < ls_n_run_figures; i++)
-    if (strcmp (ls_run_figures[i].column, column) == 0)
-      return &ls_run_figures[i];
-  return NULL;
-}
-
-static gboolean
-is_recommended (const ls_report *report, guint run)
-{
-  for (guint i = 0; i < report->verdicts->len; i++)
-    {
-      const ls_report_verdict *v = report->verdicts->pdata[i];
-      if (v->sweep && v->verdict.index >= 0 && g_array_index (v->run_index, guint, (guint) v->verdict.index) == run)
-        return TRUE;
-    }
-  return FALSE;
-}
-
 static void
 put_runs (GString *out, const ls_report *report)
 {
@@ -409,9 +383,9 @@ put_runs (GString *out, const ls_report *report)
       put (out, row->label, LS_REPORT_TEXT_MAX);
       g_string_append (out, "</th>");
     }
-  for (guint f = 0; f < G_N_ELEMENTS (figure_columns); f++)
+  for (guint f = 0; f < ls_report_n_figures; f++)
     {
-      g_autofree char *heading = ls_run_figure_heading (figure (figure_columns[f]));
+      g_autofree char *heading = ls_run_figure_heading (ls_report_figure (f));
       g_string_append (out, "<th class=\"n\">");
       put (out, heading, LS_REPORT_TEXT_MAX);
       g_string_append (out, "</th>");
@@ -424,7 +398,7 @@ put_runs (GString *out, const ls_report *report)
       JsonObject *run = report->runs->pdata[r];
       gint64 id = json_object_get_int_member_with_default (run, "id", 0);
       const char *status = json_object_get_string_member_with_default (run, "status", "?");
-      gboolean recommended = is_recommended (report, r);
+      gboolean recommended = ls_report_run_is_recommended (report, r);
       g_string_append_printf (out, "<tr%s><td class=\"n\" data-v=\"%" G_GINT64_FORMAT "\">%" G_GINT64_FORMAT "%s</td>",
                               recommended ? " class=\"recommended\"" : "", id, id, recommended ? " ★" : "");
       if (report->machines->len > 1)
@@ -462,9 +436,9 @@ put_runs (GString *out, const ls_report *report)
           put (out, row->cells->pdata[r], LS_REPORT_TEXT_MAX);
           g_string_append (out, "</td>");
         }
-      for (guint f = 0; f < G_N_ELEMENTS (figure_columns); f++)
+      for (guint f = 0; f < ls_report_n_figures; f++)
         {
-          const ls_run_figure *fig = figure (figure_columns[f]);
+          const ls_run_figure *fig = ls_report_figure (f);
           double v;
           put_number_cell (out, ls_json_number (run, fig->column, &v) ? v * fig->scale : NAN, fig->decimals,
                            "");
