@@ -270,6 +270,8 @@ test_sweep_records_every_configuration (void)
   g_assert_no_error (error);
   g_subprocess_communicate_utf8 (sweep, NULL, NULL, &out, &err, &error);
   g_assert_no_error (error);
+  if (g_subprocess_get_exit_status (sweep) != 0)
+    g_test_message ("loadscope sweep: stdout:\n%s\nstderr:\n%s", out, err);
   g_assert_cmpint (g_subprocess_get_exit_status (sweep), ==, 0);
 
   g_autoptr (JsonParser) parser = json_parser_new ();
