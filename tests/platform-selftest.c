@@ -850,6 +850,22 @@ test_channel_echo (void)
              "wait %d ready %u recv %d: %s", rc, ready, rc2, err.message);
     }
   ls_channel_close (parent);
+
+  /* A message larger than the receiver's buffer is an error naming its
+   * size, not a silent cut. */
+  ls_channel *a = NULL, *b = NULL;
+  if (ls_channel_pair (&a, &b, &err) != LS_OK)
+    {
+      check (0, "a message past the receiver's buffer is refused", "%s", err.message);
+      return;
+    }
+  fill_pattern (out, 64, 5);
+  rc = ls_channel_send (a, out, 64, &err);
+  int rc2 = rc == LS_OK ? ls_channel_recv (b, in, 4, 1000, &err) : rc;
+  check (rc == LS_OK && rc2 == LS_ERR_INVALID && strstr (err.message, "64-byte"),
+         "a message past the receiver's buffer is refused", "send %d recv %d: %s", rc, rc2, err.message);
+  ls_channel_close (a);
+  ls_channel_close (b);
 }
 
 static void
