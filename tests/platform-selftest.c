@@ -657,6 +657,16 @@ check_arena (const char *name, const ls_shm *shm, unsigned char want)
          bad ? p[first] : 0);
 }
 
+#ifndef _WIN32
+static int
+fill_forked (void *arg)
+{
+  ls_shm *shm = arg;
+  memset (ls_shm_data (shm), 0x6c, ls_shm_size (shm));
+  return 0;
+}
+#endif
+
 static void
 test_shm (void)
 {
@@ -696,15 +706,38 @@ test_shm (void)
       ls_shm_close (other);
       other = NULL;
     }
+  /* Bad opens are errors that name what was asked. */
+  char asked[32];
+  snprintf (asked, sizeof asked, "%zu", size * 4);
   int rc = ls_shm_open_name (ls_shm_name (shm), size * 4, &other, &err);
-  check (rc == LS_ERR_INVALID && !other, "shm open with a larger size fails", "rc %d: %s", rc, err.message);
+  check (rc == LS_ERR_INVALID && !other && strstr (err.message, asked), "shm open with a larger size fails",
+         "rc %d: %s", rc, err.message);
   if (other)
     ls_shm_close (other);
   other = NULL;
-  rc = ls_shm_open_name ("loadscope-selftest-no-such-arena", 4096, &other, &err);
-  check (rc != LS_OK && !other, "shm open of a missing name fails", "rc %d", rc);
+  const char *missing = "loadscope-selftest-no-such-arena";
+  rc = ls_shm_open_name (missing, 4096, &other, &err);
+  check (rc != LS_OK && !other && strstr (err.message, missing), "shm open of a missing name fails, naming it",
+         "rc %d: %s", rc, err.message);
   if (other)
     ls_shm_close (other);
+  other = NULL;
+  rc = ls_shm_create (0, &other, &err);
+  check (rc == LS_ERR_INVALID && !other, "shm create of 0 bytes is refused", "rc %d", rc);
+  if (other)
+    ls_shm_close (other);
+
+#ifndef _WIN32
+  /* A forked child shares the arena with no handle passed. */
+  ls_process *forked = NULL;
+  ls_exit_status fst = { 0 };
+  if (ls_process_fork (fill_forked, shm, &forked, &err) != LS_OK || ls_process_wait (forked, 10000, &fst, &err) != LS_OK)
+    check (0, "a forked child writes into the arena", "%s", err.message);
+  else
+    check (fst.kind == LS_EXIT_CODE && fst.code == 0, "a forked child writes into the arena", "%s", describe (&fst));
+  ls_process_free (forked);
+  check_arena ("parent sees the forked child's writes", shm, 0x6c);
+#endif
 
   /* A child that crashes while it holds the arena leaves the parent fine. */
   memset (ls_shm_data (shm), 0, size);
