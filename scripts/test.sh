@@ -98,7 +98,7 @@ if bash scripts/windows/build.sh "${win_gui[@]}"; then
   echo "== Windows: self-tests under Wine"
   # through build.sh's Wine wrapper: the self-tests load the stack's DLLs
   WINE="${LS_CACHE:-$HOME/.cache/loadscope}/win-build/loadscope-wine" WINESERVER=/usr/lib/wine/wineserver \
-    BUILD_DIR=build-win bash scripts/wine-selftest.sh 2>&1 | tee "$win_log"
+    BUILD_DIR=build-win bash scripts/windows/selftest-wine.sh 2>&1 | tee "$win_log"
   count_summary "$win_log" "${PIPESTATUS[0]}"
   echo "== Windows: app/'s GLib tests under Wine"
   bash scripts/windows/test-app-wine.sh "$(ls -t dist/loadscope-*-win64.zip | head -n 1)" build-win 2>&1 | tee "$win_log"
@@ -112,7 +112,7 @@ if bash scripts/windows/build.sh "${win_gui[@]}"; then
 else
   echo "== Windows: BUILD FAILED (see above); the self-tests of platform/ and loader/ alone"
   failed=$((failed + 1))
-  BUILD_DIR=build-win-selftest bash scripts/wine-selftest.sh 2>&1 | tee "$win_log"
+  BUILD_DIR=build-win-selftest bash scripts/windows/selftest-wine.sh 2>&1 | tee "$win_log"
   count_summary "$win_log" "${PIPESTATUS[0]}"
 fi
 rm -f "$win_log"

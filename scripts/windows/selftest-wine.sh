@@ -4,7 +4,7 @@
 # tests/platform-selftest.exe (with tests/helper-child.exe) and
 # tests/loader-selftest.exe (with loader/loadscope-worker.exe).
 #
-#   scripts/wine-selftest.sh            build dir: build-win
+#   scripts/windows/selftest-wine.sh    build dir: build-win
 #
 # Prints each self-test's lines, then ONE combined summary line
 # "N passed, N failed" (the sum of both); exits non-zero when the build
@@ -12,7 +12,7 @@
 # Bounded: every Wine start is under `timeout`. Environment: WINE (default /usr/lib/wine/wine64),
 # WINESERVER (default: the wineserver next to it), BUILD_DIR (default build-win).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 root=$(pwd)
 
 WINE=${WINE:-/usr/lib/wine/wine64}
@@ -66,35 +66,18 @@ if [ "$have_platform" -eq 0 ] && [ "$have_loader" -eq 0 ]; then
 fi
 
 # --- a fresh Wine prefix, removed (and its wineserver stopped) at exit ------
-prefix=$(mktemp -d "${TMPDIR:-/tmp}/loadscope-wine.XXXXXX")
-cleanup() {
-  WINEPREFIX=$prefix timeout 30 "$WINESERVER" -k >/dev/null 2>&1
-  rm -rf "$prefix"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-export WINEPREFIX=$prefix
-export WINEDEBUG=-all
-# winedbg disabled: the children that crash on purpose would otherwise start
-# Wine's debugger, which dumps registers on our stdout (the crash itself
-# still ends the child with 0xC0000005). No Mono/Gecko installer prompts.
-export WINEDLLOVERRIDES="winedbg.exe=d;mscoree,mshtml=;${WINEDLLOVERRIDES:-}"
-export WINEARCH=win64
-
-say "initialising the Wine prefix $prefix (first start: ~20-60 s)"
+# (scripts/windows/wine-prefix.sh: winedbg off, so the children that crash
+# on purpose do not start Wine's debugger; win_path)
+. scripts/windows/wine-prefix.sh wine-selftest
+say "initialising the Wine prefix $WINEPREFIX (first start: ~20-60 s)"
 t0=$(date +%s)
-timeout 300 "$WINE" wineboot --init </dev/null >/dev/null 2>&1
+wine_boot
 rc=$?
-WINEPREFIX=$prefix timeout 120 "$WINESERVER" -w
 if [ "$rc" -ne 0 ]; then
   say "wineboot failed (exit $rc$([ "$rc" -eq 124 ] && echo ', timed out after 300 s'))"
   exit 1
 fi
 say "prefix ready in $(( $(date +%s) - t0 )) s"
-
-# Paths as Windows sees them: drive Z: is the Unix root.
-win_path() { local p=$1; echo "Z:${p//\//\\}"; }
 
 log=$(mktemp "${TMPDIR:-/tmp}/loadscope-wine-log.XXXXXX")
 total_passed=0
