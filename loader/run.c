@@ -249,7 +249,8 @@ ls_run (const ls_run_config *config, ls_run_result *r, ls_error *err)
                                                         .sampler_ms = NAN,
                                                         .getitem_ms = NAN,
                                                         .collate_ms = NAN,
-                                                        .handoff_ms = NAN };
+                                                        .handoff_ms = NAN,
+                                                        .pin_ms = NAN };
 
       if (r->batches == 0)
         r->time_to_first_batch_ms = ms_between (t_iter, t1);

@@ -55,9 +55,10 @@ typedef struct ls_batch_record {
   double busy_ms;    /* its builders' wall time on it (≥ the four stages) */
   /* A user's script's batch (--target pytorch), inside its DataLoader:
    * the sampler's indices, __getitem__ summed over its samples,
-   * collate_fn, and the hand-off from its worker. NaN for Loadscope's own
-   * loader's batches, and for a script's batch the probe did not see. */
-  double sampler_ms, getitem_ms, collate_ms, handoff_ms;
+   * collate_fn, the hand-off from its worker, and the pin_memory() within
+   * that hand-off (pin_memory on CUDA). NaN for Loadscope's own loader's
+   * batches, and for a script's batch the probe did not see. */
+  double sampler_ms, getitem_ms, collate_ms, handoff_ms, pin_ms;
 } ls_batch_record;
 
 typedef struct ls_run_result {

@@ -16,7 +16,8 @@
  *
  * Each batch reports the stages inside a DataLoader as the probe does,
  * with fixed values (sampler 0.0625, __getitem__ 1.5, collate 0.25,
- * hand-off 0.125 ms) that a test can find in the store exactly.
+ * hand-off 0.125 ms, of it pin_memory() 0.03125) that a test can find in
+ * the store exactly.
  *
  * It prints one line on its standard output, which the runner sends to
  * its own standard error. */
@@ -142,7 +143,8 @@ main (int argc, char **argv)
       ls_sleep_ms ((uint32_t) step_ms);
       emit ("{\"event\":\"batch\",\"seq\":%d,\"epoch\":0,\"batch\":%d,\"samples\":%d,\"ready_ms\":%.3f,"
             "\"wait_ms\":%.3f,\"copy_ms\":null,\"compute_ms\":%.3f,\"busy_ms\":1.9375,\"idle_ms\":null,"
-            "\"sampler_ms\":0.0625,\"getitem_ms\":1.5,\"collate_ms\":0.25,\"handoff_ms\":0.125}",
+            "\"sampler_ms\":0.0625,\"getitem_ms\":1.5,\"collate_ms\":0.25,\"handoff_ms\":0.125,"
+            "\"pin_ms\":0.03125}",
             b, b, batch_size, ready, wait, ms_since (returned));
     }
   if (hang)

@@ -335,6 +335,7 @@ test_copies_to_the_device (void)
   g_assert_cmpfloat (json_object_get_double_member (copy, "p50"), >, 0);
   JsonObject *target = json_object_get_object_member (o, "target");
   g_assert_true (g_str_has_prefix (json_object_get_string_member (target, "copy_note"), "timed on the device"));
+  g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (target, "stages_ms"), "pin"), >=, 0);
   /* every batch, in order, with its own copies (x and y) */
   g_autofree char *text = NULL;
   g_assert_true (g_file_get_contents (events, &text, NULL, NULL));
@@ -350,6 +351,9 @@ test_copies_to_the_device (void)
       g_assert_cmpint (json_object_get_int_member (e, "seq"), ==, batches);
       g_assert_false (json_object_get_null_member (e, "copy_ms"));
       g_assert_cmpfloat (json_object_get_double_member (e, "copy_ms"), >, 0);
+      /* pin_memory() of the batch (in next(): 0 workers), matched to it */
+      g_assert_false (json_object_get_null_member (e, "pin_ms"));
+      g_assert_cmpfloat (json_object_get_double_member (e, "pin_ms"), >=, 0);
       batches++;
     }
   g_assert_cmpint (batches, ==, 12);

@@ -43,7 +43,7 @@ ls_batch_record_stage (const ls_batch_record *b, int stage)
 const char *
 ls_script_stage_name (int stage)
 {
-  static const char *const names[LS_N_SCRIPT_STAGES] = { "sampler", "getitem", "collate", "handoff" };
+  static const char *const names[LS_N_SCRIPT_STAGES] = { "sampler", "getitem", "collate", "handoff", "pin" };
   return stage >= 0 && stage < LS_N_SCRIPT_STAGES ? names[stage] : "?";
 }
 
@@ -55,7 +55,8 @@ ls_batch_record_script_stage_ref (ls_batch_record *b, int stage)
     case LS_SCRIPT_STAGE_SAMPLER: return &b->sampler_ms;
     case LS_SCRIPT_STAGE_GETITEM: return &b->getitem_ms;
     case LS_SCRIPT_STAGE_COLLATE: return &b->collate_ms;
-    default: return &b->handoff_ms;
+    case LS_SCRIPT_STAGE_HANDOFF: return &b->handoff_ms;
+    default: return &b->pin_ms;
     }
 }
 
@@ -68,6 +69,7 @@ ls_batch_record_script_stage (const ls_batch_record *b, int stage)
     case LS_SCRIPT_STAGE_GETITEM: return b->getitem_ms;
     case LS_SCRIPT_STAGE_COLLATE: return b->collate_ms;
     case LS_SCRIPT_STAGE_HANDOFF: return b->handoff_ms;
+    case LS_SCRIPT_STAGE_PIN: return b->pin_ms;
     default: return NAN;
     }
 }

@@ -41,10 +41,11 @@ double ls_batch_record_stage (const ls_batch_record *b, int stage);
 /* Where a user's script's batch went inside its DataLoader
  * (ls_batch_record's script stage fields). */
 enum { LS_SCRIPT_STAGE_SAMPLER, LS_SCRIPT_STAGE_GETITEM, LS_SCRIPT_STAGE_COLLATE, LS_SCRIPT_STAGE_HANDOFF,
-       LS_N_SCRIPT_STAGES };
+       LS_SCRIPT_STAGE_PIN, LS_N_SCRIPT_STAGES };
 
-/* "sampler", "getitem", "collate", "handoff": the probe's and the events'
- * keys and the store's columns (with "_ms"). */
+/* "sampler", "getitem", "collate", "handoff", "pin" (a part of the
+ * hand-off): the probe's and the events' keys and the store's columns
+ * (with "_ms"). */
 const char *ls_script_stage_name (int stage);
 
 /* The field of a script stage, in ms (NaN: not seen). */

@@ -161,7 +161,7 @@ ls_chart_run_timeline (ls_store *store, gint64 run_id, GError **error)
 typedef struct {
   double seq, wait;
   double loader[5]; /* read, decode, transform, write, idle */
-  double script[5]; /* sampler, getitem, collate, handoff, idle */
+  double script[6]; /* sampler, getitem, collate, hand-off less its pin, pin, idle */
 } stage_row;
 
 /* One stacked bar per batch: where its build time went (Loadscope's
@@ -193,7 +193,12 @@ ls_chart_run_stages (ls_store *store, gint64 run_id, GError **error)
         row.loader[k] = ls_store_rows_get_double (st, 1 + k);
       for (int k = 0; k < 4; k++)
         row.script[k] = ls_store_rows_get_double (st, 7 + k);
-      row.script[4] = row.loader[4];
+      /* pin_memory() is a part of the hand-off: drawn beside it, not twice */
+      double pin = ls_store_rows_get_double (st, 11);
+      row.script[4] = isfinite (pin) ? pin : 0;
+      if (isfinite (pin) && isfinite (row.script[3]))
+        row.script[3] = MAX (0.0, row.script[3] - pin);
+      row.script[5] = row.loader[4];
       with_loader += isfinite (row.loader[0]);
       with_script += isfinite (row.script[1]);
       first = isfinite (first) ? MIN (first, row.seq) : row.seq;
@@ -210,13 +215,15 @@ ls_chart_run_stages (ls_store *store, gint64 run_id, GError **error)
   /* A script's batches carry the DataLoader's stages, the loader's none. */
   gboolean script = with_script > 0 && with_loader == 0;
   static const char *const loader_labels[] = { "read", "decode", "transform", "write", "worker idle" };
-  static const char *const script_labels[] = { "sampler", "__getitem__", "collate_fn", "hand-off", "worker idle" };
+  static const char *const script_labels[] = { "sampler", "__getitem__", "collate_fn", "hand-off", "pin_memory",
+                                               "worker idle" };
   const char *const *labels = script ? script_labels : loader_labels;
+  guint n_stages = script ? G_N_ELEMENTS (script_labels) : G_N_ELEMENTS (loader_labels);
   ls_chart *chart = ls_chart_new (script ? "Where each batch's time goes inside the script's DataLoader"
                                          : "Where each batch's build time goes");
   set_subtitle (chart, run_id, &r);
-  ls_chart_series *stages[5];
-  for (guint k = 0; k < 5; k++)
+  ls_chart_series *stages[G_N_ELEMENTS (script_labels)];
+  for (guint k = 0; k < n_stages; k++)
     {
       stages[k] = ls_chart_add_series (chart, labels[k], LS_CHART_BARS, (int) k, LS_CHART_Y);
       stages[k]->stacked = TRUE;
@@ -236,7 +243,7 @@ ls_chart_run_stages (ls_store *store, gint64 run_id, GError **error)
           continue;
         }
       /* a worker's idle time before its first batch is its start: not known */
-      for (guint k = 0; k < 5; k++)
+      for (guint k = 0; k < n_stages; k++)
         ls_chart_series_add (stages[k], row->seq, isfinite (v[k]) ? v[k] : 0);
       ls_chart_series_add (wait, row->seq, row->wait);
     }
@@ -254,8 +261,8 @@ ls_chart_run_stages (ls_store *store, gint64 run_id, GError **error)
   if (script)
     ls_chart_add_note (chart, "Each bar: one batch inside the script's DataLoader: the sampler's indices, __getitem__ "
                               "summed over its samples, collate_fn, the hand-off from the worker that built it to the "
-                              "training process, and the time that worker was idle before it; the dot is how long "
-                              "the training loop waited for it.");
+                              "training process (with pin_memory on CUDA, its pin_memory() apart), and the time that "
+                              "worker was idle before it; the dot is how long the training loop waited for it.");
   else
     ls_chart_add_note (chart, "Each bar: one batch's samples read, decoded, transformed and written into the shared "
                               "arena (summed over its samples: one worker's time on it), and the time its workers "

@@ -125,8 +125,8 @@ ls_run_recorder_begin (ls_store *store, gint64 machine_id, gint64 sweep_id, cons
   if (!prepare (store,
                 "INSERT INTO batch (run_id, seq, epoch, batch, samples, ready_ms, wait_ms, copy_ms, compute_ms, "
                 "stage_ms, read_ms, decode_ms, transform_ms, write_ms, idle_ms, busy_ms, sampler_ms, getitem_ms, "
-                "collate_ms, handoff_ms) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "collate_ms, handoff_ms, pin_ms) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 &rec->insert_batch, "recording batches", error))
     {
       g_free (rec->uuid);

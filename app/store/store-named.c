@@ -45,7 +45,7 @@ static const struct {
   = { "SELECT seq, ready_ms, wait_ms, copy_ms FROM batch WHERE run_id = ? ORDER BY seq", "reading the run's batches",
       1 },
   [LS_QUERY_RUN_BATCH_STAGES] = { "SELECT seq, read_ms, decode_ms, transform_ms, write_ms, idle_ms, wait_ms, "
-                                  "sampler_ms, getitem_ms, collate_ms, handoff_ms "
+                                  "sampler_ms, getitem_ms, collate_ms, handoff_ms, pin_ms "
                                   "FROM batch WHERE run_id = ? ORDER BY seq",
                                   "reading the run's batches", 1 },
   [LS_QUERY_RUN_BATCH_TIMES]

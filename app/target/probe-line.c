@@ -260,7 +260,8 @@ check_batch (ls_probe_state *st, JsonObject *o, GError **error)
         && check_number (o, "batch", "sampler_ms", FALSE, TRUE, LS_PROBE_MAX_MS, error)
         && check_number (o, "batch", "getitem_ms", FALSE, TRUE, LS_PROBE_MAX_MS, error)
         && check_number (o, "batch", "collate_ms", FALSE, TRUE, LS_PROBE_MAX_MS, error)
-        && check_number (o, "batch", "handoff_ms", FALSE, TRUE, LS_PROBE_MAX_MS, error)))
+        && check_number (o, "batch", "handoff_ms", FALSE, TRUE, LS_PROBE_MAX_MS, error)
+        && check_number (o, "batch", "pin_ms", FALSE, TRUE, LS_PROBE_MAX_MS, error)))
     return FALSE;
   gint64 seq = json_object_get_int_member (o, "seq");
   if (seq <= st->last_seq)

@@ -241,7 +241,7 @@ knobs_used (pt_run *s, JsonObject *o)
 static void
 on_stages (pt_run *s, JsonObject *o)
 {
-  static const char *const names[] = { "sampler", "getitem", "collate", "handoff", "idle", "busy" };
+  static const char *const names[] = { "sampler", "getitem", "collate", "handoff", "pin", "idle", "busy" };
   JsonObject *st = json_object_new ();
   for (size_t i = 0; i < G_N_ELEMENTS (names); i++)
     {

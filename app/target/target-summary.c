@@ -72,8 +72,10 @@ print_stages (FILE *to, JsonObject *target)
   if (!isnan (figure (target, "getitem_p50_ms")))
     fprintf (to, " (per sample p50 %.2f, p95 %.2f ms)", figure (target, "getitem_p50_ms"),
              figure (target, "getitem_p95_ms"));
-  fprintf (to, ", collate_fn %.2f, hand-off %.2f, sampler %.3f", figure (st, "collate"), figure (st, "handoff"),
-           figure (st, "sampler"));
+  fprintf (to, ", collate_fn %.2f, hand-off %.2f", figure (st, "collate"), figure (st, "handoff"));
+  if (!isnan (figure (st, "pin")))
+    fprintf (to, " (pin_memory() %.2f of it)", figure (st, "pin"));
+  fprintf (to, ", sampler %.3f", figure (st, "sampler"));
   if (!isnan (figure (st, "idle")))
     fprintf (to, ", workers idle %.2f", figure (st, "idle"));
   fprintf (to, " ms\n");

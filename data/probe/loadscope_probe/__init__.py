@@ -21,7 +21,8 @@ app/target/ reads them; batch and workers lines have the fields of
                 "compute_ms" (the script's step: the time until its next
                 next() call), "copy_ms": null, and inside the DataLoader
                 "sampler_ms", "getitem_ms", "collate_ms", "handoff_ms",
-                "busy_ms", "idle_ms" (null: not seen)}
+                "pin_ms" (CUDA, part of the hand-off), "busy_ms",
+                "idle_ms" (null: not seen)}
   stages       the run's means of those (loadscope_probe.stages)
   finished     {"reason", "cpu_ms"}: the batches asked for were measured,
                or the script ended

@@ -57,6 +57,60 @@ class _FakeEvent:
         return (end.t - self.t) / 1e6
 
 
+def first_tensor(batch, torch, depth=0):
+    """The first tensor of a batch (tuples, lists, dicts), or None."""
+    if isinstance(batch, torch.Tensor):
+        return batch
+    if depth > 4:
+        return None
+    items = batch.values() if isinstance(batch, dict) else batch if isinstance(batch, (list, tuple)) else ()
+    for x in items:
+        t = first_tensor(x, torch, depth + 1)
+        if t is not None:
+            return t
+    return None
+
+
+class PinTimer:
+    """pin_memory=True: the time PyTorch's pin_memory() takes on each batch,
+    in the pin-memory thread (with workers) or in next() (without). It wraps
+    torch.utils.data._utils.pin_memory.pin_memory, which both look up when
+    they call it; a batch is known again in the training process by its
+    first pinned tensor. Part of the hand-off, which it happens in."""
+
+    KEPT = 256  # pinned batches not yet taken by next(): the oldest are dropped
+
+    def __init__(self, torch):
+        import torch.utils.data._utils.pin_memory as module
+        self.torch = torch
+        self.times = collections.OrderedDict()  # id(first pinned tensor) -> ms
+        self.fake = os.environ.get("LS_TEST_PROBE_FAKE_CUDA_COPY") == "1"
+        original = module.pin_memory
+        if getattr(original, "_loadscope_pin", False):
+            return
+        timer = self
+
+        def pin_memory(data, *args, **kwargs):
+            t0 = time.perf_counter_ns()
+            # tests only: the stand-in device has no pinned memory
+            out = data if timer.fake else original(data, *args, **kwargs)
+            ms = (time.perf_counter_ns() - t0) / 1e6
+            t = first_tensor(out, timer.torch)
+            if t is not None:
+                timer.times[id(t)] = ms
+                while len(timer.times) > timer.KEPT:
+                    timer.times.popitem(last=False)
+            return out
+
+        pin_memory._loadscope_pin = True
+        module.pin_memory = pin_memory
+
+    def take(self, batch):
+        """The pin time of a batch next() returned, or None."""
+        t = first_tensor(batch, self.torch)
+        return self.times.pop(id(t), None) if t is not None else None
+
+
 class CopyTimer:
     """Times a batch's copies to the device; holds its record until they end."""
 

@@ -10,7 +10,7 @@ import time
 import torch
 import torch.utils.data
 
-from loadscope_probe.copies import CopyTimer
+from loadscope_probe.copies import CopyTimer, PinTimer
 from loadscope_probe.output import Output  # noqa: F401  (re-exported)
 from loadscope_probe.stages import StageLog, install_fetch_timer, install_open_log
 
@@ -99,6 +99,7 @@ class State:
         os.close(fd)
         self.stage_log = StageLog(self.stages_path)
         self.copies = None        # a CopyTimer where the script runs on CUDA
+        self.pins = None          # a PinTimer there too
 
     def knobs(self, kwargs, notes):
         """Sets the knobs the configuration names in the DataLoader's
@@ -277,6 +278,9 @@ class Timed:
             s.read_ready()
         if s.copies is not None:
             s.copies.begin(batch)
+        pin = s.pins.take(batch) if s.pins is not None and not s.replay else None
+        if pin is not None:
+            s.stage_log.add_pin(pin)
         rec = {"seq": s.seq, "epoch": s.epoch, "batch": self.batch,
                "samples": first_length(batch, self.batch_size),
                "ready_ms": (t1 - s.t_iter) / 1e6, "wait_ms": (t1 - t0) / 1e6,
@@ -284,6 +288,7 @@ class Timed:
         # Where this batch's time went inside the DataLoader (None: unseen)
         for stage in ("sampler", "getitem", "collate", "handoff", "busy", "idle"):
             rec[stage + "_ms"] = built[stage] if built else None
+        rec["pin_ms"] = pin
         self.last_return = (t1, rec)
         self.batch += 1
         s.seq += 1
@@ -361,6 +366,7 @@ def install(config, out):
     # The script's own copies of the batch to the device, timed there.
     if torch.cuda.is_available() or os.environ.get("LS_TEST_PROBE_FAKE_CUDA_COPY") == "1":
         state.copies = CopyTimer(torch, lambda rec: out.send("batch", **rec))
+        state.pins = PinTimer(torch)
     out.send("probe", pid=os.getpid(), python=sys.version.split()[0], executable=sys.executable,
              torch=torch.__version__, cuda=cuda, device=device, copies_timed=state.copies is not None)
     return state

@@ -224,6 +224,7 @@ class StageLog:
         self.worker_busy = []      # the same batches: ms fetching (wall)
         self.worker_cpu = []       # the same batches: the worker's CPU ms since its last
         self.sample_ns = []        # __getitem__ of each sample, the first SAMPLES_KEPT
+        self.pinned = 0            # batches whose pin_memory() was timed
 
     def watch(self, loader):
         """Notes the sampler's indices of this loader's iterators."""
@@ -307,13 +308,19 @@ class StageLog:
         stages["idle"] = idle
         return stages
 
+    def add_pin(self, ms):
+        """A batch's pin_memory() time (part of its hand-off)."""
+        self.sums["pin"] += ms
+        self.pinned += 1
+
     def summary(self):
         """Per batch means over the batches seen, with __getitem__ per sample
         (mean, p50 and p95), the workers' idle time and their CPU time per
         batch; None when no batch's stages were seen."""
         if not self.batches:
             return None
-        out = {k: v / self.batches for k, v in self.sums.items()}
+        out = {k: v / self.batches for k, v in self.sums.items() if k != "pin"}
+        out["pin"] = self.sums["pin"] / self.pinned if self.pinned else None
         out["getitem_per_sample"] = self.sums["getitem"] / self.samples if self.samples else None
         if self.sample_ns:
             ranked = sorted(self.sample_ns)
