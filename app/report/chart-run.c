@@ -184,7 +184,7 @@ ls_chart_run_stages (ls_store *store, gint64 run_id, GError **error)
       return NULL;
     }
   g_autoptr (GArray) rows = g_array_new (FALSE, FALSE, sizeof (stage_row));
-  guint with_loader = 0, with_script = 0;
+  guint with_loader = 0, with_script = 0, with_pin = 0;
   double first = NAN, last = NAN;
   while (ls_store_rows_next (st, &local))
     {
@@ -195,6 +195,7 @@ ls_chart_run_stages (ls_store *store, gint64 run_id, GError **error)
         row.script[k] = ls_store_rows_get_double (st, 7 + k);
       /* pin_memory() is a part of the hand-off: drawn beside it, not twice */
       double pin = ls_store_rows_get_double (st, 11);
+      with_pin += isfinite (pin);
       row.script[4] = isfinite (pin) ? pin : 0;
       if (isfinite (pin) && isfinite (row.script[3]))
         row.script[3] = MAX (0.0, row.script[3] - pin);
@@ -225,9 +226,12 @@ ls_chart_run_stages (ls_store *store, gint64 run_id, GError **error)
   ls_chart_series *stages[G_N_ELEMENTS (script_labels)];
   for (guint k = 0; k < n_stages; k++)
     {
-      stages[k] = ls_chart_add_series (chart, labels[k], LS_CHART_BARS, (int) k, LS_CHART_Y);
+      /* worker idle keeps the loader chart's colour; pin_memory takes the next */
+      int colour = script && k >= 4 ? (k == 4 ? 5 : 4) : (int) k;
+      stages[k] = ls_chart_add_series (chart, labels[k], LS_CHART_BARS, colour, LS_CHART_Y);
       stages[k]->stacked = TRUE;
-      stages[k]->in_legend = TRUE;
+      /* pin_memory only where something was pinned (CUDA) */
+      stages[k]->in_legend = !(script && k == 4 && with_pin == 0);
     }
   ls_chart_series *wait = ls_chart_add_series (chart, "wait for the batch (the consumer's stall)", LS_CHART_SCATTER,
                                                -1, LS_CHART_Y);

@@ -143,7 +143,7 @@ static const ls_field batch_fields[] = {
   RN ("getitem_ms", 0, MS_MAX, 6),
   RN ("collate_ms", 0, MS_MAX, 6),
   RN ("handoff_ms", 0, MS_MAX, 6),
-  RN ("pin_ms", 0, MS_MAX, 6),
+  RN ("pin_ms", 0, MS_MAX, 7),
 };
 
 static const ls_field sample_fields[] = {
