@@ -47,19 +47,6 @@ ls_script_stage_name (int stage)
   return stage >= 0 && stage < LS_N_SCRIPT_STAGES ? names[stage] : "?";
 }
 
-double *
-ls_batch_record_script_stage_ref (ls_batch_record *b, int stage)
-{
-  switch (stage)
-    {
-    case LS_SCRIPT_STAGE_SAMPLER: return &b->sampler_ms;
-    case LS_SCRIPT_STAGE_GETITEM: return &b->getitem_ms;
-    case LS_SCRIPT_STAGE_COLLATE: return &b->collate_ms;
-    case LS_SCRIPT_STAGE_HANDOFF: return &b->handoff_ms;
-    default: return &b->pin_ms;
-    }
-}
-
 double
 ls_batch_record_script_stage (const ls_batch_record *b, int stage)
 {

@@ -48,6 +48,5 @@ enum { LS_SCRIPT_STAGE_SAMPLER, LS_SCRIPT_STAGE_GETITEM, LS_SCRIPT_STAGE_COLLATE
  * (with "_ms"). */
 const char *ls_script_stage_name (int stage);
 
-/* The field of a script stage, in ms (NaN: not seen). */
-double *ls_batch_record_script_stage_ref (ls_batch_record *b, int stage);
+/* A script stage of a batch record, in ms (NaN: not seen). */
 double ls_batch_record_script_stage (const ls_batch_record *b, int stage);

@@ -393,11 +393,11 @@ on_batch (pt_run *s, JsonObject *o)
   b->read_ms = b->decode_ms = b->transform_ms = b->write_ms = NAN;
   b->busy_ms = ls_json_number_or (o, "busy_ms", NAN);
   b->idle_ms = ls_json_number_or (o, "idle_ms", NAN);
-  for (int k = 0; k < LS_N_SCRIPT_STAGES; k++)
-    {
-      g_autofree char *name = g_strconcat (ls_script_stage_name (k), "_ms", NULL);
-      *ls_batch_record_script_stage_ref (b, k) = ls_json_number_or (o, name, NAN);
-    }
+  b->sampler_ms = ls_json_number_or (o, "sampler_ms", NAN);
+  b->getitem_ms = ls_json_number_or (o, "getitem_ms", NAN);
+  b->collate_ms = ls_json_number_or (o, "collate_ms", NAN);
+  b->handoff_ms = ls_json_number_or (o, "handoff_ms", NAN);
+  b->pin_ms = ls_json_number_or (o, "pin_ms", NAN);
   s->r->batches++;
   s->r->samples += b->samples;
   uint64_t now = ls_clock_ns ();
