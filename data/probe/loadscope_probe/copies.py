@@ -120,8 +120,6 @@ class CopyTimer:
         self.ids = set()          # the measured batch's CPU tensors
         self.events = []          # (start, end) of its copies so far
         self.held = collections.deque()
-        self.timed = 0            # batches sent with a copy time
-        self.untimed = 0          # sent without one (held too long)
         self.fake = os.environ.get("LS_TEST_PROBE_FAKE_CUDA_COPY") == "1"
         self._install()
 
@@ -138,7 +136,7 @@ class CopyTimer:
             if getattr(original, "_loadscope_copy", False):
                 continue
 
-            def wrapped(t, *args, _original=original, _name=name, **kwargs):
+            def wrapped(t, *args, _original=original, **kwargs):
                 if id(t) not in timer.ids:
                     return _original(t, *args, **kwargs)
                 start = timer._event()
@@ -181,12 +179,10 @@ class CopyTimer:
                     for _, e in events:
                         e.synchronize()
                 elif len(self.held) > MAX_HELD:
-                    self.untimed += 1
-                    events = []
+                    events = []  # held too long: sent without a copy time
                 else:
                     return
             if events:
                 rec["copy_ms"] = sum(s.elapsed_time(e) for s, e in events)
-                self.timed += 1
             self.held.popleft()
             self.send(rec)
