@@ -65,6 +65,15 @@ if ! meson compile -C "$dir" "${targets[@]}" >"$dir/fuzz-build.log" 2>&1; then
   exit 1
 fi
 
+# Reports name their frames only with a symbolizer: the crash files of
+# forked children are sorted by the library their first frame is in (below).
+# Debian's clang-14 brings llvm-14's llvm-symbolizer but not the unversioned
+# /usr/bin/llvm-symbolizer (package llvm), so the one beside clang is named.
+clang_sym=$(dirname "$(readlink -f "$(command -v clang)")")/llvm-symbolizer
+if [ -z "${ASAN_SYMBOLIZER_PATH:-}" ] && [ -x "$clang_sym" ]; then
+  export ASAN_SYMBOLIZER_PATH=$clang_sym UBSAN_SYMBOLIZER_PATH=$clang_sym
+fi
+
 # A sanitizer report ends the harness (libFuzzer keeps the input); GLib
 # criticals are made fatal by the harnesses that read JSON.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
