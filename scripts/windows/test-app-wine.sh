@@ -37,7 +37,7 @@ mkdir -p "$art"
 bin=$(dirname "$(ls "$tmp"/*/bin/loadscope.exe)")
 # beside the zip's DLLs, so they load as the shipped program's do
 cp "$build/tests/helper-child.exe" "$build/tests/probe-standin.exe" "$bin/"
-wine_boot
+wine_boot || { say "no Wine prefix (wineboot failed twice, see above)"; echo "0 passed, 1 failed"; exit 1; }
 
 # what meson's test environment gives them natively (tests/meson.build)
 export GSETTINGS_BACKEND=memory

@@ -48,7 +48,11 @@ else
 fi
 
 t0=$(date +%s)
-wine_boot
+if ! wine_boot; then
+  bad "no Wine prefix (wineboot failed twice, see above)"
+  echo "$passed passed, $failed failed"
+  exit 1
+fi
 say "Wine prefix ready in $(( $(date +%s) - t0 )) s ($("$WINE" --version 2>/dev/null))"
 
 # ls_win NAME LIMIT ARGS...: loadscope.exe under Wine; stdout in $art/NAME.out
