@@ -84,16 +84,25 @@ EOF
   # slurmd reads cgroup.conf beside slurm.conf when it exists; none is needed.
 }
 
-wait_for () { # seconds, command...
-  local n=$1; shift
-  for _ in $(seq $((n * 5))); do
+# wait_for SECONDS DAEMON COMMAND...: until COMMAND succeeds, by the
+# clock (each try is bounded by its caller: scontrol can hang for long
+# where the controller is unreachable). Gives up at once when DAEMON has
+# exited, so that its fatal log line is shown now, not a test's timeout.
+wait_for () {
+  local end=$(( $(date +%s) + $1 )) daemon=$2
+  shift 2
+  while [ "$(date +%s)" -lt "$end" ]; do
     "$@" >/dev/null 2>&1 && return 0
+    if ! alive "$daemon"; then
+      say "$daemon exited"
+      return 1
+    fi
     sleep 0.2
   done
   return 1
 }
 
-node_ready () { sinfo -h -o %t 2>/dev/null | grep -Eq '^(idle|mix|alloc)'; }
+node_ready () { timeout 10 sinfo -h -o %t 2>/dev/null | grep -Eq '^(idle|mix|alloc)'; }
 
 start () {
   local m
@@ -113,19 +122,19 @@ start () {
     --pid-file="$dir/munge/munged.pidfile" --log-file="$dir/log/munged.log" \
     --seed-file="$dir/munge/munged.seed" >"$dir/log/munged.out" 2>&1 &
   echo $! > "$dir/munged.pid"
-  if ! wait_for 10 test -S "$dir/munge/munge.socket"; then
+  if ! wait_for 10 munged test -S "$dir/munge/munge.socket"; then
     say "munged did not start:"; tail -n 20 "$dir/log/munged.out" "$dir/log/munged.log" >&2 || true
     stop_daemons; exit 1
   fi
   slurmctld -D -c -i -f "$conf" >"$dir/log/slurmctld.out" 2>&1 &
   echo $! > "$dir/slurmctld.pid"
-  if ! wait_for 20 scontrol ping; then
+  if ! wait_for 20 slurmctld timeout 10 scontrol ping; then
     say "slurmctld did not answer:"; tail -n 20 "$dir/log/slurmctld.out" "$dir/log/slurmctld.log" >&2 || true
     stop_daemons; exit 1
   fi
   slurmd -D -f "$conf" -N "$(hostname -s)" >"$dir/log/slurmd.out" 2>&1 &
   echo $! > "$dir/slurmd.pid"
-  if ! wait_for 30 node_ready; then
+  if ! wait_for 30 slurmd node_ready; then
     say "the node did not come up:"; tail -n 20 "$dir/log/slurmd.out" "$dir/log/slurmd.log" >&2 || true
     sinfo >&2 || true
     stop_daemons; exit 1
