@@ -36,6 +36,7 @@ test_packages=(
   python3-torch python3-torchvision python3-h5py
   # scripts/fuzz.sh: clang and its libFuzzer runtime (only recommended by clang-14)
   clang libclang-rt-14-dev
+  llvm-14 # llvm-symbolizer: fuzz.sh tells a child's crash in libhdf5 from ours by its frames' names (fresh-check.sh found it missing)
   # tests/test-faults.sh: the store checked from outside
   sqlite3
   # tests/test-report.c: the report shown in a real browser (headless), asking for nothing
