@@ -48,6 +48,13 @@ LS_TEST_DATA=$(win_path "$root/tests/data")
 LS_PROBE_STANDIN=$(win_path "$bin/probe-standin.exe")
 export LOADSCOPE LOADSCOPE_WORKER LS_HELPER_CHILD LS_TEST_DATA LS_PROBE_STANDIN
 
+# run_one NAME: runs test NAME.exe under Wine into $log; its status in rc.
+run_one() {
+  (cd "$tmp" && G_DEBUG=$g_debug timeout 600 "$WINE" "$bin/$1.exe" --tap </dev/null >"$log" 2>&1)
+  rc=$?
+  sed -i 's/\r$//' "$log"
+}
+
 for t in "${tests[@]}"; do
   if [ ! -f "$build/tests/$t.exe" ]; then
     say "FAILED: $t: $build/tests/$t.exe was not built"
@@ -62,27 +69,20 @@ for t in "${tests[@]}"; do
   # DirectWrite describes badly, so G_DEBUG does not make warnings fatal
   # for them (tests/test-util.c lets that one warning pass in-process).
   case $t in test-run-list) g_debug= ;; *) g_debug=fatal-warnings ;; esac
-  (cd "$tmp" && G_DEBUG=$g_debug timeout 600 "$WINE" "$bin/$t.exe" --tap </dev/null >"$log" 2>&1)
-  rc=$?
-  sed -i 's/\r$//' "$log"
+  run_one "$t"
   # Under load, Wine now and then fails a spawn with EINVAL before the
   # command runs ("Failed to execute helper program (Invalid argument)", or
   # "... child process (Invalid argument)"): such a program runs once more.
   spawn_failed='Failed to execute (helper program|child process) \(Invalid argument\)'
-  # A program that printed not even its TAP plan did not start under Wine
-  # (once in a CI run every program exited 53 at once, right after the
-  # self-tests' prefix went): it too runs once more, saying so.
+  # So does one that printed not even its TAP plan: Wine did not start it
+  # (a prefix that never booted is caught before, by wine_boot).
   if [ "$rc" -ne 0 ] && ! grep -q '^1\.\.' "$log"; then
     say "$t: exit $rc before its first line (Wine did not start it); running it once more"
-    (cd "$tmp" && G_DEBUG=$g_debug timeout 600 "$WINE" "$bin/$t.exe" --tap </dev/null >"$log" 2>&1)
-    rc=$?
-    sed -i 's/\r$//' "$log"
+    run_one "$t"
   fi
   if [ "$rc" -ne 0 ] && grep -Eq "$spawn_failed" "$log"; then
     say "$t: Wine failed to start a process ($(grep -Eo "$spawn_failed" "$log" | head -n 1)); running it once more"
-    (cd "$tmp" && G_DEBUG=$g_debug timeout 600 "$WINE" "$bin/$t.exe" --tap </dev/null >"$log" 2>&1)
-    rc=$?
-    sed -i 's/\r$//' "$log"
+    run_one "$t"
   fi
   cp "$log" "$art/"
   ok=$(grep -c '^ok ' "$log")
