@@ -29,6 +29,7 @@
 
 #include "loader/cuda-driver.h"
 #include "loader/model-step-ptx.h"
+#include "loader/sink-calibrate.h"
 #include "loader/sink-private.h"
 #include "platform/clock.h"
 #include "platform/shm.h"
@@ -159,66 +160,24 @@ time_step (cuda_sink *s, CUdeviceptr dev, size_t bytes, long long spin_cycles, d
   return LS_OK;
 }
 
+/* ls_sink_calibrate's timer: a step over the first device buffer. */
 static int
-cmp_double (const void *a, const void *b)
+time_step_cb (void *sink, size_t bytes, long long spin_cycles, double *ms, ls_error *err)
 {
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
+  cuda_sink *s = (cuda_sink *) sink;
+  return time_step (s, s->dev[0], bytes, spin_cycles, ms, err);
 }
 
-static double
-median (double *v, int n)
-{
-  qsort (v, (size_t) n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-#define CAL_REPEAT 5
-
-/* Derives the SM clock (cycles per ms) from timed spins, and the time a
- * step takes to read a full batch, so that read + spin = model_ms. */
 static int
 calibrate (cuda_sink *s, ls_error *err)
 {
-  double v[CAL_REPEAT], ms = 0, base_ms, rough;
-  long long n;
-  int rc;
-
-  /* The first launches bring the clocks up (the module is loaded). */
-  for (int i = 0; i < 2; i++)
-    if ((rc = time_step (s, s->dev[0], 0, 1000000, &ms, err)) != LS_OK)
-      return rc;
-  if (!(ms > 0))
-    return ls_error_set (err, LS_ERR_OS, "CUDA sink: calibration failed: a 1e6-cycle spin took %g ms", ms);
-  rough = 1e6 / ms;
-  if ((rc = time_step (s, s->dev[0], 0, (long long) (rough * 30), &ms, err)) != LS_OK)
+  ls_step_calibration cal;
+  int rc = ls_sink_calibrate (time_step_cb, s, s->buf_bytes, s->base.config.model_ms, &cal, err);
+  if (rc != LS_OK)
     return rc;
-
-  for (int i = 0; i < CAL_REPEAT; i++)
-    if ((rc = time_step (s, s->dev[0], 0, 0, &v[i], err)) != LS_OK)
-      return rc;
-  base_ms = median (v, CAL_REPEAT);
-
-  n = (long long) (rough * 10); /* about 10 ms */
-  for (int i = 0; i < CAL_REPEAT; i++)
-    {
-      if ((rc = time_step (s, s->dev[0], 0, n, &ms, err)) != LS_OK)
-        return rc;
-      v[i] = ms > base_ms ? (double) n / (ms - base_ms) : (double) n / ms;
-    }
-  s->cycles_per_ms = median (v, CAL_REPEAT);
-  if (!(s->cycles_per_ms > 0))
-    return ls_error_set (err, LS_ERR_OS, "CUDA sink: calibration failed (%g cycles per ms)", s->cycles_per_ms);
-
-  for (int i = 0; i < CAL_REPEAT; i++)
-    if ((rc = time_step (s, s->dev[0], s->buf_bytes, 0, &v[i], err)) != LS_OK)
-      return rc;
-  s->read_ms = median (v, CAL_REPEAT);
-
-  if (s->base.config.model_ms > s->read_ms)
-    s->spin_cycles = (long long) ((s->base.config.model_ms - s->read_ms) * s->cycles_per_ms);
-  else
-    s->spin_cycles = 0;
+  s->cycles_per_ms = cal.cycles_per_ms;
+  s->read_ms = cal.read_ms;
+  s->spin_cycles = cal.spin_cycles;
   return LS_OK;
 }
 

@@ -1,9 +1,10 @@
 #include "loader/stats.h"
 
+#include <math.h>
 #include <stdlib.h>
 
-static int
-cmp_double (const void *a, const void *b)
+int
+ls_cmp_double (const void *a, const void *b)
 {
   double x = *(const double *) a, y = *(const double *) b;
   return x < y ? -1 : x > y;
@@ -30,7 +31,7 @@ ls_dist_of (double *values, size_t n)
 
   if (n == 0)
     return d;
-  qsort (values, n, sizeof *values, cmp_double);
+  qsort (values, n, sizeof *values, ls_cmp_double);
   for (size_t i = 0; i < n; i++)
     sum += values[i];
   d.valid = true;
@@ -40,4 +41,13 @@ ls_dist_of (double *values, size_t n)
   d.max = values[n - 1];
   d.mean = sum / (double) n;
   return d;
+}
+
+double
+ls_median (double *values, size_t n)
+{
+  if (n == 0)
+    return NAN;
+  qsort (values, n, sizeof *values, ls_cmp_double);
+  return ls_percentile_sorted (values, n, 50);
 }

@@ -14,3 +14,10 @@ typedef struct ls_dist {
 double ls_percentile_sorted (const double *sorted, size_t n, double p);
 
 ls_dist ls_dist_of (double *values, size_t n);
+
+/* A qsort (and GCompareFunc) comparator of doubles, ascending. */
+int ls_cmp_double (const void *a, const void *b);
+
+/* The median of values (sorted in place): ls_percentile_sorted at 50, so the
+ * mean of the two middle values when n is even; NAN when n is 0. */
+double ls_median (double *values, size_t n);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app/store/store-query.h"
+#include "loader/stats.h"
 
 void
 ls_whatif_run_free (ls_whatif_run *run)
@@ -251,21 +252,10 @@ ls_whatif_run_load (ls_store *store, gint64 run_id, GError **error)
 
 /* ------------------------------------------------------------ fitting */
 
-static int
-compare_double (gconstpointer a, gconstpointer b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
-
 static double
-median (GArray *a)
+median_of (GArray *a)
 {
-  if (!a->len)
-    return NAN;
-  g_array_sort (a, compare_double);
-  return a->len % 2 ? g_array_index (a, double, a->len / 2)
-                    : (g_array_index (a, double, a->len / 2 - 1) + g_array_index (a, double, a->len / 2)) / 2;
+  return ls_median ((double *) (void *) a->data, a->len);
 }
 
 void
@@ -379,10 +369,10 @@ ls_whatif_basis_new (GPtrArray *runs, GError **error)
   g_autoptr (GArray) loads = g_array_new (FALSE, FALSE, sizeof (double));
   for (guint i = 0; i < runs->len; i++)
     g_array_append_val (loads, ((const ls_whatif_run *) g_ptr_array_index (runs, i))->background);
-  b->background = median (loads);
-  b->startup_ms = startups->len ? median (startups) : 5.0;
-  b->host_ms = hosts->len ? median (hosts) : 0.05;
-  b->read_fraction = reads->len ? median (reads) : 0;
+  b->background = median_of (loads);
+  b->startup_ms = startups->len ? median_of (startups) : 5.0;
+  b->host_ms = hosts->len ? median_of (hosts) : 0.05;
+  b->read_fraction = reads->len ? median_of (reads) : 0;
 
   /* Per-batch variation: from directly measured builds, else the
    * deliveries of the run with the fewest workers that was loader-bound. */
@@ -428,7 +418,7 @@ ls_whatif_basis_new (GPtrArray *runs, GError **error)
     }
   if (direct->len)
     {
-      b->t_build_ms = median (direct);
+      b->t_build_ms = median_of (direct);
       b->source = g_strdup_printf ("the measured build time of %u run%s", direct->len, direct->len == 1 ? "" : "s");
     }
   for (guint i = 0; i < runs->len; i++)
@@ -446,7 +436,7 @@ ls_whatif_basis_new (GPtrArray *runs, GError **error)
       b->source = g_strdup_printf ("fitted to the throughput of %u loader-bound run%s%s", fitted->len - direct->len,
                                    fitted->len - direct->len == 1 ? "" : "s",
                                    direct->len ? " and the measured build times" : "");
-      b->t_build_ms = median (fitted);
+      b->t_build_ms = median_of (fitted);
     }
   if (!b->source)
     {
@@ -457,7 +447,7 @@ ls_whatif_basis_new (GPtrArray *runs, GError **error)
           if (!isnan (r->worker_cpu_ms_per_batch))
             g_array_append_val (cpu, r->worker_cpu_ms_per_batch);
         }
-      b->t_build_ms = cpu->len ? median (cpu) : 0;
+      b->t_build_ms = cpu->len ? median_of (cpu) : 0;
       b->source = g_strdup (cpu->len ? "the workers' CPU per batch (every run was GPU-bound: a lower bound)"
                                      : "nothing (every run was GPU-bound and no worker CPU was recorded)");
     }

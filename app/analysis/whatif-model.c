@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "loader/stats.h"
+
 #define STOP_SET_MS 2.0 /* stopping a worker set at an epoch's end (STOP, goodbye) */
 
 void
@@ -100,23 +102,13 @@ ls_whatif_closed_form (const ls_whatif_params *p, ls_whatif_prediction *out)
   out->wait_p50_ms = out->wait_p95_ms = out->wait_mean_ms = wait;
 }
 
-static int
-compare_double (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
-
 double
 ls_whatif_percentile (double *values, gsize n, double q)
 {
   if (n == 0)
     return NAN;
-  qsort (values, n, sizeof *values, compare_double);
-  double rank = q / 100.0 * (double) (n - 1);
-  gsize lo = (gsize) floor (rank);
-  gsize hi = MIN (lo + 1, n - 1);
-  return values[lo] + (values[hi] - values[lo]) * (rank - (double) lo);
+  qsort (values, n, sizeof *values, ls_cmp_double);
+  return ls_percentile_sorted (values, n, q);
 }
 
 /* ------------------------------------------------------------ simulation */

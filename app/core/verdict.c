@@ -7,6 +7,7 @@
 #include "app/core/machine-busy.h"
 #include "app/core/recommend.h"
 #include "app/core/summary-keys.h"
+#include "loader/stats.h"
 
 /* ---- reading a summary ---------------------------------------------- */
 
@@ -511,13 +512,6 @@ ls_verdict_for_run (JsonObject *summary, int cores, ls_verdict *out)
   run_verdict (summary, cores, TRUE, out);
 }
 
-static int
-compare_double (gconstpointer a, gconstpointer b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
-
 /* Peak memory against workers over the finished runs, a least-squares
  * line; the slope when at least two worker counts were measured. */
 static double
@@ -621,7 +615,7 @@ ls_verdict_for_sweep (JsonArray *summaries, int cores, ls_verdict *out)
       if (g->done)
         g_array_append_val (means, g->mean);
     }
-  g_array_sort (means, compare_double);
+  g_array_sort (means, ls_cmp_double);
   if (!repeated && means->len >= 2)
     {
       double top = g_array_index (means, double, means->len - 1), second = g_array_index (means, double, means->len - 2);

@@ -19,13 +19,6 @@ typedef struct {
   gboolean not_wine;  /* one was not */
 } category;
 
-static int
-compare_doubles (gconstpointer a, gconstpointer b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
-
 /* The same percentile as every run figure (loader/stats.c). */
 static double
 percentile (const GArray *sorted, double q)
@@ -114,7 +107,7 @@ ls_chart_start_cost (ls_store *store, GError **error)
       g_autofree char *wine_label = c->wine ? g_strdup_printf ("%s %s", c->wine, i == 2 ? "spawn" : "fork") : NULL;
       const char *label = wine_label ? wine_label : categories[i];
       ls_chart_axis_add_category (x, label);
-      g_array_sort (c->ms, compare_doubles);
+      g_array_sort (c->ms, ls_cmp_double);
       ls_chart_series_add_band (bars, shown, percentile (c->ms, 0.5), percentile (c->ms, 0.5),
                                 percentile (c->ms, 0.95));
       guint machines = g_hash_table_size (c->machines);

@@ -44,20 +44,10 @@ ls_report_same_knobs_free (gpointer data)
   g_free (s);
 }
 
-static int
-compare_doubles (gconstpointer a, gconstpointer b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
-
 static double
-median (GArray *values)
+median_of (GArray *values)
 {
-  if (values->len == 0)
-    return NAN;
-  g_array_sort (values, compare_doubles);
-  return ls_percentile_sorted ((const double *) (const void *) values->data, values->len, 50);
+  return ls_median ((double *) (void *) values->data, values->len);
 }
 
 typedef struct {
@@ -131,8 +121,8 @@ add_start_groups (ls_report *report, ls_store *store, GError **error)
       start_acc *acc = accs->pdata[i];
       if (acc->group->n_workers == 0)
         continue;
-      acc->group->startup_p50_ms = median (acc->startup);
-      acc->group->first_batch_p50_ms = median (acc->first);
+      acc->group->startup_p50_ms = median_of (acc->startup);
+      acc->group->first_batch_p50_ms = median_of (acc->first);
       g_ptr_array_add (report->start_groups, g_steal_pointer (&acc->group));
     }
   return TRUE;
