@@ -1,6 +1,6 @@
 /* A plain-C self-test of the worker pool (loader/), with no GLib, so that the
  * same program runs natively on Linux (under `meson test`) and as a Windows
- * build under Wine (scripts/wine-selftest.sh), where workers can only be
+ * build under Wine (scripts/windows/selftest-wine.sh), where workers can only be
  * spawned. It runs a small synthetic dataset for two epochs in-process and
  * with two spawned workers and compares the batch checksums, then checks
  * each way a run fails: a bad sample (skip or fail), a worker killed from

@@ -1,6 +1,6 @@
 /* A plain-C self-test of platform/, with no GLib, so that the same program
  * runs natively on Linux (under `meson test`) and as a Windows build under
- * Wine (scripts/wine-selftest.sh). Its partner is tests/helper-child.c.
+ * Wine (scripts/windows/selftest-wine.sh). Its partner is tests/helper-child.c.
  *
  *   platform-selftest [HELPER]      HELPER defaults to $LS_HELPER_CHILD
  *

@@ -172,7 +172,7 @@ record_runs (void)
 }
 
 /* Every column of the store is exported and checked on import: a schema
- * step that adds one must say how (app/export-format.c). */
+ * step that adds one must say how (app/store/export-format.c). */
 static void
 test_fields_cover_the_schema (void)
 {

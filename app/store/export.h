@@ -1,6 +1,6 @@
 /* Exports of recorded runs: CSV (one row per run, or one per batch), JSON
  * (every row of the runs with their machines and sweeps, see
- * app/export-format.h) and self-contained sqlite bundles (a fresh store
+ * app/store/export-format-private.h) and self-contained sqlite bundles (a fresh store
  * holding only the selected runs). `ids` are run ids of `store`. */
 #pragma once
 

@@ -92,7 +92,7 @@ done
 
 bash "$HERE/bundle-lib.sh" copy "$OUT_DIR/lib" "$OUT_DIR"/bin/* || die "could not gather the shared libraries"
 
-# The settings schema, where app/settings.c looks beside the executable.
+# The settings schema, where app/core/settings.c looks beside the executable.
 if command -v glib-compile-schemas >/dev/null; then
   glib-compile-schemas --strict --targetdir "$OUT_DIR/share/loadscope/schemas" "$ROOT/data" ||
     die "glib-compile-schemas failed on $ROOT/data"
