@@ -17,13 +17,7 @@
 #include "test-cli-util.h"
 #include "test-util.h"
 
-static char *tmp_dir;
-
-static char *
-tmp_path (const char *name)
-{
-  return g_build_filename (tmp_dir, name, NULL);
-}
+static const char *tmp_dir;
 
 /* --- ticks and units --- */
 
@@ -619,11 +613,11 @@ test_export_formats (void)
 {
   g_autoptr (GError) error = NULL;
   ls_chart *charts[] = { sample_chart (FALSE, 20), sample_chart (TRUE, 5), sample_chart (FALSE, 1) };
-  g_autofree char *png = tmp_path ("one.png");
-  g_autofree char *page = tmp_path ("page.png");
-  g_autofree char *svg = tmp_path ("one.svg");
-  g_autofree char *pdf = tmp_path ("one.pdf");
-  g_autofree char *small = tmp_path ("small.png");
+  g_autofree char *png = ls_test_tmp_path ("one.png");
+  g_autofree char *page = ls_test_tmp_path ("page.png");
+  g_autofree char *svg = ls_test_tmp_path ("one.svg");
+  g_autofree char *pdf = ls_test_tmp_path ("one.pdf");
+  g_autofree char *small = ls_test_tmp_path ("small.png");
 
   g_assert_true (ls_chart_export (charts, 1, png, "png", 1280, 800, FALSE, &error));
   g_assert_no_error (error);
@@ -655,9 +649,9 @@ test_export_errors (void)
 {
   g_autoptr (ls_chart) chart = sample_chart (FALSE, 3);
   g_autoptr (GError) error = NULL;
-  g_autofree char *gif = tmp_path ("chart.gif");
+  g_autofree char *gif = ls_test_tmp_path ("chart.gif");
   g_autofree char *nowhere = g_build_filename (tmp_dir, "no-such-folder", "chart.png", NULL);
-  g_autofree char *big = tmp_path ("big.png");
+  g_autofree char *big = ls_test_tmp_path ("big.png");
 
   g_assert_false (ls_chart_export (&chart, 1, gif, "gif", 100, 100, FALSE, &error));
   g_assert_error (error, LS_CHART_ERROR, LS_CHART_ERROR_FORMAT);
@@ -681,10 +675,10 @@ test_simulated_mark_drawn (void)
   g_autoptr (ls_chart) real = sample_chart (FALSE, 6);
   g_autoptr (ls_chart) sim = sample_chart (TRUE, 6);
   g_autoptr (GError) error = NULL;
-  g_autofree char *real_svg = tmp_path ("real.svg");
-  g_autofree char *sim_svg = tmp_path ("sim.svg");
-  g_autofree char *real_pdf = tmp_path ("real.pdf");
-  g_autofree char *sim_pdf = tmp_path ("sim.pdf");
+  g_autofree char *real_svg = ls_test_tmp_path ("real.svg");
+  g_autofree char *sim_svg = ls_test_tmp_path ("sim.svg");
+  g_autofree char *real_pdf = ls_test_tmp_path ("real.pdf");
+  g_autofree char *sim_pdf = ls_test_tmp_path ("sim.pdf");
   cairo_surface_t *surfaces[2];
   ls_chart *charts[2] = { real, sim };
 
@@ -729,21 +723,6 @@ test_simulated_mark_drawn (void)
 
 /* --- charts of recorded runs --- */
 
-static GSubprocess *
-start_cli (GError **error, const char *first, ...)
-{
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  va_list ap;
-  g_ptr_array_add (argv, (char *) g_getenv ("LOADSCOPE"));
-  va_start (ap, first);
-  for (const char *a = first; a; a = va_arg (ap, const char *))
-    g_ptr_array_add (argv, (char *) a);
-  va_end (ap);
-  g_ptr_array_add (argv, NULL);
-  return g_subprocess_newv ((const char *const *) argv->pdata,
-                            G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, error);
-}
-
 static void
 run_ok (GSubprocess *proc)
 {
@@ -765,14 +744,14 @@ recorded_store (void)
   if (path)
     return path;
   g_autoptr (GError) error = NULL;
-  path = tmp_path ("sweeps.sqlite");
-  run_ok (start_cli (&error, "sweep", "--dataset", "synthetic", "--count", "640", "--size", "16x16", "--workers",
+  path = ls_test_tmp_path ("sweeps.sqlite");
+  run_ok (ls_test_cli_start (&error, "sweep", "--dataset", "synthetic", "--count", "640", "--size", "16x16", "--workers",
                      "0,1,2", "--pin", "off,staging", "--batches", "8", "--sink", "sim", "--model-ms", "1", "--db",
                      path, "--quiet", NULL));
-  run_ok (start_cli (&error, "sweep", "--dataset", "synthetic", "--count", "640", "--size", "16x16", "--workers",
+  run_ok (ls_test_cli_start (&error, "sweep", "--dataset", "synthetic", "--count", "640", "--size", "16x16", "--workers",
                      "0,1,2", "--pin", "off,staging", "--batches", "8", "--sink", "none", "--db", path, "--quiet",
                      NULL));
-  run_ok (start_cli (&error, "sweep", "--dataset", "synthetic", "--count", "640", "--size", "16x16", "--workers",
+  run_ok (ls_test_cli_start (&error, "sweep", "--dataset", "synthetic", "--count", "640", "--size", "16x16", "--workers",
                      "0,2", "--pin", "off", "--start", "fork,spawn", "--repeat", "2", "--batches", "8", "--sink",
                      "sim", "--model-ms", "1", "--db", path, "--quiet", NULL));
   return path;
@@ -896,7 +875,7 @@ test_sweep_stages (void)
       double lo, hi;
       g_assert_true (ls_chart_data_range (chart, LS_CHART_Y, &lo, &hi));
       g_assert_cmpfloat (hi, >=, top);
-      g_autofree char *png = tmp_path ("stages.png");
+      g_autofree char *png = ls_test_tmp_path ("stages.png");
       ls_chart *one[] = { chart };
       g_assert_true (ls_chart_export (one, 1, png, "png", 800, 500, FALSE, &error));
       g_assert_no_error (error);
@@ -947,10 +926,10 @@ test_sweep_simulated_mark (void)
   g_assert_true (sim->simulated);
   g_assert_false (none->simulated);
 
-  g_autofree char *sim_svg = tmp_path ("sweep-sim.svg");
-  g_autofree char *none_svg = tmp_path ("sweep-none.svg");
-  g_autofree char *sim_png = tmp_path ("sweep-sim.png");
-  g_autofree char *none_png = tmp_path ("sweep-none.png");
+  g_autofree char *sim_svg = ls_test_tmp_path ("sweep-sim.svg");
+  g_autofree char *none_svg = ls_test_tmp_path ("sweep-none.svg");
+  g_autofree char *sim_png = ls_test_tmp_path ("sweep-sim.png");
+  g_autofree char *none_png = ls_test_tmp_path ("sweep-none.png");
   g_assert_true (ls_chart_export (&sim, 1, sim_svg, "svg", 800, 500, FALSE, &error));
   g_assert_true (ls_chart_export (&none, 1, none_svg, "svg", 800, 500, FALSE, &error));
   g_assert_true (ls_chart_export (&sim, 1, sim_png, "png", 800, 500, FALSE, &error));
@@ -963,7 +942,7 @@ test_sweep_simulated_mark (void)
 
   /* The PNG without the mark, redrawn with it, differs. */
   none->simulated = TRUE;
-  g_autofree char *marked_png = tmp_path ("sweep-none-marked.png");
+  g_autofree char *marked_png = ls_test_tmp_path ("sweep-none-marked.png");
   g_assert_true (ls_chart_export (&none, 1, marked_png, "png", 800, 500, FALSE, &error));
   g_autofree char *a = NULL, *b = NULL;
   gsize la, lb;
@@ -1040,7 +1019,7 @@ test_run_charts (void)
   g_assert_no_error (error);
   g_assert_false (none->simulated);
 
-  g_autofree char *path = tmp_path ("run.pdf");
+  g_autofree char *path = ls_test_tmp_path ("run.pdf");
   ls_chart *both[] = { timeline, memory };
   g_assert_true (ls_chart_export (both, 2, path, "pdf", 0, 0, FALSE, &error));
   g_assert_no_error (error);
@@ -1069,13 +1048,13 @@ test_start_cost (void)
     }
 
   /* An empty store: a chart that says so. */
-  g_autofree char *empty_path = tmp_path ("empty.sqlite");
+  g_autofree char *empty_path = ls_test_tmp_path ("empty.sqlite");
   g_autoptr (ls_store) empty = ls_store_open (empty_path, &error);
   g_assert_no_error (error);
   g_autoptr (ls_chart) nothing = ls_chart_start_cost (empty, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (ls_chart_n_points (nothing), ==, 0);
-  g_autofree char *png = tmp_path ("empty.png");
+  g_autofree char *png = ls_test_tmp_path ("empty.png");
   g_assert_true (ls_chart_export (&nothing, 1, png, "png", 640, 400, FALSE, &error));
   assert_png_size (png, 640, 400);
 }
@@ -1094,11 +1073,11 @@ static void
 test_cli_export_charts (void)
 {
   const char *db = recorded_store ();
-  g_autofree char *page = tmp_path ("cli-page.png");
-  g_autofree char *wait = tmp_path ("cli-wait.svg");
-  g_autofree char *none = tmp_path ("cli-none.svg");
-  g_autofree char *run = tmp_path ("cli-run.pdf");
-  g_autofree char *cost = tmp_path ("cli-cost.png");
+  g_autofree char *page = ls_test_tmp_path ("cli-page.png");
+  g_autofree char *wait = ls_test_tmp_path ("cli-wait.svg");
+  g_autofree char *none = ls_test_tmp_path ("cli-none.svg");
+  g_autofree char *run = ls_test_tmp_path ("cli-run.pdf");
+  g_autofree char *cost = ls_test_tmp_path ("cli-cost.png");
   ls_test_cli r;
 
   /* A sweep's four charts on one page, the default size. */
@@ -1140,7 +1119,7 @@ test_cli_export_charts (void)
   assert_png_size (cost, 900, 500);
 
   /* Bad requests: exit status 2, a reason, and no file. */
-  g_autofree char *bad = tmp_path ("bad.png");
+  g_autofree char *bad = ls_test_tmp_path ("bad.png");
   struct {
     const char *args[8];
     const char *message;
@@ -1177,8 +1156,8 @@ test_cli_export_charts (void)
 static void
 test_cli_demo_writes_charts (void)
 {
-  g_autofree char *db = tmp_path ("demo.sqlite");
-  g_autofree char *dir = tmp_path ("demo-charts");
+  g_autofree char *db = ls_test_tmp_path ("demo.sqlite");
+  g_autofree char *dir = ls_test_tmp_path ("demo-charts");
   ls_test_cli r = ls_test_loadscope ("demo", "--dataset", "synthetic", "--db", db, "--charts-dir", dir, NULL);
   if (r.status != 0)
     g_error ("demo failed:\n%s\n%s", r.out, r.err);
@@ -1198,7 +1177,7 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  tmp_dir = g_dir_make_tmp ("loadscope-chart-XXXXXX", NULL);
+  tmp_dir = ls_test_tmp_dir_make ("loadscope-chart-XXXXXX");
   g_assert_nonnull (tmp_dir);
   g_setenv ("XDG_DATA_HOME", tmp_dir, TRUE);
 
@@ -1231,7 +1210,6 @@ main (int argc, char **argv)
 
   int rc = ls_test_run_checked_shm_only ();
   ls_test_release_fonts ();
-  ls_test_remove_tree (tmp_dir);
-  g_free (tmp_dir);
+  ls_test_tmp_dir_remove ();
   return rc;
 }

@@ -66,3 +66,18 @@ ls_test_cli_clear (ls_test_cli *r)
   g_clear_pointer (&r->out, g_free);
   g_clear_pointer (&r->err, g_free);
 }
+
+GSubprocess *
+ls_test_cli_start (GError **error, const char *first, ...)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  va_list ap;
+  g_ptr_array_add (argv, (char *) g_getenv ("LOADSCOPE"));
+  va_start (ap, first);
+  for (const char *a = first; a; a = va_arg (ap, const char *))
+    g_ptr_array_add (argv, (char *) a);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+  return g_subprocess_newv ((const char *const *) argv->pdata,
+                            G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, error);
+}

@@ -1,6 +1,7 @@
 /* Running the `loadscope` command from tests ($LOADSCOPE, set by meson). */
 #pragma once
 
+#include <gio/gio.h>
 #include <glib.h>
 #include <stdarg.h>
 
@@ -20,3 +21,7 @@ ls_test_cli ls_test_loadscope_va (const char *first, va_list ap);
  * environment; env may be NULL. */
 ls_test_cli ls_test_loadscope_env (const char *const *env, const char *const *args);
 void ls_test_cli_clear (ls_test_cli *r);
+
+/* Starts $LOADSCOPE with the arguments up to NULL, its stdout and stderr
+ * piped, without waiting for it (a command to interrupt or to race). */
+GSubprocess *ls_test_cli_start (GError **error, const char *first, ...) G_GNUC_NULL_TERMINATED;

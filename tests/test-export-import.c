@@ -13,7 +13,7 @@
 #include "test-cli-util.h"
 #include "test-util.h"
 
-static char *tmp_dir;
+static const char *tmp_dir;
 static char *db; /* the source: a sweep of 2 runs and 1 run on its own */
 
 /* Runs loadscope; busy_ms >= 0 sets LOADSCOPE_STORE_BUSY_MS. */
@@ -47,12 +47,6 @@ run_cli_busy (int busy_ms, const char *first, ...)
   ls_test_cli r = run_cli_env (busy_ms, first, ap);
   va_end (ap);
   return r;
-}
-
-static char *
-tmp_path (const char *name)
-{
-  return g_build_filename (tmp_dir, name, NULL);
 }
 
 static gint64
@@ -135,7 +129,7 @@ save_json (JsonNode *root, const char *path)
 static char *
 fresh_store (const char *name)
 {
-  char *path = tmp_path (name);
+  char *path = ls_test_tmp_path (name);
   g_autofree char *glob = g_strconcat (path, "-wal", NULL);
   g_unlink (path);
   g_unlink (glob);
@@ -149,7 +143,7 @@ fresh_store (const char *name)
 static char *
 export_to (const char *format, const char *name, const char *what, const char *ref)
 {
-  char *out = tmp_path (name);
+  char *out = ls_test_tmp_path (name);
   ls_test_cli r = ref ? run_cli ("export", what, ref, "--format", format, "-o", out, "--force", "--db", db, NULL)
                      : run_cli ("export", what, "--format", format, "-o", out, "--force", "--db", db, NULL);
   g_assert_cmpint (r.status, ==, 0);
@@ -264,7 +258,7 @@ test_export_csv (void)
   g_assert_cmpfloat (g_ascii_strtod (ls_format_double (buf, sizeof buf, 1.0 / 3), NULL), ==, 1.0 / 3);
   g_assert_cmpfloat (g_ascii_strtod (ls_format_double (buf, sizeof buf, 6.02214076e23), NULL), ==, 6.02214076e23);
 
-  g_autofree char *batches = tmp_path ("batches.csv");
+  g_autofree char *batches = ls_test_tmp_path ("batches.csv");
   ls_test_cli r = run_cli ("export", "--all", "--format", "csv", "--batches", "-o", batches, "--db", db, NULL);
   g_assert_cmpint (r.status, ==, 0);
   ls_test_cli_clear (&r);
@@ -377,7 +371,7 @@ test_export_sqlite (void)
 static void
 test_export_bad_usage (void)
 {
-  g_autofree char *out = tmp_path ("chart.png");
+  g_autofree char *out = ls_test_tmp_path ("chart.png");
   struct {
     const char *args[8];
     const char *says;
@@ -562,7 +556,7 @@ static void
 test_import_keeps_the_source_machine (void)
 {
   g_autofree char *file = export_to ("json", "mine.json", "--all", NULL);
-  g_autofree char *other = tmp_path ("other.json");
+  g_autofree char *other = ls_test_tmp_path ("other.json");
   g_autoptr (JsonNode) root = as_other_machine (file);
   save_json (root, other);
   g_autofree char *store = fresh_store ("two-machines.sqlite");
@@ -712,7 +706,7 @@ static void
 test_import_rejects_bad_json (void)
 {
   g_autofree char *good = export_to ("json", "good.json", "--all", NULL);
-  g_autofree char *other = tmp_path ("other-good.json");
+  g_autofree char *other = ls_test_tmp_path ("other-good.json");
   g_autoptr (JsonNode) other_root = as_other_machine (good);
   save_json (other_root, other);
   /* A store with runs, so that "unchanged" means something; the bad files
@@ -746,31 +740,31 @@ test_import_rejects_bad_json (void)
     {
       g_autoptr (JsonNode) root = load_json (other);
       g_autofree char *name = g_strdup_printf ("bad-%u.json", i);
-      g_autofree char *bad = tmp_path (name);
+      g_autofree char *bad = ls_test_tmp_path (name);
       cases[i].edit (json_node_get_object (root));
       save_json (root, bad);
       expect_rejected (store, bad, cases[i].says, 2);
     }
 
   /* Files that are not exports at all. */
-  g_autofree char *random = tmp_path ("random.bin");
+  g_autofree char *random = ls_test_tmp_path ("random.bin");
   guint8 bytes[4096];
   for (guint i = 0; i < sizeof bytes; i++)
     bytes[i] = (guint8) g_random_int ();
   g_assert_true (g_file_set_contents (random, (const char *) bytes, sizeof bytes, NULL));
   expect_rejected (store, random, "neither an SQLite bundle nor JSON", 2);
-  g_autofree char *object = tmp_path ("object.json");
+  g_autofree char *object = ls_test_tmp_path ("object.json");
   g_assert_true (g_file_set_contents (object, "{\"runs\": []}", -1, NULL));
   expect_rejected (store, object, "not a Loadscope export", 2);
-  g_autofree char *history = tmp_path ("history.json");
+  g_autofree char *history = ls_test_tmp_path ("history.json");
   r = run_cli ("history", "--db", db, "--json", NULL);
   g_assert_true (g_file_set_contents (history, r.out, -1, NULL));
   ls_test_cli_clear (&r);
   expect_rejected (store, history, "not a Loadscope export", 2);
-  g_autofree char *empty = tmp_path ("empty.json");
+  g_autofree char *empty = ls_test_tmp_path ("empty.json");
   g_assert_true (g_file_set_contents (empty, "", 0, NULL));
   expect_rejected (store, empty, "not a Loadscope export", 2);
-  g_autofree char *missing = tmp_path ("missing.json");
+  g_autofree char *missing = ls_test_tmp_path ("missing.json");
   expect_rejected (store, missing, "cannot read it", 2);
 
   /* The good file still goes in afterwards. */
@@ -792,7 +786,7 @@ test_import_rejects_bad_bundles (void)
   for (guint i = 0; i < G_N_ELEMENTS (cuts); i++)
     {
       g_autofree char *name = g_strdup_printf ("truncated-%u.sqlite", i);
-      g_autofree char *bad = tmp_path (name);
+      g_autofree char *bad = ls_test_tmp_path (name);
       g_assert_true (g_file_set_contents (bad, contents, (gssize) cuts[i], NULL));
       expect_rejected (store, bad, "damaged", 2);
     }
@@ -818,7 +812,7 @@ test_import_rejects_bad_bundles (void)
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      g_autofree char *bad = tmp_path (cases[i].name);
+      g_autofree char *bad = ls_test_tmp_path (cases[i].name);
       g_assert_true (g_file_set_contents (bad, contents, (gssize) len, NULL));
       exec_sql (bad, cases[i].sql);
       expect_rejected (store, bad, cases[i].says, 2);
@@ -831,7 +825,7 @@ test_import_rejects_bad_bundles (void)
 static void
 test_import_older_bundle_is_migrated (void)
 {
-  g_autofree char *old = tmp_path ("v1.sqlite");
+  g_autofree char *old = ls_test_tmp_path ("v1.sqlite");
   g_autoptr (GError) error = NULL;
   ls_store *s = ls_store_open_existing (old, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &error);
   g_assert_no_error (error);
@@ -912,7 +906,7 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  tmp_dir = g_dir_make_tmp ("loadscope-test-export-XXXXXX", NULL);
+  tmp_dir = ls_test_tmp_dir_make ("loadscope-test-export-XXXXXX");
   g_assert_nonnull (tmp_dir);
   db = g_build_filename (tmp_dir, "source.sqlite", NULL);
   record_runs ();
@@ -931,8 +925,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/import/locked-store-clear-error", test_import_into_a_locked_store);
   g_test_add_func ("/app/import/bad-usage-exits-2", test_import_bad_usage);
   int status = ls_test_run_checked_shm_only ();
-  ls_test_remove_tree (tmp_dir);
   g_free (db);
-  g_free (tmp_dir);
+  ls_test_tmp_dir_remove ();
   return status;
 }

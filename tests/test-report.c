@@ -20,13 +20,7 @@
 #define OTHER_HOST "win-box"
 #define OTHER_OS "Windows (Wine 8.0)"
 
-static char *tmp_dir;
-
-static char *
-tmp_path (const char *name)
-{
-  return g_build_filename (tmp_dir, name, NULL);
-}
+static const char *tmp_dir;
 
 static void
 assert_cli_ok (ls_test_cli *r)
@@ -108,13 +102,13 @@ recorded_store (void)
   static char *path;
   if (path)
     return path;
-  path = tmp_path ("runs.sqlite");
+  path = ls_test_tmp_path ("runs.sqlite");
   ls_test_cli r = ls_test_loadscope ("sweep", "--dataset", "synthetic", "--count", "640", "--size", "16x16", "--workers", "0,1,2",
                           "--pin", "off,staging", "--batches", "10", "--sink", "sim", "--model-ms", "1", "--db", path,
                           "--quiet", NULL);
   assert_cli_ok (&r);
-  g_autofree char *mine = tmp_path ("mine.json");
-  g_autofree char *other = tmp_path ("other.json");
+  g_autofree char *mine = ls_test_tmp_path ("mine.json");
+  g_autofree char *other = ls_test_tmp_path ("other.json");
   r = ls_test_loadscope ("export", "--sweep", "1", "--format", "json", "-o", mine, "--db", path, NULL);
   assert_cli_ok (&r);
   write_other_machine_bundle (mine, other);
@@ -169,7 +163,7 @@ static void
 test_html_sweep_two_machines (void)
 {
   const char *db = recorded_store ();
-  g_autofree char *out = tmp_path ("sweep-1.html");
+  g_autofree char *out = ls_test_tmp_path ("sweep-1.html");
   ls_test_cli r = ls_test_loadscope ("report", "--sweep", "1", "--db", db, "-o", out, NULL);
   g_assert_nonnull (strstr (r.out, "wrote the report of sweep 1 (12 runs on 2 machines"));
   assert_cli_ok (&r);
@@ -233,7 +227,7 @@ static void
 test_markdown (void)
 {
   const char *db = recorded_store ();
-  g_autofree char *dir = tmp_path ("md out");
+  g_autofree char *dir = ls_test_tmp_path ("md out");
   g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
   g_autofree char *out = g_build_filename (dir, "review.md", NULL);
   ls_test_cli r = ls_test_loadscope ("report", "--sweep", "1", "--db", db, "--format", "md", "-o", out, NULL);
@@ -269,7 +263,7 @@ static void
 test_one_run_and_some_runs (void)
 {
   const char *db = recorded_store ();
-  g_autofree char *one = tmp_path ("run-3.html");
+  g_autofree char *one = ls_test_tmp_path ("run-3.html");
   ls_test_cli r = ls_test_loadscope ("report", "--run", "3", "--db", db, "-o", one, NULL);
   g_assert_nonnull (strstr (r.out, "run 3 (1 run on 1 machine, 3 charts)"));
   assert_cli_ok (&r);
@@ -279,12 +273,12 @@ test_one_run_and_some_runs (void)
   g_assert_cmpuint (count (html, "<svg"), ==, 6);
   g_assert_null (strstr (html, "id=\"side-by-side\""));
 
-  g_autofree char *some = tmp_path ("some.html");
+  g_autofree char *some = ls_test_tmp_path ("some.html");
   r = ls_test_loadscope ("report", "--runs", "2, 4,4", "--db", db, "-o", some, NULL);
   g_assert_nonnull (strstr (r.out, "runs 2 and 4 (2 runs on 1 machine"));
   assert_cli_ok (&r);
 
-  g_autofree char *all = tmp_path ("all.html");
+  g_autofree char *all = ls_test_tmp_path ("all.html");
   r = ls_test_loadscope ("report", "--all", "--db", db, "-o", all, NULL);
   g_assert_nonnull (strstr (r.out, "all runs (12 runs on 2 machines"));
   assert_cli_ok (&r);
@@ -325,11 +319,11 @@ static void
 test_errors (void)
 {
   const char *db = recorded_store ();
-  g_autofree char *out = tmp_path ("refused.html");
-  g_autofree char *md = tmp_path ("refused.md");
-  g_autofree char *empty = tmp_path ("empty.sqlite");
-  g_autofree char *missing = tmp_path ("missing.sqlite");
-  g_autofree char *no_dir = tmp_path ("no-such-folder/r.html");
+  g_autofree char *out = ls_test_tmp_path ("refused.html");
+  g_autofree char *md = ls_test_tmp_path ("refused.md");
+  g_autofree char *empty = ls_test_tmp_path ("empty.sqlite");
+  g_autofree char *missing = ls_test_tmp_path ("missing.sqlite");
+  g_autofree char *no_dir = ls_test_tmp_path ("no-such-folder/r.html");
   g_autoptr (GError) error = NULL;
   ls_store *s = ls_store_open (empty, &error);
   g_assert_no_error (error);
@@ -401,7 +395,7 @@ page_requests (const char *net_log)
 static int
 browse (const char *browser, const char *page, const char *png, const char *name)
 {
-  g_autofree char *profile = tmp_path (name);
+  g_autofree char *profile = ls_test_tmp_path (name);
   g_autofree char *net_log = g_strconcat (profile, "-net.json", NULL);
   g_autofree char *net_arg = g_strconcat ("--log-net-log=", net_log, NULL);
   g_autofree char *shot_arg = g_strconcat ("--screenshot=", png, NULL);
@@ -433,20 +427,20 @@ test_browser (void)
       return;
     }
   const char *db = recorded_store ();
-  g_autofree char *page = tmp_path ("browsed.html");
+  g_autofree char *page = ls_test_tmp_path ("browsed.html");
   ls_test_cli r = ls_test_loadscope ("report", "--sweep", "1", "--db", db, "-o", page, NULL);
   assert_cli_ok (&r);
   const char *artifacts = g_getenv ("LS_ARTIFACTS");
   g_autofree char *png = artifacts ? g_build_filename (artifacts, "report-sweep-two-machines.png", NULL)
-                                   : tmp_path ("report.png");
+                                   : ls_test_tmp_path ("report.png");
   if (artifacts)
     g_assert_cmpint (g_mkdir_with_parents (artifacts, 0755), ==, 0);
   int requests = browse (browser, page, png, "chromium-report");
   g_assert_cmpint (requests, ==, 0);
   g_test_message ("screenshot: %s", png);
 
-  g_autofree char *control = tmp_path ("asks.html");
-  g_autofree char *control_png = tmp_path ("asks.png");
+  g_autofree char *control = ls_test_tmp_path ("asks.html");
+  g_autofree char *control_png = ls_test_tmp_path ("asks.png");
   g_assert_true (g_file_set_contents (control, "<!DOCTYPE html><p>x<img src=\"http://127.0.0.1:9/x.png\">", -1, NULL));
   g_assert_cmpint (browse (browser, control, control_png, "chromium-control"), >=, 1);
 }
@@ -455,12 +449,12 @@ test_browser (void)
 static void
 test_twenty_runs_size (void)
 {
-  g_autofree char *db = tmp_path ("twenty.sqlite");
+  g_autofree char *db = ls_test_tmp_path ("twenty.sqlite");
   ls_test_cli r = ls_test_loadscope ("sweep", "--dataset", "synthetic", "--count", "256", "--size", "8x8", "--workers", "0,1",
                           "--pin", "off,staging", "--prefetch", "1,2,3,4,5", "--batches", "8", "--sink", "sim",
                           "--model-ms", "1", "--db", db, "--quiet", NULL);
   assert_cli_ok (&r);
-  g_autofree char *out = tmp_path ("twenty.html");
+  g_autofree char *out = ls_test_tmp_path ("twenty.html");
   r = ls_test_loadscope ("report", "--sweep", "1", "--db", db, "-o", out, NULL);
   g_assert_nonnull (strstr (r.out, "(20 runs on 1 machine"));
   assert_cli_ok (&r);
@@ -474,7 +468,7 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  tmp_dir = g_dir_make_tmp ("loadscope-report-XXXXXX", NULL);
+  tmp_dir = ls_test_tmp_dir_make ("loadscope-report-XXXXXX");
   g_assert_nonnull (tmp_dir);
   g_setenv ("XDG_DATA_HOME", tmp_dir, TRUE);
 
@@ -487,7 +481,6 @@ main (int argc, char **argv)
   g_test_add_func ("/app/report/browser/shows-it-and-asks-for-nothing", test_browser);
 
   int rc = ls_test_run_checked_shm_only ();
-  ls_test_remove_tree (tmp_dir);
-  g_free (tmp_dir);
+  ls_test_tmp_dir_remove ();
   return rc;
 }

@@ -18,19 +18,13 @@
 #include "test-cli-util.h"
 #include "test-util.h"
 
-static char *tmp_dir;
-
-static char *
-tmp_path (const char *name)
-{
-  return g_build_filename (tmp_dir, name, NULL);
-}
+static const char *tmp_dir;
 
 /* root/c<k>/i<j>.jpg, images of a few sizes. */
 static char *
 make_jpeg_dir (void)
 {
-  char *root = tmp_path ("jpegs");
+  char *root = ls_test_tmp_path ("jpegs");
   for (int c = 0; c < 2; c++)
     {
       g_autofree char *cls = g_strdup_printf ("%s/c%d", root, c);
@@ -166,7 +160,7 @@ test_in_process_sums (void)
 static void
 test_migration_keeps_data (void)
 {
-  g_autofree char *path = tmp_path ("v3.sqlite");
+  g_autofree char *path = ls_test_tmp_path ("v3.sqlite");
   g_autoptr (GError) error = NULL;
   ls_store *store = ls_store_open_existing (path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &error);
   g_assert_no_error (error);
@@ -220,9 +214,9 @@ run_cli (int *status, const char *first, ...)
 static void
 test_export_import_round_trip (void)
 {
-  g_autofree char *a = tmp_path ("a.sqlite");
-  g_autofree char *b = tmp_path ("b.sqlite");
-  g_autofree char *bundle = tmp_path ("a.json");
+  g_autofree char *a = ls_test_tmp_path ("a.sqlite");
+  g_autofree char *b = ls_test_tmp_path ("b.sqlite");
+  g_autofree char *bundle = ls_test_tmp_path ("a.json");
   int status;
 
   g_free (run_cli (&status, "run", "--dataset", jpeg_dir (), "--workers", "1", "--batch-size", "4", "--crop", "32",
@@ -273,7 +267,7 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  tmp_dir = g_dir_make_tmp ("loadscope-stages-XXXXXX", NULL);
+  tmp_dir = ls_test_tmp_dir_make ("loadscope-stages-XXXXXX");
   g_assert_nonnull (tmp_dir);
   g_test_add_func ("/stages/workers/sums-within-busy-time", test_workers_sums);
   g_test_add_func ("/stages/in-process/sums-within-busy-time", test_in_process_sums);
@@ -281,7 +275,6 @@ main (int argc, char **argv)
   g_test_add_func ("/stages/store/export-import-round-trip", test_export_import_round_trip);
   g_test_add_func ("/stages/cli/diagnose-json", test_diagnose_json);
   int rc = ls_test_run_checked_shm_only ();
-  ls_test_remove_tree (tmp_dir);
-  g_free (tmp_dir);
+  ls_test_tmp_dir_remove ();
   return rc;
 }

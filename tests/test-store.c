@@ -13,35 +13,15 @@
 #include "app/store/store-private.h"
 #include "app/store/store-query.h"
 #include "test-sql.h"
+#include "test-cli-util.h"
 #include "test-util.h"
 
-static char *tmp_dir;
-
-static char *
-tmp_path (const char *name)
-{
-  return g_build_filename (tmp_dir, name, NULL);
-}
-
-static GSubprocess *
-start_cli (GError **error, const char *first, ...)
-{
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  va_list ap;
-  g_ptr_array_add (argv, (char *) g_getenv ("LOADSCOPE"));
-  va_start (ap, first);
-  for (const char *a = first; a; a = va_arg (ap, const char *))
-    g_ptr_array_add (argv, (char *) a);
-  va_end (ap);
-  g_ptr_array_add (argv, NULL);
-  return g_subprocess_newv ((const char *const *) argv->pdata,
-                            G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, error);
-}
+static const char *tmp_dir;
 
 static void
 test_old_store_is_migrated (void)
 {
-  g_autofree char *path = tmp_path ("v1.sqlite");
+  g_autofree char *path = ls_test_tmp_path ("v1.sqlite");
   g_autoptr (GError) error = NULL;
   ls_store *store = ls_store_open_existing (path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &error);
 
@@ -92,8 +72,8 @@ test_old_store_is_migrated (void)
 static void
 test_bad_files_are_refused (void)
 {
-  g_autofree char *future = tmp_path ("future.sqlite");
-  g_autofree char *junk = tmp_path ("junk.sqlite");
+  g_autofree char *future = ls_test_tmp_path ("future.sqlite");
+  g_autofree char *junk = ls_test_tmp_path ("junk.sqlite");
   g_autoptr (GError) error = NULL;
   ls_store *store = ls_store_open (future, &error);
 
@@ -116,7 +96,7 @@ test_bad_files_are_refused (void)
 static void
 test_read_only_store_is_a_clear_error (void)
 {
-  g_autofree char *path = tmp_path ("ro.sqlite");
+  g_autofree char *path = ls_test_tmp_path ("ro.sqlite");
   g_autoptr (GError) error = NULL;
   ls_store *store = ls_store_open (path, &error);
   g_assert_no_error (error);
@@ -143,7 +123,7 @@ static void
 test_rows_read_a_query (void)
 {
   g_autoptr (GError) error = NULL;
-  g_autofree char *path = tmp_path ("rows.sqlite");
+  g_autofree char *path = ls_test_tmp_path ("rows.sqlite");
   g_autoptr (ls_store) store = ls_store_open (path, &error);
   g_assert_no_error (error);
   gint64 machine = ls_store_this_machine (store, NULL, NULL, &error);
@@ -226,11 +206,11 @@ test_loader_errors_become_gerrors (void)
 static void
 test_killed_runner_leaves_an_interrupted_run (void)
 {
-  g_autofree char *db = tmp_path ("killed.sqlite");
+  g_autofree char *db = ls_test_tmp_path ("killed.sqlite");
   g_autoptr (GError) error = NULL;
   /* About 3 ms per batch, far longer than the test waits. */
   g_autoptr (GSubprocess) runner
-      = start_cli (&error, "run", "--dataset", "synthetic", "--count", "200000", "--size", "8x8", "--sample-cost-us",
+      = ls_test_cli_start (&error, "run", "--dataset", "synthetic", "--count", "200000", "--size", "8x8", "--sample-cost-us",
                    "200", "--batch-size", "16", "--workers", "1", "--sink", "none", "--db", db, NULL);
   g_assert_no_error (error);
 
@@ -261,11 +241,11 @@ test_killed_runner_leaves_an_interrupted_run (void)
 static void
 test_sweep_records_every_configuration (void)
 {
-  g_autofree char *db = tmp_path ("sweep.sqlite");
+  g_autofree char *db = ls_test_tmp_path ("sweep.sqlite");
   g_autoptr (GError) error = NULL;
   g_autofree char *out = NULL, *err = NULL;
   g_autoptr (GSubprocess) sweep
-      = start_cli (&error, "sweep", "--dataset", "synthetic", "--count", "640", "--size", "16x16", "--workers", "0,1,2",
+      = ls_test_cli_start (&error, "sweep", "--dataset", "synthetic", "--count", "640", "--size", "16x16", "--workers", "0,1,2",
                    "--pin", "off,staging", "--batches", "10", "--model-ms", "1", "--db", db, "--json", NULL);
   g_assert_no_error (error);
   g_subprocess_communicate_utf8 (sweep, NULL, NULL, &out, &err, &error);
@@ -295,11 +275,11 @@ test_sweep_records_every_configuration (void)
 static void
 test_sweep_goes_on_after_a_runner_dies (void)
 {
-  g_autofree char *db = tmp_path ("sweep-kill.sqlite");
+  g_autofree char *db = ls_test_tmp_path ("sweep-kill.sqlite");
   g_autoptr (GError) error = NULL;
   g_autofree char *out = NULL, *err = NULL;
   g_autoptr (GSubprocess) sweep
-      = start_cli (&error, "sweep", "--dataset", "synthetic", "--count", "4000", "--size", "8x8", "--sample-cost-us",
+      = ls_test_cli_start (&error, "sweep", "--dataset", "synthetic", "--count", "4000", "--size", "8x8", "--sample-cost-us",
                    "300", "--batch-size", "16", "--workers", "1,2", "--sink", "none", "--batches", "150", "--db", db,
                    NULL);
   g_assert_no_error (error);
@@ -328,7 +308,7 @@ test_sweep_goes_on_after_a_runner_dies (void)
 static void
 test_sweep_refuses_bad_values_before_running (void)
 {
-  g_autofree char *db = tmp_path ("sweep-bad.sqlite");
+  g_autofree char *db = ls_test_tmp_path ("sweep-bad.sqlite");
   struct {
     const char *knob, *value, *message;
   } cases[] = {
@@ -341,7 +321,7 @@ test_sweep_refuses_bad_values_before_running (void)
     {
       g_autoptr (GError) error = NULL;
       g_autofree char *out = NULL, *err = NULL;
-      g_autoptr (GSubprocess) sweep = start_cli (&error, "sweep", "--dataset", "synthetic", cases[i].knob,
+      g_autoptr (GSubprocess) sweep = ls_test_cli_start (&error, "sweep", "--dataset", "synthetic", cases[i].knob,
                                                  cases[i].value, "--db", db, NULL);
       g_subprocess_communicate_utf8 (sweep, NULL, NULL, &out, &err, &error);
       g_test_message ("%s", err);
@@ -359,10 +339,10 @@ test_sweep_refuses_bad_values_before_running (void)
 static void
 test_killed_sweep_is_marked_interrupted (void)
 {
-  g_autofree char *db = tmp_path ("killed-sweep.sqlite");
+  g_autofree char *db = ls_test_tmp_path ("killed-sweep.sqlite");
   g_autoptr (GError) error = NULL;
   g_autoptr (GSubprocess) sweep
-      = start_cli (&error, "sweep", "--dataset", "synthetic", "--count", "200000", "--size", "8x8", "--sample-cost-us",
+      = ls_test_cli_start (&error, "sweep", "--dataset", "synthetic", "--count", "200000", "--size", "8x8", "--sample-cost-us",
                    "200", "--batch-size", "16", "--workers", "1,2", "--sink", "none", "--db", db, NULL);
   g_assert_no_error (error);
   gint64 runner = 0;
@@ -424,10 +404,10 @@ test_killed_sweep_is_marked_interrupted (void)
 static void
 test_slow_run_does_not_lock_out_writers (void)
 {
-  g_autofree char *db = tmp_path ("slow.sqlite");
+  g_autofree char *db = ls_test_tmp_path ("slow.sqlite");
   g_autoptr (GError) error = NULL;
   g_autoptr (GSubprocess) runner
-      = start_cli (&error, "run", "--dataset", "synthetic", "--count", "64", "--size", "8x8", "--batch-size", "8",
+      = ls_test_cli_start (&error, "run", "--dataset", "synthetic", "--count", "64", "--size", "8x8", "--batch-size", "8",
                    "--batches", "6", "--warmup", "1", "--sink", "sim", "--model-ms", "1500", "--db", db, NULL);
   g_assert_no_error (error);
   for (int i = 0; i < 2400 && !(g_file_test (db, G_FILE_TEST_EXISTS)
@@ -468,7 +448,7 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  tmp_dir = g_dir_make_tmp ("ls-store-XXXXXX", NULL);
+  tmp_dir = ls_test_tmp_dir_make ("ls-store-XXXXXX");
   g_test_add_func ("/app/store/old-store-is-migrated", test_old_store_is_migrated);
   g_test_add_func ("/app/store/bad-files-are-refused", test_bad_files_are_refused);
   g_test_add_func ("/app/store/read-only-store-is-a-clear-error", test_read_only_store_is_a_clear_error);
@@ -485,7 +465,6 @@ main (int argc, char **argv)
 #endif
   g_test_add_func ("/app/store/slow-run-does-not-lock-out-writers", test_slow_run_does_not_lock_out_writers);
   int rc = ls_test_run_checked_shm_only ();
-  ls_test_remove_tree (tmp_dir);
-  g_free (tmp_dir);
+  ls_test_tmp_dir_remove ();
   return rc;
 }

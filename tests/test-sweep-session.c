@@ -14,13 +14,7 @@
 #include "test-sql.h"
 #include "test-util.h"
 
-static char *tmp_dir;
-
-static char *
-tmp_path (const char *name)
-{
-  return g_build_filename (tmp_dir, name, NULL);
-}
+static const char *tmp_dir;
 
 static const char *
 runner (void)
@@ -236,7 +230,7 @@ sweep_status (const char *db, gint64 sweep_id)
 static void
 test_two_configurations (void)
 {
-  g_autofree char *db = tmp_path ("two.sqlite");
+  g_autofree char *db = ls_test_tmp_path ("two.sqlite");
   g_autoptr (ls_sweep_request) request = request_new (db, "dataset", "synthetic", "count", "256", "size", "8x8",
                                                       "batch-size", "8", "workers", "0,1", "batches", "6", "warmup",
                                                       "1", "sink", "sim", "model-ms", "1", NULL);
@@ -301,7 +295,7 @@ slow_request (const char *db)
 static void
 test_cancel (void)
 {
-  g_autofree char *db = tmp_path ("cancel.sqlite");
+  g_autofree char *db = ls_test_tmp_path ("cancel.sqlite");
   g_autoptr (ls_sweep_request) request = slow_request (db);
   g_autoptr (LsSweepSession) s = ls_sweep_session_new (request);
   g_autoptr (GError) error = NULL;
@@ -337,7 +331,7 @@ test_cancel (void)
 static void
 test_cancel_at_once (void)
 {
-  g_autofree char *db = tmp_path ("cancel-at-once.sqlite");
+  g_autofree char *db = ls_test_tmp_path ("cancel-at-once.sqlite");
   g_autoptr (ls_sweep_request) request = slow_request (db);
   g_autoptr (LsSweepSession) s = ls_sweep_session_new (request);
   g_autoptr (GError) error = NULL;
@@ -364,7 +358,7 @@ test_cancel_at_once (void)
 static void
 test_killed_runner (void)
 {
-  g_autofree char *db = tmp_path ("killed.sqlite");
+  g_autofree char *db = ls_test_tmp_path ("killed.sqlite");
   g_autoptr (ls_sweep_request) request = slow_request (db);
   g_assert_true (ls_sweep_request_set_text (request, "batches", "30", NULL));
   g_autoptr (LsSweepSession) s = ls_sweep_session_new (request);
@@ -397,7 +391,7 @@ test_killed_runner (void)
 static void
 test_bad_knobs (void)
 {
-  g_autofree char *db = tmp_path ("bad.sqlite");
+  g_autofree char *db = ls_test_tmp_path ("bad.sqlite");
   struct {
     const char *knob, *value, *message;
   } cases[] = {
@@ -475,8 +469,8 @@ test_bad_knobs (void)
 static void
 test_bad_input_stops (void)
 {
-  g_autofree char *db = tmp_path ("bad-input.sqlite");
-  g_autofree char *flat = tmp_path ("flat-jpegs");
+  g_autofree char *db = ls_test_tmp_path ("bad-input.sqlite");
+  g_autofree char *flat = ls_test_tmp_path ("flat-jpegs");
   g_assert_cmpint (g_mkdir_with_parents (flat, 0700), ==, 0);
   for (int i = 0; i < 3; i++)
     {
@@ -522,7 +516,7 @@ test_bad_input_stops (void)
 static void
 test_repeat (void)
 {
-  g_autofree char *db = tmp_path ("repeat.sqlite");
+  g_autofree char *db = ls_test_tmp_path ("repeat.sqlite");
   g_autoptr (ls_sweep_request) request = request_new (db, "dataset", "synthetic", "count", "64", "size", "8x8",
                                                       "batch-size", "8", "pin", "off,staging", "batches", "3", "sink",
                                                       "sim", "model-ms", "0", "repeat", "2", NULL);
@@ -551,7 +545,7 @@ test_repeat (void)
 static void
 test_typed_request_without_store (void)
 {
-  g_autofree char *db = tmp_path ("never.sqlite");
+  g_autofree char *db = ls_test_tmp_path ("never.sqlite");
   g_autoptr (ls_sweep_request) request = ls_sweep_request_new ();
   g_autoptr (GError) error = NULL;
   recorder r;
@@ -626,7 +620,7 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  tmp_dir = g_dir_make_tmp ("ls-sweep-session-XXXXXX", NULL);
+  tmp_dir = ls_test_tmp_dir_make ("ls-sweep-session-XXXXXX");
   g_test_add_func ("/app/sweep-session/two-configurations", test_two_configurations);
   g_test_add_func ("/app/sweep-session/cancel", test_cancel);
   g_test_add_func ("/app/sweep-session/cancel-at-once", test_cancel_at_once);
@@ -637,7 +631,6 @@ main (int argc, char **argv)
   g_test_add_func ("/app/sweep-session/typed-request-without-store", test_typed_request_without_store);
   g_test_add_func ("/app/sweep-session/estimate", test_estimate);
   int rc = ls_test_run_checked_shm_only ();
-  ls_test_remove_tree (tmp_dir);
-  g_free (tmp_dir);
+  ls_test_tmp_dir_remove ();
   return rc;
 }

@@ -177,3 +177,30 @@ ls_test_host_name (void)
 #endif
   return g_get_host_name ();
 }
+
+static char *scratch;
+
+const char *
+ls_test_tmp_dir_make (const char *pattern)
+{
+  g_autoptr (GError) error = NULL;
+  g_assert_null (scratch);
+  scratch = g_dir_make_tmp (pattern, &error);
+  g_assert_no_error (error);
+  return scratch;
+}
+
+char *
+ls_test_tmp_path (const char *name)
+{
+  g_assert_nonnull (scratch);
+  return g_build_filename (scratch, name, NULL);
+}
+
+void
+ls_test_tmp_dir_remove (void)
+{
+  if (scratch)
+    ls_test_remove_tree (scratch);
+  g_clear_pointer (&scratch, g_free);
+}

@@ -14,6 +14,14 @@ int ls_test_run_checked (void);
  * (GSubprocess, worker threads) keeps descriptors of its own. */
 int ls_test_run_checked_shm_only (void);
 
+/* The program's scratch folder: made by ls_test_tmp_dir_make (a
+ * g_dir_make_tmp pattern such as "loadscope-store-XXXXXX"; once), its paths
+ * from ls_test_tmp_path (free them), removed with all it holds by
+ * ls_test_tmp_dir_remove. */
+const char *ls_test_tmp_dir_make (const char *pattern);
+char *ls_test_tmp_path (const char *name);
+void ls_test_tmp_dir_remove (void);
+
 /* Deletes a file or a folder with everything in it (test scratch space). */
 void ls_test_remove_tree (const char *path);
 
