@@ -33,8 +33,8 @@ while [ $# -gt 0 ]; do
     *) echo "fresh-check.sh: unknown argument '$1' (--root DIR, --keep)" >&2; exit 2 ;;
   esac
 done
-say() { echo "fresh-check: $*"; }
-die() { echo "fresh-check: $*" >&2; exit 1; }
+LS_TAG=fresh-check
+. scripts/lib.sh
 
 [ "$(id -u)" -eq 0 ] || die "needs root (debootstrap, chroot and mounts): sudo bash $0 $*"
 case $root in /|/bin|/boot|/dev|/etc|/home|/lib*|/proc|/root|/run|/sbin|/sys|/usr|/var) die "--root $root: not a system folder" ;; esac
@@ -45,32 +45,7 @@ started=$(date +%s)
 # This machine's Debian sources, as they are: the root gets the same
 # archive, updates and security suites, and debootstrap the first archive URI.
 sources=$(mktemp -d)
-python3 - "$sources" <<'PY' || die "no Debian bookworm sources in /etc/apt/sources.list{,.d}"
-import glob, os, re, sys
-out = sys.argv[1]
-kept = []
-def keep(path, text):
-    kept.append(path)
-    open(os.path.join(out, os.path.basename(path)), "w").write(text)
-if os.path.exists("/etc/apt/sources.list"):
-    lines = [l for l in open("/etc/apt/sources.list") if re.match(r"\s*deb\s.*\bbookworm", l)]
-    if lines:
-        keep("/etc/apt/sources.list", "".join(lines))
-for p in sorted(glob.glob("/etc/apt/sources.list.d/*.list") + glob.glob("/etc/apt/sources.list.d/*.sources")):
-    text = open(p).read()
-    if re.search(r"(?m)^Suites:.*\bbookworm\b", text) or re.search(r"(?m)^\s*deb\s.*\bbookworm\b", text):
-        keep(p, text)
-uris = []
-for p in kept:
-    text = open(os.path.join(out, os.path.basename(p))).read()
-    uris += re.findall(r"(?m)^URIs:\s*(\S+)", text) + re.findall(r"(?m)^\s*deb\s+(?:\[[^]]*\]\s+)?(\S+)\s+bookworm\s", text)
-archive = [u for u in uris if not u.rstrip("/").endswith("-security")]
-if not archive:
-    sys.exit(1)
-open(os.path.join(out, "MIRROR"), "w").write(archive[0])
-PY
-mirror=$(cat "$sources/MIRROR")
-rm -f "$sources/MIRROR"
+mirror=$(python3 scripts/apt-sources.py "$sources" bookworm) || die "no Debian bookworm sources in /etc/apt/sources.list{,.d}"
 
 if ! command -v debootstrap >/dev/null; then
   say "installing debootstrap on this machine"

@@ -22,7 +22,8 @@ SYSROOT=/usr/$H
 cache=${LS_CACHE:-$HOME/.cache/loadscope}
 jobs=${LS_JOBS:-2}
 started=$(date +%s)
-say() { echo "win-build: $*"; }
+LS_TAG=win-build
+. "$root/scripts/lib.sh"
 stage_t0=$started
 stage() { local now; now=$(date +%s); say "$1: $((now - stage_t0)) s"; stage_t0=$now; }
 

@@ -21,7 +21,8 @@ WINESERVER=${WINESERVER:-$(dirname "$WINE")/wineserver}
 build=${BUILD_DIR:-build-win}
 started=$(date +%s)
 
-say() { echo "wine-selftest: $*"; }
+LS_TAG=wine-selftest
+. scripts/lib.sh
 
 if [ ! -x "$WINE" ]; then
   say "no Wine at $WINE (install wine64, see scripts/setup.sh --tests)"

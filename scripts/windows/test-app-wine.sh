@@ -25,7 +25,8 @@ done
 started=$(date +%s)
 passed=0
 failed=0
-say() { echo "wine-app-tests: $*"; }
+LS_TAG=wine-app-tests
+. scripts/lib.sh
 [ "${#tests[@]}" -gt 0 ] || { say "no $build/tests/test-*.exe: build with scripts/windows/build.sh first"; echo "0 passed, 1 failed"; exit 1; }
 
 . scripts/windows/wine-prefix.sh win-app

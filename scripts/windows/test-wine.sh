@@ -27,7 +27,8 @@ art=$root/tests/artifacts/windows
 started=$(date +%s)
 passed=0
 failed=0
-say() { echo "wine-e2e: $*"; }
+LS_TAG=wine-e2e
+. scripts/lib.sh
 ok() { passed=$((passed + 1)); say "ok: $*"; }
 bad() { failed=$((failed + 1)); say "FAILED: $*"; }
 
@@ -88,27 +89,7 @@ else
   bad "make-dataset"
 fi
 if ls_win run-spawn 600 run --dataset "$(win_path "$imgs")" --workers 2 --json; then
-  if python3 - "$art/run-spawn.out" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-def find(o, k):
-    if isinstance(o, dict):
-        if k in o: return o[k]
-        for v in o.values():
-            x = find(v, k)
-            if x is not None: return x
-    if isinstance(o, list):
-        for v in o:
-            x = find(v, k)
-            if x is not None: return x
-    return None
-st, start = find(r, "status"), find(r, "start")
-mem = json.dumps(r)
-print("    status %s, start %s, batches %s" % (st, start, find(r, "batches")))
-assert st == "done", st
-assert start == "spawn", start
-assert "private" in mem or "working_set" in mem, "no private bytes / working set in the summary"
-PY
+  if python3 scripts/windows/wine-checks.py run-spawn "$art/run-spawn.out"
   then ok "run --workers 2 (non-ASCII path, no --start): done, spawn by default, memory as private bytes/working set"; else bad "run's JSON (see $art/run-spawn.out)"; fi
 else
   bad "run --workers 2 on $imgs"
@@ -125,14 +106,7 @@ if [ -f "$standin" ]; then
     for nb in off on; do
       if LOADSCOPE_CUDA_LIBRARY=$(win_path "$standin") ls_win "cuda-$pin-$nb" 300 run --dataset synthetic --count 256 \
            --batches 8 --workers 1 --sink cuda --pin "$pin" --non-blocking "$nb" --model-ms 2 --no-db --json &&
-         python3 - "$art/cuda-$pin-$nb.out" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-assert r["status"] == "done", r["status"]
-assert r["sink"] == "cuda", r["sink"]
-assert r["copy_ms"] and r["copy_ms"]["p50"] > 0, r["copy_ms"]
-assert r["compute_ms"] and r["compute_ms"]["p50"] > 0, r["compute_ms"]
-PY
+         python3 scripts/windows/wine-checks.py cuda "$art/cuda-$pin-$nb.out"
       then cuda_ok=$((cuda_ok + 1)); fi
     done
   done
@@ -217,25 +191,7 @@ else bad "Linux sweep"; tail -n 15 "$art/linux-sweep.out"; fi
 if [ -s "$bundle" ] && "$linux" import --db "$db" "$bundle" >"$art/linux-import.out" 2>&1; then ok "Linux imports the Windows bundle"; else bad "import"; cat "$art/linux-import.out"; fi
 if "$linux" export --db "$db" --all --chart start-cost --format png -o "$art/start-cost.png" >"$art/linux-export.out" 2>&1 &&
    [ -s "$art/start-cost.png" ]; then ok "export --all --chart start-cost"; else bad "start-cost chart"; cat "$art/linux-export.out"; fi
-if python3 - "$db" <<'PY'
-import sqlite3, statistics, sys
-c = sqlite3.connect(sys.argv[1])
-rows = c.execute("""SELECT machine.os, run.start_method, worker.startup_ms, run.time_to_first_batch_ms, run.workers
-                    FROM worker JOIN run ON run.id = worker.run_id JOIN machine ON machine.id = run.machine_id
-                    WHERE worker.startup_ms IS NOT NULL""").fetchall()
-groups = {}
-for os_, start, ms, first, w in rows:
-    plat = os_ if os_.startswith("Windows") else "Linux"
-    g = groups.setdefault((plat, start), ([], set()))
-    g[0].append(ms)
-    if first is not None: g[1].add(first)
-need = {("Linux", "fork"), ("Linux", "spawn")}
-for (plat, start), (ms, first) in sorted(groups.items()):
-    print("    worker start-up %-28s median %7.1f ms (%d workers); time to first batch median %7.1f ms"
-          % (plat + " " + start, statistics.median(ms), len(ms), statistics.median(first) if first else float("nan")))
-assert need <= set(groups), "missing Linux fork or spawn"
-assert any(p.startswith("Windows (Wine") and s == "spawn" for p, s in groups), "no Windows (Wine) spawn runs"
-PY
+if python3 scripts/windows/wine-checks.py start-cost "$db"
 then ok "start-up by platform: Linux fork, Linux spawn, Windows (Wine) spawn"; else bad "start-up figures"; fi
 
 say "took $(( $(date +%s) - started )) s; artifacts in tests/artifacts/windows/"

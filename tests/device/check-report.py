@@ -1,10 +1,13 @@
 """The device check's assertions and report (called by tests/device/check.sh).
 
-Arguments: MANIFEST REPORT NOTES DATASET_KIND START UNIT_RC UNIT_LOG EXTRAS
+Arguments: MANIFEST REPORT NOTES DATASET_KIND START UNIT_RC UNIT_LOG BUNDLE SMI
+           PYTORCH TORCH_CUDA CHARTS
   MANIFEST  one line per run: label, workers, start, pin, non_blocking (on|off),
             exit code (or "skipped"), summary JSON path, stderr path (tab-separated)
-  EXTRAS    a JSON file of what the shell found besides the runs: bundle,
-            nvidia-smi's devices, the PyTorch part, the charts written.
+  BUNDLE    the bundle's description ("" without one)
+  SMI       nvidia-smi's "index, bus id, name" lines (CSV, may be empty)
+  PYTORCH   what the PyTorch part did; TORCH_CUDA torch.cuda.is_available()
+  CHARTS    one line per chart written: name, exit code, path or reason (tab-separated)
 Environment: RUNTIME_SINK=yes when the build has the runtime-API sink, so
 that the driver-API sink is compared with it.
 Writes REPORT; exit 0 when every assertion held, 1 otherwise.
@@ -16,7 +19,7 @@ import sys
 import time
 
 (manifest, report_path, notes_path, dataset_kind, start, unit_rc, unit_log,
- extras_path) = sys.argv[1:9]
+ bundle, smi_path, pytorch, torch_cuda, charts_path) = sys.argv[1:13]
 MODEL_MS = 10.0
 
 runs = []
@@ -34,10 +37,16 @@ for line in open(manifest):
     except (OSError, ValueError) as e:
         run["parse_error"] = str(e)
     runs.append(run)
-try:
-    extras = json.load(open(extras_path))
-except (OSError, ValueError) as e:
-    extras = {"error": "extras unreadable: %s" % e}
+devices = []
+for line in open(smi_path):
+    parts = [p.strip() for p in line.split(",")]
+    if len(parts) >= 3 and parts[0].isdigit():
+        devices.append({"index": int(parts[0]), "bus_id": parts[1], "name": parts[2]})
+chart_rows = [l.rstrip("\n").split("\t") for l in open(charts_path) if l.strip()]
+extras = {"bundle": bundle or None, "nvidia_smi_devices": devices,
+          "pytorch": {"status": pytorch, "torch_cuda_available": torch_cuda or None},
+          "charts": [{"chart": r[0], "ok": r[1] == "0", "detail": r[2] if len(r) > 2 else ""}
+                     for r in chart_rows]}
 
 assertions = []
 

@@ -66,7 +66,6 @@ note() {
 elapsed() { echo $(($(date +%s) - START)); }
 
 PY=$(command -v python3 || true)
-[ -z "${LS_CHECK_NO_PYTHON:-}" ] || PY= # to test the shell-only checks
 
 # JSON string from stdin (for the shell-only report).
 json_str() {
@@ -100,6 +99,9 @@ PY
   echo "device-check: report in $REPORT" >&2
   exit 2
 }
+
+# The report's assertions are tests/device/check-report.py's alone.
+[ -n "$PY" ] || give_up "python3 is needed: the checks are tests/device/check-report.py"
 
 # ------------------------------------------------------------ the machine
 
@@ -320,131 +322,10 @@ done
 
 # ------------------------------------------------------------ checks
 
-if [ -n "$PY" ]; then
-  EXTRAS=$WORK/extras.json
-  smi=$WORK/smi.csv
-  nvidia-smi --query-gpu=index,pci.bus_id,name --format=csv,noheader >"$smi" 2>/dev/null || : >"$smi"
-  "$PY" - "$EXTRAS" "$(bundle_info)" "$smi" "$PYTORCH_STATUS" "${torch_cuda:-}" "$CHARTS" <<'PY'
-import json, sys
-extras, bundle, smi, pytorch, torch_cuda, charts = sys.argv[1:7]
-devices = []
-for line in open(smi):
-    parts = [p.strip() for p in line.split(",")]
-    if len(parts) >= 3 and parts[0].isdigit():
-        devices.append({"index": int(parts[0]), "bus_id": parts[1], "name": parts[2]})
-rows = [l.rstrip("\n").split("\t") for l in open(charts) if l.strip()]
-json.dump({"bundle": bundle or None, "nvidia_smi_devices": devices,
-           "pytorch": {"status": pytorch, "torch_cuda_available": torch_cuda or None},
-           "charts": [{"chart": r[0], "ok": r[1] == "0", "detail": r[2] if len(r) > 2 else ""} for r in rows]},
-          open(extras, "w"), indent=2)
-PY
-  RUNTIME_SINK=${RUNTIME_SINK:-no} "$PY" "$ROOT/tests/device/check-report.py" "$MANIFEST" "$REPORT" "$NOTES" \
-    "$dataset_kind" "$START" "$UNIT_RC" "$UNIT_LOG" "$EXTRAS"
-  rc=$?
-else
-  # No python3: the same checks on the summaries flattened to one line.
-  note "python3 not found: checking with shell tools"
-  flat() { tr -d ' \n\t\r' <"$1" 2>/dev/null; }
-  str_field() { sed -n "s/.*\"$2\":\"\([^\"]*\)\".*/\1/p" <<<"$1"; }
-  num_field() { sed -n "s/.*\"$2\":\([-0-9.eE+a-z]*\)[,}].*/\1/p" <<<"$1"; }
-  sub_field() { sed -n "s/.*\"$2\":{\"$3\":\([-0-9.eE+]*\)[,}].*/\1/p" <<<"$1"; }
-  awk_true() { awk "BEGIN { exit !($1) }" 2>/dev/null; }
-  asserts=()
-  n_fail=0
-  add() { # name ok detail
-    asserts+=("{\"name\": $(printf '%s' "$1" | json_str), \"ok\": $2, \"detail\": $(printf '%s' "$3" | json_str)}")
-    [ "$2" = true ] || n_fail=$((n_fail + 1))
-    printf '%s  %s: %s\n' "$([ "$2" = true ] && echo PASS || echo FAIL)" "$1" "$3"
-  }
-  runs_json=()
-  declare -A BW HB
-  while IFS=$'\t' read -r label workers start pin nb rc json errf; do
-    tag="$label workers=$workers start=$start pin=$pin non_blocking=$nb"
-    if [ "$rc" = skipped ]; then
-      add "$tag: ran" false "skipped: out of time"
-      runs_json+=("{\"pin\": \"$pin\", \"non_blocking\": $([ "$nb" = on ] && echo true || echo false), \"skipped\": true, \"summary\": null}")
-      continue
-    fi
-    f=$(flat "$json")
-    summary=$(cat "$json" 2>/dev/null)
-    [ -n "$summary" ] || summary=null
-    runs_json+=("{\"pin\": \"$pin\", \"non_blocking\": $([ "$nb" = on ] && echo true || echo false), \"exit_code\": $rc, \"summary\": $summary, \"stderr_tail\": $(tail -c 2000 "$errf" | json_str)}")
-    status=$(str_field "$f" status)
-    sink=$(str_field "$f" sink)
-    simulated=$(num_field "$f" simulated)
-    util=$(num_field "$f" gpu_util_exact)
-    nvml=$(num_field "$f" gpu_util_nvml)
-    step=$(sub_field "$f" compute_ms p50)
-    copy=$(sub_field "$f" copy_ms p50)
-    bytes=$(num_field "$f" batch_bytes)
-    host=$(num_field "$f" host_bytes_copied)
-    ok=false; [ "$rc" = 0 ] && [ "$status" = "done" ] && ok=true
-    add "$tag: finished" $ok "exit $rc, status $status, $(tail -c 300 "$errf" | tr '\n' ' ')"
-    ok=false; [ "$sink" = cuda ] && [ "$simulated" = false ] && ok=true
-    add "$tag: real GPU" $ok "sink $sink, simulated $simulated"
-    ok=false; [ -n "$util" ] && [ "$util" != null ] && awk_true "$util > 0 && $util <= 1" && ok=true
-    add "$tag: gpu_util_exact in (0, 1]" $ok "gpu_util_exact $util"
-    ok=false; [ -n "$nvml" ] && [ "$nvml" != null ] && ok=true
-    add "$tag: gpu_util_nvml present" $ok "gpu_util_nvml $nvml"
-    ok=false; [ -n "$step" ] && awk_true "$step >= 9.5 && $step <= 10.5" && ok=true
-    add "$tag: model step 10 ms +-5%" $ok "compute_ms p50 $step"
-    if [ "$label" != sweep ] || [ "$workers" != 2 ]; then
-      if [ "$pin" = arena ]; then
-        ok=false; [ "$host" = 0 ] && ok=true
-        add "$tag: registered arena, no host copy" $ok "host_bytes_copied $host"
-      fi
-      continue
-    fi
-    BW[$pin/$nb]=""
-    [ -n "$copy" ] && [ -n "$bytes" ] && awk_true "$copy > 0" && BW[$pin/$nb]=$(awk "BEGIN { print $bytes / ($copy * 1e6) }")
-    HB[$pin/$nb]=$host
-    printf '%-8s %-4s status=%s sink=%s copy_p50=%s GB/s=%s step_p50=%s util=%s nvml=%s host_bytes=%s\n' \
-      "$pin" "$nb" "$status" "$sink" "$copy" "${BW[$pin/$nb]}" "$step" "$util" "$nvml" "$host"
-  done <"$MANIFEST"
-  # The two sinks at the same knobs: medians within 5 %.
-  declare -A CMP
-  while IFS=$'\t' read -r label workers start pin nb rc json errf; do
-    case "$label" in driver-api | runtime-api) ;; *) continue ;; esac
-    f=$(flat "$json")
-    CMP[$label/$pin/$nb]="$(sub_field "$f" compute_ms p50) $(sub_field "$f" copy_ms p50) $(num_field "$f" throughput_sps)"
-  done <"$MANIFEST"
-  if [ "${RUNTIME_SINK:-no}" = yes ]; then
-    for pin in off staging arena; do
-      for nb in off on; do
-        read -r dc dy dt <<<"${CMP[driver-api/$pin/$nb]:-}"
-        read -r rc_ ry rt <<<"${CMP[runtime-api/$pin/$nb]:-}"
-        ok=false
-        [ -n "$dc" ] && [ -n "$rc_" ] && [ -n "$dy" ] && [ -n "$ry" ] && [ -n "$dt" ] && [ -n "$rt" ] &&
-          awk_true "($dc - $rc_ <= 0.05 * $rc_ && $rc_ - $dc <= 0.05 * $rc_) && ($dy - $ry <= 0.05 * $ry + 0.02 && $ry - $dy <= 0.05 * $ry + 0.02) && ($dt - $rt <= 0.05 * $rt && $rt - $dt <= 0.05 * $rt)" && ok=true
-        add "pin=$pin non_blocking=$nb: driver-API sink within 5 % of the runtime-API sink" $ok \
-          "step p50 $dc vs $rc_ ms, copy p50 $dy vs $ry ms, $dt vs $rt samples/s"
-      done
-    done
-  else
-    add "driver-API sink compared with the runtime-API sink" false "no runtime-API sink in this build (-Dcudart_sink=true)"
-  fi
-  ok=false
-  [ "$UNIT_RC" = 0 ] && ! grep -q "on-gpu # SKIP" "$UNIT_LOG" && ok=true
-  add "test-sink-cuda: passes, GPU tests run" $ok "exit $UNIT_RC; $(grep -E '^(not )?ok .*on-gpu' "$UNIT_LOG" | tr '\n' ' ')"
-  for nb in off on; do
-    for p in staging arena; do
-      ok=false
-      [ -n "${BW[$p/$nb]:-}" ] && [ -n "${BW[off/$nb]:-}" ] && awk_true "${BW[$p/$nb]} > ${BW[off/$nb]}" && ok=true
-      add "non_blocking=$nb: $p copy bandwidth > pageable" $ok "$p ${BW[$p/$nb]:-?} GB/s, pageable ${BW[off/$nb]:-?} GB/s"
-    done
-    ok=false
-    [ -n "${HB[arena/$nb]:-}" ] && [ -n "${HB[staging/$nb]:-}" ] && awk_true "${HB[arena/$nb]} < ${HB[staging/$nb]}" && ok=true
-    add "non_blocking=$nb: arena host bytes copied < staging's" $ok "arena ${HB[arena/$nb]:-?}, staging ${HB[staging/$nb]:-?}"
-  done
-  {
-    printf '{\n"ok": %s,\n"elapsed_s": %s,\n"dataset": "%s",\n"notes": %s,\n' \
-      "$([ $n_fail -eq 0 ] && echo true || echo false)" "$(elapsed)" "$dataset_kind" "$(json_str <"$NOTES")"
-    printf '"runs": [\n%s\n],\n' "$(IFS=,; echo "${runs_json[*]}")"
-    printf '"assertions": [\n%s\n]\n}\n' "$(IFS=,; echo "${asserts[*]}")"
-  } >"$REPORT"
-  echo "device-check: $((${#asserts[@]} - n_fail)) of ${#asserts[@]} assertions held"
-  rc=0
-  [ $n_fail -eq 0 ] || rc=1
-fi
+smi=$WORK/smi.csv
+nvidia-smi --query-gpu=index,pci.bus_id,name --format=csv,noheader >"$smi" 2>/dev/null || : >"$smi"
+RUNTIME_SINK=${RUNTIME_SINK:-no} "$PY" "$ROOT/tests/device/check-report.py" "$MANIFEST" "$REPORT" "$NOTES" \
+  "$dataset_kind" "$START" "$UNIT_RC" "$UNIT_LOG" "$(bundle_info)" "$smi" "$PYTORCH_STATUS" "${torch_cuda:-}" "$CHARTS"
+rc=$?
 echo "device-check: report in $REPORT ($(elapsed) s)"
 exit $rc
