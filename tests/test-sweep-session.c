@@ -616,6 +616,95 @@ test_estimate (void)
   g_assert_cmpfloat_with_epsilon (ls_sweep_request_estimate_seconds (request, 16), 3 * expected, 1e-9);
 }
 
+/* The main loop's turns while another process holds the store's write lock. */
+typedef struct {
+  gboolean locked;
+  guint ticks_while_locked;
+  gboolean started, started_while_locked;
+  GError *start_error;
+} lock_watch;
+
+static gboolean
+count_tick (gpointer data)
+{
+  lock_watch *w = data;
+  if (w->locked)
+    w->ticks_while_locked++;
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+on_lock_line (GObject *source, GAsyncResult *result, gpointer data)
+{
+  lock_watch *w = data;
+  g_autofree char *line = g_data_input_stream_read_line_finish (G_DATA_INPUT_STREAM (source), result, NULL, NULL);
+  if (line && strcmp (line, "released") == 0)
+    w->locked = FALSE;
+}
+
+static void
+on_started_async (GObject *source, GAsyncResult *result, gpointer data)
+{
+  lock_watch *w = data;
+  w->started = ls_sweep_session_start_finish (LS_SWEEP_SESSION (source), result, &w->start_error);
+  w->started_while_locked = w->locked;
+}
+
+/* The store locked by another process for 3 s (BEGIN EXCLUSIVE) as a
+ * window starts a sweep: opening it and recording the sweep wait in a
+ * worker thread while the main loop keeps turning; the sweep starts once
+ * the lock is gone and is recorded whole. */
+static void
+test_locked_store_does_not_block_the_loop (void)
+{
+  g_autofree char *db = ls_test_tmp_path ("locked.sqlite");
+  g_autoptr (ls_sweep_request) request = request_new (db, "dataset", "synthetic", "count", "64", "size", "8x8",
+                                                      "batch-size", "8", "workers", "0", "batches", "3", "warmup", "1",
+                                                      "sink", "sim", "model-ms", "1", NULL);
+  g_autoptr (LsSweepSession) s = ls_sweep_session_new (request);
+  g_autoptr (GError) error = NULL;
+  lock_watch w = { 0 };
+  recorder r;
+
+  ls_test_sql_int (db, "PRAGMA user_version"); /* the file exists */
+  g_autoptr (GSubprocess) locker = g_subprocess_new (
+      G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, "python3", "-c",
+      "import sqlite3, sys, time\n"
+      "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+      "c.execute('BEGIN EXCLUSIVE')\n"
+      "print('locked', flush=True)\n"
+      "time.sleep(3)\n"
+      "c.execute('COMMIT')\n"
+      "print('released', flush=True)\n",
+      db, NULL);
+  g_assert_no_error (error);
+  g_autoptr (GDataInputStream) in = g_data_input_stream_new (g_subprocess_get_stdout_pipe (locker));
+  g_autofree char *first = g_data_input_stream_read_line (in, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (first, ==, "locked");
+  w.locked = TRUE;
+
+  recorder_init (&r, s, db, ON_NOTHING);
+  guint tick = g_timeout_add (20, count_tick, &w);
+  g_data_input_stream_read_line_async (in, G_PRIORITY_DEFAULT, NULL, on_lock_line, &w);
+  ls_sweep_session_start_async (s, NULL, on_started_async, &w);
+  recorder_run (&r);
+  g_source_remove (tick);
+  g_assert_true (g_subprocess_wait_check (locker, NULL, &error));
+  g_assert_no_error (error);
+
+  g_test_message ("%u turns of the main loop while the store was locked", w.ticks_while_locked);
+  g_assert_no_error (w.start_error);
+  g_assert_true (w.started);
+  g_assert_false (w.started_while_locked); /* recording the sweep waited for the lock */
+  g_assert_cmpuint (w.ticks_while_locked, >=, 2); /* a blocked loop would not turn at all */
+  g_assert_cmpuint (r.runs_finished, ==, 1);
+  g_assert_cmpuint (r.errors->len, ==, 0);
+  g_autofree char *status = sweep_status (db, ls_sweep_session_get_sweep_id (s));
+  g_assert_cmpstr (status, ==, "done");
+  recorder_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -630,6 +719,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/sweep-session/bad-input-stops", test_bad_input_stops);
   g_test_add_func ("/app/sweep-session/typed-request-without-store", test_typed_request_without_store);
   g_test_add_func ("/app/sweep-session/estimate", test_estimate);
+  g_test_add_func ("/app/sweep-session/locked-store-does-not-block-the-loop", test_locked_store_does_not_block_the_loop);
   int rc = ls_test_run_checked_shm_only ();
   ls_test_tmp_dir_remove ();
   return rc;

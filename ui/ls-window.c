@@ -115,6 +115,32 @@ on_finished (LsSweepSession *session, gboolean cancelled, LsWindow *self)
   g_clear_object (&self->session);
 }
 
+/* The store is open and the sweep recorded (in a worker thread); its first
+ * run starts next. */
+static void
+sweep_started (GObject *source, GAsyncResult *result, gpointer data)
+{
+  g_autoptr (LsWindow) self = data;
+  LsSweepSession *session = LS_SWEEP_SESSION (source);
+  g_autoptr (GError) error = NULL;
+
+  if (!ls_sweep_session_start_finish (session, result, &error))
+    {
+      ls_window_toast (self, error->message);
+      set_running (self, FALSE);
+      if (self->session == session)
+        {
+          g_signal_group_set_target (self->session_signals, NULL);
+          g_clear_object (&self->session);
+        }
+      return;
+    }
+  if (self->session != session)
+    return;
+  ls_run_page_sweep_started (self->run_page, ls_sweep_session_get_total (session));
+  adw_view_stack_set_visible_child_name (self->stack, "run");
+}
+
 static void
 run_activated (GtkWidget *widget, const char *action, GVariant *param)
 {
@@ -134,16 +160,8 @@ run_activated (GtkWidget *widget, const char *action, GVariant *param)
   request->runner = g_strdup (g_getenv ("LOADSCOPE"));
   self->session = ls_sweep_session_new (request);
   g_signal_group_set_target (self->session_signals, self->session);
-  if (!ls_sweep_session_start (self->session, &error))
-    {
-      ls_window_toast (self, error->message);
-      g_signal_group_set_target (self->session_signals, NULL);
-      g_clear_object (&self->session);
-      return;
-    }
   set_running (self, TRUE);
-  ls_run_page_sweep_started (self->run_page, ls_sweep_session_get_total (self->session));
-  adw_view_stack_set_visible_child_name (self->stack, "run");
+  ls_sweep_session_start_async (self->session, NULL, sweep_started, g_object_ref (self));
 }
 
 /* Tune recorded its sweep: shown on Results, listed in History. */

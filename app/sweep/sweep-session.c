@@ -5,7 +5,13 @@
  * the runner has been reaped; then "run-finished" is emitted and the next
  * runner starts. While anything is pending, the pending operation holds a
  * reference to the session, so dropping the last outside reference does
- * not stop a sweep: cancel it first. */
+ * not stop a sweep: cancel it first.
+ *
+ * The store is only touched in worker threads (GTask), one step at a time,
+ * so the main loop never waits on SQLite (a busy store waits up to its
+ * 5 s busy timeout): recording the sweep (*_thread below), reading each
+ * run back when its runner ends, and ending the sweep. The main loop goes
+ * on with the next step in the task's callback. */
 #include "app/sweep/sweep-session.h"
 
 #include <signal.h>
@@ -99,6 +105,32 @@ static guint signals[N_SIGNALS];
 static void start_next (LsSweepSession *self);
 static char *runner_words (LsSweepSession *self);
 
+typedef struct {
+  ls_store *store;
+  gint64 sweep_id;
+} abandoned;
+
+static void
+end_abandoned_sweep_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  abandoned *a = data;
+  ls_store_sweep_end (a->store, a->sweep_id, "interrupted", NULL, NULL);
+  g_clear_pointer (&a->store, ls_store_close);
+  g_task_return_boolean (task, TRUE);
+}
+
+/* A session dropped while its sweep runs (its window closed): the sweep is
+ * marked interrupted in a worker thread, waited for because the process
+ * may end right after. */
+static void
+end_abandoned_sweep (ls_store *store, gint64 sweep_id)
+{
+  abandoned a = { store, sweep_id };
+  g_autoptr (GTask) task = g_task_new (NULL, NULL, NULL, NULL);
+  g_task_set_task_data (task, &a, NULL);
+  g_task_run_in_thread_sync (task, end_abandoned_sweep_thread);
+}
+
 static void
 ls_sweep_session_dispose (GObject *object)
 {
@@ -120,7 +152,7 @@ ls_sweep_session_finalize (GObject *object)
   LsSweepSession *self = LS_SWEEP_SESSION (object);
 
   if (self->store && self->sweep_id > 0 && self->running && self->request->sweep_id <= 0)
-    ls_store_sweep_end (self->store, self->sweep_id, "interrupted", NULL, NULL);
+    end_abandoned_sweep (g_steal_pointer (&self->store), self->sweep_id);
   g_clear_pointer (&self->store, ls_store_close);
   g_clear_pointer (&self->grid, ls_sweep_grid_free);
   g_clear_pointer (&self->request, ls_sweep_request_free);
@@ -215,20 +247,68 @@ find_runner (const char *runner, GError **error)
   return g_steal_pointer (&path);
 }
 
-gboolean
-ls_sweep_session_start (LsSweepSession *self, GError **error)
+/* What recording a sweep needs and gives, for its worker thread. */
+typedef struct {
+  char *db;
+  char *grid_text;
+  int configurations, repeat;
+  gboolean no_db;        /* nothing to record */
+  gint64 given_sweep_id; /* > 0: record into this sweep, not a new one */
+  ls_store *store;       /* out */
+  char *store_path;      /* out, also when only the sweep's row failed */
+  gint64 sweep_id;       /* out */
+} recording;
+
+static void
+recording_free (recording *r)
 {
-  const ls_sweep_request *request;
+  g_free (r->db);
+  g_free (r->grid_text);
+  g_clear_pointer (&r->store, ls_store_close);
+  g_free (r->store_path);
+  g_free (r);
+}
+
+/* Opens the store (migrating it), finds this machine and begins the
+ * sweep's row. Runs in record_sweep_thread for the window; the command
+ * line's synchronous start calls it on its own thread. */
+static gboolean
+record_sweep_in_thread (recording *r, GError **error)
+{
+  if (r->no_db)
+    return TRUE;
+  r->store = ls_store_open (r->db, error);
+  if (!r->store)
+    return FALSE;
+  r->store_path = g_strdup (ls_store_path (r->store));
+  gint64 machine = ls_store_this_machine (r->store, NULL, NULL, error);
+  if (machine < 0)
+    return FALSE;
+  r->sweep_id = r->given_sweep_id > 0
+                    ? r->given_sweep_id
+                    : ls_store_sweep_begin (r->store, machine, r->grid_text, r->configurations, r->repeat, error);
+  return r->sweep_id >= 0;
+}
+
+static void
+record_sweep_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  GError *error = NULL;
+  if (record_sweep_in_thread (data, &error))
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
+}
+
+/* Checks the request and finds the runner; on success the session holds
+ * its grid and runner and counts as started. */
+static gboolean
+prepare (LsSweepSession *self, GError **error)
+{
+  const ls_sweep_request *request = self->request;
   g_autoptr (ls_sweep_grid) grid = NULL;
-  g_autoptr (ls_store) store = NULL;
   g_autofree char *runner = NULL;
-  gint64 sweep_id = 0;
 
-  g_return_val_if_fail (LS_IS_SWEEP_SESSION (self), FALSE);
-  g_return_val_if_fail (!self->started, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-
-  request = self->request;
   if (request->repeat < 1 || request->repeat > LS_SWEEP_REPEAT_MAX)
     {
       g_set_error (error, LS_SWEEP_ERROR, LS_SWEEP_ERROR_KNOB, "--repeat %u: must be between 1 and %d", request->repeat,
@@ -241,118 +321,289 @@ ls_sweep_session_start (LsSweepSession *self, GError **error)
   runner = find_runner (request->runner, error);
   if (!runner)
     return FALSE;
-
-  if (!request->no_db)
-    {
-      g_autofree char *grid_text = NULL;
-      gint64 machine;
-
-      store = ls_store_open (request->db, error);
-      if (!store)
-        return FALSE;
-      machine = ls_store_this_machine (store, NULL, NULL, error);
-      if (machine < 0)
-        return FALSE;
-      g_free (self->store_path);
-      self->store_path = g_strdup (ls_store_path (store));
-      grid_text = ls_sweep_grid_to_json (grid);
-      sweep_id = request->sweep_id > 0 ? request->sweep_id
-                                       : ls_store_sweep_begin (store, machine, grid_text, (int) ls_sweep_grid_size (grid),
-                                                               (int) request->repeat, error);
-      if (sweep_id < 0)
-        return FALSE;
-    }
-
   self->started = TRUE;
-  self->running = TRUE;
+  self->running = TRUE; /* a cancel from now on is kept */
   self->repeat = request->repeat;
   self->grid = g_steal_pointer (&grid);
-  self->store = g_steal_pointer (&store);
-  self->sweep_id = sweep_id;
   self->total = ls_sweep_grid_size (self->grid) * self->repeat;
   self->runner = g_steal_pointer (&runner);
-  self->summaries = json_array_new ();
+  return TRUE;
+}
 
+static recording *
+recording_new (LsSweepSession *self)
+{
+  recording *r = g_new0 (recording, 1);
+  r->db = g_strdup (self->request->db);
+  r->grid_text = ls_sweep_grid_to_json (self->grid);
+  r->configurations = (int) ls_sweep_grid_size (self->grid);
+  r->repeat = (int) self->repeat;
+  r->no_db = self->request->no_db;
+  r->given_sweep_id = self->request->sweep_id;
+  return r;
+}
+
+/* Takes what recording gave (the store path even when it failed). */
+static gboolean
+take_recording (LsSweepSession *self, recording *r, gboolean recorded)
+{
+  g_free (self->store_path);
+  self->store_path = g_strdup (r->store_path);
+  if (!recorded)
+    {
+      self->running = FALSE;
+      return FALSE;
+    }
+  self->store = g_steal_pointer (&r->store);
+  self->sweep_id = r->sweep_id;
+  return TRUE;
+}
+
+static void
+launch (LsSweepSession *self)
+{
+  self->summaries = json_array_new ();
   /* A handler may drop the caller's reference during the first run-started. */
   g_autoptr (LsSweepSession) hold = g_object_ref (self);
   start_next (self);
+}
+
+gboolean
+ls_sweep_session_start (LsSweepSession *self, GError **error)
+{
+  g_return_val_if_fail (LS_IS_SWEEP_SESSION (self), FALSE);
+  g_return_val_if_fail (!self->started, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!prepare (self, error))
+    return FALSE;
+  recording *r = recording_new (self);
+  gboolean ok = take_recording (self, r, record_sweep_in_thread (r, error));
+  recording_free (r);
+  if (!ok)
+    return FALSE;
+  launch (self);
   return TRUE;
+}
+
+static void
+on_recorded (GObject *source, GAsyncResult *result, gpointer data)
+{
+  LsSweepSession *self = LS_SWEEP_SESSION (source);
+  g_autoptr (GTask) outer = data;
+  GError *error = NULL;
+  recording *r = g_task_get_task_data (G_TASK (result));
+
+  if (!take_recording (self, r, g_task_propagate_boolean (G_TASK (result), &error)))
+    {
+      g_task_return_error (outer, error);
+      return;
+    }
+  /* The caller hears that it started before the first "run-started". */
+  g_task_return_boolean (outer, TRUE);
+  launch (self);
+}
+
+void
+ls_sweep_session_start_async (LsSweepSession *self, GCancellable *cancellable, GAsyncReadyCallback callback,
+                              gpointer user_data)
+{
+  g_autoptr (GTask) outer = NULL;
+  GError *error = NULL;
+
+  g_return_if_fail (LS_IS_SWEEP_SESSION (self));
+  g_return_if_fail (!self->started);
+
+  outer = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (outer, ls_sweep_session_start_async);
+  if (!prepare (self, &error))
+    {
+      g_task_return_error (outer, error);
+      return;
+    }
+  g_autoptr (GTask) task = g_task_new (self, NULL, on_recorded, g_steal_pointer (&outer));
+  g_task_set_task_data (task, recording_new (self), (GDestroyNotify) recording_free);
+  g_task_run_in_thread (task, record_sweep_thread);
+}
+
+gboolean
+ls_sweep_session_start_finish (LsSweepSession *self, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/* Ending the sweep's row, in a worker thread. */
+typedef struct {
+  ls_store *store;
+  gint64 sweep_id;
+  const char *status;
+  char *reason;
+} ending;
+
+static void
+ending_free (ending *e)
+{
+  g_clear_pointer (&e->store, ls_store_close);
+  g_free (e->reason);
+  g_free (e);
+}
+
+static void
+end_sweep_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  ending *e = data;
+  GError *error = NULL;
+  gboolean ended = ls_store_sweep_end (e->store, e->sweep_id, e->status, e->reason, &error);
+  /* Closed here, before "finished": whoever hears it may read the file at once. */
+  g_clear_pointer (&e->store, ls_store_close);
+  if (ended)
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
+}
+
+static void
+on_sweep_ended (GObject *source, GAsyncResult *result, gpointer data)
+{
+  LsSweepSession *self = LS_SWEEP_SESSION (source);
+  g_autoptr (GError) error = NULL;
+
+  if (!g_task_propagate_boolean (G_TASK (result), &error))
+    emit_error (self, "%s", error->message);
+  g_signal_emit (self, signals[SIGNAL_FINISHED], 0, self->cancelled);
 }
 
 static void
 finish_sweep (LsSweepSession *self)
 {
-  g_autoptr (GError) error = NULL;
-
   self->running = FALSE;
   const char *status = self->failure ? "failed" : self->cancelled ? "interrupted" : self->unrecorded ? "failed" : "done";
-  g_autofree char *reason = self->failure || !self->unrecorded
-                                ? g_strdup (self->failure)
-                                : g_strdup_printf ("%u of %u runs could not be recorded; the first: %s", self->unrecorded,
-                                                   self->total, self->unrecorded_why);
-  if (self->store && self->request->sweep_id <= 0
-      && !ls_store_sweep_end (self->store, self->sweep_id, status, reason, &error))
-    emit_error (self, "%s", error->message);
-  g_clear_pointer (&self->store, ls_store_close);
-  g_signal_emit (self, signals[SIGNAL_FINISHED], 0, self->cancelled);
+  if (!self->store || self->request->sweep_id > 0)
+    {
+      g_clear_pointer (&self->store, ls_store_close);
+      g_signal_emit (self, signals[SIGNAL_FINISHED], 0, self->cancelled);
+      return;
+    }
+  ending *e = g_new0 (ending, 1);
+  e->store = g_steal_pointer (&self->store);
+  e->sweep_id = self->sweep_id;
+  e->status = status;
+  e->reason = self->failure || !self->unrecorded
+                  ? g_strdup (self->failure)
+                  : g_strdup_printf ("%u of %u runs could not be recorded; the first: %s", self->unrecorded,
+                                     self->total, self->unrecorded_why);
+  g_autoptr (GTask) task = g_task_new (self, NULL, on_sweep_ended, NULL);
+  g_task_set_task_data (task, e, (GDestroyNotify) ending_free);
+  g_task_run_in_thread (task, end_sweep_thread);
+}
+
+/* A run that ended, between its runner and "run-finished". */
+typedef struct {
+  ls_store *store;     /* borrowed from the session, used by the thread alone */
+  JsonObject *summary; /* NULL: the runner ended without one */
+  char *label;
+  char *said;
+  int status;
+  char *lost;          /* out: why a summary is not in the store; NULL: it is */
+} run_end;
+
+static void
+run_end_free (run_end *r)
+{
+  g_clear_pointer (&r->summary, json_object_unref);
+  g_free (r->label);
+  g_free (r->said);
+  g_free (r->lost);
+  g_free (r);
+}
+
+/* Measured is not recorded: a full disk leaves a summary without its run in
+ * the store, so it is read back. A runner without a summary may have left
+ * its run "running": marked interrupted now. */
+static void
+check_run_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  run_end *r = data;
+  if (r->summary)
+    r->lost = ls_sweep_run_not_recorded (r->store, r->summary, r->said);
+  else
+    ls_store_mark_dead_runs (r->store, NULL);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+run_ended (LsSweepSession *self, run_end *r)
+{
+  if (r->lost)
+    {
+      JsonObject *marked = ls_sweep_summary_not_recorded (r->summary, r->lost);
+      json_object_unref (r->summary);
+      r->summary = marked;
+      if (self->unrecorded++ == 0)
+        self->unrecorded_why = g_strdup_printf ("run %u (%s): %s", self->current, r->label, r->lost);
+      emit_error (self, "[%u/%u] %s: not recorded in the store: %s", self->current, self->total, r->label, r->lost);
+    }
+  if (r->summary)
+    json_array_add_object_element (self->summaries, json_object_ref (r->summary));
+  else if (!self->cancelled)
+    /* A runner told to stop before it could catch SIGINT is no news. */
+    emit_error (self, "[%u/%u] %s: the runner ended without a summary (exit status %d)%s%s", self->current,
+                self->total, r->label, r->status, *r->said ? ": " : "", r->said);
+  g_signal_emit (self, signals[SIGNAL_RUN_FINISHED], 0, self->current, r->summary);
+  start_next (self);
+}
+
+static void
+on_run_checked (GObject *source, GAsyncResult *result, gpointer data)
+{
+  LsSweepSession *self = LS_SWEEP_SESSION (source);
+  g_task_propagate_boolean (G_TASK (result), NULL);
+  run_ended (self, g_task_get_task_data (G_TASK (result)));
 }
 
 static void
 end_run (LsSweepSession *self)
 {
-  g_autoptr (JsonObject) summary = g_steal_pointer (&self->summary);
-  g_autofree char *label = g_steal_pointer (&self->label);
-  int status = -1;
+  run_end *r = g_new0 (run_end, 1);
+  r->summary = g_steal_pointer (&self->summary);
+  r->label = g_steal_pointer (&self->label);
+  r->status = -1;
 
   g_clear_handle_id (&self->drain_source, g_source_remove);
   if (g_subprocess_get_if_exited (self->proc))
-    status = g_subprocess_get_exit_status (self->proc);
+    r->status = g_subprocess_get_exit_status (self->proc);
   else if (g_subprocess_get_if_signaled (self->proc))
-    status = 128 + g_subprocess_get_term_sig (self->proc);
-  self->exit_status = status;
+    r->status = 128 + g_subprocess_get_term_sig (self->proc);
+  self->exit_status = r->status;
   g_clear_object (&self->proc);
   g_clear_object (&self->in);
   g_clear_object (&self->reading);
 
-  g_autofree char *said = runner_words (self);
+  r->said = runner_words (self);
   g_autofree char *run_error = g_steal_pointer (&self->run_error);
-  if (status == RUNNER_BAD_INPUT && !summary && !self->cancelled)
+  if (r->status == RUNNER_BAD_INPUT && !r->summary && !self->cancelled)
     {
       /* Every configuration would be refused the same way: stop here. */
-      self->failure = g_strdup (run_error ? run_error : *said ? said : "the runner refused its input (exit status 2)");
+      self->failure = g_strdup (run_error ? run_error : *r->said ? r->said : "the runner refused its input (exit status 2)");
       emit_error (self, "%s", self->failure);
+      g_signal_emit (self, signals[SIGNAL_RUN_FINISHED], 0, self->current, NULL);
+      run_end_free (r);
+      start_next (self);
+      return;
     }
-  else
+  if (run_error && !self->cancelled)
+    emit_error (self, "[%u/%u] %s: %s", self->current, self->total, r->label, run_error);
+  if (!self->store)
     {
-      if (run_error && !self->cancelled)
-        emit_error (self, "[%u/%u] %s: %s", self->current, self->total, label, run_error);
-      /* Measured is not recorded: a full disk leaves a summary without
-       * its run in the store. Read back, and say so instead of "done". */
-      g_autofree char *lost = summary && self->store ? ls_sweep_run_not_recorded (self->store, summary, said) : NULL;
-      if (lost)
-        {
-          JsonObject *marked = ls_sweep_summary_not_recorded (summary, lost);
-          json_object_unref (summary);
-          summary = marked;
-          if (self->unrecorded++ == 0)
-            self->unrecorded_why = g_strdup_printf ("run %u (%s): %s", self->current, label, lost);
-          emit_error (self, "[%u/%u] %s: not recorded in the store: %s", self->current, self->total, label, lost);
-        }
-      if (summary)
-        json_array_add_object_element (self->summaries, json_object_ref (summary));
-      else
-        {
-          /* Its run, if it was recorded, is marked interrupted now. A runner
-           * told to stop before it could catch SIGINT is no news either. */
-          if (self->store)
-            ls_store_mark_dead_runs (self->store, NULL);
-          if (!self->cancelled)
-            emit_error (self, "[%u/%u] %s: the runner ended without a summary (exit status %d)%s%s", self->current,
-                        self->total, label, status, *said ? ": " : "", said);
-        }
+      run_ended (self, r);
+      run_end_free (r);
+      return;
     }
-  g_signal_emit (self, signals[SIGNAL_RUN_FINISHED], 0, self->current, summary);
-  start_next (self);
+  r->store = self->store;
+  g_autoptr (GTask) task = g_task_new (self, NULL, on_run_checked, NULL);
+  g_task_set_task_data (task, r, (GDestroyNotify) run_end_free);
+  g_task_run_in_thread (task, check_run_thread);
 }
 
 /* What the runner wrote outside its events, trimmed, on one line each
@@ -484,7 +735,7 @@ start_next (LsSweepSession *self)
       guint c = self->current % size;
       guint round = self->current / size;
       g_autoptr (GPtrArray) argv = ls_sweep_grid_runner_argv (
-          self->grid, c, self->runner, self->store ? ls_store_path (self->store) : NULL, self->sweep_id);
+          self->grid, c, self->runner, self->store ? self->store_path : NULL, self->sweep_id);
       g_autofree char *label = ls_sweep_grid_label (self->grid, c);
 
       self->current++;

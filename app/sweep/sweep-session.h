@@ -1,8 +1,9 @@
 /* The sweep engine: one runner process per configuration (`loadscope run
  * ... --events -`, started with GSubprocess), one at a time, followed
  * asynchronously from the main loop; nothing here blocks it or forks the
- * calling process. Signals report progress, every event of the current
- * run and what its runner writes on stderr. The workbench drives it, and
+ * calling process, and the store is only used from worker threads.
+ * Signals report progress, every event of the current run and what its
+ * runner writes on stderr. The workbench drives it, and
  * `loadscope sweep` and `demo` run a main loop around it (app/cli/). */
 #pragma once
 
@@ -28,6 +29,15 @@ LsSweepSession *ls_sweep_session_new (const ls_sweep_request *request);
  * there, otherwise the store's error (get_store_path () is set when the
  * store itself opened and only recording the sweep failed). */
 gboolean ls_sweep_session_start (LsSweepSession *self, GError **error);
+
+/* The same for a window: the request is checked at once, the store opened
+ * and the sweep recorded in a worker thread, then callback is called
+ * (finish: TRUE, or FALSE with start's errors) just before the first
+ * "run-started". A cancel before then is kept: the sweep then ends at once
+ * ("finished", recorded as interrupted). */
+void ls_sweep_session_start_async (LsSweepSession *self, GCancellable *cancellable, GAsyncReadyCallback callback,
+                                   gpointer user_data);
+gboolean ls_sweep_session_start_finish (LsSweepSession *self, GAsyncResult *result, GError **error);
 
 /* Interrupts the current run (SIGINT: it is recorded as interrupted) and
  * starts no more. "finished" follows. */
