@@ -32,6 +32,7 @@
 #include "platform/clock.h"
 #include "platform/error.h"
 #include "platform/process.h"
+#include "selftest-harness.h"
 
 #ifdef _WIN32
 #include <windows.h>
@@ -41,49 +42,12 @@
 #include <sys/types.h>
 #endif
 
-/* mingw's stdio here is its own C99 one (__USE_MINGW_ANSI_STDIO), which
- * knows %zu; a plain format(printf) would be checked as Microsoft's. */
-#if defined(__MINGW32__)
-#define SELFTEST_PRINTF(f, a) __attribute__ ((format (__MINGW_PRINTF_FORMAT, f, a)))
-#elif defined(__GNUC__)
-#define SELFTEST_PRINTF(f, a) __attribute__ ((format (printf, f, a)))
-#else
-#define SELFTEST_PRINTF(f, a)
-#endif
-
 #define N_SAMPLES 300
 #define BATCH 16
 #define EPOCHS 2
 #define BATCHES_PER_EPOCH ((N_SAMPLES + BATCH - 1) / BATCH) /* 19 */
 
-static int n_passed, n_failed;
 static const char *worker;
-
-/* ------------------------------------------------------------ reporting */
-
-static void check (int ok, const char *name, const char *fmt, ...) SELFTEST_PRINTF (3, 4);
-
-/* One line per check: "ok - name" or "FAIL - name: reason". */
-static void
-check (int ok, const char *name, const char *fmt, ...)
-{
-  if (ok)
-    {
-      n_passed++;
-      printf ("ok - %s\n", name);
-    }
-  else
-    {
-      char why[640];
-      va_list ap;
-      va_start (ap, fmt);
-      vsnprintf (why, sizeof why, fmt, ap);
-      va_end (ap);
-      n_failed++;
-      printf ("FAIL - %s: %s\n", name, why);
-    }
-  fflush (stdout);
-}
 
 static double
 ms_since (uint64_t t0)
@@ -558,6 +522,5 @@ main (int argc, char **argv)
   test_cuda_sink ();
 
   printf ("# took %.1f s\n", ms_since (t0) / 1000.0);
-  printf ("%d passed, %d failed\n", n_passed, n_failed);
-  return n_failed ? 1 : 0;
+  return selftest_end ();
 }

@@ -37,6 +37,7 @@
 #include "platform/shm.h"
 #include "platform/sysinfo.h"
 #include "tricky-args.h"
+#include "selftest-harness.h"
 
 #ifdef _WIN32
 #include <windows.h>
@@ -46,60 +47,8 @@
 #include <unistd.h>
 #endif
 
-/* mingw's stdio here is its own C99 one (__USE_MINGW_ANSI_STDIO), which
- * knows %zu; a plain format(printf) would be checked as Microsoft's. */
-#if defined(__MINGW32__)
-#define SELFTEST_PRINTF(f, a) __attribute__ ((format (__MINGW_PRINTF_FORMAT, f, a)))
-#elif defined(__GNUC__)
-#define SELFTEST_PRINTF(f, a) __attribute__ ((format (printf, f, a)))
-#else
-#define SELFTEST_PRINTF(f, a)
-#endif
-
-static int n_passed, n_failed;
 static const char *helper;
 
-/* ------------------------------------------------------------ reporting */
-
-static void check (int ok, const char *name, const char *fmt, ...) SELFTEST_PRINTF (3, 4);
-
-/* One line per check: "ok - name" or "FAIL - name: reason". */
-static void
-check (int ok, const char *name, const char *fmt, ...)
-{
-  if (ok)
-    {
-      n_passed++;
-      printf ("ok - %s\n", name);
-    }
-  else
-    {
-      char why[512];
-      va_list ap;
-      va_start (ap, fmt);
-      vsnprintf (why, sizeof why, fmt, ap);
-      va_end (ap);
-      n_failed++;
-      printf ("FAIL - %s: %s\n", name, why);
-    }
-  fflush (stdout);
-}
-
-/* "ok - name (detail)": a passing check that also shows what it saw. */
-static void pass_with (const char *name, const char *fmt, ...) SELFTEST_PRINTF (2, 3);
-
-static void
-pass_with (const char *name, const char *fmt, ...)
-{
-  char detail[512];
-  va_list ap;
-  va_start (ap, fmt);
-  vsnprintf (detail, sizeof detail, fmt, ap);
-  va_end (ap);
-  n_passed++;
-  printf ("ok - %s (%s)\n", name, detail);
-  fflush (stdout);
-}
 
 #ifdef _WIN32
 static int
@@ -1375,6 +1324,5 @@ main (int argc, char **argv)
   test_tree_end ();
 
   printf ("# took %.1f s\n", ms_since (t0) / 1000.0);
-  printf ("%d passed, %d failed\n", n_passed, n_failed);
-  return n_failed ? 1 : 0;
+  return selftest_end ();
 }
