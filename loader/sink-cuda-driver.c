@@ -65,9 +65,7 @@ typedef struct {
   void *registered; /* the arena, pinned in place (pin arena) */
   cuda_batch inflight[2];
   unsigned grid;
-  double cycles_per_ms;
-  double read_ms;       /* the step's time without a spin, on a full batch */
-  long long spin_cycles;
+  ls_step_calibration cal; /* the model step's clock and read time (sink-calibrate.h) */
 } cuda_sink;
 
 #define NAME(s, field) LS_CUDA_NAME (&(s)->cu, field)
@@ -166,19 +164,6 @@ time_step_cb (void *sink, size_t bytes, long long spin_cycles, double *ms, ls_er
 {
   cuda_sink *s = (cuda_sink *) sink;
   return time_step (s, s->dev[0], bytes, spin_cycles, ms, err);
-}
-
-static int
-calibrate (cuda_sink *s, ls_error *err)
-{
-  ls_step_calibration cal;
-  int rc = ls_sink_calibrate (time_step_cb, s, s->buf_bytes, s->base.config.model_ms, &cal, err);
-  if (rc != LS_OK)
-    return rc;
-  s->cycles_per_ms = cal.cycles_per_ms;
-  s->read_ms = cal.read_ms;
-  s->spin_cycles = cal.spin_cycles;
-  return LS_OK;
 }
 
 static void
@@ -297,7 +282,7 @@ cuda_submit (ls_sink *base, const ls_batch *b, uint32_t *release, size_t *n_rele
     return fail (s, err, e, "%s (step after copy)", NAME (s, stream_wait_event));
   if ((e = s->cu.event_record (c->compute_start, s->compute)) != CUDA_SUCCESS)
     return fail (s, err, e, "%s (step start)", NAME (s, event_record));
-  if ((rc = launch_step (s, s->dev[k], b->bytes, s->spin_cycles, err)) != LS_OK)
+  if ((rc = launch_step (s, s->dev[k], b->bytes, s->cal.spin_cycles, err)) != LS_OK)
     return rc;
   if ((e = s->cu.event_record (c->compute_end, s->compute)) != CUDA_SUCCESS)
     return fail (s, err, e, "%s (step end)", NAME (s, event_record));
@@ -542,7 +527,7 @@ setup (cuda_sink *s, const ls_arena *arena, ls_error *err)
           c->n_events++;
         }
     }
-  return calibrate (s, err);
+  return ls_sink_calibrate (time_step_cb, s, s->buf_bytes, s->base.config.model_ms, &s->cal, err);
 }
 
 int

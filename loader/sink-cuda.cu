@@ -96,9 +96,7 @@ typedef struct {
   void *registered; /* the arena, pinned in place (pin arena) */
   cuda_batch inflight[2];
   unsigned grid;
-  double cycles_per_ms;
-  double read_ms;       /* the step's time without a spin, on a full batch */
-  long long spin_cycles;
+  ls_step_calibration cal; /* the model step's clock and read time (sink-calibrate.h) */
 } cuda_sink;
 
 static int
@@ -189,19 +187,6 @@ time_step_cb (void *sink, size_t bytes, long long spin_cycles, double *ms, ls_er
 {
   cuda_sink *s = (cuda_sink *) sink;
   return time_step (s, s->dev[0], bytes, spin_cycles, ms, err);
-}
-
-static int
-calibrate (cuda_sink *s, ls_error *err)
-{
-  ls_step_calibration cal;
-  int rc = ls_sink_calibrate (time_step_cb, s, s->buf_bytes, s->base.config.model_ms, &cal, err);
-  if (rc != LS_OK)
-    return rc;
-  s->cycles_per_ms = cal.cycles_per_ms;
-  s->read_ms = cal.read_ms;
-  s->spin_cycles = cal.spin_cycles;
-  return LS_OK;
 }
 
 static void
@@ -306,7 +291,7 @@ cuda_submit (ls_sink *base, const ls_batch *b, uint32_t *release, size_t *n_rele
     return fail (err, e, "cudaStreamWaitEvent (step after copy)");
   if ((e = cudaEventRecord (c->compute_start, s->compute)) != cudaSuccess)
     return fail (err, e, "cudaEventRecord (step start)");
-  if ((rc = launch_step (s, s->dev[k], b->bytes, s->spin_cycles, err)) != LS_OK)
+  if ((rc = launch_step (s, s->dev[k], b->bytes, s->cal.spin_cycles, err)) != LS_OK)
     return rc;
   if ((e = cudaEventRecord (c->compute_end, s->compute)) != cudaSuccess)
     return fail (err, e, "cudaEventRecord (step end)");
@@ -478,7 +463,7 @@ setup (cuda_sink *s, const ls_arena *arena, ls_error *err)
           c->n_events++;
         }
     }
-  return calibrate (s, err);
+  return ls_sink_calibrate (time_step_cb, s, s->buf_bytes, s->base.config.model_ms, &s->cal, err);
 }
 
 extern "C" int

@@ -15,15 +15,7 @@
  *
  * Prints "ok - NAME" or "FAIL - NAME: reason" per check and ends with
  * "N passed, N failed"; the exit status is 1 if anything failed. */
-#ifndef _WIN32
-#define _POSIX_C_SOURCE 200809L
-#endif
-
-#include <inttypes.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "selftest-harness.h"
 
 #include "loader/dataset.h"
 #include "loader/gpumon.h"
@@ -32,7 +24,6 @@
 #include "platform/clock.h"
 #include "platform/error.h"
 #include "platform/process.h"
-#include "selftest-harness.h"
 
 #ifdef _WIN32
 #include <windows.h>
@@ -49,24 +40,10 @@
 
 static const char *worker;
 
-static double
-ms_since (uint64_t t0)
-{
-  return (double) (ls_clock_ns () - t0) / 1e6;
-}
-
 static int
 starts_with (const char *s, const char *prefix)
 {
   return strncmp (s, prefix, strlen (prefix)) == 0;
-}
-
-static const char *
-describe (const ls_exit_status *st)
-{
-  static char buf[128];
-  ls_exit_status_describe (st, buf, sizeof buf);
-  return buf;
 }
 
 /* ------------------------------------------------------------ helpers */

@@ -15,15 +15,7 @@
  *   platform-selftest --tree-maker HELPER PIDFILE
  * spawns HELPER hang, writes its pid to PIDFILE and hangs: ending the
  * tree from its leader must end the child too, while we go on. */
-#ifndef _WIN32
-#define _POSIX_C_SOURCE 200809L
-#endif
-
-#include <inttypes.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "selftest-harness.h"
 
 #include "platform/channel.h"
 #include "platform/clock.h"
@@ -37,7 +29,6 @@
 #include "platform/shm.h"
 #include "platform/sysinfo.h"
 #include "tricky-args.h"
-#include "selftest-harness.h"
 
 #ifdef _WIN32
 #include <windows.h>
@@ -58,20 +49,6 @@ running_under_wine (void)
   return ntdll && GetProcAddress (ntdll, "wine_get_version") != NULL;
 }
 #endif
-
-static const char *
-describe (const ls_exit_status *st)
-{
-  static char buf[128];
-  ls_exit_status_describe (st, buf, sizeof buf);
-  return buf;
-}
-
-static double
-ms_since (uint64_t t0)
-{
-  return (double) (ls_clock_ns () - t0) / 1e6;
-}
 
 /* ------------------------------------------------------------- children */
 

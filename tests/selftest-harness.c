@@ -1,7 +1,6 @@
 #include "selftest-harness.h"
 
-#include <stdarg.h>
-#include <stdio.h>
+#include "platform/clock.h"
 
 static int n_passed, n_failed;
 
@@ -37,6 +36,20 @@ pass_with (const char *name, const char *fmt, ...)
   n_passed++;
   printf ("ok - %s (%s)\n", name, detail);
   fflush (stdout);
+}
+
+const char *
+describe (const ls_exit_status *st)
+{
+  static char buf[128];
+  ls_exit_status_describe (st, buf, sizeof buf);
+  return buf;
+}
+
+double
+ms_since (uint64_t t0)
+{
+  return (double) (ls_clock_ns () - t0) / 1e6;
 }
 
 int

@@ -4,7 +4,19 @@
  * "N passed, N failed". */
 #pragma once
 
-#include <stdio.h> /* mingw: __MINGW_PRINTF_FORMAT */
+/* Included first by each self-test: the C library it uses, POSIX where
+ * there is one. */
+#ifndef _WIN32
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h> /* also mingw's __MINGW_PRINTF_FORMAT */
+#include <stdlib.h>
+#include <string.h>
+
+#include "platform/process.h"
 
 /* mingw's stdio here is its own C99 one (__USE_MINGW_ANSI_STDIO), which
  * knows %zu; a plain format(printf) would be checked as Microsoft's. */
@@ -21,6 +33,13 @@ void check (int ok, const char *name, const char *fmt, ...) SELFTEST_PRINTF (3, 
 
 /* "ok - name (detail)": a passing check that also shows what it saw. */
 void pass_with (const char *name, const char *fmt, ...) SELFTEST_PRINTF (2, 3);
+
+/* How a child ended, in words ("exited with code 3", "killed by signal
+ * 9"); the buffer is the next call's. */
+const char *describe (const ls_exit_status *st);
+
+/* Milliseconds since t0 (ls_clock_ns). */
+double ms_since (uint64_t t0);
 
 /* Prints "N passed, N failed"; the program's exit status (1: a failure). */
 int selftest_end (void);
