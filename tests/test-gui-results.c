@@ -13,6 +13,7 @@
 
 #include "app/core/settings.h"
 #include "ui/ls-application.h"
+#include "ui/ls-history-page-private.h"
 #include "ui/ls-results-page.h"
 #include "ui/ls-window.h"
 #include "test-gui-util.h"
@@ -20,6 +21,13 @@
 
 static char *home, *db;
 static LsResultsPage *results;
+static LsHistoryPage *history;
+
+static gboolean
+history_loaded (void)
+{
+  return !ls_history_page_is_loading (history) && ls_history_page_count_runs (history) > 0;
+}
 
 #define MIN_PLOT_W 240
 #define MIN_PLOT_H 140
@@ -84,16 +92,45 @@ pick (guint n_sweeps, gint64 sweep_id)
   g_assert_cmpint (ls_results_page_get_sweep_id (results), ==, sweep_id);
 }
 
-/* A label at or below w showing exactly text. */
+/* A label at or below w showing exactly text (or, part, text in it). */
+static gboolean
+shows_text (GtkWidget *w, const char *text, gboolean part)
+{
+  if (GTK_IS_LABEL (w) && gtk_widget_get_mapped (w))
+    {
+      const char *shown = gtk_label_get_text (GTK_LABEL (w));
+      if (part ? strstr (shown, text) != NULL : g_str_equal (shown, text))
+        return TRUE;
+    }
+  for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
+    if (shows_text (c, text, part))
+      return TRUE;
+  return FALSE;
+}
+
 static gboolean
 shows_label (GtkWidget *w, const char *text)
 {
-  if (GTK_IS_LABEL (w) && g_strcmp0 (gtk_label_get_text (GTK_LABEL (w)), text) == 0 && gtk_widget_get_mapped (w))
-    return TRUE;
-  for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
-    if (shows_label (c, text))
-      return TRUE;
-  return FALSE;
+  return shows_text (w, text, FALSE);
+}
+
+/* History opens the sweep of one of its rows in Results. */
+static void
+open_from_history (AdwViewStack *stack, gint64 sweep)
+{
+  adw_view_stack_set_visible_child_name (stack, "history");
+  ls_test_gui_iterate_until (ls_test_gui_never, 0.3);
+  guint n = ls_history_page_count_runs (history), row = 0;
+  while (row < n && ls_history_page_row_sweep (history, row) != sweep)
+    row++;
+  g_assert_cmpuint (row, <, n);
+  ls_history_page_open_row (history, row);
+  g_assert_cmpstr (adw_view_stack_get_visible_child_name (stack), ==, "results");
+  ls_test_gui_iterate_until (ls_test_gui_never, 0.2);
+  ls_test_gui_iterate_until (results_read, 60);
+  g_assert_cmpint (ls_results_page_get_sweep_id (results), ==, sweep);
+  ls_test_gui_iterate_until (ls_test_gui_never, 0.5);
+  g_assert_cmpuint (ls_results_page_count_charts_with_data (results), ==, ls_results_page_n_charts (results));
 }
 
 static void
@@ -141,13 +178,6 @@ test_results_fit (void)
   g_assert_nonnull (strstr (failures, "exit status 3"));
   ls_test_gui_screenshot ("results-failed.png");
 
-  /* A message with markup's characters shows whole. */
-  const char *message = "No JPEG files: expected <class>/<image>.jpg & a class folder > 0";
-  ls_window_toast (window, message);
-  ls_test_gui_iterate_until (ls_test_gui_never, 0.5);
-  g_assert_true (shows_label (GTK_WIDGET (window), message));
-  ls_test_gui_screenshot ("results-toast.png");
-
   const struct {
     const char *what;
     gint64 sweep;
@@ -169,6 +199,47 @@ test_results_fit (void)
           }
     }
   adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
+
+  /* History: the figures first, what every run shares in one line, a
+   * failed run's reason, and any row's sweep opened in Results. */
+  gtk_window_set_default_size (GTK_WINDOW (window), 1024, 700);
+  history = ls_test_gui_find_child (GTK_WIDGET (window), LS_TYPE_HISTORY_PAGE);
+  g_assert_nonnull (history);
+  adw_view_stack_set_visible_child_name (stack, "history");
+  ls_test_gui_iterate_until (history_loaded, 30);
+  g_assert_cmpuint (ls_history_page_count_runs (history), ==, 11);
+  ls_test_gui_iterate_until (ls_test_gui_never, 0.5);
+  ls_test_gui_screenshot ("history-1024x700.png");
+  const char *folded = ls_history_page_folded_text (history);
+  g_assert_nonnull (folded);
+  g_test_message ("folded: %s", folded);
+  g_assert_true (g_str_has_prefix (folded, "All 11 runs shown: "));
+  g_assert_nonnull (strstr (folded, "Machine "));
+  g_assert_false (ls_history_page_column_shown (history, "Machine"));
+  g_assert_true (ls_history_page_column_shown (history, "img/s"));
+  g_assert_true (ls_history_page_column_shown (history, "Status"));
+  g_assert_true (shows_text (GTK_WIDGET (history), "failed: train.py ended with exit status 3", TRUE));
+  open_from_history (stack, 1);
+  ls_test_gui_screenshot ("history-opened-sweep-1.png");
+  open_from_history (stack, 3);
+
+  /* A filter that matches nothing says so, and what values there are. */
+  adw_view_stack_set_visible_child_name (stack, "history");
+  GtkSearchEntry *search = ls_test_gui_find_child (GTK_WIDGET (history), GTK_TYPE_SEARCH_ENTRY);
+  gtk_editable_set_text (GTK_EDITABLE (search), "no-such-machine");
+  ls_test_gui_iterate_until (ls_test_gui_never, 1);
+  g_assert_true (shows_text (GTK_WIDGET (history), "No run matches “no-such-machine”", TRUE));
+  g_assert_true (shows_text (GTK_WIDGET (history), "Values recorded: ", TRUE));
+  ls_test_gui_screenshot ("history-no-match.png");
+  gtk_editable_set_text (GTK_EDITABLE (search), "");
+
+  /* A message with markup's characters shows whole. */
+  const char *message = "No JPEG files: expected <class>/<image>.jpg & a class folder > 0";
+  ls_window_toast (window, message);
+  ls_test_gui_iterate_until (ls_test_gui_never, 0.5);
+  g_assert_true (shows_label (GTK_WIDGET (window), message));
+  ls_test_gui_screenshot ("results-toast.png");
+
   gtk_window_destroy (GTK_WINDOW (window));
   ls_test_gui_iterate_until (ls_test_gui_never, 0.5);
 }

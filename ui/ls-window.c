@@ -168,6 +168,14 @@ tune_done (const char *db, gint64 sweep_id, JsonArray *summaries, gpointer data)
   ls_history_page_reload (self->history_page);
 }
 
+/* History asked for a sweep: Results reads and shows it. */
+static void
+open_sweep (LsWindow *self, gint64 sweep_id)
+{
+  ls_results_page_open_sweep (self->results_page, self->db, sweep_id);
+  adw_view_stack_set_visible_child_name (self->stack, "results");
+}
+
 static void
 tune_activated (GtkWidget *widget, const char *action, GVariant *param)
 {
@@ -281,6 +289,7 @@ ls_window_init (LsWindow *self)
   const char *db = g_getenv ("LOADSCOPE_DB");
   self->db = db && *db ? g_strdup (db) : ls_store_default_path ();
   ls_history_page_set_db (self->history_page, self->db);
+  g_signal_connect_swapped (self->history_page, "open-sweep", G_CALLBACK (open_sweep), self);
   /* Results shows the latest sweep recorded, from before this window too. */
   ls_results_page_open_sweep (self->results_page, self->db, 0);
 }
