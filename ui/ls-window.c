@@ -151,7 +151,12 @@ run_activated (GtkWidget *widget, const char *action, GVariant *param)
       return;
     }
   set_running (self, TRUE);
-  ls_run_page_sweep_started (self->run_page, ls_sweep_session_get_total (self->session));
+  guint total = ls_sweep_session_get_total (self->session), current = ls_sweep_session_get_current (self->session);
+  ls_run_page_sweep_started (self->run_page, total);
+  /* The first configuration started inside start(), before the page knew
+   * of the sweep: it is named now, not "Starting the sweep…" all through. */
+  if (current > 0)
+    ls_run_page_run_started (self->run_page, current, total, ls_sweep_session_get_configuration_label (self->session));
   adw_view_stack_set_visible_child_name (self->stack, "run");
 }
 
