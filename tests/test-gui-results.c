@@ -240,6 +240,15 @@ test_results_fit (void)
   g_assert_true (shows_label (GTK_WIDGET (window), message));
   ls_test_gui_screenshot ("results-toast.png");
 
+
+  /* The menu's Style choice: applied at once and saved. */
+  g_action_group_activate_action (G_ACTION_GROUP (app), "color-scheme", g_variant_new_string ("dark"));
+  ls_test_gui_iterate_until (ls_test_gui_never, 0.3);
+  g_assert_true (adw_style_manager_get_dark (style));
+  g_autofree char *saved = g_settings_get_string (settings, "color-scheme");
+  g_assert_cmpstr (saved, ==, "dark");
+  g_action_group_activate_action (G_ACTION_GROUP (app), "color-scheme", g_variant_new_string ("default"));
+
   gtk_window_destroy (GTK_WINDOW (window));
   ls_test_gui_iterate_until (ls_test_gui_never, 0.5);
 }
