@@ -197,6 +197,16 @@ test_results_fit (void)
             ls_test_gui_iterate_until (ls_test_gui_never, 0.5);
             assert_charts_fit (sweeps[s].what, sizes[k][0], sizes[k][1], dark ? "dark" : "light");
           }
+      /* The charts below the first row, as one scrolls to them. */
+      gtk_window_set_default_size (GTK_WINDOW (window), 1024, 700);
+      ls_test_gui_iterate_until (ls_test_gui_never, 0.5);
+      GtkWidget *scroller = gtk_widget_get_ancestor (GTK_WIDGET (ls_results_page_get_chart (results, 0)),
+                                                     GTK_TYPE_SCROLLED_WINDOW);
+      GtkAdjustment *v = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
+      gtk_adjustment_set_value (v, gtk_adjustment_get_upper (v));
+      g_autofree char *bottom = g_strdup_printf ("results-%s-1024x700-scrolled.png", sweeps[s].what);
+      ls_test_gui_screenshot (bottom);
+      gtk_adjustment_set_value (v, 0);
     }
   adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
 
