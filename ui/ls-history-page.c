@@ -539,9 +539,13 @@ on_delete (LsHistoryPage *self)
       toast (self, "Select the runs to delete first.");
       return;
     }
-  g_autofree char *body = g_strdup_printf ("%u run%s and every batch and sample recorded with %s will be removed from "
-                                           "the store. This cannot be undone.",
-                                           ids->len, ids->len == 1 ? "" : "s", ids->len == 1 ? "it" : "them");
+  g_autofree char *body = g_strdup_printf (g_dngettext (NULL,
+                                                       "%u run and every batch and sample recorded with it will be "
+                                                       "removed from the store. This cannot be undone.",
+                                                       "%u runs and every batch and sample recorded with them will be "
+                                                       "removed from the store. This cannot be undone.",
+                                                       ids->len),
+                                           ids->len);
   GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self))), "Delete runs?", body);
   adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog), "cancel", "_Cancel", "delete", "_Delete", NULL);
   adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "delete", ADW_RESPONSE_DESTRUCTIVE);
@@ -571,8 +575,10 @@ on_imported (GObject *source, GAsyncResult *result, gpointer data)
       job_end (j, error->message);
       return;
     }
-  g_autofree char *msg = g_strdup_printf ("Imported %u runs (%u already present) from %s", counts.runs_imported,
-                                          counts.runs_present, j->done);
+  g_autofree char *imported = g_strdup_printf (g_dngettext (NULL, "Imported %u run", "Imported %u runs",
+                                                           counts.runs_imported),
+                                               counts.runs_imported);
+  g_autofree char *msg = g_strdup_printf ("%s (%u already present) from %s", imported, counts.runs_present, j->done);
   job_end (j, msg);
   ls_history_page_reload (self);
 }
