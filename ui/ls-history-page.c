@@ -168,6 +168,8 @@ fold_columns (LsHistoryPage *self)
 {
   GListModel *model = G_LIST_MODEL (self->selection);
   guint n = g_list_model_get_n_items (model);
+  if (!self->view_columns)
+    return; /* the page is going */
   g_autoptr (GPtrArray) same = g_ptr_array_new_with_free_func (g_free);
   for (guint c = 0; c < G_N_ELEMENTS (columns); c++)
     {

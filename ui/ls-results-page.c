@@ -130,7 +130,7 @@ static void
 on_sweep_picked (LsResultsPage *self)
 {
   guint i = gtk_drop_down_get_selected (self->sweep_picker);
-  if (self->picking || i >= self->picker_ids->len)
+  if (self->picking || !self->picker_ids || i >= self->picker_ids->len) /* filling it, or the page is going */
     return;
   gint64 id = g_array_index (self->picker_ids, gint64, i);
   if (id != self->sweep_id)
