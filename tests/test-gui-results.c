@@ -15,6 +15,7 @@
 #include "ui/ls-application.h"
 #include "ui/ls-history-page-private.h"
 #include "ui/ls-results-page.h"
+#include "ui/ls-setup-page-private.h"
 #include "ui/ls-window.h"
 #include "test-gui-util.h"
 #include "test-util.h"
@@ -258,6 +259,17 @@ test_results_fit (void)
   g_autofree char *saved = g_settings_get_string (settings, "color-scheme");
   g_assert_cmpstr (saved, ==, "dark");
   g_action_group_activate_action (G_ACTION_GROUP (app), "color-scheme", g_variant_new_string ("default"));
+
+  /* A dataset or script chosen is saved at once, not only on a clean close. */
+  LsSetupPage *setup = ls_test_gui_find_child (GTK_WIDGET (window), LS_TYPE_SETUP_PAGE);
+  g_assert_nonnull (setup);
+  ls_setup_page_set_dataset (setup, home);
+  ls_setup_page_set_script (setup, script);
+  g_autofree char *dataset_saved = g_settings_get_string (settings, "last-dataset");
+  g_autofree char *script_saved = g_settings_get_string (settings, "last-script");
+  g_assert_cmpstr (dataset_saved, ==, home);
+  g_assert_cmpstr (script_saved, ==, script);
+  ls_test_gui_iterate_until (ls_test_gui_never, 1); /* their checks end */
 
   gtk_window_destroy (GTK_WINDOW (window));
   ls_test_gui_iterate_until (ls_test_gui_never, 0.5);
