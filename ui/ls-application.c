@@ -28,6 +28,16 @@ quit_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 }
 
 static void
+apply_color_scheme (LsApplication *self)
+{
+  AdwStyleManager *style = adw_style_manager_get_default ();
+  g_autofree char *scheme = g_settings_get_string (self->settings, "color-scheme");
+  adw_style_manager_set_color_scheme (style, g_strcmp0 (scheme, "dark") == 0    ? ADW_COLOR_SCHEME_FORCE_DARK
+                                             : g_strcmp0 (scheme, "light") == 0 ? ADW_COLOR_SCHEME_FORCE_LIGHT
+                                                                                 : ADW_COLOR_SCHEME_DEFAULT);
+}
+
+static void
 ls_application_startup (GApplication *app)
 {
   LsApplication *self = LS_APPLICATION (app);
@@ -44,12 +54,13 @@ ls_application_startup (GApplication *app)
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.export", (const char *[]){ "<Control>e", NULL });
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.import", (const char *[]){ "<Control>o", NULL });
 
-  /* Dark mode follows the setting (default: the desktop's). */
-  AdwStyleManager *style = adw_style_manager_get_default ();
-  g_autofree char *scheme = g_settings_get_string (self->settings, "color-scheme");
-  adw_style_manager_set_color_scheme (style, g_strcmp0 (scheme, "dark") == 0    ? ADW_COLOR_SCHEME_FORCE_DARK
-                                             : g_strcmp0 (scheme, "light") == 0 ? ADW_COLOR_SCHEME_FORCE_LIGHT
-                                                                                 : ADW_COLOR_SCHEME_DEFAULT);
+  /* Dark mode follows the setting (default: the desktop's); the menu's
+   * Style choice writes the setting, and a change applies at once. */
+  g_autoptr (GAction) scheme = g_settings_create_action (self->settings, "color-scheme");
+  g_action_map_add_action (G_ACTION_MAP (app), scheme);
+  g_signal_connect_object (self->settings, "changed::color-scheme", G_CALLBACK (apply_color_scheme), self,
+                           G_CONNECT_SWAPPED);
+  apply_color_scheme (self);
 }
 
 static void

@@ -48,22 +48,30 @@ ls_chart_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   cairo_destroy (cr);
 }
 
+/* The renderer's layout at the widget's size (FALSE: no chart). */
+static gboolean
+compute_layout (LsChartView *self, ls_chart_layout *layout)
+{
+  GtkWidget *widget = GTK_WIDGET (self);
+  int w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
+  if (!self->chart || w < 2 || h < 2)
+    return FALSE;
+  cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1, 1);
+  cairo_t *cr = cairo_create (s);
+  ls_chart_layout_compute (self->chart, cr, w, h, layout);
+  cairo_destroy (cr);
+  cairo_surface_destroy (s);
+  return TRUE;
+}
+
 /* The point nearest the pointer, in the renderer's own layout. */
 static gboolean
 ls_chart_view_query_tooltip (GtkWidget *widget, int x, int y, gboolean keyboard, GtkTooltip *tooltip)
 {
   LsChartView *self = LS_CHART_VIEW (widget);
   ls_chart_layout layout;
-  int w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
 
-  if (!self->chart || keyboard)
-    return FALSE;
-  cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1, 1);
-  cairo_t *cr = cairo_create (s);
-  ls_chart_layout_compute (self->chart, cr, w, h, &layout);
-  cairo_destroy (cr);
-  cairo_surface_destroy (s);
-  if (!layout.has_plot)
+  if (keyboard || !compute_layout (self, &layout) || !layout.has_plot)
     return FALSE;
 
   double best = 14 * 14;
@@ -111,13 +119,49 @@ ls_chart_view_query_tooltip (GtkWidget *widget, int x, int y, gboolean keyboard,
   return TRUE;
 }
 
+/* The least height at `width` that leaves the plot LS_CHART_VIEW_MIN_PLOT_H
+ * (title, legend and notes take what they need above and below it). */
+static int
+height_for_plot (LsChartView *self, int width)
+{
+  int h = 300;
+  if (!self->chart || width < 2)
+    return h;
+  cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1, 1);
+  cairo_t *cr = cairo_create (s);
+  for (; h < 1200; h += 10)
+    {
+      ls_chart_layout layout;
+      ls_chart_layout_compute (self->chart, cr, width, h, &layout);
+      if (layout.has_plot && layout.plot_h >= LS_CHART_VIEW_MIN_PLOT_H)
+        break;
+    }
+  cairo_destroy (cr);
+  cairo_surface_destroy (s);
+  return h;
+}
+
+static GtkSizeRequestMode
+ls_chart_view_get_request_mode (GtkWidget *widget)
+{
+  return GTK_SIZE_REQUEST_HEIGHT_FOR_WIDTH;
+}
+
 static void
 ls_chart_view_measure (GtkWidget *widget, GtkOrientation orientation, int for_size, int *min, int *nat, int *min_b,
                        int *nat_b)
 {
   /* Text keeps its size, so a chart needs room for it: taller, not smaller. */
-  *min = orientation == GTK_ORIENTATION_HORIZONTAL ? 320 : 300;
-  *nat = orientation == GTK_ORIENTATION_HORIZONTAL ? 560 : 380;
+  if (orientation == GTK_ORIENTATION_HORIZONTAL)
+    {
+      *min = 320;
+      *nat = 560;
+    }
+  else
+    {
+      *min = height_for_plot (LS_CHART_VIEW (widget), for_size > 0 ? for_size : 320);
+      *nat = MAX (*min, 380);
+    }
   *min_b = *nat_b = -1;
 }
 
@@ -206,6 +250,7 @@ ls_chart_view_class_init (LsChartViewClass *klass)
   widget_class->snapshot = ls_chart_view_snapshot;
   widget_class->query_tooltip = ls_chart_view_query_tooltip;
   widget_class->measure = ls_chart_view_measure;
+  widget_class->get_request_mode = ls_chart_view_get_request_mode;
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_IMG);
 }
 
@@ -237,6 +282,7 @@ ls_chart_view_set_chart (LsChartView *self, ls_chart *chart)
       g_autofree char *text = ls_chart_describe (chart);
       gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, text, -1);
     }
+  gtk_widget_queue_resize (GTK_WIDGET (self)); /* its legend and notes decide the height it needs */
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
@@ -275,6 +321,21 @@ guint
 ls_chart_view_n_points (LsChartView *self)
 {
   return self->chart ? ls_chart_n_points (self->chart) : 0;
+}
+
+gboolean
+ls_chart_view_get_plot_area (LsChartView *self, graphene_rect_t *plot, gboolean *titles_whole)
+{
+  ls_chart_layout layout;
+  g_return_val_if_fail (LS_IS_CHART_VIEW (self), FALSE);
+  if (!compute_layout (self, &layout) || !layout.has_plot)
+    return FALSE;
+  if (plot)
+    graphene_rect_init (plot, (float) layout.plot_x, (float) layout.plot_y, (float) layout.plot_w,
+                        (float) layout.plot_h);
+  if (titles_whole)
+    *titles_whole = layout.titles_whole;
+  return TRUE;
 }
 
 void

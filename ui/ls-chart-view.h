@@ -11,6 +11,9 @@ G_BEGIN_DECLS
 
 /* The smallest text a chart in the window shows, in pixels. */
 #define LS_CHART_VIEW_MIN_TEXT_PX 11.0
+/* The plot's least height: a chart asks for the height that leaves it this
+ * much (and scrolls in a small window rather than lose its plot). */
+#define LS_CHART_VIEW_MIN_PLOT_H 150
 
 #define LS_TYPE_CHART_VIEW (ls_chart_view_get_type ())
 G_DECLARE_FINAL_TYPE (LsChartView, ls_chart_view, LS, CHART_VIEW, GtkWidget)
@@ -28,6 +31,11 @@ void ls_chart_view_set_series (LsChartView *self, const char *label, const doubl
 
 /* Points shown (the GUI test checks charts have data). */
 guint ls_chart_view_n_points (LsChartView *self);
+
+/* The plot's rectangle as the chart is laid out at the widget's size now,
+ * and whether every axis title is shown whole (the window's tests check
+ * both). FALSE with neither set when there is no chart or no plot. */
+gboolean ls_chart_view_get_plot_area (LsChartView *self, graphene_rect_t *plot, gboolean *titles_whole);
 
 /* The page around the chart says the simulated-GPU note itself; the chart
  * keeps only its badge. */

@@ -23,6 +23,16 @@ void ls_history_page_report_to (LsHistoryPage *self, const char *path);
 void ls_history_page_compare_shown (LsHistoryPage *self);
 GtkWindow *ls_history_page_compare_window (LsHistoryPage *self);
 
+/* The run at position (in the table's order): open its sweep in Results,
+ * as a double-click does ("open-sweep"); its sweep (0: none). */
+void ls_history_page_open_row (LsHistoryPage *self, guint position);
+gint64 ls_history_page_row_sweep (LsHistoryPage *self, guint position);
+
+/* The line of folded columns (NULL: none folded), and whether the column
+ * titled title is shown in the table. */
+const char *ls_history_page_folded_text (LsHistoryPage *self);
+gboolean ls_history_page_column_shown (LsHistoryPage *self, const char *title);
+
 /* Store work still in its thread; the last message of one that ended
  * (NULL: none said anything yet). */
 gboolean ls_history_page_is_busy (LsHistoryPage *self);

@@ -20,6 +20,10 @@ struct _LsHistoryPage {
   GtkSearchEntry *search;
   GtkColumnView *view;
   GtkLabel *count;
+  GtkLabel *folded;           /* "all 14 runs on vm, Debian 12, fork" */
+  GtkWidget *nothing;         /* said when the filter matches no run */
+  GtkLabel *nothing_label;
+  GPtrArray *view_columns;    /* GtkColumnViewColumn, one per columns[] */
   guint jobs;                 /* store work in a thread (store-jobs.h) */
   char *last_message;         /* what the page last said of one */
   GtkWindow *compare_window;  /* the last Compare opened (weak) */
@@ -37,28 +41,38 @@ typedef struct {
   int width;          /* pixels; the columns fill 1280 together */
 } column_spec;
 
+/* The figures first (readable at 1024 px), then the knobs, then where
+ * and when; a column with one value for every run shown folds into the
+ * line above the table (fold_columns). */
 static const column_spec columns[] = {
   { "Run", "id", TRUE, 1, 0, "", 46 },
+  { "Status", "status", FALSE, 0, 0, NULL, 120 },
+  { "img/s", LS_KEY_THROUGHPUT, TRUE, 1, 0, "", 55 },
+  { "Wait p50", "wait_p50_ms", TRUE, 1, 1, " ms", 76 },
+  { "Wait p95", "wait_p95_ms", TRUE, 1, 1, " ms", 76 },
+  { "GPU", LS_KEY_GPU_UTIL_EXACT, TRUE, 100, 0, " %", 50 },
+  { "Memory", "memory_peak_bytes", TRUE, 1e-6, 0, " MB", 70 },
+  { "Sweep", "sweep_id", TRUE, 1, 0, "", 54 },
+  { "Workers", "workers", TRUE, 1, 0, "", 62 },
+  { "Batch", "batch_size", TRUE, 1, 0, "", 50 },
+  { "Pin", "pin", FALSE, 0, 0, NULL, 56 },
+  { "Start", "start", FALSE, 0, 0, NULL, 48 },
+  { "Prefetch", "prefetch_shown", TRUE, 1, 0, "", 62 },
+  { "Persistent", "persistent_shown", FALSE, 0, 0, NULL, 74 },
+  { "Model", "model_ms", TRUE, 1, 0, " ms", 62 },
+  { "Consumer", "sink_shown", FALSE, 0, 0, NULL, 74 },
   { "Date (UTC)", "started_at", FALSE, 0, 0, NULL, 136 },
   { "Machine", "machine", FALSE, 0, 0, NULL, 70 },
   { "OS", "os", FALSE, 0, 0, NULL, 72 },
   { "Dataset", "dataset", FALSE, 0, 0, NULL, 80 },
-  { "Sweep", "sweep_id", TRUE, 1, 0, "", 54 },
-  { "Workers", "workers", TRUE, 1, 0, "", 62 },
-  { "Start", "start", FALSE, 0, 0, NULL, 48 },
-  { "Batch", "batch_size", TRUE, 1, 0, "", 50 },
-  { "Prefetch", "prefetch_shown", TRUE, 1, 0, "", 62 },
-  { "Persistent", "persistent_shown", FALSE, 0, 0, NULL, 74 },
-  { "Pin", "pin", FALSE, 0, 0, NULL, 56 },
-  { "Model", "model_ms", TRUE, 1, 0, " ms", 62 },
-  { "Consumer", "sink_shown", FALSE, 0, 0, NULL, 74 },
-  { "Status", "status", FALSE, 0, 0, NULL, 62 },
-  { "img/s", LS_KEY_THROUGHPUT, TRUE, 1, 0, "", 55 },
-  { "Wait p50", "wait_p50_ms", TRUE, 1, 1, " ms", 80 },
-  { "Wait p95", "wait_p95_ms", TRUE, 1, 1, " ms", 80 },
-  { "GPU", LS_KEY_GPU_UTIL_EXACT, TRUE, 100, 0, " %", 54 },
-  { "Memory", "memory_peak_bytes", TRUE, 1e-6, 0, " MB", 70 },
 };
+
+/* Columns that never fold: each run's own. */
+static gboolean
+column_folds (const column_spec *c)
+{
+  return !g_str_equal (c->member, "id") && !g_str_equal (c->member, "started_at");
+}
 
 static char *
 cell_text (JsonObject *run, const column_spec *c)
@@ -72,6 +86,10 @@ cell_text (JsonObject *run, const column_spec *c)
     return ls_store_time_short (json_node_get_string (n));
   if (g_str_equal (c->member, "dataset"))
     return g_path_get_basename (json_node_get_string (n));
+  /* a failed run says why where its status is */
+  const char *reason = json_object_get_string_member_with_default (run, "error", NULL);
+  if (g_str_equal (c->member, "status") && reason && reason[0])
+    return g_strdup_printf ("%s: %s", json_node_get_string (n), reason);
   return g_strdup (json_node_get_string (n));
 }
 
@@ -144,13 +162,108 @@ matches (gpointer item, gpointer data)
   return ls_run_row_matches (LS_RUN_ROW (item), text);
 }
 
+/* One value for every run shown: the column folds into the line above. */
+static void
+fold_columns (LsHistoryPage *self)
+{
+  GListModel *model = G_LIST_MODEL (self->selection);
+  guint n = g_list_model_get_n_items (model);
+  if (!self->view_columns)
+    return; /* the page is going */
+  g_autoptr (GPtrArray) same = g_ptr_array_new_with_free_func (g_free);
+  for (guint c = 0; c < G_N_ELEMENTS (columns); c++)
+    {
+      gboolean fold = n > 1 && column_folds (&columns[c]);
+      g_autofree char *first = NULL;
+      for (guint i = 0; i < n && fold; i++)
+        {
+          g_autoptr (LsRunRow) row = g_list_model_get_item (model, i);
+          g_autofree char *text = cell_text (ls_run_row_get_run (row), &columns[c]);
+          if (!first)
+            first = g_steal_pointer (&text);
+          else
+            fold = g_str_equal (first, text);
+        }
+      gtk_column_view_column_set_visible (self->view_columns->pdata[c], !fold);
+      if (fold && g_strcmp0 (first, "–") != 0)
+        g_ptr_array_add (same, g_strdup_printf ("%s %s", columns[c].title, first));
+    }
+  g_autofree char *runs = g_strdup_printf (g_dngettext (NULL, "%u run", "%u runs", n), n);
+  g_ptr_array_add (same, NULL);
+  g_autofree char *joined = g_strjoinv (", ", (char **) same->pdata);
+  g_autofree char *text = same->len > 1 ? g_strdup_printf ("All %s shown: %s", runs, joined) : NULL;
+  gtk_label_set_text (self->folded, text ? text : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->folded), text != NULL);
+}
+
+/* The statuses, machines, pin modes and start methods the store has, for
+ * a filter that found none: "status done, failed; machine vm; ...". */
+static char *
+values_that_exist (LsHistoryPage *self)
+{
+  const char *members[] = { "status", "machine", "pin", "start" };
+  GString *out = g_string_new (NULL);
+  GListModel *runs = G_LIST_MODEL (self->runs);
+  guint n = g_list_model_get_n_items (runs);
+  for (guint m = 0; m < G_N_ELEMENTS (members); m++)
+    {
+      g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      g_autoptr (GPtrArray) values = g_ptr_array_new ();
+      for (guint i = 0; i < n && values->len < 6; i++)
+        {
+          g_autoptr (LsRunRow) row = g_list_model_get_item (runs, i);
+          const char *v = json_object_get_string_member_with_default (ls_run_row_get_run (row), members[m], NULL);
+          if (v && v[0] && !g_hash_table_contains (seen, v))
+            {
+              char *copy = g_strdup (v);
+              g_hash_table_add (seen, copy);
+              g_ptr_array_add (values, copy);
+            }
+        }
+      if (values->len == 0)
+        continue;
+      g_ptr_array_add (values, NULL);
+      g_autofree char *joined = g_strjoinv (", ", (char **) values->pdata);
+      g_string_append_printf (out, "%s%s %s", out->len ? "; " : "", members[m], joined);
+    }
+  return g_string_free (out, FALSE);
+}
+
 static void
 update_count (LsHistoryPage *self)
 {
   guint shown = g_list_model_get_n_items (G_LIST_MODEL (self->selection));
   guint all = g_list_model_get_n_items (G_LIST_MODEL (self->runs));
-  g_autofree char *text = shown == all ? g_strdup_printf ("%u runs", all) : g_strdup_printf ("%u of %u runs", shown, all);
-  gtk_label_set_text (self->count, text);
+  g_autoptr (GtkBitset) picked = gtk_selection_model_get_selection (GTK_SELECTION_MODEL (self->selection));
+  guint64 selected = gtk_bitset_get_size (picked);
+  g_autofree char *runs = g_strdup_printf (g_dngettext (NULL, "%u run", "%u runs", all), all);
+  g_autofree char *text = shown == all ? g_strdup (runs) : g_strdup_printf ("%u of %s", shown, runs);
+  g_autofree char *with = selected > 0 ? g_strdup_printf ("%" G_GUINT64_FORMAT " selected · %s", selected, text)
+                                       : g_strdup (text);
+  gtk_label_set_text (self->count, with);
+}
+
+/* What is shown changed (a load, the filter): the count, the folded
+ * columns, and what a filter that found nothing says. */
+static void
+update_shown (LsHistoryPage *self)
+{
+  guint shown = g_list_model_get_n_items (G_LIST_MODEL (self->selection));
+  guint all = g_list_model_get_n_items (G_LIST_MODEL (self->runs));
+  update_count (self);
+  fold_columns (self);
+  /* A filter that matches nothing says so, and what there is to match. */
+  const char *filter = gtk_editable_get_text (GTK_EDITABLE (self->search));
+  gboolean none = shown == 0 && all > 0 && filter[0];
+  gtk_widget_set_visible (self->nothing, none);
+  if (none)
+    {
+      g_autofree char *exist = values_that_exist (self);
+      g_autofree char *why = g_strdup_printf ("No run matches “%s”: the filter looks in each run's machine, OS, "
+                                              "dataset, date, consumer, status, pin and start. Values recorded: %s.",
+                                              filter, exist);
+      gtk_label_set_text (self->nothing_label, why);
+    }
 }
 
 static void
@@ -328,6 +441,77 @@ ls_history_page_compare_window (LsHistoryPage *self)
   return self->compare_window;
 }
 
+/* ------------------------------------------------------------ open */
+
+enum { SIGNAL_OPEN_SWEEP, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+/* The sweep of the run at position in the table, in Results. */
+static void
+open_position (LsHistoryPage *self, guint position)
+{
+  g_autoptr (LsRunRow) row = g_list_model_get_item (G_LIST_MODEL (self->selection), position);
+  if (!row)
+    return;
+  gint64 sweep = ls_run_row_get_sweep_id (row);
+  if (sweep <= 0)
+    {
+      g_autofree char *msg = g_strdup_printf ("Run %" G_GINT64_FORMAT " was recorded on its own, not in a sweep: "
+                                              "Results shows sweeps; Compare shows a run beside others.",
+                                              ls_run_row_get_id (row));
+      toast (self, msg);
+      return;
+    }
+  g_signal_emit (self, signals[SIGNAL_OPEN_SWEEP], 0, sweep);
+}
+
+static void
+on_activate (GtkColumnView *view, guint position, LsHistoryPage *self)
+{
+  open_position (self, position);
+}
+
+static void
+open_action (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LsHistoryPage *self = LS_HISTORY_PAGE (widget);
+  g_autoptr (GtkBitset) picked = gtk_selection_model_get_selection (GTK_SELECTION_MODEL (self->selection));
+  if (gtk_bitset_is_empty (picked))
+    {
+      toast (self, "Select a run first: its sweep opens in Results.");
+      return;
+    }
+  open_position (self, gtk_bitset_get_minimum (picked));
+}
+
+void
+ls_history_page_open_row (LsHistoryPage *self, guint position)
+{
+  open_position (self, position);
+}
+
+gint64
+ls_history_page_row_sweep (LsHistoryPage *self, guint position)
+{
+  g_autoptr (LsRunRow) row = g_list_model_get_item (G_LIST_MODEL (self->selection), position);
+  return row ? ls_run_row_get_sweep_id (row) : -1;
+}
+
+const char *
+ls_history_page_folded_text (LsHistoryPage *self)
+{
+  return gtk_widget_get_visible (GTK_WIDGET (self->folded)) ? gtk_label_get_text (self->folded) : NULL;
+}
+
+gboolean
+ls_history_page_column_shown (LsHistoryPage *self, const char *title)
+{
+  for (guint c = 0; c < G_N_ELEMENTS (columns); c++)
+    if (g_str_equal (columns[c].title, title))
+      return gtk_column_view_column_get_visible (self->view_columns->pdata[c]);
+  return FALSE;
+}
+
 /* ------------------------------------------------------------ delete */
 
 static void
@@ -357,9 +541,13 @@ on_delete (LsHistoryPage *self)
       toast (self, "Select the runs to delete first.");
       return;
     }
-  g_autofree char *body = g_strdup_printf ("%u run%s and every batch and sample recorded with %s will be removed from "
-                                           "the store. This cannot be undone.",
-                                           ids->len, ids->len == 1 ? "" : "s", ids->len == 1 ? "it" : "them");
+  g_autofree char *body = g_strdup_printf (g_dngettext (NULL,
+                                                       "%u run and every batch and sample recorded with it will be "
+                                                       "removed from the store. This cannot be undone.",
+                                                       "%u runs and every batch and sample recorded with them will be "
+                                                       "removed from the store. This cannot be undone.",
+                                                       ids->len),
+                                           ids->len);
   GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self))), "Delete runs?", body);
   adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog), "cancel", "_Cancel", "delete", "_Delete", NULL);
   adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "delete", ADW_RESPONSE_DESTRUCTIVE);
@@ -389,8 +577,10 @@ on_imported (GObject *source, GAsyncResult *result, gpointer data)
       job_end (j, error->message);
       return;
     }
-  g_autofree char *msg = g_strdup_printf ("Imported %u runs (%u already present) from %s", counts.runs_imported,
-                                          counts.runs_present, j->done);
+  g_autofree char *imported = g_strdup_printf (g_dngettext (NULL, "Imported %u run", "Imported %u runs",
+                                                           counts.runs_imported),
+                                               counts.runs_imported);
+  g_autofree char *msg = g_strdup_printf ("%s (%u already present) from %s", imported, counts.runs_present, j->done);
   job_end (j, msg);
   ls_history_page_reload (self);
 }
@@ -515,6 +705,7 @@ ls_history_page_dispose (GObject *object)
   g_clear_weak_pointer (&self->compare_window);
   g_clear_object (&self->runs);
   g_clear_object (&self->cancellable);
+  g_clear_pointer (&self->view_columns, g_ptr_array_unref);
   G_OBJECT_CLASS (ls_history_page_parent_class)->dispose (object);
 }
 
@@ -527,7 +718,14 @@ ls_history_page_class_init (LsHistoryPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LsHistoryPage, search);
   gtk_widget_class_bind_template_child (widget_class, LsHistoryPage, count);
   gtk_widget_class_bind_template_child (widget_class, LsHistoryPage, view);
+  gtk_widget_class_bind_template_child (widget_class, LsHistoryPage, folded);
+  gtk_widget_class_bind_template_child (widget_class, LsHistoryPage, nothing);
+  gtk_widget_class_bind_template_child (widget_class, LsHistoryPage, nothing_label);
   gtk_widget_class_bind_template_callback (widget_class, on_search_changed);
+  gtk_widget_class_install_action (widget_class, "history.open", NULL, open_action);
+  /* A run's sweep to show in Results (double-click, Enter, Open). */
+  signals[SIGNAL_OPEN_SWEEP] = g_signal_new ("open-sweep", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                                             NULL, NULL, G_TYPE_NONE, 1, G_TYPE_INT64);
   gtk_widget_class_install_action (widget_class, "history.compare", NULL, compare_action);
   gtk_widget_class_install_action (widget_class, "history.delete", NULL, delete_action);
   gtk_widget_class_install_action (widget_class, "history.reload", NULL, reload_action);
@@ -555,9 +753,12 @@ ls_history_page_init (LsHistoryPage *self)
   gtk_column_view_set_model (self->view, GTK_SELECTION_MODEL (self->selection));
   g_object_unref (self->selection); /* the view holds it */
   /* The count follows what is shown: a load, the search. */
-  g_signal_connect_object (self->selection, "items-changed", G_CALLBACK (update_count), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->runs, "items-changed", G_CALLBACK (update_count), self,
+  g_signal_connect_object (self->selection, "items-changed", G_CALLBACK (update_shown), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->runs, "items-changed", G_CALLBACK (update_shown), self,
                            G_CONNECT_SWAPPED | G_CONNECT_AFTER);
+  g_signal_connect_object (self->selection, "selection-changed", G_CALLBACK (update_count), self, G_CONNECT_SWAPPED);
+  g_signal_connect (self->view, "activate", G_CALLBACK (on_activate), self);
+  self->view_columns = g_ptr_array_new_with_free_func (g_object_unref);
   for (guint i = 0; i < G_N_ELEMENTS (columns); i++)
     {
       GtkListItemFactory *f = gtk_signal_list_item_factory_new ();
@@ -570,7 +771,7 @@ ls_history_page_init (LsHistoryPage *self)
       if (g_str_equal (columns[i].member, "dataset") || g_str_equal (columns[i].member, "os"))
         gtk_column_view_column_set_expand (col, TRUE);
       gtk_column_view_append_column (self->view, col);
-      g_object_unref (col);
+      g_ptr_array_add (self->view_columns, col);
     }
-  update_count (self);
+  update_shown (self);
 }

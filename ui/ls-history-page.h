@@ -1,5 +1,7 @@
-/* History: every recorded run in a sortable, filterable table; compare,
- * delete, export and import, each in a thread (app/report/store-jobs.h).
+/* History: every recorded run in a sortable, filterable table, its
+ * figures first; compare, delete, export and import, each in a thread
+ * (app/report/store-jobs.h). Double-click, Enter or Open on a run emits
+ * "open-sweep" (gint64 sweep id) for the window to show it in Results.
  * What the tests drive without a chooser: ls-history-page-private.h. */
 #pragma once
 

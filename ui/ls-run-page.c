@@ -38,7 +38,9 @@ ls_run_page_run_started (LsRunPage *self, guint index, guint total, const char *
   g_autofree char *text = g_strdup_printf ("Configuration %u of %u: %s", index, total, label);
   gtk_label_set_text (self->heading, text);
   gtk_progress_bar_set_fraction (self->sweep_progress, (double) (index - 1) / MAX (total, 1));
-  g_autofree char *of = g_strdup_printf ("%u of %u configurations done", index - 1, total);
+  g_autofree char *of = g_strdup_printf (g_dngettext (NULL, "%u of %u configuration done", "%u of %u configurations done",
+                                                     total),
+                                         index - 1, total);
   gtk_progress_bar_set_text (self->sweep_progress, of);
   gtk_progress_bar_set_fraction (self->run_progress, 0);
   gtk_label_set_text (self->figures, "Starting the runner…");

@@ -34,6 +34,9 @@ ls_setup_page_set_dataset (LsSetupPage *self, const char *path)
 {
   g_free (self->dataset);
   self->dataset = g_strdup (path);
+  /* Saved when chosen, not only on a clean close. */
+  if (self->settings && path && *path)
+    g_settings_set_string (self->settings, "last-dataset", path);
   g_clear_pointer (&self->dataset_problem, g_free);
   if (self->checking)
     g_cancellable_cancel (self->checking);

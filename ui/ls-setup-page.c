@@ -90,10 +90,16 @@ ls_setup_page_update_estimate (LsSetupPage *self)
   if (configs == 0)
     text = g_strdup ("Choose at least one worker count, pin mode and start method.");
   else
-    text = g_strdup_printf ("%u configuration%s (%u worker counts × %u pin modes × %u start methods), %.0f batches "
-                            "each: about %.0f s.",
-                            configs, configs == 1 ? "" : "s", nw, np, ns, gtk_spin_button_get_value (self->batches),
-                            MAX (1.0, ls_sweep_request_estimate_seconds (request, g_get_num_processors ())));
+    {
+      /* Each count with its own plural: "1 start method", "2 pin modes". */
+      g_autofree char *c = g_strdup_printf (g_dngettext (NULL, "%u configuration", "%u configurations", configs), configs);
+      g_autofree char *w = g_strdup_printf (g_dngettext (NULL, "%u worker count", "%u worker counts", nw), nw);
+      g_autofree char *p = g_strdup_printf (g_dngettext (NULL, "%u pin mode", "%u pin modes", np), np);
+      g_autofree char *s = g_strdup_printf (g_dngettext (NULL, "%u start method", "%u start methods", ns), ns);
+      text = g_strdup_printf ("%s (%s × %s × %s), %.0f batches each: about %.0f s.", c, w, p, s,
+                              gtk_spin_button_get_value (self->batches),
+                              MAX (1.0, ls_sweep_request_estimate_seconds (request, g_get_num_processors ())));
+    }
   gtk_label_set_text (self->estimate, text);
 }
 

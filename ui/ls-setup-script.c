@@ -81,6 +81,9 @@ ls_setup_page_set_script (LsSetupPage *self, const char *path)
   g_free (self->script);
   /* As the runner names it: absolute, without "..". */
   self->script = path && *path ? g_canonicalize_filename (path, NULL) : NULL;
+  /* Saved when chosen, not only on a clean close. */
+  if (self->settings && self->script)
+    g_settings_set_string (self->settings, "last-script", self->script);
   check_script (self);
 }
 

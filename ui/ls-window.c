@@ -28,10 +28,19 @@ struct _LsWindow {
 
 G_DEFINE_FINAL_TYPE (LsWindow, ls_window, ADW_TYPE_APPLICATION_WINDOW)
 
+/* A toast's title is markup: a message is shown as plain text, so one
+ * with <, > or & ("<class>/<image>.jpg") shows whole. */
+static AdwToast *
+plain_toast (const char *message)
+{
+  g_autofree char *escaped = g_markup_escape_text (message, -1);
+  return adw_toast_new (escaped);
+}
+
 void
 ls_window_toast (LsWindow *self, const char *message)
 {
-  AdwToast *toast = adw_toast_new (message);
+  AdwToast *toast = plain_toast (message);
   adw_toast_set_timeout (toast, 6);
   adw_toast_overlay_add_toast (self->toasts, toast);
 }
@@ -40,7 +49,7 @@ ls_window_toast (LsWindow *self, const char *message)
 static void
 sweep_toast (LsWindow *self, const char *message)
 {
-  AdwToast *toast = adw_toast_new (message);
+  AdwToast *toast = plain_toast (message);
   adw_toast_set_timeout (toast, 6);
   g_ptr_array_add (self->sweep_toasts, g_object_ref (toast));
   adw_toast_overlay_add_toast (self->toasts, toast);
@@ -177,6 +186,14 @@ tune_done (const char *db, gint64 sweep_id, JsonArray *summaries, gpointer data)
   ls_history_page_reload (self->history_page);
 }
 
+/* History asked for a sweep: Results reads and shows it. */
+static void
+open_sweep (LsWindow *self, gint64 sweep_id)
+{
+  ls_results_page_open_sweep (self->results_page, self->db, sweep_id);
+  adw_view_stack_set_visible_child_name (self->stack, "results");
+}
+
 static void
 tune_activated (GtkWidget *widget, const char *action, GVariant *param)
 {
@@ -290,6 +307,9 @@ ls_window_init (LsWindow *self)
   const char *db = g_getenv ("LOADSCOPE_DB");
   self->db = db && *db ? g_strdup (db) : ls_store_default_path ();
   ls_history_page_set_db (self->history_page, self->db);
+  g_signal_connect_swapped (self->history_page, "open-sweep", G_CALLBACK (open_sweep), self);
+  /* Results shows the latest sweep recorded, from before this window too. */
+  ls_results_page_open_sweep (self->results_page, self->db, 0);
 }
 
 LsWindow *

@@ -32,6 +32,7 @@ ls_painter_set_text (ls_painter *p, const char *text, double size, gboolean bold
   pango_layout_set_wrap (p->layout, PANGO_WRAP_WORD_CHAR);
   pango_layout_set_ellipsize (p->layout, width > 0 && !wrap ? PANGO_ELLIPSIZE_END : PANGO_ELLIPSIZE_NONE);
   pango_layout_set_height (p->layout, -1);
+  pango_layout_set_alignment (p->layout, PANGO_ALIGN_LEFT);
   pango_layout_set_text (p->layout, text, -1);
 }
 

@@ -129,11 +129,128 @@ typedef struct {
   double legend_y;
   double notes_y;
   guint notes_shown;
+  double x_title_h, x_labels_h; /* under the plot */
+  double y_title_h[2];          /* beside it: left, right */
 } frame;
+
+/* Upright x labels longer than this (x the base size) are cut short. */
+#define UPRIGHT_MAX_EM 9.0
 
 /* Legend entries flow in rows; returns the height they take at `width`. */
 static double
 legend_flow (ls_painter *p, GArray *legend, double x0, double y0, double width, gboolean draw);
+
+/* An axis title's height when wrapped to `room` (at most two lines);
+ * clears *whole when even two lines cut it short. */
+static double
+axis_title_block (const ls_chart *chart, ls_painter *p, ls_chart_axis_id id, double room, gboolean *whole)
+{
+  const ls_chart_axis *axis = ls_chart_axis_of (chart, id);
+  ls_chart_ticks t;
+  compute_ticks (chart, id, 5, &t); /* the unit the title names comes from the range */
+  g_autofree char *title = ls_chart_axis_title (axis, &t);
+  double h;
+  ls_painter_text_size (p, "x", AXIS_TITLE_SIZE, FALSE, NULL, &h);
+  if (!title[0])
+    return h;
+  double tw;
+  ls_painter_set_text (p, title, AXIS_TITLE_SIZE, FALSE, MAX (room, 1), TRUE);
+  ls_painter_max_lines (p, 2);
+  pango_layout_set_wrap (p->layout, PANGO_WRAP_WORD); /* "(img/s)" stays on one line */
+  ls_painter_size (p, &tw, &h);
+  if (pango_layout_is_ellipsized (p->layout) || tw > room + 0.5)
+    *whole = FALSE;
+  return h;
+}
+
+/* The y axes' ticks and titles, then the x ticks across what is left. */
+static void
+place_plot_sides (const ls_chart *chart, ls_painter *p, frame *fr, double w)
+{
+  ls_chart_layout *l = &fr->pub;
+  double f = p->f, pad = fr->pad;
+  gboolean whole = TRUE;
+  int y_target = CLAMP ((int) (l->plot_h / (2.6 * f)) + 1, 2, 10);
+  compute_ticks (chart, LS_CHART_Y, y_target, &l->y);
+  fr->y_title_h[0] = axis_title_block (chart, p, LS_CHART_Y, l->plot_h, &whole);
+  double left = pad + fr->y_title_h[0] + 0.5 * f + widest_tick_label (p, &l->y) + 0.45 * f;
+  double right = pad + 1.2 * f;
+  double rules_w = widest_rule_label (chart, p);
+  if (rules_w > 0)
+    right = pad + rules_w + 0.6 * f; /* the reference lines' labels, beside the plot */
+  if (l->has_y2)
+    {
+      compute_ticks (chart, LS_CHART_Y2, y_target, &l->y2);
+      fr->y_title_h[1] = axis_title_block (chart, p, LS_CHART_Y2, l->plot_h, &whole);
+      /* About as many ticks on the right axis as on the left. */
+      right = pad + fr->y_title_h[1] + 0.5 * f + widest_tick_label (p, &l->y2) + 0.45 * f;
+    }
+  l->titles_whole &= whole;
+  for (int pass = 0; pass < 2; pass++)
+    {
+      l->plot_x = left;
+      l->plot_w = w - left - right;
+      int x_target = CLAMP ((int) (l->plot_w / (5.5 * f)) + 1, 2, 12);
+      for (;;)
+        {
+          compute_ticks (chart, LS_CHART_X, x_target, &l->x);
+          double widest = widest_tick_label (p, &l->x);
+          if (l->x.categories || x_target <= 2 || (l->x.n) * (widest + 1.2 * f) <= l->plot_w)
+            break;
+          x_target--;
+        }
+      /* The last x label is centred on the plot's right end: room for it. */
+      if (l->x.n == 0 || l->has_y2 || l->x.categories)
+        break;
+      g_autofree char *last = ls_chart_tick_label (&l->x, l->x.values[l->x.n - 1]);
+      double lw;
+      ls_painter_text_size (p, last, TICK_SIZE, FALSE, &lw, NULL);
+      double need = pad + lw / 2 + 0.2 * f;
+      if (need <= right)
+        break;
+      right = need;
+    }
+}
+
+/* The room a category's label has: its share of the plot's width. */
+static double
+category_slot (const ls_chart_layout *l, double f)
+{
+  return MAX (l->plot_w / MAX (l->x.hi - l->x.lo, 1) - 0.4 * f, 1);
+}
+
+/* How the category labels fit under the plot (l->x_labels): side by side
+ * when they do, else wrapped to three lines in their slot, else upright
+ * and thinned to every k-th. Returns the height they take. */
+static double
+category_labels (ls_painter *p, ls_chart_layout *l, double line_h)
+{
+  double f = p->f, slot = category_slot (l, f), widest = widest_tick_label (p, &l->x), tallest = line_h;
+  l->x_labels = LS_CHART_X_LABELS_FLAT;
+  l->x_label_every = 1;
+  if (!l->x.categories || widest <= slot)
+    return line_h;
+  gboolean fits = TRUE;
+  for (guint i = 0; i < l->x.n && fits; i++)
+    {
+      g_autofree char *label = ls_chart_tick_label (&l->x, l->x.values[i]);
+      double lw, h;
+      ls_painter_set_text (p, label, TICK_SIZE, FALSE, slot, TRUE);
+      ls_painter_max_lines (p, 3);
+      pango_layout_set_wrap (p->layout, PANGO_WRAP_WORD); /* as show_centred draws it */
+      ls_painter_size (p, &lw, &h);
+      fits = !pango_layout_is_ellipsized (p->layout) && lw <= slot + 0.5;
+      tallest = MAX (tallest, h);
+    }
+  if (fits)
+    {
+      l->x_labels = LS_CHART_X_LABELS_WRAPPED;
+      return tallest;
+    }
+  l->x_labels = LS_CHART_X_LABELS_UPRIGHT;
+  l->x_label_every = (guint) ceil (1.15 * line_h / (slot + 0.4 * f));
+  return MIN (widest, UPRIGHT_MAX_EM * f) + 0.2 * f;
+}
 
 static void
 compute_frame (const ls_chart *chart, ls_painter *p, double w, double h, frame *fr)
@@ -155,7 +272,8 @@ compute_frame (const ls_chart *chart, ls_painter *p, double w, double h, frame *
       fr->badge_h = th + 0.5 * f;
       title_w -= fr->badge_w + f;
     }
-  ls_painter_set_text (p, chart->title, TITLE_SIZE, TRUE, MAX (title_w, 1), FALSE);
+  ls_painter_set_text (p, chart->title, TITLE_SIZE, TRUE, MAX (title_w, 1), TRUE);
+  ls_painter_max_lines (p, 2); /* a long title wraps before it is cut */
   ls_painter_size (p, NULL, &fr->title_h);
   y += MAX (fr->title_h, fr->badge_h);
   fr->subtitle_y = y;
@@ -188,50 +306,25 @@ compute_frame (const ls_chart *chart, ls_painter *p, double w, double h, frame *
     }
   fr->notes_y = h - pad - notes_h;
 
-  /* The plot between them, less the axes' labels and titles. */
-  double th, xtitle_h;
+  /* The plot between them, less the axes' labels and titles. The titles
+   * wrap to two lines rather than lose their unit; the x labels take
+   * the height their layout needs (category_labels). */
+  double th;
   ls_painter_text_size (p, "0", TICK_SIZE, FALSE, NULL, &th);
-  ls_painter_text_size (p, "x", AXIS_TITLE_SIZE, FALSE, NULL, &xtitle_h);
+  l->titles_whole = TRUE;
+  fr->x_title_h = axis_title_block (chart, p, LS_CHART_X, w - 2 * pad, &l->titles_whole);
   l->plot_y = y + 0.5 * th;
-  double plot_bottom = fr->notes_y - (notes_h > 0 ? 0.6 * f : 0) - xtitle_h - 0.35 * f - th - 0.45 * f;
-  l->plot_h = plot_bottom - l->plot_y;
-
-  int y_target = CLAMP ((int) (l->plot_h / (2.6 * f)) + 1, 2, 10);
-  compute_ticks (chart, LS_CHART_Y, y_target, &l->y);
-  double left = pad + xtitle_h + 0.5 * f + widest_tick_label (p, &l->y) + 0.45 * f;
-  double right = pad + 1.2 * f;
-  double rules_w = widest_rule_label (chart, p);
-  if (rules_w > 0)
-    right = pad + rules_w + 0.6 * f; /* the reference lines' labels, beside the plot */
-  if (l->has_y2)
+  fr->x_labels_h = th;
+  for (int pass = 0; pass < 3; pass++)
     {
-      compute_ticks (chart, LS_CHART_Y2, y_target, &l->y2);
-      /* About as many ticks on the right axis as on the left. */
-      right = pad + xtitle_h + 0.5 * f + widest_tick_label (p, &l->y2) + 0.45 * f;
-    }
-  for (int pass = 0; pass < 2; pass++)
-    {
-      l->plot_x = left;
-      l->plot_w = w - left - right;
-      int x_target = CLAMP ((int) (l->plot_w / (5.5 * f)) + 1, 2, 12);
-      for (;;)
-        {
-          compute_ticks (chart, LS_CHART_X, x_target, &l->x);
-          double widest = widest_tick_label (p, &l->x);
-          if (l->x.categories || x_target <= 2 || (l->x.n) * (widest + 1.2 * f) <= l->plot_w)
-            break;
-          x_target--;
-        }
-      /* The last x label is centred on the plot's right end: room for it. */
-      if (l->x.n == 0 || l->has_y2)
+      double plot_bottom = fr->notes_y - (notes_h > 0 ? 0.6 * f : 0) - fr->x_title_h - 0.35 * f - fr->x_labels_h
+                           - 0.45 * f;
+      l->plot_h = plot_bottom - l->plot_y;
+      place_plot_sides (chart, p, fr, w);
+      double need = category_labels (p, l, th);
+      if (need <= fr->x_labels_h + 0.5)
         break;
-      g_autofree char *last = ls_chart_tick_label (&l->x, l->x.values[l->x.n - 1]);
-      double lw;
-      ls_painter_text_size (p, last, TICK_SIZE, FALSE, &lw, NULL);
-      double need = pad + lw / 2 + 0.2 * f;
-      if (need <= right)
-        break;
-      right = need;
+      fr->x_labels_h = need;
     }
   l->has_plot = l->plot_w >= 3 * f && l->plot_h >= 2 * f;
 }
@@ -321,6 +414,55 @@ legend_flow (ls_painter *p, GArray *legend, double x0, double y0, double width, 
   return y + row_h - y0;
 }
 
+/* Text wrapped to `width` (at most `lines`, then cut), each line centred
+ * in the band from x to x + width, its top at y. */
+static void
+show_centred (ls_painter *p, const char *text, double size, int lines, double x, double y, double width, ls_rgb color)
+{
+  ls_painter_set_text (p, text, size, FALSE, MAX (width, 1), TRUE);
+  ls_painter_max_lines (p, lines);
+  pango_layout_set_wrap (p->layout, PANGO_WRAP_WORD);
+  pango_layout_set_alignment (p->layout, PANGO_ALIGN_CENTER);
+  ls_painter_color (p->cr, color, 1);
+  cairo_move_to (p->cr, round (x), round (y));
+  pango_cairo_update_layout (p->cr, p->layout);
+  pango_cairo_show_layout (p->cr, p->layout);
+}
+
+/* The x labels as category_labels set them out, their tops at y. */
+static void
+draw_x_labels (ls_painter *p, const ls_chart_layout *l, double y)
+{
+  double f = p->f, slot = category_slot (l, f);
+  ls_rgb color = l->x.categories ? p->theme->text : p->theme->muted;
+  for (guint i = 0; i < l->x.n; i++)
+    {
+      g_autofree char *label = ls_chart_tick_label (&l->x, l->x.values[i]);
+      double x = ls_chart_px_x (l, l->x.values[i]);
+      if (l->x_labels == LS_CHART_X_LABELS_WRAPPED)
+        show_centred (p, label, TICK_SIZE, 3, x - slot / 2, y, slot, color);
+      else if (l->x_labels == LS_CHART_X_LABELS_UPRIGHT)
+        {
+          if (i % l->x_label_every != 0)
+            continue;
+          double tw, th;
+          ls_painter_set_text (p, label, TICK_SIZE, FALSE, UPRIGHT_MAX_EM * f, FALSE);
+          ls_painter_size (p, &tw, &th);
+          cairo_save (p->cr);
+          cairo_translate (p->cr, x, y);
+          cairo_rotate (p->cr, -G_PI / 2);
+          ls_painter_color (p->cr, color, 1);
+          cairo_move_to (p->cr, -tw, -th / 2);
+          pango_cairo_update_layout (p->cr, p->layout);
+          pango_cairo_show_layout (p->cr, p->layout);
+          cairo_restore (p->cr);
+          pango_cairo_update_layout (p->cr, p->layout);
+        }
+      else
+        ls_painter_text (p, label, TICK_SIZE, FALSE, x, y, 0.5, 0, color);
+    }
+}
+
 static void
 draw_axes (const ls_chart *chart, ls_painter *p, const frame *fr, double width)
 {
@@ -372,29 +514,26 @@ draw_axes (const ls_chart *chart, ls_painter *p, const frame *fr, double width)
         ls_painter_text (p, label, TICK_SIZE, FALSE, right + tick + 0.15 * f,
                          ls_chart_px_y (l, &l->y2, l->y2.values[i]), 0, 0.5, p->theme->muted);
       }
-  for (guint i = 0; i < l->x.n; i++)
-    {
-      g_autofree char *label = ls_chart_tick_label (&l->x, l->x.values[i]);
-      ls_painter_text (p, label, TICK_SIZE, FALSE, ls_chart_px_x (l, l->x.values[i]), bottom + tick + 0.1 * f, 0.5, 0,
-                 l->x.categories ? p->theme->text : p->theme->muted);
-    }
+  draw_x_labels (p, l, bottom + tick + 0.1 * f);
 
-  /* Axis titles: x centred under its labels, y turned along the axis. */
+  /* Axis titles: x centred under its labels, y turned along the axis;
+   * each wraps to two lines before it is cut. */
   g_autofree char *x_title = ls_chart_axis_title (&chart->x, &l->x);
-  double label_h = 0;
-  ls_painter_text_size (p, "0", TICK_SIZE, FALSE, NULL, &label_h);
   if (x_title[0])
-    ls_painter_text (p, x_title, AXIS_TITLE_SIZE, FALSE, l->plot_x + l->plot_w / 2, bottom + tick + label_h + 0.35 * f,
-               0.5, 0, p->theme->text);
+    {
+      double tw, ty = bottom + tick + fr->x_labels_h + 0.35 * f;
+      ls_painter_text_size (p, x_title, AXIS_TITLE_SIZE, FALSE, &tw, NULL);
+      if (tw <= l->plot_w)
+        ls_painter_text (p, x_title, AXIS_TITLE_SIZE, FALSE, l->plot_x + l->plot_w / 2, ty, 0.5, 0, p->theme->text);
+      else
+        show_centred (p, x_title, AXIS_TITLE_SIZE, 2, fr->pad, ty, width - 2 * fr->pad, p->theme->text);
+    }
   for (int side = 0; side < (l->has_y2 ? 2 : 1); side++)
     {
       const ls_chart_axis *axis = side ? &chart->y2 : &chart->y;
       g_autofree char *title = ls_chart_axis_title (axis, side ? &l->y2 : &l->y);
       if (!title[0])
         continue;
-      ls_painter_set_text (p, title, AXIS_TITLE_SIZE, FALSE, l->plot_h, FALSE);
-      double tw, th;
-      ls_painter_size (p, &tw, &th);
       cairo_save (cr);
       if (side == 0)
         {
@@ -406,10 +545,7 @@ draw_axes (const ls_chart *chart, ls_painter *p, const frame *fr, double width)
           cairo_translate (cr, round (width - fr->pad), l->plot_y + l->plot_h / 2);
           cairo_rotate (cr, G_PI / 2);
         }
-      ls_painter_color (cr, p->theme->text, 1);
-      cairo_move_to (cr, -tw / 2, 0);
-      pango_cairo_update_layout (cr, p->layout);
-      pango_cairo_show_layout (cr, p->layout);
+      show_centred (p, title, AXIS_TITLE_SIZE, 2, -l->plot_h / 2, 0, l->plot_h, p->theme->text);
       cairo_restore (cr);
       pango_cairo_update_layout (cr, p->layout);
     }
@@ -457,7 +593,8 @@ ls_chart_render (const ls_chart *chart, cairo_t *cr, double x, double y, double 
 
   /* Title, badge, subtitle, legend. */
   ls_painter_set_text (&p, chart->title, TITLE_SIZE, TRUE,
-                       MAX (width - 2 * fr.pad - (chart->simulated ? fr.badge_w + f : 0), 1), FALSE);
+                       MAX (width - 2 * fr.pad - (chart->simulated ? fr.badge_w + f : 0), 1), TRUE);
+  ls_painter_max_lines (&p, 2);
   ls_painter_show (&p, fr.pad, fr.pad + (MAX (fr.title_h, fr.badge_h) - fr.title_h) / 2, 0, 0, theme->text);
   if (chart->simulated)
     draw_badge (&p, &fr, width);

@@ -15,6 +15,14 @@ typedef struct {
   double plot_x, plot_y, plot_w, plot_h;
   ls_chart_ticks x, y, y2;
   gboolean has_y2;
+  /* FALSE when an axis title had to be cut short (it wraps to two lines
+   * first); the window's tests check it. */
+  gboolean titles_whole;
+  /* How the x labels are set: side by side, wrapped under each other, or
+   * turned upright (then only every x_label_every-th is shown). They never
+   * overlap. */
+  enum { LS_CHART_X_LABELS_FLAT, LS_CHART_X_LABELS_WRAPPED, LS_CHART_X_LABELS_UPRIGHT } x_labels;
+  guint x_label_every;
 } ls_chart_layout;
 
 /* Measures with cr's font machinery; draws nothing. */

@@ -52,6 +52,28 @@ check_script (const char *script, GError **error)
   return TRUE;
 }
 
+/* Runs py with args; FALSE with why it could not run. Its exit status and
+ * standard error come back. */
+static gboolean
+run_python (const char *const *argv, GCancellable *cancellable, int *status, char **out, char **err, GError **error)
+{
+  g_autoptr (GError) spawn_error = NULL;
+  g_autoptr (GSubprocess) p = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
+                                                 &spawn_error);
+  if (!p)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "Python interpreter %s: %s", argv[0], spawn_error->message);
+      return FALSE;
+    }
+  if (!g_subprocess_communicate_utf8 (p, NULL, cancellable, out, err, error))
+    {
+      g_subprocess_force_exit (p);
+      return FALSE;
+    }
+  *status = g_subprocess_get_if_exited (p) ? g_subprocess_get_exit_status (p) : -1;
+  return TRUE;
+}
+
 gboolean
 ls_target_pytorch_check (const char *script, const char *python, char **description, GCancellable *cancellable,
                          GError **error)
@@ -60,33 +82,42 @@ ls_target_pytorch_check (const char *script, const char *python, char **descript
 
   if (!check_script (script, error))
     return FALSE;
+  /* The interpreter as found: its path is what the messages name. */
+  g_autofree char *found = g_find_program_in_path (py);
+  g_autofree char *named = found && g_strcmp0 (found, py) != 0 ? g_strdup_printf ("%s (%s)", py, found) : g_strdup (py);
+
+  /* A file that is not Python is refused here, not by every run. */
+  int status = -1;
+  {
+    const char *argv[] = { py, "-c", "import sys; compile(open(sys.argv[1], 'rb').read(), sys.argv[1], 'exec')",
+                           script, NULL };
+    g_autofree char *out = NULL, *err = NULL;
+    if (!run_python (argv, cancellable, &status, &out, &err, error))
+      return FALSE;
+    if (status != 0)
+      {
+        g_autofree char *why = last_line (err);
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s is not a Python script %s can compile: %s", script,
+                     named, why);
+        return FALSE;
+      }
+  }
   /* What the probe does first (loadscope_probe/__main__.py): import torch. */
   const char *argv[] = { py, "-c", "import sys, torch; print(torch.__version__, sys.version.split()[0])", NULL };
-  g_autoptr (GError) spawn_error = NULL;
-  g_autoptr (GSubprocess) p = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
-                                                 &spawn_error);
-  if (!p)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "Python interpreter %s: %s", py, spawn_error->message);
-      return FALSE;
-    }
   g_autofree char *out = NULL, *err = NULL;
-  if (!g_subprocess_communicate_utf8 (p, NULL, cancellable, &out, &err, error))
-    {
-      g_subprocess_force_exit (p);
-      return FALSE;
-    }
-  if (!g_subprocess_get_if_exited (p) || g_subprocess_get_exit_status (p) != 0)
+  if (!run_python (argv, cancellable, &status, &out, &err, error))
+    return FALSE;
+  if (status != 0)
     {
       g_autofree char *why = last_line (err);
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s cannot import torch: %s", py, why);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s cannot import torch: %s", named, why);
       return FALSE;
     }
   g_auto (GStrv) versions = g_strsplit (g_strstrip (out), " ", 2);
   g_autofree char *base = g_path_get_basename (script);
   if (description)
     *description = g_strdup_printf ("%s: torch %s, Python %s (%s)", base, versions[0] ? versions[0] : "?",
-                                    versions[0] && versions[1] ? versions[1] : "?", py);
+                                    versions[0] && versions[1] ? versions[1] : "?", found ? found : py);
   return TRUE;
 }
 

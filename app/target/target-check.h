@@ -13,12 +13,14 @@
 /* The interpreter used when none is given. */
 #define LS_TARGET_DEFAULT_PYTHON "python3"
 
-/* TRUE with a one-line description ("train.py: torch 2.1.2, Python 3.11.2")
- * when `script` is a readable file and `python` (NULL or empty:
- * python3) runs and imports torch; FALSE with an error naming the script
- * or the interpreter and why (no such file, not a file, interpreter not
- * found, "cannot import torch: ModuleNotFoundError: ..."). Blocks while the
- * interpreter imports torch (a second or two). */
+/* TRUE with a one-line description ("train.py: torch 2.1.2, Python 3.11.2
+ * (/usr/bin/python3)") when `script` is a readable file that `python`
+ * (NULL or empty: python3) compiles, and the interpreter imports torch;
+ * FALSE with an error naming the script or the interpreter (with the path
+ * it was found at) and why (no such file, not a file, "is not a Python
+ * script python3 (/usr/bin/python3) can compile: SyntaxError: ...",
+ * interpreter not found, "cannot import torch: ModuleNotFoundError: ...").
+ * Blocks while the interpreter imports torch (a second or two). */
 gboolean ls_target_pytorch_check (const char *script, const char *python, char **description,
                                   GCancellable *cancellable, GError **error);
 

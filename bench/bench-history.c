@@ -1,0 +1,195 @@
+/* History with a team's store, measured (never a timed test):
+ *
+ *   1. a fresh store of RUNS runs (default 100,000), recorded through the
+ *      run recorder as runners record them (rate printed);
+ *   2. open: the window's History page reads the store (in its thread)
+ *      until the table holds every run, and the first frame after it;
+ *   3. scroll: the table scrolled from top to bottom and back, one page
+ *      a frame for FRAMES frames, then in jumps; the frame clock's
+ *      intervals (p50, p95, max) say whether scrolling stalls. Xvfb's
+ *      frame clock ticks at about 60 Hz: 16.7 ms is a frame not missed.
+ *
+ *   bench-history [RUNS] [FRAMES]      (under a display: xvfb-run -a) */
+#include <adwaita.h>
+#include <glib/gstdio.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/store/run-recorder.h"
+#include "app/store/store.h"
+#include "ui/ls-history-page.h"
+#include "ui/ls-window.h"
+
+static double
+now_ms (void)
+{
+  return (double) g_get_monotonic_time () / 1000.0;
+}
+
+static void
+record_runs (const char *db, guint n)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ls_store) store = ls_store_open (db, &error);
+  if (!store)
+    g_error ("bench-history: %s", error->message);
+  gint64 machine = ls_store_this_machine (store, NULL, NULL, &error);
+  if (machine <= 0)
+    g_error ("bench-history: %s", error->message);
+  double t0 = now_ms ();
+  for (guint i = 0; i < n; i++)
+    {
+      ls_run_config c;
+      memset (&c, 0, sizeof c);
+      ls_pool_config_init (&c.pool);
+      strcpy (c.pool.dataset.kind, "synthetic");
+      c.pool.dataset.count = 1024;
+      c.pool.num_workers = i % 9;
+      c.pool.batch_size = 16u << (i % 3);
+      c.pool.epochs = 1;
+      ls_run_result r;
+      memset (&r, 0, sizeof r);
+      strcpy (r.sink_name, "sim");
+      r.simulated = true;
+      ls_run_recorder *rec = ls_run_recorder_begin (store, machine, 0, &c, &r, &error);
+      if (!rec)
+        g_error ("bench-history: %s", error->message);
+      r.status = i % 50 == 49 ? LS_RUN_FAILED : LS_RUN_DONE;
+      if (r.status == LS_RUN_FAILED)
+        strcpy (r.error, "worker 1 (pid 4242) was killed by signal 9 holding batch 12");
+      r.measured_s = 1;
+      r.throughput_sps = 200 + (double) (i % 997);
+      r.wait_ms = (ls_dist) { true, 2 + (double) (i % 40), 5 + (double) (i % 90), 9, 12, 3 };
+      r.gpu_util_exact = (double) (i % 100) / 100.0;
+      r.gpu_util_nvml = -1;
+      r.time_to_first_batch_ms = 40;
+      r.epoch_boundary_ms = -1;
+      if (!ls_run_recorder_finish (rec, &r, "{}", &error))
+        g_error ("bench-history: %s", error->message);
+    }
+  double s = (now_ms () - t0) / 1000.0;
+  printf ("store: %u runs recorded in %.1f s (%.0f runs/s)\n", n, s, n / s);
+}
+
+static LsHistoryPage *page;
+static guint expected;
+
+static gboolean
+loaded (void)
+{
+  return !ls_history_page_is_loading (page) && ls_history_page_count_runs (page) == expected;
+}
+
+static void
+iterate_until (gboolean (*done) (void), double timeout_s)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) (timeout_s * G_USEC_PER_SEC);
+  while (!done () && g_get_monotonic_time () < end)
+    g_main_context_iteration (NULL, TRUE);
+}
+
+/* The scroll: one step a frame, each frame's interval kept. */
+typedef struct {
+  GtkAdjustment *adj;
+  GArray *intervals; /* double, ms */
+  gint64 last_us;
+  guint frames, limit;
+  gboolean done;
+} scroller;
+
+static gboolean
+on_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+  scroller *s = data;
+  gint64 t = gdk_frame_clock_get_frame_time (clock);
+  if (s->last_us > 0)
+    {
+      double ms = (double) (t - s->last_us) / 1000.0;
+      g_array_append_val (s->intervals, ms);
+    }
+  s->last_us = t;
+  double page_size = gtk_adjustment_get_page_size (s->adj), upper = gtk_adjustment_get_upper (s->adj);
+  double v = gtk_adjustment_get_value (s->adj);
+  guint f = s->frames++;
+  if (f < s->limit / 2)
+    v += page_size; /* page by page */
+  else
+    v = (double) ((f * 7919u) % 1000u) / 1000.0 * (upper - page_size); /* jumps anywhere */
+  gtk_adjustment_set_value (s->adj, MIN (v, upper - page_size));
+  s->done = s->frames >= s->limit;
+  return s->done ? G_SOURCE_REMOVE : G_SOURCE_CONTINUE;
+}
+
+static scroller *current;
+
+static gboolean
+scrolled (void)
+{
+  return current->done;
+}
+
+static int
+compare_doubles (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+int
+main (int argc, char **argv)
+{
+  guint n = argc > 1 ? (guint) strtoul (argv[1], NULL, 10) : 100000;
+  guint frames = argc > 2 ? (guint) strtoul (argv[2], NULL, 10) : 600;
+  expected = n;
+  g_autofree char *dir = g_dir_make_tmp ("bench-history-XXXXXX", NULL);
+  g_autofree char *db = g_build_filename (dir, "runs.sqlite", NULL);
+  record_runs (db, n);
+
+  gtk_init ();
+  adw_init ();
+  g_type_class_unref (g_type_class_ref (LS_TYPE_WINDOW)); /* the templates' resource */
+  GtkWidget *window = adw_window_new ();
+  gtk_window_set_default_size (GTK_WINDOW (window), 1024, 700);
+  page = g_object_new (LS_TYPE_HISTORY_PAGE, NULL);
+  adw_window_set_content (ADW_WINDOW (window), GTK_WIDGET (page));
+  gtk_window_present (GTK_WINDOW (window));
+  for (int i = 0; i < 20; i++)
+    g_main_context_iteration (NULL, FALSE);
+
+  double t0 = now_ms ();
+  ls_history_page_set_db (page, db);
+  iterate_until (loaded, 600);
+  double t_loaded = now_ms () - t0;
+  if (!loaded ())
+    g_error ("bench-history: the table did not fill (%u of %u runs)", ls_history_page_count_runs (page), n);
+  printf ("open: %u runs read and shown in %.0f ms\n", n, t_loaded);
+
+  GtkWidget *sw = gtk_widget_get_first_child (GTK_WIDGET (page));
+  while (sw && !GTK_IS_SCROLLED_WINDOW (sw))
+    sw = gtk_widget_get_next_sibling (sw) ? gtk_widget_get_next_sibling (sw) : gtk_widget_get_first_child (sw);
+  if (!sw)
+    g_error ("bench-history: no scrolled table");
+  scroller s = { gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (sw)),
+                 g_array_new (FALSE, FALSE, sizeof (double)), 0, 0, frames, FALSE };
+  current = &s;
+  gtk_widget_add_tick_callback (sw, on_tick, &s, NULL);
+  iterate_until (scrolled, 600);
+  g_array_sort (s.intervals, compare_doubles);
+  guint k = s.intervals->len;
+  if (k > 0)
+    printf ("scroll: %u frames, frame interval p50 %.1f ms, p95 %.1f ms, max %.1f ms\n", k,
+            g_array_index (s.intervals, double, k / 2), g_array_index (s.intervals, double, k * 95 / 100),
+            g_array_index (s.intervals, double, k - 1));
+  g_array_unref (s.intervals);
+  gtk_window_destroy (GTK_WINDOW (window));
+  for (int i = 0; i < 20; i++)
+    g_main_context_iteration (NULL, FALSE);
+  g_autofree char *wal = g_strconcat (db, "-wal", NULL);
+  g_autofree char *shm = g_strconcat (db, "-shm", NULL);
+  g_unlink (db);
+  g_unlink (wal);
+  g_unlink (shm);
+  g_rmdir (dir);
+  return 0;
+}
