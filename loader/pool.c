@@ -511,12 +511,15 @@ worker_died (ls_pool *p, uint32_t i, ls_error *err)
 static void
 add_task_stages (ls_batch_stages *to, const ls_msg *m, int worker)
 {
+  /* The worker's own times, where they are plausible (not ahead of ours):
+   * the DONE may wait in the channel while the runner is in a step. */
   uint64_t now = ls_clock_ns ();
-  uint64_t start = now > m->busy_ns ? now - m->busy_ns : 0;
+  uint64_t start = m->value != 0 && m->value + m->busy_ns <= now ? m->value : now > m->busy_ns ? now - m->busy_ns : 0;
+  uint64_t done = start + m->busy_ns;
   if (to->done_ns == 0 || start < to->start_ns)
     to->start_ns = start;
-  if (now > to->done_ns)
-    to->done_ns = now;
+  if (done > to->done_ns)
+    to->done_ns = done;
   to->worker = worker;
   to->read_ns += m->stage_ns[0];
   to->decode_ns += m->stage_ns[1];
