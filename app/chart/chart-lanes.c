@@ -164,7 +164,7 @@ compute_frame (const ls_chart *chart, ls_painter *p, double w, double h, frame *
   fr->pub.plot_w = w - fr->pub.plot_x - fr->pad;
   double room = h - y - fr->axis_h - notes_h - fr->pad;
   guint n = MAX (lanes->labels->len, 1);
-  fr->pub.lane_h = MIN (room / n, 6 * f);
+  fr->pub.lane_h = MIN (room / n, 9 * f);
   fr->pub.plot_h = fr->pub.lane_h * n;
   fr->pub.has_plot = fr->pub.plot_w >= 4 * f && fr->pub.lane_h >= 0.8 * f;
   fr->notes_y = y + fr->pub.plot_h + fr->axis_h + 0.3 * f;
@@ -200,6 +200,14 @@ span_box (const ls_lanes_layout *l, const ls_lane_span *s, double *x, double *y,
   double inset = (s->kind == LS_SPAN_WAIT || s->kind == LS_SPAN_STEP) ? 0.22 : 0.14;
   *y = l->plot_y + s->lane * l->lane_h + inset * l->lane_h;
   *h = l->lane_h * (1 - 2 * inset);
+}
+
+void
+ls_chart_lanes_span_box (const ls_chart *chart, const ls_lanes_layout *l, guint index, double *x, double *y, double *w,
+                         double *h)
+{
+  g_return_if_fail (chart != NULL && chart->lanes != NULL && index < chart->lanes->spans->len);
+  span_box (l, &g_array_index (chart->lanes->spans, ls_lane_span, index), x, y, w, h);
 }
 
 int
@@ -331,7 +339,7 @@ draw_lanes (const ls_chart *chart, ls_painter *p, const frame *fr)
       double x0 = MAX (px (l, s->start_ms), l->plot_x), x1 = MIN (px (l, end), l->plot_x + l->plot_w);
       if (x1 - x0 > tw + 0.4 * f && l->lane_h * 0.72 > th)
         ls_painter_text (p, text, VALUE_SIZE, FALSE, (x0 + x1) / 2, l->plot_y + (s->lane + 0.5) * l->lane_h, 0.5, 0.5,
-                         (ls_rgb){ 1, 1, 1 });
+                         p->theme->background);
     }
   cairo_restore (cr);
 

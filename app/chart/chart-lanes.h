@@ -76,5 +76,10 @@ void ls_chart_lanes_layout (const ls_chart *chart, cairo_t *cr, double width, do
  * within 3 px. */
 int ls_chart_lanes_span_at (const ls_chart *chart, const ls_lanes_layout *l, double x, double y);
 
+/* Where span `index` is drawn (clipped to the plot sideways), for the
+ * window's hover mark. */
+void ls_chart_lanes_span_box (const ls_chart *chart, const ls_lanes_layout *l, guint index, double *x, double *y,
+                              double *w, double *h);
+
 /* Draws a chart that has lanes (called by ls_chart_render). */
 void ls_chart_lanes_render (const ls_chart *chart, cairo_t *cr, double width, double height, gboolean dark);
