@@ -189,15 +189,15 @@ px (const ls_lanes_layout *l, double t)
   return l->plot_x + (t - l->t_lo) / (l->t_hi - l->t_lo) * l->plot_w;
 }
 
-/* A span's box inside its lane: the loop's waits and steps full height,
- * builds a little inset so neighbouring batches stay apart. */
+/* A span's box inside its lane: builds taller than the loop's waits,
+ * steps and hand-offs, so a build on the loop's own lane stands out. */
 static void
 span_box (const ls_lanes_layout *l, const ls_lane_span *s, double *x, double *y, double *w, double *h)
 {
   double x0 = px (l, s->start_ms), x1 = px (l, s->end_ms);
   *x = MAX (x0, l->plot_x - 1);
   *w = MIN (x1, l->plot_x + l->plot_w + 1) - *x;
-  double inset = (s->kind == LS_SPAN_WAIT || s->kind == LS_SPAN_STEP) ? 0.22 : 0.14;
+  double inset = (s->kind == LS_SPAN_WAIT || s->kind == LS_SPAN_STEP || s->kind == LS_SPAN_HANDOFF) ? 0.22 : 0.14;
   *y = l->plot_y + s->lane * l->lane_h + inset * l->lane_h;
   *h = l->lane_h * (1 - 2 * inset);
 }
@@ -236,15 +236,42 @@ ls_chart_lanes_span_at (const ls_chart *chart, const ls_lanes_layout *l, double 
   return best;
 }
 
+/* The time axis and its ticks. */
+static void
+time_ticks (const ls_lanes_layout *l, double f, ls_chart_axis *axis, ls_chart_ticks *t)
+{
+  *axis = (ls_chart_axis){ .label = (char *) "time since the loop's first next()", .unit = LS_CHART_UNIT_MS,
+                           .scale = LS_CHART_LINEAR, .min = l->t_lo, .max = l->t_hi };
+  ls_chart_axis_ticks (axis, l->t_lo, l->t_hi, MAX (2, (int) (l->plot_w / (7 * f))), t);
+}
+
+/* The ticks' lines across the lanes, under the spans. */
+static void
+draw_grid (ls_painter *p, const ls_lanes_layout *l)
+{
+  ls_chart_axis axis;
+  ls_chart_ticks t;
+  time_ticks (l, p->f, &axis, &t);
+  cairo_set_line_width (p->cr, ls_chart_line_width (p->f));
+  ls_painter_color (p->cr, p->theme->grid, 1);
+  for (guint i = 0; i < t.n; i++)
+    if (t.values[i] >= l->t_lo && t.values[i] <= l->t_hi)
+      {
+        double x = ls_chart_snap (px (l, t.values[i]));
+        cairo_move_to (p->cr, x, l->plot_y);
+        cairo_line_to (p->cr, x, l->plot_y + l->plot_h);
+      }
+  cairo_stroke (p->cr);
+}
+
 static void
 draw_axis (const ls_chart *chart, ls_painter *p, const frame *fr)
 {
   const ls_lanes_layout *l = &fr->pub;
   double f = p->f;
-  ls_chart_axis axis = { .label = (char *) "time since the loop's first next()", .unit = LS_CHART_UNIT_MS,
-                         .scale = LS_CHART_LINEAR, .min = l->t_lo, .max = l->t_hi };
+  ls_chart_axis axis;
   ls_chart_ticks t;
-  ls_chart_axis_ticks (&axis, l->t_lo, l->t_hi, MAX (2, (int) (l->plot_w / (7 * f))), &t);
+  time_ticks (l, f, &axis, &t);
   double base = l->plot_y + l->plot_h, th = 0;
   cairo_t *cr = p->cr;
   double lw = ls_chart_line_width (f);
@@ -254,10 +281,6 @@ draw_axis (const ls_chart *chart, ls_painter *p, const frame *fr)
       if (t.values[i] < l->t_lo || t.values[i] > l->t_hi)
         continue;
       double x = ls_chart_snap (px (l, t.values[i]));
-      ls_painter_color (cr, p->theme->grid, 1);
-      cairo_move_to (cr, x, l->plot_y);
-      cairo_line_to (cr, x, base);
-      cairo_stroke (cr);
       g_autofree char *label = ls_chart_tick_label (&t, t.values[i]);
       double w;
       ls_painter_text_size (p, label, TICK_SIZE, FALSE, &w, &th);
@@ -296,6 +319,7 @@ draw_lanes (const ls_chart *chart, ls_painter *p, const frame *fr)
       ls_painter_show (p, l->plot_x - 0.6 * f, y + l->lane_h / 2, 1, 0.5, p->theme->text);
     }
 
+  draw_grid (p, l);
   cairo_save (cr);
   cairo_rectangle (cr, l->plot_x, l->plot_y, l->plot_w, l->plot_h);
   cairo_clip (cr);
@@ -315,7 +339,8 @@ draw_lanes (const ls_chart *chart, ls_painter *p, const frame *fr)
   for (guint i = 0; i < lanes->spans->len; i++)
     {
       const ls_lane_span *s = &g_array_index (lanes->spans, ls_lane_span, i);
-      if (s->kind == LS_SPAN_WAIT || s->kind == LS_SPAN_STEP || s->end_ms < l->t_lo || s->start_ms > l->t_hi)
+      if (s->kind == LS_SPAN_WAIT || s->kind == LS_SPAN_STEP || s->kind == LS_SPAN_HANDOFF || s->end_ms < l->t_lo
+          || s->start_ms > l->t_hi)
         continue;
       /* The whole build: from this span to the last one of its batch. */
       if (i > 0)

@@ -20,7 +20,7 @@ typedef enum {
   LS_SPAN_SAMPLER, /* a script's DataLoader: its sampler's indices, */
   LS_SPAN_GETITEM, /* Dataset.__getitem__ over the batch's samples, */
   LS_SPAN_COLLATE, /* collate_fn, */
-  LS_SPAN_HANDOFF, /* and its way from the worker to the training loop */
+  LS_SPAN_HANDOFF, /* and its way from the worker to the training loop (the end of the loop's wait, on its lane) */
   LS_SPAN_BUILD,   /* a build whose stages were not recorded */
   LS_SPAN_WAIT,    /* the loop blocked in next(): the data stall */
   LS_SPAN_STEP,    /* the loop's work on a batch until its next next() */
