@@ -68,7 +68,7 @@ add (ls_chart_lanes *lanes, const row *r, guint lane, ls_span_kind kind, double 
  * run; where they add up to more than the build's wall time (a batch
  * built in parts by several workers at once) they are scaled to fit. */
 static void
-add_build (ls_chart_lanes *lanes, const row *r, guint lane)
+add_build (ls_chart_lanes *lanes, const row *r, guint lane, guint loop)
 {
   gboolean loader = TRUE, script = isfinite (r->script[1]) && isfinite (r->script[2]);
   double sum = 0;
@@ -98,8 +98,10 @@ add_build (ls_chart_lanes *lanes, const row *r, guint lane)
       add (lanes, r, lane, LS_SPAN_GETITEM, t, t + r->script[1] * scale);
       t += r->script[1] * scale;
       add (lanes, r, lane, LS_SPAN_COLLATE, t, t + r->script[2] * scale);
+      /* The hand-off is the end of the loop's wait (the batch on its way
+       * to the training process), not the worker's work: on the loop's lane. */
       if (isfinite (r->script[3]))
-        add (lanes, r, lane, LS_SPAN_HANDOFF, r->end, MIN (r->end + r->script[3], r->ready));
+        add (lanes, r, loop, LS_SPAN_HANDOFF, r->ready - MIN (r->script[3], r->wait), r->ready);
     }
   else
     add (lanes, r, lane, LS_SPAN_BUILD, r->start, r->end);
@@ -125,11 +127,12 @@ ls_chart_run_lanes (ls_store *store, gint64 run_id, GError **error)
   const char *status = ls_store_rows_get_text (info, 0);
   g_autofree char *when = ls_chart_time_text (ls_store_rows_get_text (info, 12));
   gboolean done = g_strcmp0 (status, "done") == 0;
+  const char *pin = ls_store_rows_get_text (info, 3);
+  g_autofree char *pin_text = pin ? g_strdup_printf (" · pin %s", pin) : g_strdup ("");
   g_autofree char *sub = g_strdup_printf (
-      "Run %" G_GINT64_FORMAT "%s%s · %" G_GINT64_FORMAT " worker%s (%s) · pin %s · %u batches · on %s, %s",
-      run_id, done ? "" : ", ", done ? "" : status, workers, workers == 1 ? "" : "s",
-      ls_store_rows_get_text (info, 2) ? ls_store_rows_get_text (info, 2) : "-",
-      ls_store_rows_get_text (info, 3) ? ls_store_rows_get_text (info, 3) : "-", rows->len,
+      "Run %" G_GINT64_FORMAT "%s%s · %" G_GINT64_FORMAT " worker%s (%s)%s · %u batches · on %s, %s", run_id,
+      done ? "" : ", ", done ? "" : status, workers, workers == 1 ? "" : "s",
+      ls_store_rows_get_text (info, 2) ? ls_store_rows_get_text (info, 2) : "-", pin_text, rows->len,
       ls_store_rows_get_text (info, 10), when);
   ls_chart_set_subtitle (chart, sub);
   chart->simulated = ls_store_rows_get_int (info, 5) != 0;
@@ -161,7 +164,7 @@ ls_chart_run_lanes (ls_store *store, gint64 run_id, GError **error)
       if (r->worker == -2)
         unknown++;
       else
-        add_build (lanes, r, r->worker < 0 ? loop : (guint) r->worker);
+        add_build (lanes, r, r->worker < 0 ? loop : (guint) r->worker, loop);
     }
 
   gboolean seen[LS_N_SPAN_KINDS] = { FALSE };
