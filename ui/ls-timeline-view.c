@@ -366,6 +366,9 @@ ls_timeline_view_set_chart (LsTimelineView *self, ls_chart *chart)
       g_return_if_fail (chart->lanes != NULL);
       chart->min_text_px = LS_CHART_VIEW_MIN_TEXT_PX;
       chart->lanes->view_lo = chart->lanes->view_hi = NAN;
+      /* Screen readers get the chart's texts: title, legend, lanes, notes. */
+      g_autofree char *text = ls_chart_describe (chart);
+      gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL, text, -1);
     }
   self->hovered_index = -1;
   set_hovered (self, NULL);
