@@ -323,19 +323,58 @@ draw_lanes (const ls_chart *chart, ls_painter *p, const frame *fr)
   cairo_save (cr);
   cairo_rectangle (cr, l->plot_x, l->plot_y, l->plot_w, l->plot_h);
   cairo_clip (cr);
-  for (guint i = 0; i < lanes->spans->len; i++)
+  /* One path and one fill a kind (a long run has tens of thousands of
+   * spans): the loop's waits and steps first, the rest over them. */
+  static const ls_span_kind order[LS_N_SPAN_KINDS] = {
+    LS_SPAN_WAIT,    LS_SPAN_STEP,    LS_SPAN_READ,    LS_SPAN_DECODE,  LS_SPAN_TRANSFORM, LS_SPAN_WRITE,
+    LS_SPAN_SAMPLER, LS_SPAN_GETITEM, LS_SPAN_COLLATE, LS_SPAN_HANDOFF, LS_SPAN_BUILD,
+  };
+  guint n_lanes = lanes->labels->len;
+  g_autofree double *run = g_new (double, 4 * (gsize) MAX (n_lanes, 1)); /* per lane: x0, x1, y0, y1 */
+  for (guint k = 0; k < LS_N_SPAN_KINDS; k++)
     {
-      const ls_lane_span *s = &g_array_index (lanes->spans, ls_lane_span, i);
-      if (s->end_ms < l->t_lo || s->start_ms > l->t_hi)
+      gboolean any = FALSE;
+      for (guint j = 0; j < n_lanes; j++)
+        run[4 * j + 1] = -1; /* none pending */
+      for (guint i = 0; i < lanes->spans->len; i++)
+        {
+          const ls_lane_span *s = &g_array_index (lanes->spans, ls_lane_span, i);
+          if (s->kind != order[k] || s->end_ms < l->t_lo || s->start_ms > l->t_hi)
+            continue;
+          double x, y, w, h;
+          span_box (l, s, &x, &y, &w, &h);
+          /* Whole pixels, and touching spans of a lane merged into one box:
+           * cairo fills a path of pixel-aligned boxes on a fast path, and a
+           * long run has many spans to a pixel. */
+          double x0 = floor (x), x1 = MAX (x0 + 1, round (x + w)), y0 = round (y), y1 = round (y + h);
+          double *r = &run[4 * s->lane];
+          if (r[1] >= 0 && x0 <= r[1] && x1 >= r[0] && y0 == r[2])
+            {
+              r[0] = MIN (r[0], x0);
+              r[1] = MAX (r[1], x1);
+              continue;
+            }
+          if (r[1] >= 0)
+            cairo_rectangle (cr, r[0], r[2], r[1] - r[0], r[3] - r[2]);
+          r[0] = x0, r[1] = x1, r[2] = y0, r[3] = y1;
+          any = TRUE;
+        }
+      for (guint j = 0; j < n_lanes; j++)
+        if (run[4 * j + 1] >= 0)
+          cairo_rectangle (cr, run[4 * j], run[4 * j + 2], run[4 * j + 1] - run[4 * j], run[4 * j + 3] - run[4 * j + 2]);
+      if (!any)
         continue;
-      double x, y, w, h;
-      span_box (l, s, &x, &y, &w, &h);
-      ls_painter_color (cr, ls_chart_theme_color (p->theme, kind_color[s->kind]),
-                        s->kind == LS_SPAN_STEP ? STEP_ALPHA : 1);
-      cairo_rectangle (cr, x, y, MAX (w, 0.6), h);
+      ls_painter_color (cr, ls_chart_theme_color (p->theme, kind_color[order[k]]),
+                        order[k] == LS_SPAN_STEP ? STEP_ALPHA : 1);
+      cairo_antialias_t aa = cairo_get_antialias (cr);
+      cairo_set_antialias (cr, CAIRO_ANTIALIAS_NONE); /* whole pixels already */
       cairo_fill (cr);
+      cairo_set_antialias (cr, aa);
     }
-  /* A batch's number on its build where there is room for it. */
+  /* A batch's number on its build where there is room for it; widths
+   * from one digit's (pango is the cost here, not the spans). */
+  double digit_w, digit_h;
+  ls_painter_text_size (p, "0", VALUE_SIZE, FALSE, &digit_w, &digit_h);
   for (guint i = 0; i < lanes->spans->len; i++)
     {
       const ls_lane_span *s = &g_array_index (lanes->spans, ls_lane_span, i);
@@ -357,12 +396,10 @@ draw_lanes (const ls_chart *chart, ls_painter *p, const frame *fr)
             break;
           end = n->end_ms;
         }
-      char text[32];
-      g_snprintf (text, sizeof text, "%" G_GINT64_FORMAT, s->seq);
-      double tw, th;
-      ls_painter_text_size (p, text, VALUE_SIZE, FALSE, &tw, &th);
       double x0 = MAX (px (l, s->start_ms), l->plot_x), x1 = MIN (px (l, end), l->plot_x + l->plot_w);
-      if (x1 - x0 > tw + 0.4 * f && l->lane_h * 0.72 > th)
+      char text[32];
+      int n = g_snprintf (text, sizeof text, "%" G_GINT64_FORMAT, s->seq);
+      if (x1 - x0 > n * digit_w * 1.1 + 0.4 * f && l->lane_h * 0.72 > digit_h)
         ls_painter_text (p, text, VALUE_SIZE, FALSE, (x0 + x1) / 2, l->plot_y + (s->lane + 0.5) * l->lane_h, 0.5, 0.5,
                          p->theme->background);
     }
