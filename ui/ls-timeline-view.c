@@ -18,6 +18,12 @@ struct _LsTimelineView {
   double drag_lo;      /* view_lo when a drag began */
   double pinch_span;   /* the time shown when a pinch began */
   double pointer_x;    /* where the pointer is (NAN: not over the view), for zooming around it */
+  /* The lanes as last drawn, redrawn only when the size, theme or time
+   * shown changes: hovering draws the outline over them. */
+  GskRenderNode *cache;
+  int cache_w, cache_h;
+  gboolean cache_dark;
+  double cache_lo, cache_hi;
 };
 
 G_DEFINE_FINAL_TYPE (LsTimelineView, ls_timeline_view, GTK_TYPE_WIDGET)
@@ -230,11 +236,26 @@ ls_timeline_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   int w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
   if (!self->chart || w < 2 || h < 2)
     return;
-  cairo_t *cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, w, h));
-  ls_chart_render (self->chart, cr, 0, 0, w, h, is_dark ());
+  double lo, hi;
+  gboolean dark = is_dark ();
+  ls_timeline_view_get_range (self, &lo, &hi);
+  if (!self->cache || self->cache_w != w || self->cache_h != h || self->cache_dark != dark || self->cache_lo != lo
+      || self->cache_hi != hi)
+    {
+      g_clear_pointer (&self->cache, gsk_render_node_unref);
+      GtkSnapshot *lanes = gtk_snapshot_new ();
+      cairo_t *lcr = gtk_snapshot_append_cairo (lanes, &GRAPHENE_RECT_INIT (0, 0, w, h));
+      ls_chart_render (self->chart, lcr, 0, 0, w, h, dark);
+      cairo_destroy (lcr);
+      self->cache = gtk_snapshot_free_to_node (lanes);
+      self->cache_w = w, self->cache_h = h, self->cache_dark = dark, self->cache_lo = lo, self->cache_hi = hi;
+    }
+  if (self->cache)
+    gtk_snapshot_append_node (snapshot, self->cache);
   /* The span under the pointer, outlined. */
   if (self->hovered_index >= 0 && (guint) self->hovered_index < self->chart->lanes->spans->len)
     {
+      cairo_t *cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, w, h));
       ls_lanes_layout l;
       ls_chart_lanes_layout (self->chart, cr, w, h, &l);
       double x, y, bw, bh;
@@ -244,8 +265,8 @@ ls_timeline_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
       cairo_set_line_width (cr, 2);
       cairo_rectangle (cr, x - 1, y - 1, MAX (bw, 1) + 2, bh + 2);
       cairo_stroke (cr);
+      cairo_destroy (cr);
     }
-  cairo_destroy (cr);
 }
 
 static void
@@ -298,6 +319,7 @@ ls_timeline_view_dispose (GObject *object)
   g_signal_handlers_disconnect_by_data (adw_style_manager_get_default (), self);
   g_clear_pointer (&self->chart, ls_chart_free);
   g_clear_pointer (&self->hovered, g_free);
+  g_clear_pointer (&self->cache, gsk_render_node_unref);
   G_OBJECT_CLASS (ls_timeline_view_parent_class)->dispose (object);
 }
 
@@ -360,6 +382,7 @@ ls_timeline_view_set_chart (LsTimelineView *self, ls_chart *chart)
 {
   g_return_if_fail (LS_IS_TIMELINE_VIEW (self));
   g_clear_pointer (&self->chart, ls_chart_free);
+  g_clear_pointer (&self->cache, gsk_render_node_unref);
   self->chart = chart;
   if (chart)
     {
