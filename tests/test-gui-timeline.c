@@ -1,7 +1,8 @@
 /* A run's timeline window (ui/ls-timeline-window.h) under Xvfb: it reads
  * a recorded run's lanes in a thread and shows one lane per worker and
  * one for the training loop; the span under a point is described in exact
- * figures; zoom in, out and back; a run that is not there says so. The
+ * figures; zoom in, out and back; a run that is not there says so;
+ * History's Timeline opens the selected run's. The
  * window is saved as PNG at 1024x700 and 1600x1000, light and dark
  * ($LS_ARTIFACTS/gui-timeline-*.png), drawn by GTK's own renderer. */
 #include <adwaita.h>
@@ -12,7 +13,9 @@
 #include "app/chart/chart-lanes.h"
 #include "test-gui-util.h"
 #include "test-util.h"
+#include "ui/ls-history-page.h"
 #include "ui/ls-timeline-window.h"
+#include "ui/ls-window.h"
 
 static char *tmp_dir, *db;
 static LsTimelineWindow *win;
@@ -172,6 +175,63 @@ test_timeline (void)
   adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
 }
 
+static LsHistoryPage *history;
+
+static gboolean
+history_loaded (void)
+{
+  return !ls_history_page_is_loading (history);
+}
+
+static LsTimelineWindow *
+find_timeline_window (void)
+{
+  GListModel *tops = gtk_window_get_toplevels ();
+  for (guint i = 0; i < g_list_model_get_n_items (tops); i++)
+    {
+      g_autoptr (GObject) w = g_list_model_get_item (tops, i);
+      if (LS_IS_TIMELINE_WINDOW (w))
+        return LS_TIMELINE_WINDOW (w);
+    }
+  return NULL;
+}
+
+static gboolean
+timeline_opened (void)
+{
+  win = find_timeline_window ();
+  return win && ls_timeline_window_is_loaded (win, NULL);
+}
+
+/* History's Timeline: the selected run's timeline opens in its window. */
+static void
+test_from_history (void)
+{
+  g_type_class_unref (g_type_class_ref (LS_TYPE_WINDOW)); /* the templates' resource */
+  GtkWidget *window = adw_window_new ();
+  gtk_window_set_default_size (GTK_WINDOW (window), 1024, 700);
+  history = g_object_new (LS_TYPE_HISTORY_PAGE, NULL);
+  adw_window_set_content (ADW_WINDOW (window), GTK_WIDGET (history));
+  ls_history_page_set_db (history, db);
+  gtk_window_present (GTK_WINDOW (window));
+  ls_history_page_reload (history);
+  ls_test_gui_iterate_until (history_loaded, 30);
+  g_assert_cmpuint (ls_history_page_count_runs (history), ==, 1);
+  g_assert_null (find_timeline_window ());
+
+  GtkColumnView *view = ls_test_gui_find_child (GTK_WIDGET (history), GTK_TYPE_COLUMN_VIEW);
+  g_assert_nonnull (view);
+  g_assert_true (gtk_selection_model_select_item (gtk_column_view_get_model (view), 0, TRUE));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (history), "history.timeline", NULL));
+  ls_test_gui_iterate_until (timeline_opened, 60);
+  g_assert_true (timeline_opened ());
+  const ls_chart *chart = ls_timeline_view_get_chart (ls_timeline_window_get_view (win));
+  g_assert_nonnull (chart);
+  g_assert_cmpuint (chart->lanes->labels->len, ==, 3);
+  gtk_window_destroy (GTK_WINDOW (win));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static void
 test_missing_run (void)
 {
@@ -204,6 +264,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/gui/timeline/lanes-hover-zoom", test_timeline);
   g_test_add_func ("/gui/timeline/missing-run", test_missing_run);
+  g_test_add_func ("/gui/timeline/from-history", test_from_history);
   int rc = g_test_run ();
   cairo_destroy (cr2 ());
   ls_test_remove_tree (tmp_dir);
