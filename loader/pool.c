@@ -509,8 +509,18 @@ worker_died (ls_pool *p, uint32_t i, ls_error *err)
 }
 
 static void
-add_task_stages (ls_batch_stages *to, const ls_msg *m)
+add_task_stages (ls_batch_stages *to, const ls_msg *m, int worker)
 {
+  /* The worker's own times, where they are plausible (not ahead of ours):
+   * the DONE may wait in the channel while the runner is in a step. */
+  uint64_t now = ls_clock_ns ();
+  uint64_t start = m->value != 0 && m->value + m->busy_ns <= now ? m->value : now > m->busy_ns ? now - m->busy_ns : 0;
+  uint64_t done = start + m->busy_ns;
+  if (to->done_ns == 0 || start < to->start_ns)
+    to->start_ns = start;
+  if (done > to->done_ns)
+    to->done_ns = done;
+  to->worker = worker;
   to->read_ns += m->stage_ns[0];
   to->decode_ns += m->stage_ns[1];
   to->transform_ns += m->stage_ns[2];
@@ -548,7 +558,7 @@ drain_worker (ls_pool *p, uint32_t i, bool *progress, ls_error *err)
           w->outstanding--;
           p->slots[m.slot].builders &= ~((uint64_t) 1 << i);
           p->slots[m.slot].skipped += m.skipped;
-          add_task_stages (&p->slots[m.slot].stages, &m);
+          add_task_stages (&p->slots[m.slot].stages, &m, p->slots[m.slot].worker);
           if (--p->slots[m.slot].parts_left == 0)
             {
               ls_arena_meta (&p->arena, m.slot)->skipped = p->slots[m.slot].skipped;
@@ -669,7 +679,8 @@ next_in_process (ls_pool *p, ls_batch *b, ls_error *err)
   if (rc != LS_OK)
     return err ? err->code : LS_ERR_INVALID;
   /* The runner builds it when asked: it never waits for a task. */
-  p->slots[slot].stages = (ls_batch_stages){ st.read, st.decode, st.transform, st.write, 0, ls_clock_ns () - t0 };
+  uint64_t t1 = ls_clock_ns ();
+  p->slots[slot].stages = (ls_batch_stages){ st.read, st.decode, st.transform, st.write, 0, t1 - t0, t0, t1, -1 };
   p->slots[slot].filled = true;
   hand_out (p, (uint32_t) slot, b);
   return LS_OK;

@@ -60,6 +60,11 @@ typedef struct ls_batch_stages {
   uint64_t read_ns, decode_ns, transform_ns, write_ns; /* ls_stage_ns, summed */
   uint64_t idle_ns; /* its builders waiting for its task(s): since their previous DONE or READY */
   uint64_t busy_ns; /* its builders' wall time on it: each task's arrival to its DONE */
+  /* When it was built, on ls_clock_ns: its first task's start (a DONE's
+   * arrival less that task's busy time) and its last DONE's arrival; 0
+   * when not built here (a prepared slot handed out again). */
+  uint64_t start_ns, done_ns;
+  int32_t worker; /* the worker that built it (the first, when shared); -1: the runner itself */
 } ls_batch_stages;
 
 typedef struct ls_batch {

@@ -24,7 +24,8 @@ typedef struct ls_msg {
   uint32_t slot;
   uint32_t skipped;   /* DONE: samples replaced under --on-error skip */
   uint32_t end;       /* TASK: end of the part to fill (0: the whole slot) */
-  uint64_t value;     /* TASK: first sample of the part; READY: pid; FAILED: failing sample index */
+  uint64_t value;     /* TASK: first sample of the part; READY: pid; FAILED: failing sample index;
+                       * DONE: when the task arrived (ls_clock_ns, one clock for every process) */
   uint64_t cpu_ns;    /* BYE: user + system CPU time of the worker */
   /* DONE: this task's; BYE: the worker's totals. Wall-clock ns. */
   uint64_t stage_ns[4]; /* read, decode, transform, write (ls_stage_ns) */

@@ -43,6 +43,14 @@ ms_between (uint64_t a, uint64_t b)
   return (double) (b - a) / 1e6;
 }
 
+/* b - a in ms, negative when b is earlier (a batch built before the
+ * iteration's clock started). */
+static double
+ms_since (uint64_t a, uint64_t b)
+{
+  return b >= a ? (double) (b - a) / 1e6 : -(double) (a - b) / 1e6;
+}
+
 /* Gives back the slots a sink is done with. */
 static void
 release_slots (ls_pool *pool, const uint32_t *slots, size_t n)
@@ -250,7 +258,17 @@ ls_run (const ls_run_config *config, ls_run_result *r, ls_error *err)
                                                         .getitem_ms = NAN,
                                                         .collate_ms = NAN,
                                                         .handoff_ms = NAN,
-                                                        .pin_ms = NAN };
+                                                        .pin_ms = NAN,
+                                                        .build_start_ms = NAN,
+                                                        .build_end_ms = NAN,
+                                                        .worker = LS_BATCH_WORKER_UNKNOWN };
+      if (b.stages.done_ns != 0)
+        {
+          ls_batch_record *rec = &r->timeline[r->n_timeline - 1];
+          rec->build_start_ms = ms_since (t_iter, b.stages.start_ns);
+          rec->build_end_ms = ms_since (t_iter, b.stages.done_ns);
+          rec->worker = b.stages.worker;
+        }
 
       if (r->batches == 0)
         r->time_to_first_batch_ms = ms_between (t_iter, t1);

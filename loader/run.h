@@ -59,7 +59,15 @@ typedef struct ls_batch_record {
    * that hand-off (pin_memory on CUDA). NaN for Loadscope's own loader's
    * batches, and for a script's batch the probe did not see. */
   double sampler_ms, getitem_ms, collate_ms, handoff_ms, pin_ms;
+  /* When and where it was built, for the run's timeline: ms since the
+   * iteration started (as ready_ms) of its build's start and end (NaN: not
+   * known), and the worker that built it (-1: the training loop's own
+   * process, num_workers 0; LS_BATCH_WORKER_UNKNOWN: not known). */
+  double build_start_ms, build_end_ms;
+  int32_t worker;
 } ls_batch_record;
+
+#define LS_BATCH_WORKER_UNKNOWN (-2)
 
 typedef struct ls_run_result {
   ls_run_status status;

@@ -17,7 +17,8 @@
  * Each batch reports the stages inside a DataLoader as the probe does,
  * with fixed values (sampler 0.0625, __getitem__ 1.5, collate 0.25,
  * hand-off 0.125 ms, of it pin_memory() 0.03125) that a test can find in
- * the store exactly.
+ * the store exactly, built by its own process (num_workers 0) during the
+ * wait, up to the hand-off.
  *
  * It prints one line on its standard output, which the runner sends to
  * its own standard error. */
@@ -144,8 +145,9 @@ main (int argc, char **argv)
       emit ("{\"event\":\"batch\",\"seq\":%d,\"epoch\":0,\"batch\":%d,\"samples\":%d,\"ready_ms\":%.3f,"
             "\"wait_ms\":%.3f,\"copy_ms\":null,\"compute_ms\":%.3f,\"busy_ms\":1.9375,\"idle_ms\":null,"
             "\"sampler_ms\":0.0625,\"getitem_ms\":1.5,\"collate_ms\":0.25,\"handoff_ms\":0.125,"
-            "\"pin_ms\":0.03125}",
-            b, b, batch_size, ready, wait, ms_since (returned));
+            "\"pin_ms\":0.03125,\"worker_pid\":%lu,\"build_start_ms\":%.3f,\"build_end_ms\":%.3f}",
+            b, b, batch_size, ready, wait, ms_since (returned), (unsigned long) ls_process_self_pid (),
+            ready - wait > 0 ? ready - wait : 0, ready - 0.125 > 0 ? ready - 0.125 : 0);
     }
   if (hang)
     for (;;)

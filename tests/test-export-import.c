@@ -267,7 +267,7 @@ test_export_csv (void)
   g_auto (GStrv) blines = g_strsplit (btext, "\r\n", -1);
   g_assert_cmpstr (blines[0], ==,
                    "run_id,seq,epoch,batch,samples,ready_ms,wait_ms,copy_ms,compute_ms,read_ms,decode_ms,transform_ms,"
-                   "write_ms,idle_ms,busy_ms,sampler_ms,getitem_ms,collate_ms,handoff_ms,pin_ms");
+                   "write_ms,idle_ms,busy_ms,sampler_ms,getitem_ms,collate_ms,handoff_ms,pin_ms,worker,build_start_ms,build_end_ms");
   g_assert_cmpint (g_strv_length (blines), ==, 1 + query_int (db, "SELECT count (*) FROM batch") + 1);
   g_assert_true (g_str_has_prefix (blines[1], "1,0,0,0,64,"));
 

@@ -265,12 +265,13 @@ test_one_run_and_some_runs (void)
   const char *db = recorded_store ();
   g_autofree char *one = ls_test_tmp_path ("run-3.html");
   ls_test_cli r = ls_test_loadscope ("report", "--run", "3", "--db", db, "-o", one, NULL);
-  g_assert_nonnull (strstr (r.out, "run 3 (1 run on 1 machine, 3 charts)"));
+  g_assert_nonnull (strstr (r.out, "run 3 (1 run on 1 machine, 4 charts)"));
   assert_cli_ok (&r);
   g_autofree char *html = read_text (one);
   g_assert_nonnull (strstr (html, "Verdict: "));
   g_assert_null (strstr (html, "<strong>Recommendation:</strong>")); /* one run: nothing to choose between */
-  g_assert_cmpuint (count (html, "<svg"), ==, 6);
+  g_assert_cmpuint (count (html, "<svg"), ==, 8);
+  g_assert_nonnull (strstr (html, "training loop")); /* the run's lanes, inline */
   g_assert_null (strstr (html, "id=\"side-by-side\""));
 
   g_autofree char *some = ls_test_tmp_path ("some.html");

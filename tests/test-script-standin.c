@@ -12,6 +12,7 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
+#include "app/chart/chart-lanes.h"
 #include "app/report/chart-store.h"
 #include "app/store/store.h"
 #include "platform/process.h"
@@ -86,6 +87,28 @@ test_batch_stages_recorded (void)
   g_assert_cmpstr (row, ==, "0.0625 1.5 0.25 0.125 0.03125;0.0625 1.5 0.25 0.125 0.03125;0.0625 1.5 0.25 0.125 0.03125;"
                             "0.0625 1.5 0.25 0.125 0.03125;0.0625 1.5 0.25 0.125 0.03125;0.0625 1.5 0.25 0.125 0.03125");
   g_assert_cmpint (ls_test_sql_int (db, "SELECT count (*) FROM batch WHERE read_ms IS NULL"), ==, 6);
+  /* Built by the script's own process (num_workers 0): the loop's lane,
+   * __getitem__ then collate_fn from the build's start, then the hand-off. */
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count (*) FROM batch WHERE worker = -1 AND build_start_ms IS NOT NULL "
+                                        "AND build_end_ms >= build_start_ms"),
+                   ==, 6);
+  {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (ls_store) store = ls_store_open (db, &error);
+    g_assert_no_error (error);
+    g_autoptr (ls_chart) lanes = ls_chart_run_lanes (store, 1, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (lanes->lanes->labels->len, ==, 1);
+    guint getitem = 0, handoff = 0;
+    for (guint i = 0; i < lanes->lanes->spans->len; i++)
+      {
+        const ls_lane_span *sp = &g_array_index (lanes->lanes->spans, ls_lane_span, i);
+        getitem += sp->kind == LS_SPAN_GETITEM;
+        handoff += sp->kind == LS_SPAN_HANDOFF;
+      }
+    g_assert_cmpuint (getitem, ==, 6);
+    g_assert_cmpuint (handoff, ==, 6);
+  }
   guint batches = 0;
   g_auto (GStrv) lines = g_strsplit (r.out, "\n", -1);
   for (char **l = lines; *l; l++)

@@ -113,6 +113,16 @@ test_sweep_over_imagefolder (void)
    * 0 workers alike; __getitem__ of 8 samples and collate_fn take time */
   g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM batch WHERE getitem_ms > 0 AND collate_ms > 0 "
                                         "AND sampler_ms >= 0 AND handoff_ms >= 0"), >=, 6 * 6);
+  /* where each was built, for the timeline's lanes: by one of its run's
+   * workers (the training loop's own process, -1, at 0 workers), ending
+   * before the loop had it; at 2 workers both built some */
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM batch b JOIN run r ON r.id = b.run_id WHERE "
+                                        "((r.workers = 0 AND b.worker = -1) OR (b.worker >= 0 AND b.worker < r.workers)) "
+                                        "AND b.build_start_ms <= b.build_end_ms AND b.build_end_ms <= b.ready_ms"),
+                   >=, 6 * 6);
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM run r WHERE r.workers = 2 AND (SELECT count(DISTINCT "
+                                        "worker) FROM batch b WHERE b.run_id = r.id) = 2"),
+                   ==, 2);
   g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM run WHERE stage_read_ms IS NOT NULL OR "
                                         "stage_busy_ms IS NOT NULL"), ==, 0);
   /* the script's own stages (the probe's), not the loader's */

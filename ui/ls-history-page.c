@@ -6,6 +6,7 @@
 #include "app/store/store-query.h"
 #include "app/target/target-kind.h"
 #include "ui/ls-compare-window.h"
+#include "ui/ls-timeline-window.h"
 #include "ui/ls-window.h"
 
 /* ------------------------------------------------------------ the page */
@@ -682,6 +683,19 @@ compare_action (GtkWidget *widget, const char *name, GVariant *parameter)
   compare (LS_HISTORY_PAGE (widget), FALSE);
 }
 
+/* The selected run's timeline (ls-timeline-window.h), read in its thread. */
+static void
+timeline_action (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LsHistoryPage *self = LS_HISTORY_PAGE (widget);
+  g_autoptr (GArray) ids = chosen_ids (self, FALSE);
+  GtkRoot *root = gtk_widget_get_root (widget);
+  if (ids->len != 1)
+    toast (self, "Select one run to see its timeline.");
+  else if (GTK_IS_WINDOW (root))
+    gtk_window_present (GTK_WINDOW (ls_timeline_window_new (GTK_WINDOW (root), self->db, g_array_index (ids, gint64, 0))));
+}
+
 static void
 delete_action (GtkWidget *widget, const char *name, GVariant *parameter)
 {
@@ -730,6 +744,7 @@ ls_history_page_class_init (LsHistoryPageClass *klass)
   gtk_widget_class_install_action (widget_class, "history.delete", NULL, delete_action);
   gtk_widget_class_install_action (widget_class, "history.reload", NULL, reload_action);
   gtk_widget_class_install_action (widget_class, "history.report", NULL, report_action);
+  gtk_widget_class_install_action (widget_class, "history.timeline", NULL, timeline_action);
 }
 
 static void

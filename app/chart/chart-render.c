@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "app/chart/chart-paint.h"
+#include "app/chart/chart-lanes.h"
 
 /* --- layout --- */
 
@@ -585,6 +586,12 @@ ls_chart_render (const ls_chart *chart, cairo_t *cr, double x, double y, double 
   cairo_clip (cr);
   ls_painter_color (cr, theme->background, 1);
   cairo_paint (cr);
+  if (chart->lanes)
+    {
+      ls_chart_lanes_render (chart, cr, width, height, dark);
+      cairo_restore (cr);
+      return;
+    }
 
   ls_painter_init (&p, cr, theme, base_font_px (chart, width, height));
   compute_frame (chart, &p, width, height, &fr);

@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "app/chart/chart-lanes.h"
+
 G_DEFINE_QUARK (loadscope-chart-error-quark, ls_chart_error)
 
 static void
@@ -76,6 +78,7 @@ ls_chart_free (ls_chart *chart)
   g_array_unref (chart->legend);
   g_ptr_array_unref (chart->notes);
   g_array_unref (chart->rules);
+  ls_chart_lanes_free (chart->lanes);
   g_free (chart);
 }
 
@@ -323,6 +326,8 @@ ls_chart_describe (const ls_chart *chart)
   for (guint i = 0; i < legend->len; i++)
     g_string_append_printf (s, "\n%s %s", i == 0 ? "Legend:" : "-",
                             g_array_index (legend, ls_chart_legend_entry, i).label);
+  for (guint i = 0; chart->lanes && i < chart->lanes->labels->len; i++)
+    g_string_append_printf (s, "\n%s %s", i == 0 ? "Lanes:" : "-", (const char *) chart->lanes->labels->pdata[i]);
   for (guint i = 0; i < chart->notes->len; i++)
     g_string_append_printf (s, "\n%s", (const char *) chart->notes->pdata[i]);
   if (chart->simulated)

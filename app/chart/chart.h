@@ -96,6 +96,8 @@ typedef struct {
   char *label;
 } ls_chart_rule;
 
+struct ls_chart_lanes; /* chart-lanes.h */
+
 typedef struct ls_chart {
   char *title;
   char *subtitle; /* NULL: none */
@@ -112,6 +114,9 @@ typedef struct ls_chart {
   /* The window says LS_CHART_SIMULATED_NOTE once for all its charts: the
    * badge stays on each, the note is left out. */
   gboolean simulated_note_elsewhere;
+  /* A run's timeline (chart-lanes.h): drawn as lanes instead of the
+   * series and axes; NULL for every other chart. Owned. */
+  struct ls_chart_lanes *lanes;
 } ls_chart;
 
 /* The note drawn (and written into SVG/PDF metadata) on simulated charts. */

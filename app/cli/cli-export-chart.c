@@ -8,7 +8,8 @@
 #include "app/report/chart-store.h"
 #include "app/store/store-query.h"
 
-static const char *const run_charts[] = { "timeline", "memory", "stages", NULL };
+static const char *const run_charts[] = { "timeline", "memory", "stages", "lanes", NULL };
+static const char *const run_default[] = { "timeline", "memory", "stages", NULL }; /* --run without --chart */
 static const char *const all_charts[] = { "start-cost", "target", NULL };
 static const char *const all_default[] = { "start-cost", NULL }; /* --all without --chart */
 
@@ -39,7 +40,9 @@ ls_cli_export_charts (const ls_chart_export_request *req)
   const char *what = req->sweep ? LS_CHARTS_OF_SWEEP : req->run ? LS_CHARTS_OF_RUN : LS_CHARTS_OF_ALL;
   const char *flag = req->sweep ? "--sweep" : req->run ? "--run" : "--all";
   g_auto (GStrv) wanted = req->charts ? g_strsplit (req->charts, ",", -1)
-                                      : g_strdupv ((char **) (names == all_charts ? all_default : names));
+                                      : g_strdupv ((char **) (names == all_charts  ? all_default
+                                                                      : names == run_charts ? run_default
+                                                                                            : names));
 
   if (g_strv_length (wanted) == 0)
     {
@@ -80,6 +83,7 @@ ls_cli_export_charts (const ls_chart_export_request *req)
       else if (req->run)
         chart = strcmp (wanted[i], "timeline") == 0 ? ls_chart_run_timeline (store, id, &error)
                 : strcmp (wanted[i], "stages") == 0 ? ls_chart_run_stages (store, id, &error)
+                : strcmp (wanted[i], "lanes") == 0  ? ls_chart_run_lanes (store, id, &error)
                                                     : ls_chart_run_memory (store, id, &error);
       else if (strcmp (wanted[i], "target") == 0)
         chart = ls_chart_target (store, &error);

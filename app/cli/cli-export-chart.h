@@ -3,7 +3,8 @@
 #include <glib.h>
 
 /* `loadscope export --format png|svg|pdf`: charts of a sweep (its headline
- * charts), a run (timeline, memory) or the whole store (start cost; target:
+ * charts), a run (timeline, memory, stages; lanes: its timeline of workers
+ * and the training loop) or the whole store (start cost; target:
  * Loadscope's loader against PyTorch scripts), on one
  * page. Filled by `loadscope export` once its options are checked. */
 typedef struct {
@@ -21,7 +22,7 @@ typedef struct {
 
 /* The chart names each selection offers, for messages. */
 #define LS_CHARTS_OF_SWEEP "utilization, wait, memory, stages"
-#define LS_CHARTS_OF_RUN "timeline, memory, stages"
+#define LS_CHARTS_OF_RUN "timeline, memory, stages, lanes"
 #define LS_CHARTS_OF_ALL "start-cost, target"
 
 /* Writes the charts; prints what was written. Returns the exit status: 0

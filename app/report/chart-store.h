@@ -30,6 +30,12 @@ ls_chart *ls_chart_sweep_with (ls_store *store, gint64 sweep_id, const char *nam
 /* The wait of each batch over the run's time, with p50 and p95 lines. */
 ls_chart *ls_chart_run_timeline (ls_store *store, gint64 run_id, GError **error);
 
+/* The run's timeline as lanes (app/chart/chart-lanes.h): one per worker
+ * and one for the training loop, each batch's stage spans on the lane of
+ * the worker that built it, the loop's waits and steps, epoch boundaries.
+ * chart->lanes is the layout as data. */
+ls_chart *ls_chart_run_lanes (ls_store *store, gint64 run_id, GError **error);
+
 /* One stacked bar per batch: read, decode, transform, write and the
  * workers' idle time, with the consumer's wait as a dot. */
 ls_chart *ls_chart_run_stages (ls_store *store, gint64 run_id, GError **error);

@@ -1,6 +1,6 @@
 /* The charts of a report, from the same builders as `export --format
  * png|svg` and the window: a sweep's headline charts (a series per machine
- * when several ran it), one run's timeline, memory and stages, and for a
+ * when several ran it), one run's timeline, memory, stages and lanes, and for a
  * selection of runs the headline charts of the sweeps they belong to. */
 #include "app/report/report-data.h"
 
@@ -46,6 +46,7 @@ add_run_charts (ls_report *report, ls_store *store, gint64 run_id)
     { "timeline", ls_chart_run_timeline },
     { "memory", ls_chart_run_memory },
     { "stages", ls_chart_run_stages },
+    { "lanes", ls_chart_run_lanes },
   };
   for (guint i = 0; i < G_N_ELEMENTS (charts); i++)
     {

@@ -144,6 +144,9 @@ static const ls_field batch_fields[] = {
   RN ("collate_ms", 0, MS_MAX, 6),
   RN ("handoff_ms", 0, MS_MAX, 6),
   RN ("pin_ms", 0, MS_MAX, 7),
+  IN ("worker", -1, 65536, 8),
+  RN ("build_start_ms", 0, MS_MAX, 8),
+  RN ("build_end_ms", 0, MS_MAX, 8),
 };
 
 static const ls_field sample_fields[] = {

@@ -146,13 +146,14 @@ ls_export_csv_batches (ls_store *store, GArray *ids, GString *out, GError **erro
   if (sqlite3_prepare_v2 (ls_store_db (store),
                           "SELECT run_id, seq, epoch, batch, samples, ready_ms, wait_ms, copy_ms, compute_ms, read_ms, "
                           "decode_ms, transform_ms, write_ms, idle_ms, busy_ms, sampler_ms, getitem_ms, collate_ms, "
-                          "handoff_ms, pin_ms FROM batch "
+                          "handoff_ms, pin_ms, worker, build_start_ms, build_end_ms FROM batch "
                           "WHERE run_id IN (SELECT id FROM temp.export_sel) ORDER BY run_id, seq",
                           -1, &st, NULL)
       != SQLITE_OK)
     return sql_failed (store, "reading batches", error);
   g_string_append (out, "run_id,seq,epoch,batch,samples,ready_ms,wait_ms,copy_ms,compute_ms,read_ms,decode_ms,"
-                        "transform_ms,write_ms,idle_ms,busy_ms,sampler_ms,getitem_ms,collate_ms,handoff_ms,pin_ms\r\n");
+                        "transform_ms,write_ms,idle_ms,busy_ms,sampler_ms,getitem_ms,collate_ms,handoff_ms,pin_ms,worker,"
+                        "build_start_ms,build_end_ms\r\n");
   while ((rc = sqlite3_step (st)) == SQLITE_ROW)
     {
       char buf[G_ASCII_DTOSTR_BUF_SIZE];

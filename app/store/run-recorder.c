@@ -1,4 +1,5 @@
 /* Recording one run into the store as it goes. */
+#include <math.h>
 #include <string.h>
 
 #include "app/core/run-options.h"
@@ -125,8 +126,8 @@ ls_run_recorder_begin (ls_store *store, gint64 machine_id, gint64 sweep_id, cons
   if (!prepare (store,
                 "INSERT INTO batch (run_id, seq, epoch, batch, samples, ready_ms, wait_ms, copy_ms, compute_ms, "
                 "stage_ms, read_ms, decode_ms, transform_ms, write_ms, idle_ms, busy_ms, sampler_ms, getitem_ms, "
-                "collate_ms, handoff_ms, pin_ms) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "collate_ms, handoff_ms, pin_ms, worker, build_start_ms, build_end_ms) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 &rec->insert_batch, "recording batches", error))
     {
       g_free (rec->uuid);
@@ -192,6 +193,17 @@ write_batches (ls_run_recorder *rec, GError **error)
       /* NaN binds as NULL: not a script's batch, or not seen */
       for (int k = 0; k < LS_N_SCRIPT_STAGES; k++)
         sqlite3_bind_double (st, 11 + LS_N_STAGES + k, ls_batch_record_script_stage (b, k));
+      /* Where and when it was built (NULL: not known). */
+      int at = 11 + LS_N_STAGES + LS_N_SCRIPT_STAGES;
+      if (b->worker >= -1 && isfinite (b->build_start_ms) && isfinite (b->build_end_ms))
+        {
+          sqlite3_bind_int (st, at, (int) b->worker);
+          sqlite3_bind_double (st, at + 1, MAX (b->build_start_ms, 0));
+          sqlite3_bind_double (st, at + 2, MAX (b->build_end_ms, 0));
+        }
+      else
+        for (int k = 0; k < 3; k++)
+          sqlite3_bind_null (st, at + k);
       rc = sqlite3_step (st) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode (db);
       sqlite3_reset (st);
     }

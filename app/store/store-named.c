@@ -66,6 +66,11 @@ static const struct {
                                  "WHERE status = 'done' AND throughput_sps IS NOT NULL "
                                  "ORDER BY format = 'pytorch', dataset, batch_size, workers",
                                  "reading the runs' throughput", 0 },
+  [LS_QUERY_RUN_BATCH_LANES]
+  = { "SELECT seq, epoch, batch, samples, ready_ms, wait_ms, worker, build_start_ms, build_end_ms, read_ms, "
+      "decode_ms, transform_ms, write_ms, sampler_ms, getitem_ms, collate_ms, handoff_ms, copy_ms, compute_ms "
+      "FROM batch WHERE run_id = ? ORDER BY seq",
+      "reading the run's batches", 1 },
 };
 
 ls_store_rows *

@@ -48,6 +48,11 @@ typedef enum {
   /* () -> format, dataset, batch_size, workers, throughput_sps of every
    * finished run, scripts last */
   LS_QUERY_RUN_THROUGHPUTS,
+  /* (run id) -> seq, epoch, batch, samples, ready_ms, wait_ms, worker,
+   * build_start_ms, build_end_ms (0-8); the loader's stages read, decode,
+   * transform, write (9-12); a script's sampler, getitem, collate, handoff
+   * (13-16); copy_ms, compute_ms (17-18), by seq: a run's timeline */
+  LS_QUERY_RUN_BATCH_LANES,
   LS_N_QUERIES
 } ls_store_query;
 

@@ -261,7 +261,10 @@ check_batch (ls_probe_state *st, JsonObject *o, GError **error)
         && check_number (o, "batch", "getitem_ms", FALSE, TRUE, LS_PROBE_MAX_MS, error)
         && check_number (o, "batch", "collate_ms", FALSE, TRUE, LS_PROBE_MAX_MS, error)
         && check_number (o, "batch", "handoff_ms", FALSE, TRUE, LS_PROBE_MAX_MS, error)
-        && check_number (o, "batch", "pin_ms", FALSE, TRUE, LS_PROBE_MAX_MS, error)))
+        && check_number (o, "batch", "pin_ms", FALSE, TRUE, LS_PROBE_MAX_MS, error)
+        && check_number (o, "batch", "build_start_ms", FALSE, TRUE, LS_PROBE_MAX_MS, error)
+        && check_number (o, "batch", "build_end_ms", FALSE, TRUE, LS_PROBE_MAX_MS, error)
+        && check_int (o, "batch", "worker_pid", FALSE, TRUE, 1, PID_MAX, error)))
     return FALSE;
   gint64 seq = json_object_get_int_member (o, "seq");
   if (seq <= st->last_seq)

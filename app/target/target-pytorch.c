@@ -368,6 +368,22 @@ on_worker_ready (pt_run *s, JsonObject *o)
       }
 }
 
+/* The worker index of the process that built a batch: -1 for the
+ * script's own process (num_workers 0), LS_BATCH_WORKER_UNKNOWN for a pid
+ * no worker had (or none given). */
+static int32_t
+builder_of (const pt_run *s, gint64 pid)
+{
+  if (pid <= 0)
+    return LS_BATCH_WORKER_UNKNOWN;
+  if (pid == (gint64) s->pid || (s->n_pids > 0 && pid == (gint64) s->pids[0]))
+    return -1;
+  for (size_t i = s->r->n_workers; i-- > 0;)
+    if ((gint64) s->r->workers[i].pid == pid)
+      return (int32_t) s->r->workers[i].index;
+  return LS_BATCH_WORKER_UNKNOWN;
+}
+
 static void
 on_batch (pt_run *s, JsonObject *o)
 {
@@ -398,6 +414,9 @@ on_batch (pt_run *s, JsonObject *o)
   b->collate_ms = ls_json_number_or (o, "collate_ms", NAN);
   b->handoff_ms = ls_json_number_or (o, "handoff_ms", NAN);
   b->pin_ms = ls_json_number_or (o, "pin_ms", NAN);
+  b->build_start_ms = ls_json_number_or (o, "build_start_ms", NAN);
+  b->build_end_ms = ls_json_number_or (o, "build_end_ms", NAN);
+  b->worker = builder_of (s, json_object_get_int_member_with_default (o, "worker_pid", 0));
   s->r->batches++;
   s->r->samples += b->samples;
   uint64_t now = ls_clock_ns ();

@@ -22,7 +22,9 @@ app/target/ reads them; batch and workers lines have the fields of
                 next() call), "copy_ms": null, and inside the DataLoader
                 "sampler_ms", "getitem_ms", "collate_ms", "handoff_ms",
                 "pin_ms" (CUDA, part of the hand-off), "busy_ms",
-                "idle_ms" (null: not seen)}
+                "idle_ms" (null: not seen), and where it was built:
+                "worker_pid", "build_start_ms", "build_end_ms" (absent:
+                not seen)}
   stages       the run's means of those (loadscope_probe.stages)
   finished     {"reason", "cpu_ms"}: the batches asked for were measured,
                or the script ended

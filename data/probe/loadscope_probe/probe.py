@@ -289,6 +289,11 @@ class Timed:
         for stage in ("sampler", "getitem", "collate", "handoff", "busy", "idle"):
             rec[stage + "_ms"] = built[stage] if built else None
         rec["pin_ms"] = pin
+        # Its build on the ready_ms clock, and the process that built it
+        if built:
+            rec["build_start_ms"] = max(rec["ready_ms"] - built["start_ago"], 0)
+            rec["build_end_ms"] = max(rec["ready_ms"] - built["done_ago"], 0)
+            rec["worker_pid"] = built["pid"]
         self.last_return = (t1, rec)
         self.batch += 1
         s.seq += 1

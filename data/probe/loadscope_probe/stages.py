@@ -306,6 +306,11 @@ class StageLog:
         if room > 0:
             self.sample_ns.extend(samples[:room])
         stages["idle"] = idle
+        # When and where it was built, for the run's timeline: ms before
+        # next() returned (not summed: kept out of self.sums)
+        stages["start_ago"] = max(t_return - start, 0) / 1e6
+        stages["done_ago"] = max(t_return - done, 0) / 1e6
+        stages["pid"] = pid
         return stages
 
     def add_pin(self, ms):
