@@ -29,10 +29,21 @@ typedef struct ls_arena {
   size_t sample_bytes;
   size_t meta_bytes;  /* header + indices + labels, rounded up to a page */
   size_t slot_stride; /* meta_bytes + data rounded up to a page */
+  /* Where it was made (0 when attached): its pages were populated then,
+   * taking populate_ms, and are page_bytes each (ls_shm_page_bytes). */
+  double populate_ms;
+  size_t page_bytes;
 } ls_arena;
 
-/* Creates an arena (and its shared memory) for slot_count slots. */
+/* Creates an arena (and its shared memory) for slot_count slots, and
+ * populates its pages at once, so no batch pays for them. */
 int ls_arena_create (ls_arena *arena, uint32_t slot_count, uint32_t batch_size, size_t sample_bytes, ls_error *err);
+
+/* The same, shared only with workers forked after it (ls_shm_create_inherited:
+ * may get huge pages where memory files do not); a spawned worker cannot
+ * map it. */
+int ls_arena_create_forked (ls_arena *arena, uint32_t slot_count, uint32_t batch_size, size_t sample_bytes,
+                            ls_error *err);
 
 /* The same layout in memory of this process alone (ls_shm_create_private),
  * for loading without workers: its first touch costs fewer page faults. */
