@@ -66,6 +66,11 @@ static const struct {
                                  "WHERE status = 'done' AND throughput_sps IS NOT NULL "
                                  "ORDER BY format = 'pytorch', dataset, batch_size, workers",
                                  "reading the runs' throughput", 0 },
+  [LS_QUERY_FIRST_BATCH_PARTS]
+  = { "SELECT machine.os LIKE 'Windows%', run.start_method, first_worker_start_ms, first_populate_ms, "
+      "first_in_flight_ms, first_build_ms, first_handoff_ms FROM run "
+      "JOIN machine ON machine.id = run.machine_id WHERE run.workers > 0 AND first_build_ms IS NOT NULL",
+      "reading the runs' first batches", 0 },
 };
 
 ls_store_rows *

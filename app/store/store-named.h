@@ -48,6 +48,11 @@ typedef enum {
   /* () -> format, dataset, batch_size, workers, throughput_sps of every
    * finished run, scripts last */
   LS_QUERY_RUN_THROUGHPUTS,
+  /* () -> on Windows (0/1), start_method, first_worker_start_ms,
+   * first_populate_ms, first_in_flight_ms, first_build_ms,
+   * first_handoff_ms: every run with workers whose first batch's parts
+   * were recorded (schema 8) */
+  LS_QUERY_FIRST_BATCH_PARTS,
   LS_N_QUERIES
 } ls_store_query;
 
