@@ -196,6 +196,18 @@ ls_arena_data (const ls_arena *arena, uint32_t slot)
   return (uint8_t *) ls_arena_meta (arena, slot) + arena->meta_bytes;
 }
 
+int
+ls_arena_populate_slots (const ls_arena *arena, uint32_t first, uint32_t end, ls_error *err)
+{
+  if (end > arena->slot_count)
+    end = arena->slot_count;
+  if (first >= end)
+    return LS_OK;
+  size_t from = first == 0 ? 0 : PAGE + (size_t) first * arena->slot_stride;
+  size_t to = PAGE + (size_t) end * arena->slot_stride;
+  return ls_shm_populate_range (arena->shm, from, to - from, err);
+}
+
 void
 ls_arena_close (ls_arena *arena)
 {

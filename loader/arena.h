@@ -68,4 +68,8 @@ uint64_t *ls_arena_indices (const ls_arena *arena, uint32_t slot);
 int32_t *ls_arena_labels (const ls_arena *arena, uint32_t slot);
 uint8_t *ls_arena_data (const ls_arena *arena, uint32_t slot);
 
+/* Populates this process's page-table entries for slots [first, end) (and
+ * the header page with slot 0), so writing them takes no page faults. */
+int ls_arena_populate_slots (const ls_arena *arena, uint32_t first, uint32_t end, ls_error *err);
+
 void ls_arena_close (ls_arena *arena);

@@ -260,21 +260,33 @@ ls_shm_open_handle (ls_handle handle, size_t size, ls_shm **out, ls_error *err)
 }
 
 int
-ls_shm_populate (ls_shm *shm, ls_error *err)
+ls_shm_populate_range (ls_shm *shm, size_t offset, size_t len, ls_error *err)
 {
+  long page = sysconf (_SC_PAGESIZE);
+  size_t step = page > 0 ? (size_t) page : 4096;
+  /* Whole pages (madvise wants an aligned start), within the mapping. */
+  size_t from = offset / step * step;
+  size_t to = offset + len < offset || offset + len > shm->map_len ? shm->map_len : offset + len;
+  if (from >= to)
+    return LS_OK;
+  uint8_t *start = (uint8_t *) shm->data + from;
 #ifdef MADV_POPULATE_WRITE
-  if (madvise (shm->data, shm->map_len, MADV_POPULATE_WRITE) == 0)
+  if (madvise (start, to - from, MADV_POPULATE_WRITE) == 0)
     return LS_OK;
   if (errno != EINVAL) /* EINVAL: a kernel older than 5.14; touch instead */
-    return ls_error_set_os (err, "populating %zu bytes of %s", shm->map_len, shm->name);
+    return ls_error_set_os (err, "populating %zu bytes of %s", to - from, shm->name);
 #endif
   /* A write that changes nothing, even where another process writes the
    * same page at the same time (the pool fills slot headers meanwhile). */
-  long page = sysconf (_SC_PAGESIZE);
-  size_t step = page > 0 ? (size_t) page : 4096;
-  for (size_t at = 0; at < shm->map_len; at += step)
-    __atomic_fetch_or ((uint8_t *) shm->data + at, 0, __ATOMIC_RELAXED);
+  for (size_t at = 0; at < to - from; at += step)
+    __atomic_fetch_or (start + at, 0, __ATOMIC_RELAXED);
   return LS_OK;
+}
+
+int
+ls_shm_populate (ls_shm *shm, ls_error *err)
+{
+  return ls_shm_populate_range (shm, 0, shm->map_len, err);
 }
 
 /* "Key:   1234 kB" in one smaps block, in kB (0 when absent). */

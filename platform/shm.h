@@ -51,6 +51,8 @@ ls_handle ls_shm_handle (const ls_shm *shm);
  * entries of a shared mapping: each process populates its own. On failure
  * nothing is lost but the speed; err says why. */
 int ls_shm_populate (ls_shm *shm, ls_error *err);
+/* The same for bytes [offset, offset + len) of it (clamped to its size). */
+int ls_shm_populate_range (ls_shm *shm, size_t offset, size_t len, ls_error *err);
 
 /* Bytes per page of the mapping as the OS backs it now (call after
  * ls_shm_populate): the huge page size where hugetlb pages or transparent
