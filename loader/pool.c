@@ -39,6 +39,7 @@ typedef struct {
   ls_channel *ch;
   ls_pid pid;
   uint32_t outstanding; /* tasks sent, not yet answered */
+  uint64_t ready_ns;    /* when it sent READY, on its clock (ls_clock_ns: the same for all) */
   size_t info;          /* index into pool->infos */
 } worker_rt;
 
@@ -491,7 +492,7 @@ hand_out (ls_pool *p, uint32_t slot, ls_batch *b)
   b->stages = p->slots[slot].stages;
   if (p->delivered == 0)
     {
-      /* The rest of its wait is the hand-off: the pool noticing it done. */
+      /* The rest of its wait is the hand-off (DONE sent → here). */
       double total = (double) (ls_clock_ns () - p->first_call_ns) / 1e6;
       double parts = p->first.worker_start_ms + p->first.populate_ms + p->first.in_flight_ms + p->first.build_ms;
       p->first.handoff_ms = total > parts ? total - parts : 0;
@@ -544,18 +545,19 @@ add_task_stages (ls_batch_stages *to, const ls_msg *m)
 }
 
 static void
-count_faults (ls_pool *p, ls_worker_info *info, const slot_info *slot, const ls_msg *m)
+count_faults (ls_pool *p, const worker_rt *w, const slot_info *slot, const ls_msg *m)
 {
+  ls_worker_info *info = &p->infos[w->info];
   info->task_faults += m->faults;
   if (slot->seq >= p->warmup)
     {
       info->measured_faults += m->faults;
       info->measured_bytes += m->value * p->arena.sample_bytes;
     }
-  /* The run's first batch: its last part done says what it waited on. */
+  /* The run's first batch's last part: on one clock, its parts follow one another. */
   if (slot->seq == 0 && slot->parts_left == 1)
-    p->first = (ls_first_batch){ .valid = false,
-                                 .worker_start_ms = info->startup_ms - info->populate_ms,
+    p->first = (ls_first_batch){ .worker_start_ms
+                                 = ((double) w->ready_ns - (double) p->set_started_ns) / 1e6 - info->populate_ms,
                                  .populate_ms = info->populate_ms,
                                  .in_flight_ms = (double) m->idle_ns / 1e6,
                                  .build_ms = (double) m->busy_ns / 1e6 };
@@ -582,6 +584,7 @@ drain_worker (ls_pool *p, uint32_t i, bool *progress, ls_error *err)
         case LS_MSG_READY:
           p->infos[w->info].startup_ms = (double) (ls_clock_ns () - p->set_started_ns) / 1e6;
           p->infos[w->info].populate_ms = (double) m.populate_ns / 1e6;
+          w->ready_ns = m.ready_ns;
           break;
         case LS_MSG_DONE:
           if (m.slot >= p->n_slots || p->slots[m.slot].state != SLOT_BUSY || !(p->slots[m.slot].builders >> i & 1u)
@@ -589,7 +592,7 @@ drain_worker (ls_pool *p, uint32_t i, bool *progress, ls_error *err)
             return ls_error_set (err, LS_ERR_INVALID, "worker %" PRIu32 " reported slot %" PRIu32 " it was not given", i,
                                  m.slot);
           w->outstanding--;
-          count_faults (p, &p->infos[w->info], &p->slots[m.slot], &m);
+          count_faults (p, w, &p->slots[m.slot], &m);
           p->slots[m.slot].builders &= ~((uint64_t) 1 << i);
           p->slots[m.slot].skipped += m.skipped;
           add_task_stages (&p->slots[m.slot].stages, &m);

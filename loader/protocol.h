@@ -34,6 +34,7 @@ typedef struct ls_msg {
   uint64_t wall_ns;     /* BYE: READY to STOP */
   uint64_t faults;      /* DONE: page faults the worker took during this task */
   uint64_t populate_ns; /* READY: populating the arena's pages in its page table */
+  uint64_t ready_ns;    /* READY: ls_clock_ns () as it was sent (one clock for every process) */
   char text[LS_ERROR_MESSAGE_MAX];
 } ls_msg;
 

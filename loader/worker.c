@@ -195,6 +195,7 @@ ls_worker_serve (ls_worker *w)
   m.populate_ns = ls_clock_ns () - t_populate;
   if (w->arena->slot_count > 1 && ls_thread_start (&rest, populate_rest, (void *) w->arena, NULL) != LS_OK)
     ls_arena_populate_slots (w->arena, 1, UINT32_MAX, NULL);
+  m.ready_ns = ls_clock_ns ();
   int rc = serve_tasks (w, &m, &rest);
   join_populate (&rest);
   return rc;

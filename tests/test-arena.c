@@ -134,6 +134,9 @@ check_measured_faults (ls_start_method start)
   g_assert_cmpfloat (f->in_flight_ms, >=, 0);
   g_assert_cmpfloat (f->build_ms, >, 0);
   g_assert_cmpfloat (f->handoff_ms, >=, 0);
+  /* On one clock the parts follow one another: they add up to the wait. */
+  g_assert_cmpfloat (f->worker_start_ms + f->populate_ms + f->in_flight_ms + f->build_ms + f->handoff_ms, <=,
+                     r.time_to_first_batch_ms + 1e-6);
   ls_run_result_clear (&r);
 }
 
