@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "platform/clock.h"
 #include "platform/sysinfo.h"
 
 #define PAGE 4096u
@@ -90,8 +91,10 @@ check_fits_memory (uint32_t slot_count, uint32_t batch_size, size_t sample_bytes
                        (double) info.total_ram_bytes / (1024.0 * 1024 * 1024), hint);
 }
 
+typedef enum { ARENA_SHARED, ARENA_FORKED, ARENA_LOCAL } arena_kind;
+
 static int
-arena_create (ls_arena *arena, uint32_t slot_count, uint32_t batch_size, size_t sample_bytes, bool local,
+arena_create (ls_arena *arena, uint32_t slot_count, uint32_t batch_size, size_t sample_bytes, arena_kind kind,
               ls_error *err)
 {
   memset (arena, 0, sizeof *arena);
@@ -105,7 +108,10 @@ arena_create (ls_arena *arena, uint32_t slot_count, uint32_t batch_size, size_t 
   if (check_fits_memory (slot_count, batch_size, sample_bytes, err) != LS_OK)
     return err ? err->code : LS_ERR_INVALID;
   size_t bytes = ls_arena_bytes_for (slot_count, batch_size, sample_bytes);
-  if ((local ? ls_shm_create_private (bytes, &arena->shm, err) : ls_shm_create (bytes, &arena->shm, err)) != LS_OK)
+  int rc = kind == ARENA_LOCAL    ? ls_shm_create_private (bytes, &arena->shm, err)
+           : kind == ARENA_FORKED ? ls_shm_create_inherited (bytes, &arena->shm, err)
+                                  : ls_shm_create (bytes, &arena->shm, err);
+  if (rc != LS_OK)
     {
       ls_error_prefix (err, "arena of %zu MiB (%u batch slots)", bytes >> 20, slot_count);
       return err ? err->code : LS_ERR_OS;
@@ -116,20 +122,33 @@ arena_create (ls_arena *arena, uint32_t slot_count, uint32_t batch_size, size_t 
   h->slot_count = slot_count;
   h->batch_size = batch_size;
   h->sample_bytes = sample_bytes;
+  /* Every page now, once, rather than a fault per page in the first
+   * batches (the memory is taken anyway as the slots fill). */
+  uint64_t t0 = ls_clock_ns ();
+  ls_shm_populate (arena->shm, NULL);
+  arena->populate_ms = (double) (ls_clock_ns () - t0) / 1e6;
+  arena->page_bytes = ls_shm_page_bytes (arena->shm);
   return LS_OK;
 }
 
 int
 ls_arena_create (ls_arena *arena, uint32_t slot_count, uint32_t batch_size, size_t sample_bytes, ls_error *err)
 {
-  return arena_create (arena, slot_count, batch_size, sample_bytes, false, err);
+  return arena_create (arena, slot_count, batch_size, sample_bytes, ARENA_SHARED, err);
+}
+
+int
+ls_arena_create_forked (ls_arena *arena, uint32_t slot_count, uint32_t batch_size, size_t sample_bytes,
+                        ls_error *err)
+{
+  return arena_create (arena, slot_count, batch_size, sample_bytes, ARENA_FORKED, err);
 }
 
 int
 ls_arena_create_local (ls_arena *arena, uint32_t slot_count, uint32_t batch_size, size_t sample_bytes,
                        ls_error *err)
 {
-  return arena_create (arena, slot_count, batch_size, sample_bytes, true, err);
+  return arena_create (arena, slot_count, batch_size, sample_bytes, ARENA_LOCAL, err);
 }
 
 int
@@ -175,6 +194,18 @@ uint8_t *
 ls_arena_data (const ls_arena *arena, uint32_t slot)
 {
   return (uint8_t *) ls_arena_meta (arena, slot) + arena->meta_bytes;
+}
+
+int
+ls_arena_populate_slots (const ls_arena *arena, uint32_t first, uint32_t end, ls_error *err)
+{
+  if (end > arena->slot_count)
+    end = arena->slot_count;
+  if (first >= end)
+    return LS_OK;
+  size_t from = first == 0 ? 0 : PAGE + (size_t) first * arena->slot_stride;
+  size_t to = PAGE + (size_t) end * arena->slot_stride;
+  return ls_shm_populate_range (arena->shm, from, to - from, err);
 }
 
 void

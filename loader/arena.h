@@ -29,10 +29,21 @@ typedef struct ls_arena {
   size_t sample_bytes;
   size_t meta_bytes;  /* header + indices + labels, rounded up to a page */
   size_t slot_stride; /* meta_bytes + data rounded up to a page */
+  /* Where it was made (0 when attached): its pages were populated then,
+   * taking populate_ms, and are page_bytes each (ls_shm_page_bytes). */
+  double populate_ms;
+  size_t page_bytes;
 } ls_arena;
 
-/* Creates an arena (and its shared memory) for slot_count slots. */
+/* Creates an arena (and its shared memory) for slot_count slots, and
+ * populates its pages at once, so no batch pays for them. */
 int ls_arena_create (ls_arena *arena, uint32_t slot_count, uint32_t batch_size, size_t sample_bytes, ls_error *err);
+
+/* The same, shared only with workers forked after it (ls_shm_create_inherited:
+ * may get huge pages where memory files do not); a spawned worker cannot
+ * map it. */
+int ls_arena_create_forked (ls_arena *arena, uint32_t slot_count, uint32_t batch_size, size_t sample_bytes,
+                            ls_error *err);
 
 /* The same layout in memory of this process alone (ls_shm_create_private),
  * for loading without workers: its first touch costs fewer page faults. */
@@ -56,5 +67,9 @@ ls_slot_meta *ls_arena_meta (const ls_arena *arena, uint32_t slot);
 uint64_t *ls_arena_indices (const ls_arena *arena, uint32_t slot);
 int32_t *ls_arena_labels (const ls_arena *arena, uint32_t slot);
 uint8_t *ls_arena_data (const ls_arena *arena, uint32_t slot);
+
+/* Populates this process's page-table entries for slots [first, end) (and
+ * the header page with slot 0), so writing them takes no page faults. */
+int ls_arena_populate_slots (const ls_arena *arena, uint32_t first, uint32_t end, ls_error *err);
 
 void ls_arena_close (ls_arena *arena);

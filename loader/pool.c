@@ -31,6 +31,7 @@ typedef struct {
   uint64_t seq;       /* epoch * batches_per_epoch + batch */
   ls_batch_stages stages; /* summed over its parts so far */
   bool filled;        /* built at least once (config.prepared) */
+  int owner;          /* 1 + the worker that last built it whole; 0: none */
 } slot_info;
 
 typedef struct {
@@ -38,6 +39,7 @@ typedef struct {
   ls_channel *ch;
   ls_pid pid;
   uint32_t outstanding; /* tasks sent, not yet answered */
+  uint64_t ready_ns;    /* when it sent READY, on its clock (ls_clock_ns: the same for all) */
   size_t info;          /* index into pool->infos */
 } worker_rt;
 
@@ -66,6 +68,10 @@ struct ls_pool {
   uint64_t delivered_in_epoch;
 
   ls_worker inproc;     /* num_workers == 0 */
+
+  uint64_t warmup;      /* batches (by seq) whose faults are not measured */
+  uint64_t first_call_ns; /* the first ls_pool_next */
+  ls_first_batch first;
 
   ls_mutex *lock;       /* guards workers[].pid and infos for other threads */
   ls_worker_info *infos;
@@ -308,13 +314,23 @@ stop_workers (ls_pool *p)
 
 /* ------------------------------------------------------------ dispatch */
 
+/* A free slot for worker i: one it built last (warm in its cache and TLB),
+ * else one nobody owns, else any; -1 when none is free. */
 static int
-free_slot (const ls_pool *p)
+free_slot (const ls_pool *p, uint32_t i)
 {
+  int unowned = -1, any = -1;
   for (uint32_t s = 0; s < p->n_slots; s++)
     if (p->slots[s].state == SLOT_FREE)
-      return (int) s;
-  return -1;
+      {
+        if (p->slots[s].owner == (int) i + 1)
+          return (int) s;
+        if (unowned < 0 && p->slots[s].owner == 0)
+          unowned = (int) s;
+        if (any < 0)
+          any = (int) s;
+      }
+  return unowned >= 0 ? unowned : any;
 }
 
 /* Writes batch `seq`'s sample indices into a slot's header. */
@@ -401,9 +417,6 @@ dispatch_more (ls_pool *p, ls_error *err)
       bool idle = in_flight (p) == 0 && !p->config.whole_first_batch;
       if (!p->config.persistent_workers && epoch_of (p, p->dispatched) != p->worker_epoch)
         break;
-      int slot = free_slot (p);
-      if (slot < 0)
-        break;
       int chosen = -1;
       for (uint32_t k = 0; k < n && chosen < 0; k++)
         {
@@ -413,6 +426,9 @@ dispatch_more (ls_pool *p, ls_error *err)
         }
       if (chosen < 0)
         break;
+      int slot = free_slot (p, (uint32_t) chosen);
+      if (slot < 0)
+        break;
       prepare_slot (p, (uint32_t) slot, p->dispatched);
       p->rr = (uint32_t) chosen;
       if (!(idle && dispatch_split (p, (uint32_t) slot, err)))
@@ -420,6 +436,7 @@ dispatch_more (ls_pool *p, ls_error *err)
           if (!send_task (p, (uint32_t) chosen, (uint32_t) slot, 0, 0, err))
             break;
           p->slots[slot].worker = chosen;
+          p->slots[slot].owner = chosen + 1;
         }
       if (p->slots[slot].parts_left == 0)
         break; /* no worker took any part of it: their deaths show on the next wait */
@@ -473,6 +490,14 @@ hand_out (ls_pool *p, uint32_t slot, ls_batch *b)
   b->labels = ls_arena_labels (&p->arena, slot);
   b->indices = ls_arena_indices (&p->arena, slot);
   b->stages = p->slots[slot].stages;
+  if (p->delivered == 0)
+    {
+      /* The rest of its wait is the hand-off (DONE sent → here). */
+      double total = (double) (ls_clock_ns () - p->first_call_ns) / 1e6;
+      double parts = p->first.worker_start_ms + p->first.populate_ms + p->first.in_flight_ms + p->first.build_ms;
+      p->first.handoff_ms = total > parts ? total - parts : 0;
+      p->first.valid = true;
+    }
   p->delivered++;
   if (++p->delivered_in_epoch == p->bpe)
     {
@@ -514,7 +539,7 @@ add_task_stages (ls_batch_stages *to, const ls_msg *m, int worker)
   /* The worker's own times, where they are plausible (not ahead of ours):
    * the DONE may wait in the channel while the runner is in a step. */
   uint64_t now = ls_clock_ns ();
-  uint64_t start = m->value != 0 && m->value + m->busy_ns <= now ? m->value : now > m->busy_ns ? now - m->busy_ns : 0;
+  uint64_t start = m->task_ns != 0 && m->task_ns + m->busy_ns <= now ? m->task_ns : now > m->busy_ns ? now - m->busy_ns : 0;
   uint64_t done = start + m->busy_ns;
   if (to->done_ns == 0 || start < to->start_ns)
     to->start_ns = start;
@@ -527,6 +552,25 @@ add_task_stages (ls_batch_stages *to, const ls_msg *m, int worker)
   to->write_ns += m->stage_ns[3];
   to->idle_ns += m->idle_ns;
   to->busy_ns += m->busy_ns;
+}
+
+static void
+count_faults (ls_pool *p, const worker_rt *w, const slot_info *slot, const ls_msg *m)
+{
+  ls_worker_info *info = &p->infos[w->info];
+  info->task_faults += m->faults;
+  if (slot->seq >= p->warmup)
+    {
+      info->measured_faults += m->faults;
+      info->measured_bytes += m->written * p->arena.sample_bytes;
+    }
+  /* The run's first batch's last part: on one clock, its parts follow one another. */
+  if (slot->seq == 0 && slot->parts_left == 1)
+    p->first = (ls_first_batch){ .worker_start_ms
+                                 = ((double) w->ready_ns - (double) p->set_started_ns) / 1e6 - info->populate_ms,
+                                 .populate_ms = info->populate_ms,
+                                 .in_flight_ms = (double) m->idle_ns / 1e6,
+                                 .build_ms = (double) m->busy_ns / 1e6 };
 }
 
 /* Reads every message waiting on worker i's channel. */
@@ -549,6 +593,8 @@ drain_worker (ls_pool *p, uint32_t i, bool *progress, ls_error *err)
         {
         case LS_MSG_READY:
           p->infos[w->info].startup_ms = (double) (ls_clock_ns () - p->set_started_ns) / 1e6;
+          p->infos[w->info].populate_ms = (double) m.populate_ns / 1e6;
+          w->ready_ns = m.ready_ns;
           break;
         case LS_MSG_DONE:
           if (m.slot >= p->n_slots || p->slots[m.slot].state != SLOT_BUSY || !(p->slots[m.slot].builders >> i & 1u)
@@ -556,6 +602,7 @@ drain_worker (ls_pool *p, uint32_t i, bool *progress, ls_error *err)
             return ls_error_set (err, LS_ERR_INVALID, "worker %" PRIu32 " reported slot %" PRIu32 " it was not given", i,
                                  m.slot);
           w->outstanding--;
+          count_faults (p, w, &p->slots[m.slot], &m);
           p->slots[m.slot].builders &= ~((uint64_t) 1 << i);
           p->slots[m.slot].skipped += m.skipped;
           add_task_stages (&p->slots[m.slot].stages, &m, p->slots[m.slot].worker);
@@ -656,7 +703,7 @@ next_from_workers (ls_pool *p, ls_batch *b, ls_error *err)
 static int
 next_in_process (ls_pool *p, ls_batch *b, ls_error *err)
 {
-  int slot = free_slot (p);
+  int slot = free_slot (p, 0);
   uint64_t failed = 0;
 
   if (slot < 0)
@@ -681,6 +728,8 @@ next_in_process (ls_pool *p, ls_batch *b, ls_error *err)
   /* The runner builds it when asked: it never waits for a task. */
   uint64_t t1 = ls_clock_ns ();
   p->slots[slot].stages = (ls_batch_stages){ st.read, st.decode, st.transform, st.write, 0, t1 - t0, t0, t1, -1 };
+  if (p->delivered == 0)
+    p->first = (ls_first_batch){ .build_ms = (double) p->slots[slot].stages.busy_ns / 1e6 };
   p->slots[slot].filled = true;
   hand_out (p, (uint32_t) slot, b);
   return LS_OK;
@@ -691,6 +740,8 @@ ls_pool_next (ls_pool *p, ls_batch *b, ls_error *err)
 {
   int rc;
 
+  if (p->delivered == 0 && p->first_call_ns == 0)
+    p->first_call_ns = ls_clock_ns ();
   if (p->delivered >= p->total)
     {
       stop_workers (p);
@@ -770,9 +821,10 @@ ls_pool_create (const ls_pool_config *config, ls_pool **out, ls_error *err)
       /* Without workers nobody else maps the arena: private memory, whose
        * first touch (the first batches' slots) costs fewer page faults. */
       size_t sample_bytes = ls_dataset_sample_bytes (p->dataset);
-      rc = config->num_workers
-               ? ls_arena_create (&p->arena, p->n_slots, config->batch_size, sample_bytes, err)
-               : ls_arena_create_local (&p->arena, p->n_slots, config->batch_size, sample_bytes, err);
+      rc = config->num_workers == 0 ? ls_arena_create_local (&p->arena, p->n_slots, config->batch_size, sample_bytes, err)
+           : config->start == LS_START_FORK
+               ? ls_arena_create_forked (&p->arena, p->n_slots, config->batch_size, sample_bytes, err)
+               : ls_arena_create (&p->arena, p->n_slots, config->batch_size, sample_bytes, err);
     }
   if (rc != LS_OK)
     {
@@ -832,6 +884,18 @@ ls_pool_get_counters (const ls_pool *p)
 {
   ls_pool_counters c = { p->config.num_workers ? p->dispatched : p->delivered, p->delivered, p->max_in_flight };
   return c;
+}
+
+void
+ls_pool_set_warmup (ls_pool *p, uint64_t warmup)
+{
+  p->warmup = warmup;
+}
+
+ls_first_batch
+ls_pool_first_batch (const ls_pool *p)
+{
+  return p->first;
 }
 
 size_t

@@ -94,7 +94,24 @@ typedef struct ls_worker_info {
    * every sample it read in that time (late tasks nobody took included). */
   uint64_t wall_ns, idle_ns, busy_ns;
   ls_stage_ns stages;
+  double populate_ms;    /* mapping the arena's pages before its ready message (in startup_ms) */
+  /* Page faults it took while building batches (its tasks), all of them
+   * and those of the measured batches (ls_pool_set_warmup), with the
+   * bytes it wrote into the arena for the latter. */
+  uint64_t task_faults, measured_faults, measured_bytes;
 } ls_worker_info;
+
+/* Where the wait for the run's first batch went, along the worker that
+ * finished it last (with 0 workers: the runner's own build). The parts
+ * add up to the wait for it. */
+typedef struct ls_first_batch {
+  bool valid;
+  double worker_start_ms; /* the pool starting it → it mapped the arena (process start, dataset open) */
+  double populate_ms;     /* it populating the arena's pages */
+  double in_flight_ms;    /* its ready message → its first task in hand */
+  double build_ms;        /* its task: its part of the first batch, or all of it */
+  double handoff_ms;      /* its task done → the batch in the consumer's hands */
+} ls_first_batch;
 
 typedef struct ls_pool ls_pool;
 
@@ -134,6 +151,13 @@ typedef struct ls_pool_counters {
 } ls_pool_counters;
 
 ls_pool_counters ls_pool_get_counters (const ls_pool *pool);
+
+/* The run's first `warmup` batches are warm-up: page faults taken while
+ * building later ones count as measured (ls_worker_info). */
+void ls_pool_set_warmup (ls_pool *pool, uint64_t warmup);
+
+/* The first batch's wait split into its parts (valid once delivered). */
+ls_first_batch ls_pool_first_batch (const ls_pool *pool);
 
 /* Pids of the workers alive now, for samplers in other threads. */
 size_t ls_pool_live_pids (ls_pool *pool, ls_pid *pids, size_t cap);

@@ -153,6 +153,8 @@ ls_run (const ls_run_config *config, ls_run_result *r, ls_error *err)
   if (ls_pool_create (&config->pool, &pool, err) != LS_OK)
     return err ? err->code : LS_ERR_INVALID;
   r->arena_bytes = ls_arena_bytes (ls_pool_arena (pool));
+  r->arena_page_bytes = ls_pool_arena (pool)->page_bytes;
+  r->arena_populate_ms = ls_pool_arena (pool)->populate_ms;
   r->dataset_samples = ls_dataset_length (ls_pool_dataset (pool));
   r->sample_bytes = ls_dataset_sample_bytes (ls_pool_dataset (pool));
   r->batch_bytes = r->sample_bytes * config->pool.batch_size;
@@ -170,6 +172,7 @@ ls_run (const ls_run_config *config, ls_run_result *r, ls_error *err)
     planned = config->max_batches;
   /* Too short a run for a warm-up: measure all of it. */
   r->warmup_used = planned > config->warmup ? config->warmup : 0;
+  ls_pool_set_warmup (pool, r->warmup_used);
 
   if (ls_memsampler_start (pool, config->sample_interval_ms, &sampler, err) != LS_OK)
     {
@@ -337,6 +340,7 @@ ls_run (const ls_run_config *config, ls_run_result *r, ls_error *err)
   uint64_t cpu_self = self_cpu_ns () - cpu0;
   cpu_self = cpu_self > r->memory.sampler_cpu_ns ? cpu_self - r->memory.sampler_cpu_ns : 0;
   ls_pool_stop (pool); /* the workers report their CPU time as they stop */
+  r->first_batch = ls_pool_first_batch (pool);
   uint64_t t_end = ls_clock_ns ();
   size_t n_workers = 0;
   const ls_worker_info *infos = ls_pool_workers (pool, &n_workers);

@@ -93,6 +93,9 @@ typedef struct ls_run_result {
   uint64_t batch_bytes;      /* a full batch: batch size x sample bytes */
   uint64_t host_bytes_copied;
   double time_to_first_batch_ms; /* < 0: no batch arrived */
+  ls_first_batch first_batch;    /* that wait split into its parts (valid: a batch arrived) */
+  uint64_t arena_page_bytes;     /* the page size backing the arena (0: unknown) */
+  double arena_populate_ms;      /* populating it where it was made, before the run started */
   double epoch_boundary_ms;  /* mean wait for the first batch of epochs after the first; < 0: none */
   double wall_s;             /* iteration start to workers stopped */
   double cpu_percent;        /* runner + workers CPU time / wall, per cent of one core */

@@ -133,3 +133,15 @@ ls_proccpu_read (ls_pid pid, uint64_t *user_ns, uint64_t *system_ns, ls_error *e
   *system_ns = stime * (1000000000ull / (uint64_t) ticks);
   return LS_OK;
 }
+
+int
+ls_procfaults_self (uint64_t *faults, ls_error *err)
+{
+  struct rusage ru;
+
+  *faults = 0;
+  if (getrusage (RUSAGE_SELF, &ru) != 0)
+    return ls_error_set_os (err, "getrusage");
+  *faults = (uint64_t) ru.ru_minflt;
+  return LS_OK;
+}

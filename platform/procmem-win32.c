@@ -109,3 +109,15 @@ ls_proccpu_read (ls_pid pid, uint64_t *user_ns, uint64_t *system_ns, ls_error *e
     *system_ns = filetime_ns (&kernel);
   return LS_OK;
 }
+
+int
+ls_procfaults_self (uint64_t *faults, ls_error *err)
+{
+  PROCESS_MEMORY_COUNTERS pmc;
+
+  *faults = 0;
+  if (!GetProcessMemoryInfo (GetCurrentProcess (), &pmc, sizeof pmc))
+    return ls_error_set_os (err, "GetProcessMemoryInfo (own page faults)");
+  *faults = (uint64_t) pmc.PageFaultCount;
+  return LS_OK;
+}

@@ -31,3 +31,7 @@ int ls_procmem_read (ls_pid pid, ls_procmem *out, ls_error *err);
 
 /* User and system CPU time consumed so far by the process. */
 int ls_proccpu_read (ls_pid pid, uint64_t *user_ns, uint64_t *system_ns, ls_error *err);
+
+/* Page faults this process has taken so far: Linux the minor faults
+ * (getrusage; no disk involved), Win32 PageFaultCount (soft and hard). */
+int ls_procfaults_self (uint64_t *faults, ls_error *err);

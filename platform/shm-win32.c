@@ -143,6 +143,13 @@ ls_shm_create_private (size_t size, ls_shm **out, ls_error *err)
   return LS_OK;
 }
 
+/* No fork on Windows: children map the arena by handle or name. */
+int
+ls_shm_create_inherited (size_t size, ls_shm **out, ls_error *err)
+{
+  return ls_shm_create (size, out, err);
+}
+
 int
 ls_shm_open_name (const char *name, size_t size, ls_shm **out, ls_error *err)
 {
@@ -209,6 +216,46 @@ ls_shm_open_handle (ls_handle handle, size_t size, ls_shm **out, ls_error *err)
     }
   *out = shm;
   return LS_OK;
+}
+
+static size_t
+base_page (void)
+{
+  SYSTEM_INFO si;
+  GetSystemInfo (&si);
+  return si.dwPageSize ? (size_t) si.dwPageSize : 4096;
+}
+
+/* Reading a page of a read-write view of a page-file backed section makes
+ * it valid and writable in this process's working set: later writes take
+ * no fault, and a read cannot undo another process's write. Large pages
+ * need SeLockMemoryPrivilege, which most accounts lack: plain pages. */
+int
+ls_shm_populate_range (ls_shm *shm, size_t offset, size_t len, ls_error *err)
+{
+  const volatile unsigned char *p = shm->data;
+  size_t step = base_page ();
+  size_t to = offset + len < offset || offset + len > shm->size ? shm->size : offset + len;
+  unsigned sum = 0;
+
+  (void) err;
+  for (size_t at = offset / step * step; at < to; at += step)
+    sum += p[at];
+  (void) sum;
+  return LS_OK;
+}
+
+int
+ls_shm_populate (ls_shm *shm, ls_error *err)
+{
+  return ls_shm_populate_range (shm, 0, shm->size, err);
+}
+
+size_t
+ls_shm_page_bytes (const ls_shm *shm)
+{
+  (void) shm;
+  return base_page ();
 }
 
 void *

@@ -75,6 +75,29 @@ set_text_or_null (JsonObject *o, const char *name, gboolean present, const char 
     json_object_set_null_member (o, name);
 }
 
+/* The page size an arena gets here, for each kind of memory the pool
+ * uses (16 MiB of it, populated: huge pages show only once touched).
+ * Spawned workers map it by handle or name (a memory file); forked ones
+ * inherit it (anonymous shared memory). 0: could not tell. */
+static void
+probe_arena_pages (size_t *spawn, size_t *fork)
+{
+  ls_arena a;
+  *spawn = *fork = 0;
+  if (ls_arena_create (&a, 1, 1, (size_t) 16 << 20, NULL) == LS_OK)
+    {
+      *spawn = a.page_bytes;
+      ls_arena_close (&a);
+    }
+#ifndef _WIN32
+  if (ls_arena_create_forked (&a, 1, 1, (size_t) 16 << 20, NULL) == LS_OK)
+    {
+      *fork = a.page_bytes;
+      ls_arena_close (&a);
+    }
+#endif
+}
+
 static void
 print_json (const ls_sysinfo *info, const gpu_probe *g)
 {
@@ -87,6 +110,15 @@ print_json (const ls_sysinfo *info, const gpu_probe *g)
   json_object_set_int_member (o, "logical_cores", info->logical_cores);
   json_object_set_int_member (o, "usable_cores", info->affinity_cores);
   json_object_set_int_member (o, "ram_bytes", (gint64) info->total_ram_bytes);
+  size_t spawn_page, fork_page;
+  probe_arena_pages (&spawn_page, &fork_page);
+  JsonObject *pages = json_object_new ();
+  json_object_set_int_member (pages, "spawn", (gint64) spawn_page);
+  if (fork_page)
+    json_object_set_int_member (pages, "fork", (gint64) fork_page);
+  else
+    json_object_set_null_member (pages, "fork");
+  json_object_set_object_member (o, "arena_page_bytes", pages);
 
   JsonObject *cuda = json_object_new ();
   json_object_set_boolean_member (cuda, "answered", g->cuda_answered);
@@ -158,6 +190,13 @@ ls_cli_machine (int argc, char **argv)
   printf ("cores:     %d logical, %d usable by this process\n", info.logical_cores, info.affinity_cores);
   printf ("memory:    %.1f GiB\n", (double) info.total_ram_bytes / (1024.0 * 1024.0 * 1024.0));
   printf ("hostname:  %s\n", info.hostname);
+  size_t spawn_page, fork_page;
+  probe_arena_pages (&spawn_page, &fork_page);
+  if (fork_page)
+    printf ("arena:     %zu KiB pages with spawn workers, %zu KiB with fork workers%s\n", spawn_page / 1024,
+            fork_page / 1024, spawn_page > 4096 || fork_page > 4096 ? " (huge pages)" : "");
+  else
+    printf ("arena:     %zu KiB pages\n", spawn_page / 1024);
   if (gpu.cuda_answered)
     printf ("GPU:       %s (CUDA device 0, driver %s from %s; runs use it with --sink auto)\n", gpu.cuda_device,
             gpu.cuda_driver[0] ? gpu.cuda_driver : "of unknown version", gpu.cuda_library);

@@ -262,8 +262,8 @@ summary_ok (JsonObject *summary)
   static const char *const texts[] = { "status", "error", "sink", "sink_note", "device", "dataset", "format",
                                        "start", "pin", "run_uuid", NULL };
   static const char *const figures[] = { "batch_wait_ms", "copy_ms", "compute_ms", "stages_ms", "memory",
-                                         "machine_busy", "nvml", NULL };
-  static const char *const lists[] = { "worker_startup_ms", "worker_pids", NULL };
+                                         "machine_busy", "nvml", "first_batch_parts_ms", NULL };
+  static const char *const lists[] = { "worker_startup_ms", "worker_pids", "worker_measured_faults", NULL };
   JsonObjectIter iter;
   const char *name;
   JsonNode *node;

@@ -184,6 +184,25 @@ add_ms_or_null (JsonBuilder *b, const char *name, double ms)
     json_builder_add_double_value (b, ms);
 }
 
+/* The wait for the first batch in its parts (they add up to it). */
+static void
+add_first_batch_parts (JsonBuilder *b, const ls_first_batch *f)
+{
+  json_builder_set_member_name (b, "first_batch_parts_ms");
+  if (!f->valid)
+    {
+      json_builder_add_null_value (b);
+      return;
+    }
+  json_builder_begin_object (b);
+  add_ms_or_null (b, "worker_start", f->worker_start_ms);
+  add_ms_or_null (b, "arena_populate", f->populate_ms);
+  add_ms_or_null (b, "first_task_in_flight", f->in_flight_ms);
+  add_ms_or_null (b, "first_build", f->build_ms);
+  add_ms_or_null (b, "handoff", f->handoff_ms);
+  json_builder_end_object (b);
+}
+
 JsonNode *
 ls_run_summary_json (const ls_run_config *config, const ls_run_result *r)
 {
@@ -305,6 +324,15 @@ ls_run_summary_json (const ls_run_config *config, const ls_run_result *r)
   add_bytes_or_null (b, "working_set_peak_bytes", mem->valid, LS_PROCMEM_WORKING_SET, mem->peak.working_set_bytes);
   json_builder_set_member_name (b, "arena_bytes");
   json_builder_add_int_value (b, (gint64) r->arena_bytes);
+  /* The page size backing the arena (huge pages where the system gave
+   * them), and populating its pages before the run started. */
+  json_builder_set_member_name (b, "arena_page_bytes");
+  if (r->arena_page_bytes > 0)
+    json_builder_add_int_value (b, (gint64) r->arena_page_bytes);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "arena_populate_ms");
+  json_builder_add_double_value (b, r->arena_populate_ms);
   json_builder_set_member_name (b, "samples_taken");
   json_builder_add_int_value (b, (gint64) mem->samples);
   json_builder_set_member_name (b, "sampler_cpu_ms");
@@ -319,6 +347,13 @@ ls_run_summary_json (const ls_run_config *config, const ls_run_result *r)
     else
       json_builder_add_null_value (b);
   json_builder_end_array (b);
+  /* Page faults each worker took building the measured batches: near 0
+   * once the arena is populated in every worker. */
+  json_builder_set_member_name (b, "worker_measured_faults");
+  json_builder_begin_array (b);
+  for (size_t i = 0; i < r->n_workers; i++)
+    json_builder_add_int_value (b, (gint64) r->workers[i].measured_faults);
+  json_builder_end_array (b);
   json_builder_set_member_name (b, "worker_pids");
   json_builder_begin_array (b);
   for (size_t i = 0; i < r->n_workers; i++)
@@ -327,6 +362,7 @@ ls_run_summary_json (const ls_run_config *config, const ls_run_result *r)
 
   add_ms_or_null (b, "time_to_first_batch_ms", r->time_to_first_batch_ms);
   add_ms_or_null (b, "epoch_boundary_ms", r->epoch_boundary_ms);
+  add_first_batch_parts (b, &r->first_batch);
   json_builder_set_member_name (b, "cpu_percent");
   json_builder_add_double_value (b, r->cpu_percent);
   json_builder_set_member_name (b, "cpu_ms_per_sample");
@@ -382,6 +418,25 @@ ls_run_summary_print (FILE *to, const ls_run_config *config, const ls_run_result
     fprintf (to, "  GPU utilization:   %.1f %%%s\n", r->gpu_util_exact * 100, r->simulated ? " (simulated)" : "");
   if (r->time_to_first_batch_ms >= 0)
     fprintf (to, "  first batch after: %.1f ms\n", r->time_to_first_batch_ms);
+  if (r->first_batch.valid)
+    fprintf (to, "    its parts:       worker start %.1f, arena populate %.1f, first task in flight %.1f, build %.1f, "
+                 "hand-off %.1f ms\n",
+             r->first_batch.worker_start_ms, r->first_batch.populate_ms, r->first_batch.in_flight_ms,
+             r->first_batch.build_ms, r->first_batch.handoff_ms);
+  if (r->arena_page_bytes > 0)
+    fprintf (to, "  arena pages:       %" G_GUINT64_FORMAT " KiB (populated in %.1f ms before the run)\n",
+             r->arena_page_bytes / 1024, r->arena_populate_ms);
+  guint64 faults = 0, written = 0, worst = 0;
+  for (size_t i = 0; i < r->n_workers; i++)
+    {
+      faults += r->workers[i].measured_faults;
+      written += r->workers[i].measured_bytes;
+      worst = MAX (worst, r->workers[i].measured_faults);
+    }
+  if (written > 0)
+    fprintf (to, "  page faults:       %" G_GUINT64_FORMAT " in the workers building %.1f MB of measured batches "
+                 "(at most %" G_GUINT64_FORMAT " in one worker)\n",
+             faults, written / 1e6, worst);
   if (r->epoch_boundary_ms >= 0)
     fprintf (to, "  epoch boundary:    %.1f ms\n", r->epoch_boundary_ms);
   if (r->memory.valid & LS_PROCMEM_PSS)

@@ -1,6 +1,7 @@
 /* Worker start cost by platform and start method, over every run of every
  * machine in the store (imported ones included): what spawning costs on
- * Windows next to forking on Linux. */
+ * Windows next to forking on Linux, and beside it what the first batch
+ * waited on. */
 #include "app/report/chart-store.h"
 #include "app/store/store-named.h"
 #include "app/store/store-query.h"
@@ -24,6 +25,69 @@ static double
 percentile (const GArray *sorted, double q)
 {
   return sorted->len ? ls_percentile_sorted ((const double *) (const void *) sorted->data, sorted->len, q * 100) : NAN;
+}
+
+/* Beside each category's start-up: one stacked bar of what its runs'
+ * first batch waited on (medians of each part, issue 38). x[c] is
+ * category c's place on the axis, or -1 when it is not shown. */
+static gboolean
+add_first_batch_parts (ls_store *store, ls_chart *chart, const int *x, GError **error)
+{
+  static const char *const parts[] = { "worker start", "arena populate", "first task in flight", "first build",
+                                       "hand-off" };
+  GArray *ms[N_CATEGORIES][5];
+  GError *local = NULL;
+  ls_store_rows *st = ls_store_query_rows (store, LS_QUERY_FIRST_BATCH_PARTS, NULL, 0, error);
+  if (!st)
+    return FALSE;
+  for (int c = 0; c < N_CATEGORIES; c++)
+    for (int k = 0; k < 5; k++)
+      ms[c][k] = g_array_new (FALSE, FALSE, sizeof (double));
+  guint runs = 0;
+  while (ls_store_rows_next (st, &local))
+    {
+      gboolean windows = ls_store_rows_get_int (st, 0) != 0;
+      gboolean spawn = g_strcmp0 (ls_store_rows_get_text (st, 1), "spawn") == 0;
+      int c = windows ? (spawn ? 2 : 3) : (spawn ? 1 : 0);
+      if (x[c] < 0)
+        continue;
+      for (int k = 0; k < 5; k++)
+        {
+          double v = ls_store_rows_get_double (st, 2 + k);
+          if (isfinite (v))
+            g_array_append_val (ms[c][k], v);
+        }
+      runs++;
+    }
+  ls_store_rows_free (st);
+  if (!local && runs > 0)
+    for (int k = 0; k < 5; k++)
+      {
+        g_autofree char *label = g_strdup_printf ("first batch (median): %s", parts[k]);
+        ls_chart_series *s = ls_chart_add_series (chart, label, LS_CHART_BARS, 1 + k, LS_CHART_Y);
+        s->stacked = TRUE;
+        s->value_labels = k == 4;
+        for (int c = 0; c < N_CATEGORIES; c++)
+          if (x[c] >= 0 && ms[c][k]->len > 0)
+            {
+              g_array_sort (ms[c][k], compare_doubles);
+              ls_chart_series_add (s, x[c], percentile (ms[c][k], 0.5));
+            }
+      }
+  if (!local && runs > 0)
+    ls_chart_add_note (chart, "First batch: the wait for a run's first batch, along the worker that finished it "
+                              "last (%u run%s): its start, populating the arena's pages in its page table, its "
+                              "first task in flight, its build, and the hand-off to the consumer.",
+                       runs, runs == 1 ? "" : "s");
+  for (int c = 0; c < N_CATEGORIES; c++)
+    for (int k = 0; k < 5; k++)
+      g_array_unref (ms[c][k]);
+  if (local)
+    {
+      g_propagate_error (error, local);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 ls_chart *
@@ -93,6 +157,7 @@ ls_chart_start_cost (ls_store *store, GError **error)
   bars->value_labels = TRUE;
 
   guint shown = 0, total = 0;
+  int x_of[N_CATEGORIES] = { -1, -1, -1, -1 };
   g_autoptr (GString) counts = g_string_new ("Start-ups counted: ");
   g_autoptr (GString) missing = g_string_new (NULL);
   for (int i = 0; i < N_CATEGORIES; i++)
@@ -110,6 +175,7 @@ ls_chart_start_cost (ls_store *store, GError **error)
       g_array_sort (c->ms, ls_cmp_double);
       ls_chart_series_add_band (bars, shown, percentile (c->ms, 0.5), percentile (c->ms, 0.5),
                                 percentile (c->ms, 0.95));
+      x_of[i] = (int) shown;
       guint machines = g_hash_table_size (c->machines);
       g_string_append_printf (counts, "%s%s %u on %u machine%s", total > 0 ? "; " : "", label, c->ms->len,
                               machines, machines == 1 ? "" : "s");
@@ -133,6 +199,11 @@ ls_chart_start_cost (ls_store *store, GError **error)
       g_array_unref (cats[i].ms);
       g_free (cats[i].wine);
       g_hash_table_unref (cats[i].machines);
+    }
+  if (total > 0 && !add_first_batch_parts (store, chart, x_of, error))
+    {
+      ls_chart_free (chart);
+      return NULL;
     }
   return chart;
 }

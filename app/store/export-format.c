@@ -121,6 +121,12 @@ static const ls_field run_fields[] = {
   RN ("stage_write_ms", 0, MS_MAX, 4),
   RN ("stage_idle_ms", 0, MS_MAX, 4),
   RN ("stage_busy_ms", 0, MS_MAX, 4),
+  RN ("first_worker_start_ms", 0, MS_MAX, 9),
+  RN ("first_populate_ms", 0, MS_MAX, 9),
+  RN ("first_in_flight_ms", 0, MS_MAX, 9),
+  RN ("first_build_ms", 0, MS_MAX, 9),
+  RN ("first_handoff_ms", 0, MS_MAX, 9),
+  IN ("arena_page_bytes", 0, BYTES_MAX, 9),
 };
 
 static const ls_field batch_fields[] = {
@@ -170,6 +176,9 @@ static const ls_field worker_fields[] = {
   RN ("startup_ms", 0, MS_MAX, 1),
   TN ("exit", 1024),
   IN ("cpu_ns", 0, NS_MAX, 1),
+  RN ("populate_ms", 0, MS_MAX, 9),
+  IN ("measured_faults", 0, COUNT_MAX, 9),
+  IN ("measured_bytes", 0, BYTES_MAX, 9),
 };
 
 const ls_record_kind ls_record_machine = { "machine", "machines", machine_fields, G_N_ELEMENTS (machine_fields) };

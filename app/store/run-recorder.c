@@ -262,7 +262,9 @@ write_workers_and_series (ls_run_recorder *rec, const ls_run_result *r, GError *
 {
   sqlite3_stmt *st = NULL;
 
-  if (!prepare (rec->store, "INSERT INTO worker (run_id, idx, epoch, pid, startup_ms, exit, cpu_ns) VALUES (?,?,?,?,?,?,?)",
+  if (!prepare (rec->store,
+                "INSERT INTO worker (run_id, idx, epoch, pid, startup_ms, exit, cpu_ns, populate_ms, measured_faults, "
+                "measured_bytes) VALUES (?,?,?,?,?,?,?,?,?,?)",
                 &st, "recording workers", error))
     return FALSE;
   for (size_t i = 0; i < r->n_workers; i++)
@@ -277,6 +279,10 @@ write_workers_and_series (ls_run_recorder *rec, const ls_run_result *r, GError *
       bind_opt_double (st, 5, w->startup_ms >= 0, w->startup_ms);
       sqlite3_bind_text (st, 6, how, -1, SQLITE_TRANSIENT);
       bind_opt_int (st, 7, w->cpu_ns > 0, (gint64) w->cpu_ns);
+      /* A script's workers (--target pytorch) report none of these. */
+      bind_opt_double (st, 8, w->startup_ms >= 0 && w->populate_ms > 0, w->populate_ms);
+      bind_opt_int (st, 9, w->measured_bytes > 0, (gint64) w->measured_faults);
+      bind_opt_int (st, 10, w->measured_bytes > 0, (gint64) w->measured_bytes);
       if (!step_done (rec->store, st, "recording workers", error))
         {
           sqlite3_finalize (st);
@@ -381,7 +387,8 @@ ls_run_recorder_finish (ls_run_recorder *rec, const ls_run_result *r, const char
                 "uss_peak_bytes = ?, private_peak_bytes = ?, arena_bytes = ?, cpu_percent = ?, "
                 "time_to_first_batch_ms = ?, epoch_boundary_ms = ?, samples = ?, skipped_samples = ?, gpu_util_nvml = ?, "
                 "stage_read_ms = ?, stage_decode_ms = ?, stage_transform_ms = ?, stage_write_ms = ?, stage_idle_ms = ?, "
-                "stage_busy_ms = ? WHERE id = ?",
+                "stage_busy_ms = ?, first_worker_start_ms = ?, first_populate_ms = ?, first_in_flight_ms = ?, "
+                "first_build_ms = ?, first_handoff_ms = ?, arena_page_bytes = ? WHERE id = ?",
                 &st, "finishing the run", error))
     goto rollback;
   int i = 1;
@@ -417,6 +424,13 @@ ls_run_recorder_finish (ls_run_recorder *rec, const ls_run_result *r, const char
   ls_run_stage_summary (r, &stages);
   for (int k = 0; k < LS_N_STAGES; k++)
     bind_opt_double (st, i++, stages.valid, stages.mean_ms[k]);
+  const ls_first_batch *f = &r->first_batch;
+  bind_opt_double (st, i++, f->valid, f->worker_start_ms);
+  bind_opt_double (st, i++, f->valid, f->populate_ms);
+  bind_opt_double (st, i++, f->valid, f->in_flight_ms);
+  bind_opt_double (st, i++, f->valid, f->build_ms);
+  bind_opt_double (st, i++, f->valid, f->handoff_ms);
+  bind_opt_int (st, i++, r->arena_page_bytes > 0, (gint64) r->arena_page_bytes);
   sqlite3_bind_int64 (st, i++, rec->run_id);
   ok = step_done (store, st, "finishing the run", error);
   sqlite3_finalize (st);

@@ -71,6 +71,11 @@ static const struct {
       "decode_ms, transform_ms, write_ms, sampler_ms, getitem_ms, collate_ms, handoff_ms, copy_ms, compute_ms "
       "FROM batch WHERE run_id = ? ORDER BY seq",
       "reading the run's batches", 1 },
+  [LS_QUERY_FIRST_BATCH_PARTS]
+  = { "SELECT machine.os LIKE 'Windows%', run.start_method, first_worker_start_ms, first_populate_ms, "
+      "first_in_flight_ms, first_build_ms, first_handoff_ms FROM run "
+      "JOIN machine ON machine.id = run.machine_id WHERE run.workers > 0 AND first_build_ms IS NOT NULL",
+      "reading the runs' first batches", 0 },
 };
 
 ls_store_rows *

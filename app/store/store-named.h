@@ -53,6 +53,11 @@ typedef enum {
    * transform, write (9-12); a script's sampler, getitem, collate, handoff
    * (13-16); copy_ms, compute_ms (17-18), by seq: a run's timeline */
   LS_QUERY_RUN_BATCH_LANES,
+  /* () -> on Windows (0/1), start_method, first_worker_start_ms,
+   * first_populate_ms, first_in_flight_ms, first_build_ms,
+   * first_handoff_ms: every run with workers whose first batch's parts
+   * were recorded (schema 9) */
+  LS_QUERY_FIRST_BATCH_PARTS,
   LS_N_QUERIES
 } ls_store_query;
 
