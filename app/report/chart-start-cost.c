@@ -70,7 +70,7 @@ add_first_batch_parts (ls_store *store, ls_chart *chart, const int *x, GError **
         for (int c = 0; c < N_CATEGORIES; c++)
           if (x[c] >= 0 && ms[c][k]->len > 0)
             {
-              g_array_sort (ms[c][k], compare_doubles);
+              g_array_sort (ms[c][k], ls_cmp_double);
               ls_chart_series_add (s, x[c], percentile (ms[c][k], 0.5));
             }
       }
