@@ -24,14 +24,14 @@
 
 G_DEFINE_QUARK (ls-tune-error-quark, ls_tune_error)
 
-/* "GPU busy 83 %", or where no GPU consumer measured it (a script on the
- * CPU, the none sink) "GPU busy not measured". */
+/* ", GPU busy 83 %", or where no GPU consumer measured it (a script on
+ * the CPU, the none sink) nothing: such a run has no GPU to speak of. */
 static char *
 busy_text (const ls_tune_point *p)
 {
   if (isfinite (p->gpu_util_exact) && p->gpu_util_exact >= 0)
-    return g_strdup_printf ("GPU busy %.0f %%", p->gpu_util_exact * 100);
-  return g_strdup ("GPU busy not measured");
+    return g_strdup_printf (", GPU busy %.0f %%", p->gpu_util_exact * 100);
+  return g_strdup ("");
 }
 
 static void
@@ -282,7 +282,7 @@ measure_point (search *s, guint workers, guint prefetch, const char *pin, gboole
   g_ptr_array_add (s->result->points, p);
   s->result->runs++;
   g_autofree char *busy = busy_text (p);
-  say (s, "  %.0f samples/s, %s, PSS peak %.0f MB%s", p->throughput_sps, busy, p->pss_peak_bytes / 1e6,
+  say (s, "  %.0f samples/s%s, PSS peak %.0f MB%s", p->throughput_sps, busy, p->pss_peak_bytes / 1e6,
        p->over_budget ? " (over the memory budget: excluded)" : "");
   return p;
 }
@@ -502,37 +502,56 @@ end_sweep (search *s, const char *status, const char *reason)
     ls_store_sweep_end (store, s->result->sweep_id, status, reason, NULL);
 }
 
+/* The recommendation and verdict come from ls_verdict_for_sweep over the
+ * runs within the budgets, the same function `sweep`, `report` and the
+ * window's Results use on the same runs, so all of them print one answer
+ * and one set of figures (the configuration's median run). */
 static void
 finish (search *s, ls_tune_result *r)
 {
-  r->best = best_point (s, MIN (MAX (r->noise, NOISE_FLOOR), 0.03));
+  g_autoptr (JsonArray) kept = json_array_new ();
+  g_autoptr (GArray) index_of = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint i = 0; i < r->points->len; i++)
+    {
+      const ls_tune_point *q = g_ptr_array_index (r->points, i);
+      if (q->over_budget)
+        continue;
+      json_array_add_element (kept, json_node_copy (json_array_get_element (r->summaries, i)));
+      g_array_append_val (index_of, i);
+    }
   r->elapsed_s = elapsed (s);
-  if (r->best < 0)
-    return;
+  r->best = -1;
+  ls_verdict verdict;
+  ls_verdict_for_sweep (kept, (int) s->o->cores, &verdict);
+  if (verdict.index < 0)
+    {
+      ls_verdict_clear (&verdict);
+      return;
+    }
+  r->best = (int) g_array_index (index_of, guint, (guint) verdict.index);
   const ls_tune_point *p = g_ptr_array_index (r->points, r->best);
-  JsonObject *summary = json_array_get_object_element (r->summaries, (guint) r->best);
-  g_autofree char *knobs = ls_recommend_knobs_text (summary);
-  r->pytorch = ls_recommend_dataloader_text (summary);
-  GString *v = g_string_new (NULL);
-  r->best_throughput_sps = config_mean (s, (guint) r->best, &r->best_repeats);
-  g_autofree char *busy = busy_text (p);
-  g_string_append_printf (v, "Use %s: %.0f samples/s%s, %s, PSS peak %.0f MB", knobs, r->best_throughput_sps,
-                          r->best_repeats > 1 ? " (mean of its runs)" : "", busy, p->pss_peak_bytes / 1e6);
+  r->pytorch = g_strdup (verdict.dataloader);
+  g_autoptr (GPtrArray) groups = ls_config_groups (kept);
+  for (guint j = 0; j < groups->len; j++)
+    {
+      const ls_config_group *g = groups->pdata[j];
+      if (g->representative == verdict.index)
+        {
+          r->best_throughput_sps = g->mean;
+          r->best_repeats = g->done;
+        }
+    }
+  g_autofree char *text = ls_verdict_text (&verdict);
+  ls_verdict_clear (&verdict);
+  GString *v = g_string_new (text);
+  g_string_append_printf (v, "Tune: %u run%s in %.0f s, noise %.1f %%", r->runs, r->runs == 1 ? "" : "s",
+                          r->elapsed_s, r->noise * 100);
   if (s->o->memory_budget_bytes > 0)
-    g_string_append_printf (v, " (budget %.0f MB)", s->o->memory_budget_bytes / 1e6);
-  g_string_append_printf (v, "; %u run%s in %.0f s, noise %.1f %%", r->runs, r->runs == 1 ? "" : "s", r->elapsed_s,
-                          r->noise * 100);
-  if (g_strcmp0 (p->pin, "arena") == 0)
-    g_string_append (v, "; pin arena has no PyTorch equivalent (pin_memory=True is the nearest)");
+    g_string_append_printf (v, ", memory budget %.0f MB (PSS peak of the choice %.0f MB)",
+                            s->o->memory_budget_bytes / 1e6, p->pss_peak_bytes / 1e6);
   if (r->stop_reason)
     g_string_append_printf (v, ". Stopped: %s", r->stop_reason);
   g_string_append_c (v, '.');
-  /* What limits the chosen configuration, as every run's verdict says it. */
-  ls_verdict verdict;
-  ls_verdict_for_run (summary, (int) s->o->cores, &verdict);
-  if (verdict.headline)
-    g_string_append_printf (v, "\nVerdict: %s", verdict.headline);
-  ls_verdict_clear (&verdict);
   r->verdict = g_string_free (v, FALSE);
 }
 

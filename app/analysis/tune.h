@@ -57,7 +57,8 @@ typedef struct ls_tune_result {
   double elapsed_s;
   gint64 sweep_id;              /* 0: not recorded */
   char *store_path;
-  char *verdict;                /* the recommendation in words */
+  char *verdict;                /* the recommendation and verdict of its runs within the budgets, as `sweep`
+                                 * prints them (ls_verdict_for_sweep), then a line of its own (runs, noise) */
   char *pytorch;                /* DataLoader(...) */
   char *stop_reason;            /* why it stopped measuring */
 } ls_tune_result;
