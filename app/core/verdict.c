@@ -209,9 +209,15 @@ stage_finding (JsonObject *o, GPtrArray *findings)
   if (best <= 0 || total <= 0)
     return;
   g_autofree char *t = ms_text (best), *all = ms_text (total);
+  /* Without a GPU there is nothing to move the work to after a copy. */
+  const char *advice = stages[which].advice;
+  if (no_gpu (o) && strcmp (stages[which].name, "transform") == 0)
+    advice = "the transforms are the slow part: cheaper ones, or apply them once to a pre-processed copy";
+  else if (no_gpu (o) && strcmp (stages[which].name, "write") == 0)
+    advice = "writing into shared memory is the slow part: smaller samples (uint8 output)";
   add (findings, g_strdup_printf ("workers spend most of a batch in %s (%s of %s, %.0f %%): %s",
                                   stages[which].label ? stages[which].label : stages[which].name, t, all,
-                                  100 * best / total, stages[which].advice));
+                                  100 * best / total, advice));
   if (idle >= 0 && idle > total)
     {
       g_autofree char *i = ms_text (idle);
@@ -680,8 +686,13 @@ ls_verdict_for_sweep (JsonArray *summaries, int cores, ls_verdict *out)
     {
       g_autofree char *t = ls_config_group_throughput_text (tried);
       gboolean slower = mine && tried->mean < mine->mean;
+      gboolean close = mine && !slower && ls_config_group_close (mine, tried);
       add (out->findings, g_strdup_printf ("the knobs above point to %s, which this sweep measured: %s%s", tried->label,
-                                           t, slower ? ", slower than the recommendation" : ""));
+                                           t,
+                                           slower  ? ", slower than the recommendation"
+                                           : close ? ", no more than the spread of repeats or 5 % faster: the "
+                                                     "recommendation costs less"
+                                                   : ""));
       g_clear_pointer (&out->suggested, g_free);
     }
   gboolean repeated = FALSE;
