@@ -4,8 +4,8 @@
 
 /* A run column is at least this wide and shows at most this many
  * characters (a dataset's path is ellipsized, whole in its tooltip). */
-#define RUN_COLUMN_PX 160
-#define RUN_COLUMN_CHARS 30
+#define RUN_COLUMN_PX 190
+#define RUN_COLUMN_CHARS 34
 
 struct _LsCompareWindow {
   AdwWindow parent_instance;
@@ -71,23 +71,40 @@ build (LsCompareWindow *self)
       g_ptr_array_add (widths, g);
     }
 
+  /* The figures first, each against the baseline and marked better or
+   * worse; then the knobs, those that differ marked. A heading row before
+   * each part (an empty cell in the body keeps the rows level). */
+  JsonObject *base = table->runs->pdata[0];
+  int at = 0;
   for (guint y = 0; y < table->rows->len; y++)
     {
       const ls_compare_row *row = table->rows->pdata[y];
       gboolean knob = row->kind == LS_COMPARE_KNOB;
+      if (y == 0 || (knob && ((const ls_compare_row *) table->rows->pdata[y - 1])->kind != LS_COMPARE_KNOB))
+        {
+          g_autofree char *title = knob ? g_strdup ("Knobs")
+                                        : g_strdup_printf ("Figures, change against run %" G_GINT64_FORMAT,
+                                                           json_object_get_int_member (base, "id"));
+          GtkWidget *h = row_label (title, FALSE);
+          gtk_widget_add_css_class (h, "heading");
+          gtk_grid_attach (self->labels, h, 0, at, 1, 1);
+          gtk_grid_attach (self->body, gtk_label_new (""), 0, at, 1, 1);
+          at++;
+        }
       g_autofree char *label = g_strdup_printf ("%s%s", row->label, row->differs ? "  (differs)" : "");
-      gtk_grid_attach (self->labels, row_label (label, row->differs), 0, (int) y, 1, 1);
+      gtk_grid_attach (self->labels, row_label (label, row->differs), 0, at, 1, 1);
       for (guint r = 0; r < row->cells->len; r++)
         {
           const char *t = row->cells->pdata[r];
-          /* A figure with its change against the baseline. */
-          g_autofree char *text = !knob && r > 0 && !isnan (row->delta[r])
-                                      ? g_strdup_printf ("%s  (%+.0f %%)", t, row->delta[r])
-                                      : g_strdup (t);
+          g_autofree char *change = knob ? NULL : ls_compare_change_text (row, r);
+          g_autofree char *text = change ? g_strdup_printf ("%s  (%s)", t, change) : g_strdup (t);
           GtkWidget *c = cell (text, !knob, row->differs);
+          if (!knob && row->better[r] != 0)
+            gtk_widget_add_css_class (c, row->better[r] > 0 ? "success" : "error");
           gtk_size_group_add_widget (widths->pdata[r], c);
-          gtk_grid_attach (self->body, c, (int) r, (int) y, 1, 1);
+          gtk_grid_attach (self->body, c, (int) r, at, 1, 1);
         }
+      at++;
     }
   g_ptr_array_unref (self->differing);
   self->differing = ls_compare_table_differing_knobs (table);
