@@ -64,10 +64,9 @@ on_finished (LsTuneSession *session, LsTuneDialog *self)
       gtk_label_set_text (self->progress, "");
       return;
     }
-  const char *verdict = json_object_get_string_member_with_default (o, "verdict", "");
-  const char *pytorch = json_object_get_string_member_with_default (o, "pytorch", "");
-  g_autofree char *text = g_strdup_printf ("%s\n\nIn PyTorch: %s", verdict, pytorch);
-  show_result (self, text);
+  /* The recommendation and verdict as Results and `sweep` give them for
+   * the same runs (its DataLoader line in it), then tune's own line. */
+  show_result (self, json_object_get_string_member_with_default (o, "verdict", ""));
   gtk_label_set_text (self->progress, "Done: its runs are on the Results page and in History.");
   gint64 sweep_id = json_object_get_int_member_with_default (o, "sweep_id", 0);
   if (self->done && sweep_id > 0)

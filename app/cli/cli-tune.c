@@ -152,9 +152,8 @@ ls_cli_tune (int argc, char **argv)
       }
     else
       {
-        printf ("%s\n", result.verdict);
-        if (result.pytorch)
-          printf ("  %s\n", result.pytorch);
+        /* The sweep's recommendation and verdict (its DataLoader line in it), as `sweep` prints them. */
+        printf ("%s\n", result.verdict ? result.verdict : "no configuration finished: nothing to recommend");
       }
     if (!json && result.store_path)
       fprintf (stderr, "sweep %" G_GINT64_FORMAT ": %u runs; recorded in %s\n", result.sweep_id, result.runs,
