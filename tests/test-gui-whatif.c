@@ -45,6 +45,12 @@ tune_finished (void)
 #define DATA "--dataset", "synthetic", "--count", "256", "--size", "64x64", "--sample-cost-us", "600", \
              "--batch-size", "16", "--batches", "32", "--sink", "sim", "--model-ms", "6"
 
+static gboolean
+second_run_started (void)
+{
+  return g_str_has_prefix (ls_tune_dialog_get_progress (dialog), "Run 2: ") || !ls_tune_dialog_is_running (dialog);
+}
+
 static void
 on_tune_done (const char *db, gint64 sweep_id, JsonArray *summaries, gpointer data)
 {
@@ -116,6 +122,18 @@ test_whatif_and_tune (void)
   g_assert_true (tune_done_called);
   ls_test_gui_iterate_until (ls_test_gui_never, 2);
   ls_test_gui_screenshot ("gui-tune-done.png");
+  ls_test_gui_iterate_until (charts_read, 60);
+
+  /* Progress as tune measures, and Cancel: it answers from what it measured. */
+  ls_tune_dialog_start (dialog);
+  ls_test_gui_iterate_until (second_run_started, 120);
+  g_assert_true (g_str_has_prefix (ls_tune_dialog_get_progress (dialog), "Run 2: measuring "));
+  ls_tune_dialog_cancel (dialog);
+  ls_test_gui_iterate_until (tune_finished, 120);
+  g_assert_false (ls_tune_dialog_is_running (dialog));
+  g_test_message ("after Cancel: %s", ls_tune_dialog_get_result (dialog));
+  g_assert_nonnull (strstr (ls_tune_dialog_get_result (dialog), "Stopped: cancelled."));
+  g_assert_nonnull (strstr (ls_tune_dialog_get_result (dialog), "DataLoader("));
   ls_test_gui_iterate_until (charts_read, 60);
   gtk_window_destroy (GTK_WINDOW (dialog));
   gtk_window_destroy (GTK_WINDOW (window));

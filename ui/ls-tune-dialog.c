@@ -10,6 +10,7 @@ struct _LsTuneDialog {
   GtkEntry *memory;
   GtkEntry *time_budget;
   GtkButton *start;
+  GtkButton *cancel;
   GtkSpinner *spinner;
   GtkLabel *progress;
   GtkLabel *result;
@@ -19,6 +20,7 @@ struct _LsTuneDialog {
   gpointer done_data;
   LsTuneSession *session; /* while tune runs, and after: its result */
   char *result_text;
+  guint measuring; /* runs started so far */
 };
 
 G_DEFINE_FINAL_TYPE (LsTuneDialog, ls_tune_dialog, ADW_TYPE_WINDOW)
@@ -27,6 +29,12 @@ gboolean
 ls_tune_dialog_is_running (LsTuneDialog *self)
 {
   return self->session && ls_tune_session_is_running (self->session);
+}
+
+const char *
+ls_tune_dialog_get_progress (LsTuneDialog *self)
+{
+  return gtk_label_get_text (self->progress);
 }
 
 const char *
@@ -41,6 +49,8 @@ set_running (LsTuneDialog *self, gboolean running)
   gtk_widget_set_sensitive (GTK_WIDGET (self->start), !running);
   gtk_widget_set_sensitive (GTK_WIDGET (self->memory), !running);
   gtk_widget_set_sensitive (GTK_WIDGET (self->time_budget), !running);
+  gtk_widget_set_visible (GTK_WIDGET (self->cancel), running);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->cancel), running);
   gtk_spinner_set_spinning (self->spinner, running);
 }
 
@@ -50,6 +60,17 @@ show_result (LsTuneDialog *self, const char *text)
   g_free (self->result_text);
   self->result_text = g_strdup (text);
   gtk_label_set_text (self->result, text);
+}
+
+/* Tune's own progress lines, each as it comes, and how many runs so far. */
+static void
+on_progress (LsTuneSession *session, const char *line, LsTuneDialog *self)
+{
+  if (g_str_has_prefix (line, "measuring "))
+    self->measuring++;
+  g_autofree char *text = self->measuring > 0 ? g_strdup_printf ("Run %u: %s", self->measuring, line)
+                                              : g_strdup (line);
+  gtk_label_set_text (self->progress, text);
 }
 
 static void
@@ -84,7 +105,9 @@ ls_tune_dialog_start (LsTuneDialog *self)
     }
   self->session = ls_tune_session_new (self->request, self->db, gtk_editable_get_text (GTK_EDITABLE (self->memory)),
                                        gtk_editable_get_text (GTK_EDITABLE (self->time_budget)));
+  self->measuring = 0;
   g_signal_connect (self->session, "finished", G_CALLBACK (on_finished), self);
+  g_signal_connect (self->session, "progress", G_CALLBACK (on_progress), self);
   if (!ls_tune_session_start (self->session, &error))
     {
       show_result (self, error->message);
@@ -99,6 +122,22 @@ static void
 on_start_clicked (GtkButton *button, LsTuneDialog *self)
 {
   ls_tune_dialog_start (self);
+}
+
+void
+ls_tune_dialog_cancel (LsTuneDialog *self)
+{
+  if (!ls_tune_dialog_is_running (self))
+    return;
+  ls_tune_session_cancel (self->session);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->cancel), FALSE);
+  gtk_label_set_text (self->progress, "Cancelling: the run in progress ends and is recorded…");
+}
+
+static void
+on_cancel_clicked (GtkButton *button, LsTuneDialog *self)
+{
+  ls_tune_dialog_cancel (self);
 }
 
 static void
@@ -125,10 +164,12 @@ ls_tune_dialog_class_init (LsTuneDialogClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LsTuneDialog, memory);
   gtk_widget_class_bind_template_child (widget_class, LsTuneDialog, time_budget);
   gtk_widget_class_bind_template_child (widget_class, LsTuneDialog, start);
+  gtk_widget_class_bind_template_child (widget_class, LsTuneDialog, cancel);
   gtk_widget_class_bind_template_child (widget_class, LsTuneDialog, spinner);
   gtk_widget_class_bind_template_child (widget_class, LsTuneDialog, progress);
   gtk_widget_class_bind_template_child (widget_class, LsTuneDialog, result);
   gtk_widget_class_bind_template_callback (widget_class, on_start_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, on_cancel_clicked);
 }
 
 static void
