@@ -14,6 +14,7 @@
 #include "app/chart/chart-render.h"
 #include "app/report/chart-store.h"
 #include "app/chart/chart-axis.h"
+#include "app/report/chart-compare.h"
 #include "app/report/compare-table.h"
 #include "app/report/export-file.h"
 #include "app/report/sweep-charts.h"
@@ -336,6 +337,29 @@ test_compare_table (void)
   /* Never to three decimals past 1 ms: "21.2 ms", not "21.207". */
   g_assert_true (g_str_has_suffix (p50->cells->pdata[0], " ms") || g_str_has_suffix (p50->cells->pdata[0], " s")
                  || g_str_has_suffix (p50->cells->pdata[0], " \u00b5s"));
+  /* The runs' waits overlaid under the table: one CDF a run, rising to 1. */
+  ls_chart *cdf = ls_chart_runs_wait_cdf (store, ids, 2, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (cdf->series->len, ==, 2);
+  for (guint i = 0; i < cdf->series->len; i++)
+    {
+      GArray *pts = ((ls_chart_series *) cdf->series->pdata[i])->points;
+      g_assert_cmpuint (pts->len, >, 1);
+      for (guint k = 1; k < pts->len; k++)
+        {
+          g_assert_cmpfloat (g_array_index (pts, ls_chart_point, k).x, >=, g_array_index (pts, ls_chart_point, k - 1).x);
+          g_assert_cmpfloat (g_array_index (pts, ls_chart_point, k).y, >=, g_array_index (pts, ls_chart_point, k - 1).y);
+        }
+      g_assert_cmpfloat (g_array_index (pts, ls_chart_point, pts->len - 1).y, ==, 1.0);
+    }
+  g_assert_cmpstr (((ls_chart_series *) cdf->series->pdata[0])->label, ==, "run 2 (baseline)");
+  ls_chart_free (cdf);
+  g_assert_null (ls_chart_runs_wait_cdf (store, (const gint64[]) { 99999 }, 1, &error));
+  g_assert_error (error, LS_STORE_ERROR, LS_STORE_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+  /* The store they came from, for the window's read of the waits. */
+  g_assert_nonnull (table->db);
+
   /* No NVML here: no value, no delta. */
   const ls_compare_row *nvml = ls_compare_table_find (table, "gpu_util_nvml");
   g_assert_cmpstr (nvml->cells->pdata[0], ==, "-");

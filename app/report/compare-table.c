@@ -141,7 +141,9 @@ ls_compare_table_load (ls_store *store, const gint64 *ids, guint n_ids, GError *
         return NULL;
       g_ptr_array_add (runs, o);
     }
-  return ls_compare_table_new (runs);
+  ls_compare_table *table = ls_compare_table_new (runs);
+  table->db = g_strdup (ls_store_path (store));
+  return table;
 }
 
 void
@@ -151,6 +153,7 @@ ls_compare_table_free (ls_compare_table *table)
     return;
   g_ptr_array_unref (table->rows);
   g_ptr_array_unref (table->runs);
+  g_free (table->db);
   g_free (table);
 }
 

@@ -35,6 +35,7 @@ typedef struct {
 typedef struct {
   GPtrArray *runs; /* JsonObject: ls_store_run_object, the first the baseline */
   GPtrArray *rows; /* ls_compare_row: the figures in ls_run_figures order, then the knobs */
+  char *db;        /* the store they were read from (ls_compare_table_load); NULL: none */
 } ls_compare_table;
 
 /* The table of runs (JsonObject, as ls_store_run_object makes them; at least
