@@ -48,8 +48,8 @@ ls_chart_runs_wait_cdf (ls_store *store, const gint64 *ids, guint n, GError **er
 {
   g_return_val_if_fail (store != NULL && (ids != NULL || n == 0), NULL);
   ls_chart *chart = ls_chart_new ("Batch wait, all the measured batches of each run");
-  ls_chart_set_subtitle (chart, "Each line rises through a run's batch waits, shortest first: further left waits "
-                                "less. The first run is the baseline.");
+  ls_chart_set_subtitle (chart, "The share of a run's batches that waited at most so long: a line further left "
+                                "waits less. The first run is the baseline.");
   for (guint i = 0; i < n; i++)
     {
       g_autoptr (GArray) waits = measured_waits (store, ids[i], error);
@@ -72,7 +72,7 @@ ls_chart_runs_wait_cdf (ls_store *store, const gint64 *ids, guint n, GError **er
   ls_chart_axis_set (x, "batch wait", LS_CHART_UNIT_MS, LS_CHART_LINEAR);
   x->include_zero = TRUE;
   ls_chart_axis *y = ls_chart_axis_get (chart, LS_CHART_Y);
-  ls_chart_axis_set (y, "batches waiting at most this long", LS_CHART_UNIT_FRACTION, LS_CHART_LINEAR);
+  ls_chart_axis_set (y, "share of batches", LS_CHART_UNIT_FRACTION, LS_CHART_LINEAR);
   y->include_zero = TRUE;
   return chart;
 }
