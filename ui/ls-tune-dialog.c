@@ -20,7 +20,8 @@ struct _LsTuneDialog {
   gpointer done_data;
   LsTuneSession *session; /* while tune runs, and after: its result */
   char *result_text;
-  guint measuring; /* runs started so far */
+  guint measuring;    /* runs started so far */
+  gboolean cancelling; /* Cancel was pressed: a second press does nothing */
 };
 
 G_DEFINE_FINAL_TYPE (LsTuneDialog, ls_tune_dialog, ADW_TYPE_WINDOW)
@@ -49,9 +50,12 @@ set_running (LsTuneDialog *self, gboolean running)
   gtk_widget_set_sensitive (GTK_WIDGET (self->start), !running);
   gtk_widget_set_sensitive (GTK_WIDGET (self->memory), !running);
   gtk_widget_set_sensitive (GTK_WIDGET (self->time_budget), !running);
-  gtk_widget_set_visible (GTK_WIDGET (self->cancel), running);
+  /* Always shown, only sensitive: hiding a button that may hold the focus
+   * left GTK 4.8 a stale focus widget. The focus goes back to Tune. */
   gtk_widget_set_sensitive (GTK_WIDGET (self->cancel), running);
   gtk_spinner_set_spinning (self->spinner, running);
+  if (!running)
+    gtk_widget_grab_focus (GTK_WIDGET (self->start));
 }
 
 static void
@@ -106,6 +110,7 @@ ls_tune_dialog_start (LsTuneDialog *self)
   self->session = ls_tune_session_new (self->request, self->db, gtk_editable_get_text (GTK_EDITABLE (self->memory)),
                                        gtk_editable_get_text (GTK_EDITABLE (self->time_budget)));
   self->measuring = 0;
+  self->cancelling = FALSE;
   g_signal_connect (self->session, "finished", G_CALLBACK (on_finished), self);
   g_signal_connect (self->session, "progress", G_CALLBACK (on_progress), self);
   if (!ls_tune_session_start (self->session, &error))
@@ -127,10 +132,10 @@ on_start_clicked (GtkButton *button, LsTuneDialog *self)
 void
 ls_tune_dialog_cancel (LsTuneDialog *self)
 {
-  if (!ls_tune_dialog_is_running (self))
+  if (!ls_tune_dialog_is_running (self) || self->cancelling)
     return;
   ls_tune_session_cancel (self->session);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->cancel), FALSE);
+  self->cancelling = TRUE;
   gtk_label_set_text (self->progress, "Cancelling: the run in progress ends and is recorded…");
 }
 
