@@ -148,6 +148,8 @@ static JsonObject *
 measure (const ls_sweep_request *base, const char *db, gint64 sweep_id, const ls_tune_point *p,
          volatile sig_atomic_t *stops, ls_tune_progress_func progress, gpointer user_data, GError **error)
 {
+  if (stops && *stops > 0) /* asked to stop before this run: none started */
+    return g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_CANCELLED, "cancelled"), NULL;
   g_autoptr (ls_sweep_request) r = ls_sweep_request_copy (base);
   char text[32];
 
@@ -186,8 +188,9 @@ measure (const ls_sweep_request *base, const char *db, gint64 sweep_id, const ls
   g_main_loop_unref (m.loop);
   if (!started)
     return NULL;
-  gboolean stopped = stops && *stops > 0;
   const char *status = m.summary ? json_object_get_string_member_with_default (m.summary, "status", "") : "";
+  /* Stopped: a run that finished all the same is kept (it is recorded). */
+  gboolean stopped = stops && *stops > 0 && (!m.summary || strcmp (status, "done") != 0);
   if (stopped)
     g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_CANCELLED, "cancelled");
   if (stopped)
