@@ -4,6 +4,7 @@
  * runners on a small synthetic dataset and the simulated sink. */
 #include <adwaita.h>
 #include <glib/gstdio.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "app/analysis/tune-session.h"
@@ -44,6 +45,12 @@ tune_finished (void)
 
 #define DATA "--dataset", "synthetic", "--count", "256", "--size", "64x64", "--sample-cost-us", "600", \
              "--batch-size", "16", "--batches", "32", "--sink", "sim", "--model-ms", "6"
+
+static gboolean
+second_run_started (void)
+{
+  return g_str_has_prefix (ls_tune_dialog_get_progress (dialog), "Run 2: ") || !ls_tune_dialog_is_running (dialog);
+}
 
 static void
 on_tune_done (const char *db, gint64 sweep_id, JsonArray *summaries, gpointer data)
@@ -117,7 +124,93 @@ test_whatif_and_tune (void)
   ls_test_gui_iterate_until (ls_test_gui_never, 2);
   ls_test_gui_screenshot ("gui-tune-done.png");
   ls_test_gui_iterate_until (charts_read, 60);
+
+  /* Progress as tune measures, and Cancel: it answers from what it measured. */
+  ls_tune_dialog_start (dialog);
+  ls_test_gui_iterate_until (second_run_started, 120);
+  g_assert_true (g_str_has_prefix (ls_tune_dialog_get_progress (dialog), "Run 2: measuring "));
+  ls_tune_dialog_cancel (dialog);
+  ls_test_gui_iterate_until (tune_finished, 120);
+  g_assert_false (ls_tune_dialog_is_running (dialog));
+  g_test_message ("after Cancel: %s", ls_tune_dialog_get_result (dialog));
+  g_assert_nonnull (strstr (ls_tune_dialog_get_result (dialog), "Stopped: cancelled."));
+  g_assert_nonnull (strstr (ls_tune_dialog_get_result (dialog), "DataLoader("));
+  ls_test_gui_iterate_until (charts_read, 60);
   gtk_window_destroy (GTK_WINDOW (dialog));
+  gtk_window_destroy (GTK_WINDOW (window));
+  ls_test_gui_iterate_until (ls_test_gui_never, 0.2);
+}
+
+/* Runs the command line (LOADSCOPE) with args up to NULL; fails the test
+ * when it fails. */
+static void
+loadscope (const char *first, ...)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_ptr_array_add (argv, (char *) g_getenv ("LOADSCOPE"));
+  va_list ap;
+  va_start (ap, first);
+  for (const char *a = first; a; a = va_arg (ap, const char *))
+    g_ptr_array_add (argv, (char *) a);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+  g_autofree char *err = NULL;
+  int status = 0;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err,
+                               &status, NULL));
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("loadscope %s: %s", first, err);
+}
+
+/* A sweep without a GPU consumer: a PyTorch script whose 3 ms step runs on
+ * the CPU (sink none), made from a recorded sweep's export. What-if offers
+ * the step's time, not a GPU's speed. */
+static void
+test_whatif_on_the_cpu (void)
+{
+  g_autofree char *src = g_build_filename (tmp_dir, "cpu-source.sqlite", NULL);
+  g_autofree char *db = g_build_filename (tmp_dir, "cpu-script.sqlite", NULL);
+  g_autofree char *file = g_build_filename (tmp_dir, "cpu-script.json", NULL);
+  loadscope ("sweep", "--dataset", "synthetic", "--count", "192", "--size", "32x32", "--sample-cost-us", "300",
+             "--batch-size", "16", "--sink", "none", "--workers", "0,1", "--db", src, NULL);
+  loadscope ("export", "--format", "json", "--all", "--db", src, "-o", file, NULL);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_file (parser, file, NULL));
+  JsonArray *runs = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "runs");
+  g_autoptr (JsonArray) summaries = json_array_new ();
+  for (guint i = 0; i < json_array_get_length (runs); i++)
+    {
+      JsonObject *run = json_array_get_object_element (runs, i);
+      JsonObject *summary = json_object_get_object_member (run, "summary");
+      JsonObject *target = json_object_new ();
+      json_object_set_string_member (target, "kind", "pytorch");
+      json_object_set_double_member (target, "step_share", 0.1);
+      json_object_set_double_member (target, "step_ms_p50", 3.0);
+      json_object_set_object_member (summary, "target", target);
+      JsonArray *batches = json_object_get_array_member (run, "batches");
+      for (guint b = 0; b < json_array_get_length (batches); b++)
+        json_object_set_double_member (json_array_get_object_element (batches, b), "compute_ms", 3.0);
+      json_array_add_object_element (summaries, json_object_ref (summary));
+    }
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  json_generator_set_root (gen, json_parser_get_root (parser));
+  g_assert_true (json_generator_to_file (gen, file, NULL));
+  loadscope ("import", file, "--db", db, NULL);
+
+  GtkWidget *window = adw_window_new ();
+  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);
+  page = g_object_new (LS_TYPE_RESULTS_PAGE, NULL);
+  adw_window_set_content (ADW_WINDOW (window), GTK_WIDGET (page));
+  gtk_window_present (GTK_WINDOW (window));
+  ls_results_page_show_sweep (page, db, 1, summaries);
+  ls_test_gui_iterate_until (charts_read, 60);
+  bar = LS_WHATIF_BAR (ls_results_page_get_whatif_bar (page));
+  ls_test_gui_iterate_until (whatif_drawn, 60);
+  g_assert_true (ls_whatif_bar_is_step_time (bar));
+  ls_whatif_bar_set_speed (bar, 2.0);
+  ls_test_gui_iterate_until (whatif_drawn, 60);
+  g_assert_cmpuint (ls_whatif_bar_n_predicted (bar), >, 0);
+  ls_test_gui_screenshot ("gui-whatif-cpu.png");
   gtk_window_destroy (GTK_WINDOW (window));
   ls_test_gui_iterate_until (ls_test_gui_never, 0.2);
 }
@@ -129,6 +222,7 @@ main (int argc, char **argv)
   gtk_init ();
   adw_init ();
   tmp_dir = g_dir_make_tmp ("loadscope-gui-whatif-XXXXXX", NULL);
+  g_test_add_func ("/gui/whatif-on-the-cpu", test_whatif_on_the_cpu);
   g_test_add_func ("/gui/whatif-and-tune", test_whatif_and_tune);
   int rc = g_test_run ();
   ls_test_remove_tree (tmp_dir);

@@ -11,6 +11,7 @@
 #include "app/core/recommend.h"
 #include "app/core/run-options.h"
 #include "app/sweep/sweep-text.h"
+#include "app/report/compare-table.h"
 #include "test-cli-util.h"
 #include "test-util.h"
 
@@ -424,6 +425,12 @@ test_compare_json (void)
   double v0 = json_array_get_double_element (values, 0), v1 = json_array_get_double_element (values, 1);
   g_assert_cmpfloat (json_array_get_double_element (delta, 0), ==, 0);
   g_assert_cmpfloat (fabs (json_array_get_double_element (delta, 1) - (v1 - v0) / v0 * 100), <, 1e-9);
+  /* Each change marked as the window and the text mark it. */
+  JsonArray *change = json_object_get_array_member (t, "change");
+  g_assert_true (JSON_NODE_HOLDS_NULL (json_array_get_element (change, 0)));
+  double d1 = json_array_get_double_element (delta, 1);
+  g_assert_cmpstr (json_array_get_string_element (change, 1), ==,
+                   fabs (d1) < LS_COMPARE_SAME_PERCENT ? "same" : d1 > 0 ? "better" : "worse");
   /* No NVML here, and none for the run without a device. */
   JsonArray *nvml = json_object_get_array_member (json_object_get_object_member (f, "gpu_util_nvml"), "delta_percent");
   g_assert_true (JSON_NODE_HOLDS_NULL (json_array_get_element (nvml, 1)));
@@ -448,13 +455,18 @@ test_compare_text (void)
   g_autofree char *a = run_id_at (3), *b = run_id_at (2);
   ls_test_cli r = ls_test_loadscope ("compare", a, b, "--db", db, NULL);
   g_assert_cmpint (r.status, ==, 0);
-  g_assert_nonnull (strstr (r.out, "throughput (samples/s)"));
-  g_assert_nonnull (strstr (r.out, "batch wait p99 (ms)"));
-  g_assert_nonnull (strstr (r.out, "GPU util (NVML, %)"));
-  g_assert_nonnull (strstr (r.out, "GPU util (exact, %)"));
+  /* Figures first, with the charts' units, each change marked. */
+  g_assert_nonnull (strstr (r.out, "\nthroughput "));
+  g_assert_nonnull (strstr (r.out, " img/s"));
+  g_assert_null (strstr (r.out, "samples/s"));
+  g_assert_nonnull (strstr (r.out, "batch wait p99 "));
+  g_assert_nonnull (strstr (r.out, " ms"));
+  g_assert_nonnull (strstr (r.out, "GPU util (NVML) "));
+  g_assert_nonnull (strstr (r.out, "GPU util (exact) "));
   g_assert_null (strstr (r.out, ") ("));
-  g_assert_nonnull (strstr (r.out, "epoch boundary (ms)"));
-  g_assert_nonnull (strstr (r.out, " %)"));
+  g_assert_nonnull (strstr (r.out, "epoch boundary "));
+  g_assert_true (strstr (r.out, " %, better)") || strstr (r.out, " %, worse)"));
+  g_assert_true (strstr (r.out, "figures (change against") < strstr (r.out, "knobs that differ:"));
   g_assert_nonnull (strstr (r.out, "knobs that differ:"));
   g_assert_nonnull (strstr (r.out, "\nworkers "));
   g_assert_nonnull (strstr (r.out, "sim*"));

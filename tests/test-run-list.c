@@ -13,6 +13,8 @@
 
 #include "app/chart/chart-render.h"
 #include "app/report/chart-store.h"
+#include "app/chart/chart-axis.h"
+#include "app/report/chart-compare.h"
 #include "app/report/compare-table.h"
 #include "app/report/export-file.h"
 #include "app/report/sweep-charts.h"
@@ -308,13 +310,56 @@ test_compare_table (void)
   const ls_compare_row *tp = ls_compare_table_find (table, "throughput_sps");
   g_assert_cmpint (tp->kind, ==, LS_COMPARE_FIGURE);
   g_assert_false (tp->differs);
-  g_assert_cmpstr (tp->label, ==, "throughput (samples/s)");
+  g_assert_cmpstr (tp->label, ==, "throughput");
+  /* The figures come first, the knobs after. */
+  g_assert_true (table->rows->pdata[0] == tp);
+  g_assert_cmpint (((ls_compare_row *) table->rows->pdata[ls_n_run_figures])->kind, ==, LS_COMPARE_KNOB);
   double a = json_object_get_double_member (first, "throughput_sps");
   double b = json_object_get_double_member (second, "throughput_sps");
   g_assert_cmpfloat_with_epsilon (tp->delta[0], 0, 1e-9);
   g_assert_cmpfloat_with_epsilon (tp->delta[1], (b - a) / a * 100, 1e-9);
-  g_autofree char *shown = g_strdup_printf ("%.0f", b);
+  /* As the charts show it: their unit and decimals. */
+  g_autofree char *shown = ls_chart_format_value (LS_CHART_UNIT_SPS, b);
   g_assert_cmpstr (tp->cells->pdata[1], ==, shown);
+  g_assert_true (g_str_has_suffix (tp->cells->pdata[1], " img/s"));
+  /* More throughput is better, more wait is worse. */
+  g_assert_cmpint (tp->better[0], ==, 0);
+  g_assert_cmpint (tp->better[1], ==, fabs (tp->delta[1]) < LS_COMPARE_SAME_PERCENT ? 0 : b > a ? 1 : -1);
+  g_autofree char *change = ls_compare_change_text (tp, 1);
+  g_assert_nonnull (change);
+  if (tp->better[1])
+    g_assert_true (g_str_has_suffix (change, b > a ? ", better" : ", worse"));
+  g_assert_null (ls_compare_change_text (tp, 0));
+  const ls_compare_row *p50 = ls_compare_table_find (table, "wait_p50_ms");
+  double wa = json_object_get_double_member (first, "wait_p50_ms"), wb = json_object_get_double_member (second, "wait_p50_ms");
+  if (fabs (p50->delta[1]) >= LS_COMPARE_SAME_PERCENT)
+    g_assert_cmpint (p50->better[1], ==, wb < wa ? 1 : -1);
+  /* Never to three decimals past 1 ms: "21.2 ms", not "21.207". */
+  g_assert_true (g_str_has_suffix (p50->cells->pdata[0], " ms") || g_str_has_suffix (p50->cells->pdata[0], " s")
+                 || g_str_has_suffix (p50->cells->pdata[0], " \u00b5s"));
+  /* The runs' waits overlaid under the table: one CDF a run, rising to 1. */
+  ls_chart *cdf = ls_chart_runs_wait_cdf (store, ids, 2, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (cdf->series->len, ==, 2);
+  for (guint i = 0; i < cdf->series->len; i++)
+    {
+      GArray *pts = ((ls_chart_series *) cdf->series->pdata[i])->points;
+      g_assert_cmpuint (pts->len, >, 1);
+      for (guint k = 1; k < pts->len; k++)
+        {
+          g_assert_cmpfloat (g_array_index (pts, ls_chart_point, k).x, >=, g_array_index (pts, ls_chart_point, k - 1).x);
+          g_assert_cmpfloat (g_array_index (pts, ls_chart_point, k).y, >=, g_array_index (pts, ls_chart_point, k - 1).y);
+        }
+      g_assert_cmpfloat (g_array_index (pts, ls_chart_point, pts->len - 1).y, ==, 1.0);
+    }
+  g_assert_cmpstr (((ls_chart_series *) cdf->series->pdata[0])->label, ==, "run 2 (baseline)");
+  ls_chart_free (cdf);
+  g_assert_null (ls_chart_runs_wait_cdf (store, (const gint64[]) { 99999 }, 1, &error));
+  g_assert_error (error, LS_STORE_ERROR, LS_STORE_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+  /* The store they came from, for the window's read of the waits. */
+  g_assert_nonnull (table->db);
+
   /* No NVML here: no value, no delta. */
   const ls_compare_row *nvml = ls_compare_table_find (table, "gpu_util_nvml");
   g_assert_cmpstr (nvml->cells->pdata[0], ==, "-");

@@ -2,10 +2,16 @@
 
 #include <math.h>
 
+#include "app/report/chart-compare.h"
+#include "app/store/store-query.h"
+#include "ui/ls-chart-view.h"
+
 /* A run column is at least this wide and shows at most this many
  * characters (a dataset's path is ellipsized, whole in its tooltip). */
-#define RUN_COLUMN_PX 160
-#define RUN_COLUMN_CHARS 30
+#define RUN_COLUMN_PX 190
+#define RUN_COLUMN_CHARS 34
+/* The overlaid waits: tall enough for a plot area at the window's size. */
+#define CDF_HEIGHT_PX 260
 
 struct _LsCompareWindow {
   AdwWindow parent_instance;
@@ -17,6 +23,9 @@ struct _LsCompareWindow {
   GtkScrolledWindow *header_scroll;
   GtkScrolledWindow *labels_scroll;
   GtkScrolledWindow *body_scroll;
+  GtkBox *charts;
+  LsChartView *cdf;           /* NULL until the waits are read */
+  GCancellable *reading;      /* the waits being read */
 };
 
 G_DEFINE_FINAL_TYPE (LsCompareWindow, ls_compare_window, ADW_TYPE_WINDOW)
@@ -71,31 +80,141 @@ build (LsCompareWindow *self)
       g_ptr_array_add (widths, g);
     }
 
+  /* The figures first, each against the baseline and marked better or
+   * worse; then the knobs, those that differ marked. A heading row before
+   * each part (an empty cell in the body keeps the rows level). */
+  JsonObject *base = table->runs->pdata[0];
+  int at = 0;
   for (guint y = 0; y < table->rows->len; y++)
     {
       const ls_compare_row *row = table->rows->pdata[y];
       gboolean knob = row->kind == LS_COMPARE_KNOB;
+      if (y == 0 || (knob && ((const ls_compare_row *) table->rows->pdata[y - 1])->kind != LS_COMPARE_KNOB))
+        {
+          g_autofree char *title = knob ? g_strdup ("Knobs")
+                                        : g_strdup_printf ("Figures, change against run %" G_GINT64_FORMAT,
+                                                           json_object_get_int_member (base, "id"));
+          GtkWidget *h = row_label (title, FALSE);
+          gtk_widget_add_css_class (h, "heading");
+          gtk_grid_attach (self->labels, h, 0, at, 1, 1);
+          gtk_grid_attach (self->body, gtk_label_new (""), 0, at, 1, 1);
+          at++;
+        }
       g_autofree char *label = g_strdup_printf ("%s%s", row->label, row->differs ? "  (differs)" : "");
-      gtk_grid_attach (self->labels, row_label (label, row->differs), 0, (int) y, 1, 1);
+      gtk_grid_attach (self->labels, row_label (label, row->differs), 0, at, 1, 1);
       for (guint r = 0; r < row->cells->len; r++)
         {
           const char *t = row->cells->pdata[r];
-          /* A figure with its change against the baseline. */
-          g_autofree char *text = !knob && r > 0 && !isnan (row->delta[r])
-                                      ? g_strdup_printf ("%s  (%+.0f %%)", t, row->delta[r])
-                                      : g_strdup (t);
+          g_autofree char *change = knob ? NULL : ls_compare_change_text (row, r);
+          g_autofree char *text = change ? g_strdup_printf ("%s  (%s)", t, change) : g_strdup (t);
           GtkWidget *c = cell (text, !knob, row->differs);
+          if (!knob && row->better[r] != 0)
+            gtk_widget_add_css_class (c, row->better[r] > 0 ? "success" : "error");
           gtk_size_group_add_widget (widths->pdata[r], c);
-          gtk_grid_attach (self->body, c, (int) r, (int) y, 1, 1);
+          gtk_grid_attach (self->body, c, (int) r, at, 1, 1);
         }
+      at++;
     }
   g_ptr_array_unref (self->differing);
   self->differing = ls_compare_table_differing_knobs (table);
 }
 
+/* ---- the runs' waits overlaid, read from the store in a thread */
+
+typedef struct {
+  char *db;
+  GArray *ids; /* gint64 */
+} cdf_read;
+
+static void
+cdf_read_free (gpointer data)
+{
+  cdf_read *r = data;
+  g_free (r->db);
+  g_array_unref (r->ids);
+  g_free (r);
+}
+
+static void
+read_cdf (GTask *task, gpointer source, gpointer data, GCancellable *cancel)
+{
+  cdf_read *r = data;
+  GError *error = NULL;
+  g_autoptr (ls_store) store = ls_store_open_to_read (r->db, &error);
+  ls_chart *chart = store ? ls_chart_runs_wait_cdf (store, (const gint64 *) (void *) r->ids->data, r->ids->len, &error)
+                          : NULL;
+  if (chart)
+    g_task_return_pointer (task, chart, (GDestroyNotify) ls_chart_free);
+  else
+    g_task_return_error (task, error);
+}
+
+static void
+cdf_read_done (GObject *source, GAsyncResult *res, gpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  ls_chart *chart = g_task_propagate_pointer (G_TASK (res), &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || (!chart && !error))
+    return; /* the window went */
+  LsCompareWindow *self = LS_COMPARE_WINDOW (source);
+  g_clear_object (&self->reading);
+  if (!chart)
+    {
+      /* The table stands on its own; say why the waits are missing. */
+      g_autofree char *why = g_strdup_printf ("The runs' batch waits could not be read: %s", error->message);
+      GtkWidget *l = gtk_label_new (why);
+      gtk_label_set_wrap (GTK_LABEL (l), TRUE);
+      gtk_widget_add_css_class (l, "dim-label");
+      gtk_box_append (self->charts, l);
+    }
+  else
+    {
+      self->cdf = ls_chart_view_new (NULL, NULL, NULL);
+      gtk_widget_set_size_request (GTK_WIDGET (self->cdf), -1, CDF_HEIGHT_PX);
+      ls_chart_view_set_chart (self->cdf, chart);
+      gtk_box_append (self->charts, GTK_WIDGET (self->cdf));
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->charts), TRUE);
+}
+
+static void
+start_cdf (LsCompareWindow *self)
+{
+  if (!self->table->db)
+    return;
+  cdf_read *r = g_new0 (cdf_read, 1);
+  r->db = g_strdup (self->table->db);
+  r->ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  for (guint i = 0; i < self->table->runs->len; i++)
+    {
+      gint64 id = json_object_get_int_member (self->table->runs->pdata[i], "id");
+      g_array_append_val (r->ids, id);
+    }
+  self->reading = g_cancellable_new ();
+  g_autoptr (GTask) task = g_task_new (self, self->reading, cdf_read_done, NULL);
+  g_task_set_task_data (task, r, cdf_read_free);
+  g_task_run_in_thread (task, read_cdf);
+}
+
+gboolean
+ls_compare_window_is_reading (LsCompareWindow *self)
+{
+  return self->reading != NULL;
+}
+
+guint
+ls_compare_window_n_cdf_points (LsCompareWindow *self)
+{
+  return self->cdf ? ls_chart_view_n_points (self->cdf) : 0;
+}
+
 static void
 ls_compare_window_dispose (GObject *object)
 {
+  LsCompareWindow *self = LS_COMPARE_WINDOW (object);
+  if (self->reading)
+    g_cancellable_cancel (self->reading);
+  g_clear_object (&self->reading);
   gtk_widget_dispose_template (GTK_WIDGET (object), LS_TYPE_COMPARE_WINDOW);
   G_OBJECT_CLASS (ls_compare_window_parent_class)->dispose (object);
 }
@@ -122,6 +241,7 @@ ls_compare_window_class_init (LsCompareWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LsCompareWindow, header_scroll);
   gtk_widget_class_bind_template_child (widget_class, LsCompareWindow, labels_scroll);
   gtk_widget_class_bind_template_child (widget_class, LsCompareWindow, body_scroll);
+  gtk_widget_class_bind_template_child (widget_class, LsCompareWindow, charts);
 }
 
 static void
@@ -141,6 +261,7 @@ ls_compare_window_new (GtkWindow *parent, ls_compare_table *table)
   LsCompareWindow *self = g_object_new (LS_TYPE_COMPARE_WINDOW, "transient-for", parent, NULL);
   self->table = table;
   build (self);
+  start_cdf (self);
   return self;
 }
 

@@ -1,7 +1,9 @@
-/* Compare: runs side by side, knobs and figures down, one column a run.
- * The row labels and the run headers stay in view while the table
- * scrolls; knobs that differ between the runs are marked. The table itself
- * (cells, differs flags, per-cent deltas) is app/report/compare-table.h. */
+/* Compare: runs side by side, the figures down first (each against the
+ * first run, marked better or worse), then the knobs, one column a run;
+ * under them the runs' batch waits overlaid as CDFs, read from the store
+ * in a thread. The row labels and the run headers stay in view while the
+ * table scrolls; knobs that differ between the runs are marked. The table
+ * itself (cells, differs flags, per-cent deltas) is app/report/compare-table.h. */
 #pragma once
 
 #include <adwaita.h>
@@ -19,5 +21,8 @@ LsCompareWindow *ls_compare_window_new (GtkWindow *parent, ls_compare_table *tab
 guint ls_compare_window_n_runs (LsCompareWindow *self);
 /* The labels of the knobs whose values differ between the runs, in order. */
 GPtrArray *ls_compare_window_differing_knobs (LsCompareWindow *self);
+/* The waits' chart is being read; then its points (0: none, or not read). */
+gboolean ls_compare_window_is_reading (LsCompareWindow *self);
+guint ls_compare_window_n_cdf_points (LsCompareWindow *self);
 
 G_END_DECLS

@@ -10,6 +10,7 @@ struct _LsTuneDialog {
   GtkEntry *memory;
   GtkEntry *time_budget;
   GtkButton *start;
+  GtkButton *cancel;
   GtkSpinner *spinner;
   GtkLabel *progress;
   GtkLabel *result;
@@ -19,6 +20,8 @@ struct _LsTuneDialog {
   gpointer done_data;
   LsTuneSession *session; /* while tune runs, and after: its result */
   char *result_text;
+  guint measuring;    /* runs started so far */
+  gboolean cancelling; /* Cancel was pressed: a second press does nothing */
 };
 
 G_DEFINE_FINAL_TYPE (LsTuneDialog, ls_tune_dialog, ADW_TYPE_WINDOW)
@@ -27,6 +30,12 @@ gboolean
 ls_tune_dialog_is_running (LsTuneDialog *self)
 {
   return self->session && ls_tune_session_is_running (self->session);
+}
+
+const char *
+ls_tune_dialog_get_progress (LsTuneDialog *self)
+{
+  return gtk_label_get_text (self->progress);
 }
 
 const char *
@@ -41,7 +50,12 @@ set_running (LsTuneDialog *self, gboolean running)
   gtk_widget_set_sensitive (GTK_WIDGET (self->start), !running);
   gtk_widget_set_sensitive (GTK_WIDGET (self->memory), !running);
   gtk_widget_set_sensitive (GTK_WIDGET (self->time_budget), !running);
+  /* Always shown, only sensitive: hiding a button that may hold the focus
+   * left GTK 4.8 a stale focus widget. The focus goes back to Tune. */
+  gtk_widget_set_sensitive (GTK_WIDGET (self->cancel), running);
   gtk_spinner_set_spinning (self->spinner, running);
+  if (!running)
+    gtk_widget_grab_focus (GTK_WIDGET (self->start));
 }
 
 static void
@@ -50,6 +64,17 @@ show_result (LsTuneDialog *self, const char *text)
   g_free (self->result_text);
   self->result_text = g_strdup (text);
   gtk_label_set_text (self->result, text);
+}
+
+/* Tune's own progress lines, each as it comes, and how many runs so far. */
+static void
+on_progress (LsTuneSession *session, const char *line, LsTuneDialog *self)
+{
+  if (g_str_has_prefix (line, "measuring "))
+    self->measuring++;
+  g_autofree char *text = self->measuring > 0 ? g_strdup_printf ("Run %u: %s", self->measuring, line)
+                                              : g_strdup (line);
+  gtk_label_set_text (self->progress, text);
 }
 
 static void
@@ -64,10 +89,9 @@ on_finished (LsTuneSession *session, LsTuneDialog *self)
       gtk_label_set_text (self->progress, "");
       return;
     }
-  const char *verdict = json_object_get_string_member_with_default (o, "verdict", "");
-  const char *pytorch = json_object_get_string_member_with_default (o, "pytorch", "");
-  g_autofree char *text = g_strdup_printf ("%s\n\nIn PyTorch: %s", verdict, pytorch);
-  show_result (self, text);
+  /* The recommendation and verdict as Results and `sweep` give them for
+   * the same runs (its DataLoader line in it), then tune's own line. */
+  show_result (self, json_object_get_string_member_with_default (o, "verdict", ""));
   gtk_label_set_text (self->progress, "Done: its runs are on the Results page and in History.");
   gint64 sweep_id = json_object_get_int_member_with_default (o, "sweep_id", 0);
   if (self->done && sweep_id > 0)
@@ -85,7 +109,10 @@ ls_tune_dialog_start (LsTuneDialog *self)
     }
   self->session = ls_tune_session_new (self->request, self->db, gtk_editable_get_text (GTK_EDITABLE (self->memory)),
                                        gtk_editable_get_text (GTK_EDITABLE (self->time_budget)));
+  self->measuring = 0;
+  self->cancelling = FALSE;
   g_signal_connect (self->session, "finished", G_CALLBACK (on_finished), self);
+  g_signal_connect (self->session, "progress", G_CALLBACK (on_progress), self);
   if (!ls_tune_session_start (self->session, &error))
     {
       show_result (self, error->message);
@@ -100,6 +127,22 @@ static void
 on_start_clicked (GtkButton *button, LsTuneDialog *self)
 {
   ls_tune_dialog_start (self);
+}
+
+void
+ls_tune_dialog_cancel (LsTuneDialog *self)
+{
+  if (!ls_tune_dialog_is_running (self) || self->cancelling)
+    return;
+  ls_tune_session_cancel (self->session);
+  self->cancelling = TRUE;
+  gtk_label_set_text (self->progress, "Cancelling: the run in progress ends and is recorded…");
+}
+
+static void
+on_cancel_clicked (GtkButton *button, LsTuneDialog *self)
+{
+  ls_tune_dialog_cancel (self);
 }
 
 static void
@@ -126,10 +169,12 @@ ls_tune_dialog_class_init (LsTuneDialogClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LsTuneDialog, memory);
   gtk_widget_class_bind_template_child (widget_class, LsTuneDialog, time_budget);
   gtk_widget_class_bind_template_child (widget_class, LsTuneDialog, start);
+  gtk_widget_class_bind_template_child (widget_class, LsTuneDialog, cancel);
   gtk_widget_class_bind_template_child (widget_class, LsTuneDialog, spinner);
   gtk_widget_class_bind_template_child (widget_class, LsTuneDialog, progress);
   gtk_widget_class_bind_template_child (widget_class, LsTuneDialog, result);
   gtk_widget_class_bind_template_callback (widget_class, on_start_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, on_cancel_clicked);
 }
 
 static void

@@ -16,4 +16,8 @@ guint ls_whatif_bar_n_predicted (LsWhatifBar *self);
  * its way. */
 gboolean ls_whatif_bar_is_reading (LsWhatifBar *self);
 
+/* TRUE where the sweep shown has no GPU consumer (a script's step on the
+ * CPU): the scale is the step's time, not a GPU's speed. */
+gboolean ls_whatif_bar_is_step_time (LsWhatifBar *self);
+
 G_END_DECLS

@@ -14,6 +14,7 @@
 
 struct _LsWhatifBar {
   GtkBox parent_instance;
+  GtkLabel *title;
   GtkScale *scale;
   GtkLabel *value;
   GtkLabel *note;
@@ -55,6 +56,52 @@ ls_whatif_bar_is_reading (LsWhatifBar *self)
   return self->reading > 0 || self->redraw != 0;
 }
 
+/* No GPU consumer (sink none: a script's training step on the CPU): the
+ * scale is the step's time, not a GPU's speed. */
+static gboolean
+without_gpu (LsWhatifBar *self)
+{
+  const ls_whatif_run *r = self->basis && self->basis->runs->len ? g_ptr_array_index (self->basis->runs, 0) : NULL;
+  return r && g_strcmp0 (r->sink, "none") == 0;
+}
+
+gboolean
+ls_whatif_bar_is_step_time (LsWhatifBar *self)
+{
+  return without_gpu (self);
+}
+
+/* The scale's value in words: "2×" (GPU speed), or the step's time on
+ * the CPU ("10 ms step"). */
+static char *
+value_text (LsWhatifBar *self)
+{
+  double speed = ls_whatif_bar_get_speed (self);
+  if (!without_gpu (self))
+    return g_strdup_printf ("%.2g×", speed);
+  const ls_whatif_run *r = g_ptr_array_index (self->basis->runs, 0);
+  return g_strdup_printf ("%.3g ms", r->compute_ms / speed);
+}
+
+/* The words around the scale for the sweep shown. */
+static void
+set_mode (LsWhatifBar *self)
+{
+  gboolean cpu = without_gpu (self);
+  gtk_label_set_text (self->title, cpu ? "What if the training step on the CPU took" : "What if the GPU were");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->scale), cpu ? "The training step's time on the CPU: 4× to ¼× of the "
+                                                                "measured time"
+                                                              : "GPU speed: the model step takes 1/k of the measured "
+                                                                "time");
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->scale), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  cpu ? "Training step time" : "GPU speed", -1);
+  static const char *const speed_marks[] = { "¼×", "½×", "1×", "2×", "4×" };
+  static const char *const time_marks[] = { "4× time", "2×", "as measured", "½", "¼ time" };
+  gtk_scale_clear_marks (self->scale);
+  for (int i = 0; i < 5; i++)
+    gtk_scale_add_mark (self->scale, i - 2, GTK_POS_BOTTOM, cpu ? time_marks[i] : speed_marks[i]);
+}
+
 /* The worker counts and pin modes of the sweep's runs. */
 static void
 sweep_axes (LsWhatifBar *self, GArray *workers, GPtrArray *pins)
@@ -85,8 +132,9 @@ static void
 draw_predictions (LsWhatifBar *self, ls_chart *chart)
 {
   double speed = ls_whatif_bar_get_speed (self);
-  g_autofree char *text = g_strdup_printf ("%.2g×", speed);
+  g_autofree char *text = value_text (self);
   gtk_label_set_text (self->value, text);
+  gboolean cpu = without_gpu (self);
   self->n_predicted = 0;
   if (!self->view)
     {
@@ -107,7 +155,8 @@ draw_predictions (LsWhatifBar *self, ls_chart *chart)
   for (guint p = 0; p < MAX (pins->len, 1u); p++)
     {
       const char *pin = pins->len ? g_ptr_array_index (pins, p) : NULL;
-      g_autofree char *label_util = g_strdup_printf ("predicted GPU busy%s%s", pin ? ", pin " : "", pin ? pin : "");
+      g_autofree char *label_util = g_strdup_printf ("predicted %s%s%s", cpu ? "share in the step" : "GPU busy",
+                                                     pin ? ", pin " : "", pin ? pin : "");
       g_autofree char *label_tput = g_strdup_printf ("predicted throughput%s%s", pin ? ", pin " : "", pin ? pin : "");
       /* The colour of the pin mode's measured series (the chart's groups
        * come in the sweep's order, as the pins here). */
@@ -142,7 +191,8 @@ draw_predictions (LsWhatifBar *self, ls_chart *chart)
     }
   if (chart->legend->len > 0)
     {
-      g_autofree char *legend = g_strdup_printf ("model, GPU %.2g×", speed);
+      g_autofree char *legend = cpu ? g_strdup_printf ("model, a %s step on the CPU", text)
+                                    : g_strdup_printf ("model, GPU %.2g×", speed);
       ls_chart_add_legend (chart, legend, -1, LS_CHART_LINE, LS_CHART_DASHED, FALSE, FALSE);
     }
   ls_chart_view_set_chart (self->view, chart);
@@ -206,10 +256,15 @@ on_read (GObject *source, GAsyncResult *result, gpointer data)
       g_clear_pointer (&self->basis, ls_whatif_basis_free);
       self->basis = g_steal_pointer (&r->basis);
       gtk_widget_set_sensitive (GTK_WIDGET (self->scale), self->basis != NULL);
-      g_autofree char *note = self->basis
-          ? g_strdup_printf ("Lines without markers in the utilization chart: the model fitted to this sweep (build "
-                             "time from %s), with the model step × 1/speed.", self->basis->source)
-          : g_strdup ("No finished run to fit the model to.");
+      set_mode (self);
+      g_autofree char *note = !self->basis ? g_strdup ("No finished run to fit the model to.")
+                              : without_gpu (self)
+                                  ? g_strdup_printf ("Lines without markers: the model fitted to this sweep (build "
+                                                     "time %s), for every worker count, with the training step on "
+                                                     "the CPU taking the time chosen.", self->basis->source)
+                                  : g_strdup_printf ("Lines without markers in the utilization chart: the model "
+                                                     "fitted to this sweep (build time %s), with the model step "
+                                                     "× 1/speed.", self->basis->source);
       gtk_label_set_text (self->note, note);
     }
   if (ok)
@@ -245,7 +300,7 @@ redraw_now (gpointer data)
 static void
 on_value_changed (GtkRange *range, LsWhatifBar *self)
 {
-  g_autofree char *text = g_strdup_printf ("%.2g×", ls_whatif_bar_get_speed (self));
+  g_autofree char *text = value_text (self);
   gtk_label_set_text (self->value, text);
   /* A dragged scale moves many times a second: draw once it rests. */
   g_clear_handle_id (&self->redraw, g_source_remove);
@@ -292,6 +347,7 @@ ls_whatif_bar_class_init (LsWhatifBarClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
   G_OBJECT_CLASS (klass)->dispose = ls_whatif_bar_dispose;
   gtk_widget_class_set_template_from_resource (widget_class, "/org/loadscope/Loadscope/ui/ls-whatif-bar.ui");
+  gtk_widget_class_bind_template_child (widget_class, LsWhatifBar, title);
   gtk_widget_class_bind_template_child (widget_class, LsWhatifBar, scale);
   gtk_widget_class_bind_template_child (widget_class, LsWhatifBar, value);
   gtk_widget_class_bind_template_child (widget_class, LsWhatifBar, note);

@@ -12,6 +12,12 @@ struct _LsTuneSession {
   char *db, *memory, *time_budget;
   GSubprocess *proc;
   GCancellable *cancel;
+  GDataInputStream *err_lines; /* the runner's stderr, a line at a time (its progress) */
+  GOutputStream *out;          /* its stdout (the result), collected */
+  GString *err;                /* its stderr, all of it (the reason when it fails) */
+  guint pending;               /* of stdout, stderr and the exit, those not yet done */
+  char *last_line;             /* its latest progress line */
+  gboolean cancelled;          /* ls_tune_session_cancel was called */
   JsonObject *result;
   JsonArray *summaries;
   char *error;
@@ -20,7 +26,7 @@ struct _LsTuneSession {
 
 G_DEFINE_FINAL_TYPE (LsTuneSession, ls_tune_session, G_TYPE_OBJECT)
 
-enum { SIGNAL_FINISHED, N_SIGNALS };
+enum { SIGNAL_FINISHED, SIGNAL_PROGRESS, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 static void
@@ -105,20 +111,24 @@ on_summaries (GObject *source, GAsyncResult *res, gpointer data)
   finish (self);
 }
 
+/* The runner's stdout, stderr and exit are all in: its result, or why none. */
 static void
-on_ended (GObject *source, GAsyncResult *res, gpointer data)
+ended (LsTuneSession *self)
 {
-  g_autoptr (LsTuneSession) self = data;
-  g_autoptr (GError) error = NULL;
-  g_autofree char *out = NULL, *err = NULL;
-  gboolean ok = g_subprocess_communicate_utf8_finish (G_SUBPROCESS (source), res, &out, &err, &error);
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    return; /* disposed meanwhile */
+  if (--self->pending > 0)
+    return;
+  gsize n = g_memory_output_stream_get_data_size (G_MEMORY_OUTPUT_STREAM (self->out));
+  g_autofree char *out = g_strndup (g_memory_output_stream_get_data (G_MEMORY_OUTPUT_STREAM (self->out)), n);
+  g_clear_object (&self->out);
+  g_clear_object (&self->err_lines);
   g_clear_object (&self->proc);
-  g_autoptr (JsonNode) node = ok && out ? json_from_string (out, NULL) : NULL;
+  g_autoptr (JsonNode) node = *out ? json_from_string (out, NULL) : NULL;
   if (!node || !JSON_NODE_HOLDS_OBJECT (node))
     {
-      self->error = g_strdup (error ? error->message : err && *err ? g_strstrip (err) : "no result");
+      g_strstrip (self->err->str);
+      self->error = g_strdup (self->cancelled ? "cancelled; the runs it finished are in History"
+                              : self->err->len ? self->err->str
+                                               : "no result");
       finish (self);
       return;
     }
@@ -132,6 +142,61 @@ on_ended (GObject *source, GAsyncResult *res, gpointer data)
   g_autoptr (GTask) task = g_task_new (self, NULL, on_summaries, NULL);
   g_task_set_task_data (task, GSIZE_TO_POINTER ((gsize) sweep_id), NULL);
   g_task_run_in_thread (task, read_summaries);
+}
+
+static void
+on_stdout (GObject *source, GAsyncResult *res, gpointer data)
+{
+  g_autoptr (LsTuneSession) self = data;
+  g_autoptr (GError) error = NULL;
+  g_output_stream_splice_finish (G_OUTPUT_STREAM (source), res, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return; /* disposed meanwhile */
+  ended (self);
+}
+
+static void read_line (LsTuneSession *self);
+
+static void
+on_line (GObject *source, GAsyncResult *res, gpointer data)
+{
+  g_autoptr (LsTuneSession) self = data;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *line = g_data_input_stream_read_line_finish_utf8 (G_DATA_INPUT_STREAM (source), res, NULL, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  if (!line)
+    {
+      ended (self); /* the end of stderr (or a line that is not UTF-8: the rest is lost) */
+      return;
+    }
+  g_string_append_printf (self->err, "%s\n", line);
+  g_strstrip (line);
+  if (*line)
+    {
+      g_free (self->last_line);
+      self->last_line = g_steal_pointer (&line);
+      g_signal_emit (self, signals[SIGNAL_PROGRESS], 0, self->last_line);
+    }
+  read_line (self);
+}
+
+static void
+read_line (LsTuneSession *self)
+{
+  g_data_input_stream_read_line_async (self->err_lines, G_PRIORITY_DEFAULT, self->cancel, on_line,
+                                       g_object_ref (self));
+}
+
+static void
+on_exit (GObject *source, GAsyncResult *res, gpointer data)
+{
+  g_autoptr (LsTuneSession) self = data;
+  g_autoptr (GError) error = NULL;
+  g_subprocess_wait_finish (G_SUBPROCESS (source), res, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  ended (self);
 }
 
 gboolean
@@ -162,15 +227,33 @@ ls_tune_session_start (LsTuneSession *self, GError **error)
   g_clear_pointer (&self->result, json_object_unref);
   g_clear_object (&self->cancel);
   self->cancel = g_cancellable_new ();
-  /* Its progress lines go to stderr: communicate () collects them. */
+  /* Its result comes on stdout, its progress lines on stderr: each line
+   * is said as it comes ("progress"), and the exit ends it. */
   self->running = TRUE;
-  g_subprocess_communicate_utf8_async (self->proc, NULL, self->cancel, on_ended, g_object_ref (self));
+  self->cancelled = FALSE;
+  self->pending = 3;
+  g_string_truncate (self->err, 0);
+  g_clear_pointer (&self->last_line, g_free);
+  self->out = g_memory_output_stream_new_resizable ();
+  g_output_stream_splice_async (self->out, g_subprocess_get_stdout_pipe (self->proc),
+                                G_OUTPUT_STREAM_SPLICE_CLOSE_SOURCE | G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET,
+                                G_PRIORITY_DEFAULT, self->cancel, on_stdout, g_object_ref (self));
+  self->err_lines = g_data_input_stream_new (g_subprocess_get_stderr_pipe (self->proc));
+  read_line (self);
+  g_subprocess_wait_async (self->proc, self->cancel, on_exit, g_object_ref (self));
   return TRUE;
+}
+
+const char *
+ls_tune_session_get_progress (LsTuneSession *self)
+{
+  return self->last_line;
 }
 
 void
 ls_tune_session_cancel (LsTuneSession *self)
 {
+  self->cancelled |= self->proc != NULL;
   const char *id = self->proc ? g_subprocess_get_identifier (self->proc) : NULL;
   if (id && ls_process_interrupt ((ls_pid) g_ascii_strtoull (id, NULL, 10), NULL) != LS_OK)
     g_subprocess_force_exit (self->proc); /* it listens for none: stopped */
@@ -210,6 +293,8 @@ ls_tune_session_dispose (GObject *object)
     g_cancellable_cancel (self->cancel);
   g_clear_object (&self->proc);
   g_clear_object (&self->cancel);
+  g_clear_object (&self->err_lines);
+  g_clear_object (&self->out);
   G_OBJECT_CLASS (ls_tune_session_parent_class)->dispose (object);
 }
 
@@ -224,6 +309,8 @@ ls_tune_session_finalize (GObject *object)
   g_clear_pointer (&self->result, json_object_unref);
   g_clear_pointer (&self->summaries, json_array_unref);
   g_free (self->error);
+  g_free (self->last_line);
+  g_string_free (self->err, TRUE);
   G_OBJECT_CLASS (ls_tune_session_parent_class)->finalize (object);
 }
 
@@ -235,12 +322,16 @@ ls_tune_session_class_init (LsTuneSessionClass *klass)
   /* The runner ended: a result or an error, and its runs read. */
   signals[SIGNAL_FINISHED] = g_signal_new ("finished", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                                            NULL, G_TYPE_NONE, 0);
+  /* A progress line of the runner ("measuring workers=2 ..."), as it comes. */
+  signals[SIGNAL_PROGRESS] = g_signal_new ("progress", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                                           NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
 static void
 ls_tune_session_init (LsTuneSession *self)
 {
   self->summaries = json_array_new ();
+  self->err = g_string_new (NULL);
 }
 
 LsTuneSession *

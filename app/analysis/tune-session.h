@@ -30,6 +30,10 @@ GPtrArray *ls_tune_session_argv (LsTuneSession *self, const char *runner);
  * "finished" comes once, from the main loop, when it ended. */
 gboolean ls_tune_session_start (LsTuneSession *self, GError **error);
 
+/* The runner's latest progress line (NULL before the first); each comes
+ * as the "progress" signal too (one string argument). */
+const char *ls_tune_session_get_progress (LsTuneSession *self);
+
 /* Asks the runner to stop: it ends its current run as interrupted (SIGINT;
  * the process's named event on Windows) and records what it measured. */
 void ls_tune_session_cancel (LsTuneSession *self);

@@ -24,16 +24,6 @@
 
 G_DEFINE_QUARK (ls-tune-error-quark, ls_tune_error)
 
-/* "GPU busy 83 %", or where no GPU consumer measured it (a script on the
- * CPU, the none sink) "GPU busy not measured". */
-static char *
-busy_text (const ls_tune_point *p)
-{
-  if (isfinite (p->gpu_util_exact) && p->gpu_util_exact >= 0)
-    return g_strdup_printf ("GPU busy %.0f %%", p->gpu_util_exact * 100);
-  return g_strdup ("GPU busy not measured");
-}
-
 static void
 point_free (ls_tune_point *p)
 {
@@ -144,10 +134,22 @@ point_label (const ls_tune_point *p)
 
 /* Runs point p through the sweep engine, recorded in sweep_id. The run's
  * summary (a new reference), or NULL with an error. */
+/* A stop asked (Ctrl-C, the Tune window's Cancel): the run ends interrupted. */
+static gboolean
+check_stop (gpointer data)
+{
+  LsSweepSession *session = data;
+  if (*(volatile sig_atomic_t *) g_object_get_data (G_OBJECT (session), "stops") > 0)
+    ls_sweep_session_cancel (session);
+  return G_SOURCE_CONTINUE;
+}
+
 static JsonObject *
 measure (const ls_sweep_request *base, const char *db, gint64 sweep_id, const ls_tune_point *p,
-         ls_tune_progress_func progress, gpointer user_data, GError **error)
+         volatile sig_atomic_t *stops, ls_tune_progress_func progress, gpointer user_data, GError **error)
 {
+  if (stops && *stops > 0) /* asked to stop before this run: none started */
+    return g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_CANCELLED, "cancelled"), NULL;
   g_autoptr (ls_sweep_request) r = ls_sweep_request_copy (base);
   char text[32];
 
@@ -176,15 +178,24 @@ measure (const ls_sweep_request *base, const char *db, gint64 sweep_id, const ls
   g_signal_connect (session, "run-finished", G_CALLBACK (on_run_finished), &m);
   g_signal_connect (session, "error", G_CALLBACK (on_error), &m);
   g_signal_connect (session, "finished", G_CALLBACK (on_finished), &m);
+  g_object_set_data (G_OBJECT (session), "stops", (gpointer) stops);
+  guint watch = stops ? g_timeout_add (100, check_stop, session) : 0;
   gboolean started = ls_sweep_session_start (session, error);
   if (started && ls_sweep_session_is_running (session))
     g_main_loop_run (m.loop);
+  g_clear_handle_id (&watch, g_source_remove);
   g_signal_handlers_disconnect_by_data (session, &m);
   g_main_loop_unref (m.loop);
   if (!started)
     return NULL;
   const char *status = m.summary ? json_object_get_string_member_with_default (m.summary, "status", "") : "";
-  if (!m.summary || strcmp (status, "done") != 0)
+  /* Stopped: a run that finished all the same is kept (it is recorded). */
+  gboolean stopped = stops && *stops > 0 && (!m.summary || strcmp (status, "done") != 0);
+  if (stopped)
+    g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_CANCELLED, "cancelled");
+  if (stopped)
+    g_clear_pointer (&m.summary, json_object_unref);
+  else if (!m.summary || strcmp (status, "done") != 0)
     {
       g_autofree char *label = point_label (p);
       g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_FAILED, "%s: %s", label,
@@ -267,7 +278,8 @@ measure_point (search *s, guint workers, guint prefetch, const char *pin, gboole
     say (s, "measuring %s", label);
   else
     say (s, "measuring %s (the model predicts %.0f samples/s)", label, predicted);
-  JsonObject *summary = measure (s->o->base, s->db, s->result->sweep_id, p, s->progress, s->user_data, error);
+  JsonObject *summary
+      = measure (s->o->base, s->db, s->result->sweep_id, p, s->o->stops, s->progress, s->user_data, error);
   if (!summary)
     {
       point_free (p);
@@ -281,8 +293,11 @@ measure_point (search *s, guint workers, guint prefetch, const char *pin, gboole
   json_array_add_object_element (s->result->summaries, summary);
   g_ptr_array_add (s->result->points, p);
   s->result->runs++;
-  g_autofree char *busy = busy_text (p);
-  say (s, "  %.0f samples/s, %s, PSS peak %.0f MB%s", p->throughput_sps, busy, p->pss_peak_bytes / 1e6,
+  /* ", GPU busy 83 %"; nothing where no GPU consumer measured it (a script on the CPU, sink none). */
+  g_autofree char *busy = isfinite (p->gpu_util_exact) && p->gpu_util_exact >= 0
+                              ? g_strdup_printf (", GPU busy %.0f %%", p->gpu_util_exact * 100)
+                              : g_strdup ("");
+  say (s, "  %.0f samples/s%s, PSS peak %.0f MB%s", p->throughput_sps, busy, p->pss_peak_bytes / 1e6,
        p->over_budget ? " (over the memory budget: excluded)" : "");
   return p;
 }
@@ -327,10 +342,10 @@ config_mean (search *s, guint i, guint *n)
 }
 
 /* The best configuration measured within the budget (by the mean of its
- * repeats); with a tolerance, among those within it of the best, the one
- * that uses the least memory. An index of one of its points. */
+ * repeats), for the search; the answer is ls_verdict_for_sweep's (finish).
+ * An index of one of its points. */
 static int
-best_point (search *s, double tolerance)
+best_point (search *s)
 {
   int best = -1;
   double best_mean = 0;
@@ -343,19 +358,7 @@ best_point (search *s, double tolerance)
       if (best < 0 || mean > best_mean)
         best = (int) i, best_mean = mean;
     }
-  if (best < 0 || tolerance <= 0)
-    return best;
-  /* Within the tolerance of the best, the one that uses the least memory. */
-  int choice = best;
-  for (guint i = 0; i < s->result->points->len; i++)
-    {
-      const ls_tune_point *p = g_ptr_array_index (s->result->points, i);
-      const ls_tune_point *c = g_ptr_array_index (s->result->points, choice);
-      if (!p->over_budget && config_mean (s, i, NULL) >= best_mean * (1 - tolerance)
-          && p->pss_peak_bytes < c->pss_peak_bytes)
-        choice = (int) i;
-    }
-  return choice;
+  return best;
 }
 
 /* The model fitted to every run measured so far, the best one first. */
@@ -366,7 +369,7 @@ fit (search *s, GError **error)
   if (!store)
     return NULL;
   GPtrArray *runs = g_ptr_array_new_with_free_func ((GDestroyNotify) ls_whatif_run_free);
-  int best = best_point (s, 0);
+  int best = best_point (s);
   for (int pass = 0; pass < 2; pass++)
     for (guint i = 0; i < s->result->points->len; i++)
       {
@@ -502,37 +505,50 @@ end_sweep (search *s, const char *status, const char *reason)
     ls_store_sweep_end (store, s->result->sweep_id, status, reason, NULL);
 }
 
+/* The answer is ls_verdict_for_sweep's over the runs within the budgets, as
+ * `sweep`, `report` and Results give it: one answer, one set of figures. */
 static void
 finish (search *s, ls_tune_result *r)
 {
-  r->best = best_point (s, MIN (MAX (r->noise, NOISE_FLOOR), 0.03));
+  g_autoptr (JsonArray) kept = json_array_new ();
+  g_autoptr (GArray) index_of = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint i = 0; i < r->points->len; i++)
+    if (!((const ls_tune_point *) g_ptr_array_index (r->points, i))->over_budget)
+      {
+        json_array_add_element (kept, json_node_copy (json_array_get_element (r->summaries, i)));
+        g_array_append_val (index_of, i);
+      }
   r->elapsed_s = elapsed (s);
+  r->best = -1;
+  ls_verdict verdict;
+  ls_verdict_for_sweep (kept, (int) s->o->cores, &verdict);
+  if (verdict.index >= 0)
+    r->best = (int) g_array_index (index_of, guint, (guint) verdict.index);
+  g_autoptr (GPtrArray) groups = ls_config_groups (kept);
+  for (guint j = 0; verdict.index >= 0 && j < groups->len; j++)
+    {
+      const ls_config_group *g = groups->pdata[j];
+      r->best_throughput_sps = g->representative == verdict.index ? g->mean : r->best_throughput_sps;
+      r->best_repeats = g->representative == verdict.index ? g->done : r->best_repeats;
+    }
   if (r->best < 0)
-    return;
+    {
+      ls_verdict_clear (&verdict);
+      return;
+    }
   const ls_tune_point *p = g_ptr_array_index (r->points, r->best);
-  JsonObject *summary = json_array_get_object_element (r->summaries, (guint) r->best);
-  g_autofree char *knobs = ls_recommend_knobs_text (summary);
-  r->pytorch = ls_recommend_dataloader_text (summary);
-  GString *v = g_string_new (NULL);
-  r->best_throughput_sps = config_mean (s, (guint) r->best, &r->best_repeats);
-  g_autofree char *busy = busy_text (p);
-  g_string_append_printf (v, "Use %s: %.0f samples/s%s, %s, PSS peak %.0f MB", knobs, r->best_throughput_sps,
-                          r->best_repeats > 1 ? " (mean of its runs)" : "", busy, p->pss_peak_bytes / 1e6);
+  r->pytorch = g_strdup (verdict.dataloader);
+  g_autofree char *text = ls_verdict_text (&verdict);
+  ls_verdict_clear (&verdict);
+  GString *v = g_string_new (text);
+  g_string_append_printf (v, "Tune: %u run%s in %.0f s, noise %.1f %%", r->runs, r->runs == 1 ? "" : "s",
+                          r->elapsed_s, r->noise * 100);
   if (s->o->memory_budget_bytes > 0)
-    g_string_append_printf (v, " (budget %.0f MB)", s->o->memory_budget_bytes / 1e6);
-  g_string_append_printf (v, "; %u run%s in %.0f s, noise %.1f %%", r->runs, r->runs == 1 ? "" : "s", r->elapsed_s,
-                          r->noise * 100);
-  if (g_strcmp0 (p->pin, "arena") == 0)
-    g_string_append (v, "; pin arena has no PyTorch equivalent (pin_memory=True is the nearest)");
+    g_string_append_printf (v, ", memory budget %.0f MB (PSS peak of the choice %.0f MB)",
+                            s->o->memory_budget_bytes / 1e6, p->pss_peak_bytes / 1e6);
   if (r->stop_reason)
     g_string_append_printf (v, ". Stopped: %s", r->stop_reason);
   g_string_append_c (v, '.');
-  /* What limits the chosen configuration, as every run's verdict says it. */
-  ls_verdict verdict;
-  ls_verdict_for_run (summary, (int) s->o->cores, &verdict);
-  if (verdict.headline)
-    g_string_append_printf (v, "\nVerdict: %s", verdict.headline);
-  ls_verdict_clear (&verdict);
   r->verdict = g_string_free (v, FALSE);
 }
 
@@ -623,7 +639,7 @@ run_search (search *s, GError **error)
       if (!b)
         return FALSE;
       candidate c = { 0 };
-      int best = best_point (s, 0);
+      int best = best_point (s);
       double best_sps = best >= 0 ? config_mean (s, (guint) best, NULL) : 0;
       double noise = MAX (r->noise, NOISE_FLOOR);
       if (!next_candidate (s, b, &c))
@@ -643,7 +659,7 @@ run_search (search *s, GError **error)
         return FALSE;
       picks++;
       guint qi = r->points->len - 1;
-      if (!q->over_budget && same_config (g_ptr_array_index (r->points, (guint) best_point (s, 0)), q)
+      if (!q->over_budget && same_config (g_ptr_array_index (r->points, (guint) best_point (s)), q)
           && elapsed (s) + run_s <= o->time_budget_s && r->runs < (o->max_runs ? o->max_runs : DEFAULT_MAX_RUNS))
         {
           say (s, "the best so far: running it again, for its spread");
@@ -746,13 +762,28 @@ ls_tune_run (const ls_tune_options *options, ls_tune_progress_func progress, gpo
   else
     s.db = g_strdup (o.base->db);
 
-  gboolean ok = begin_sweep (&s, error) && run_search (&s, error);
-  end_sweep (&s, ok ? "done" : "failed", ok ? NULL : (error && *error) ? (*error)->message : "failed");
+  GError *failure = NULL;
+  gboolean ok = begin_sweep (&s, &failure) && run_search (&s, &failure);
+  /* Cancelled: what was measured is the answer, said as such. */
+  gboolean cancelled = g_error_matches (failure, LS_TUNE_ERROR, LS_TUNE_ERROR_CANCELLED);
+  if (cancelled)
+    {
+      g_clear_error (&failure);
+      g_free (result->stop_reason);
+      result->stop_reason = g_strdup ("cancelled");
+      ok = TRUE;
+    }
+  end_sweep (&s, cancelled ? "interrupted" : ok ? "done" : "failed", failure ? failure->message : NULL);
+  if (failure)
+    g_propagate_error (error, failure);
   finish (&s, result);
   if (ok && result->best < 0)
     {
-      g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_BUDGET,
-                   "every configuration measured was over the memory budget (%.0f MB)", o.memory_budget_bytes / 1e6);
+      if (cancelled)
+        g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_CANCELLED, "cancelled before a configuration finished");
+      else
+        g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_BUDGET,
+                     "every configuration measured was over the memory budget (%.0f MB)", o.memory_budget_bytes / 1e6);
       ok = FALSE;
     }
   if (tmpdir)

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <glib.h>
+#include <signal.h>
 #include <json-glib/json-glib.h>
 
 #include "app/core/sweep-request.h"
@@ -24,6 +25,7 @@ typedef enum {
   LS_TUNE_ERROR_BUDGET,   /* no configuration fits the budgets */
   LS_TUNE_ERROR_FAILED,   /* a probe failed: nothing to fit */
   LS_TUNE_ERROR_INVALID,  /* a bad option */
+  LS_TUNE_ERROR_CANCELLED, /* asked to stop (inside ls_tune_run only: it returns what it measured) */
 } ls_tune_error;
 
 typedef struct ls_tune_options {
@@ -33,6 +35,8 @@ typedef struct ls_tune_options {
   double time_budget_s;         /* 0: 120 */
   guint cores;                  /* the machine's cores; 0: this machine's */
   guint max_runs;               /* 0: 16 */
+  volatile sig_atomic_t *stops; /* > 0: stop (the run in progress ends interrupted, the answer is what was
+                                 * measured, stop_reason "cancelled"); NULL: never */
 } ls_tune_options;
 
 /* One measured point. */
@@ -57,7 +61,8 @@ typedef struct ls_tune_result {
   double elapsed_s;
   gint64 sweep_id;              /* 0: not recorded */
   char *store_path;
-  char *verdict;                /* the recommendation in words */
+  char *verdict;                /* the recommendation and verdict of its runs within the budgets, as `sweep`
+                                 * prints them (ls_verdict_for_sweep), then a line of its own (runs, noise) */
   char *pytorch;                /* DataLoader(...) */
   char *stop_reason;            /* why it stopped measuring */
 } ls_tune_result;

@@ -12,7 +12,7 @@
 #include "app/store/store-query.h"
 
 #define LABEL_WIDTH 24
-#define CELL_WIDTH 20
+#define CELL_WIDTH 28
 
 static const char *
 str_or (JsonObject *o, const char *name, const char *otherwise)
@@ -76,6 +76,17 @@ compare_json (const ls_compare_table *table)
             json_builder_add_double_value (b, row->delta[i]);
           else
             json_builder_add_null_value (b);
+        }
+      json_builder_end_array (b);
+      /* "better", "worse", "same" against the first run (null: no change to tell) */
+      json_builder_set_member_name (b, "change");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < runs->len; i++)
+        {
+          if (i == 0 || isnan (row->delta[i]))
+            json_builder_add_null_value (b);
+          else
+            json_builder_add_string_value (b, row->better[i] > 0 ? "better" : row->better[i] < 0 ? "worse" : "same");
         }
       json_builder_end_array (b);
       json_builder_end_object (b);
@@ -157,8 +168,9 @@ compare_text (const ls_compare_table *table)
       for (guint i = 0; i < runs->len; i++)
         {
           const char *value = row->cells->pdata[i];
-          if (i > 0 && !isnan (row->delta[i]))
-            g_ptr_array_add (cells, g_strdup_printf ("%s (%+.1f %%)", value, row->delta[i]));
+          g_autofree char *change = ls_compare_change_text (row, i);
+          if (change)
+            g_ptr_array_add (cells, g_strdup_printf ("%s (%s)", value, change));
           else
             g_ptr_array_add (cells, g_strdup (value));
         }
@@ -201,7 +213,8 @@ ls_cli_compare (int argc, char **argv)
   g_option_context_set_summary (
       context, "Throughput, batch wait p50/p95/p99, GPU utilization (exact and NVML), peak PSS and RSS,\n"
                "CPU, time to first batch and the epoch boundary of two or more runs, each as a change\n"
-               "in per cent against the first run, and the knobs in which the runs differ.\n"
+               "in per cent against the first run marked better or worse (units and decimals as in the\n"
+               "charts), and then the knobs in which the runs differ.\n"
                "RUN is a run id (see `loadscope history`) or the first 4 or more characters of its uuid.\n"
                "\n"
                "Exit status: 0 compared, 1 the store could not be read now (locked), 2 bad usage, no such run,\n"

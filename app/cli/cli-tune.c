@@ -9,6 +9,11 @@
 
 #include "app/analysis/tune.h"
 #include "app/core/run-options.h"
+#include "platform/interrupt.h"
+
+/* Ctrl-C, or the Tune window's Cancel: the run in progress ends
+ * interrupted and tune answers from what it measured. */
+static volatile sig_atomic_t stops;
 
 /* The budgets a tune takes: below, nothing runs; above, a typo. */
 #define TUNE_MIN_MEMORY (1024.0 * 1024)
@@ -134,7 +139,11 @@ ls_cli_tune (int argc, char **argv)
 
   {
     ls_tune_result result;
+    stops = 0;
+    options.stops = &stops;
+    ls_interrupt_listen (&stops, LS_INTERRUPT_COUNT, NULL);
     gboolean ok = ls_tune_run (&options, on_progress, GINT_TO_POINTER (quiet), &result, &error);
+    ls_interrupt_stop ();
     if (!ok)
       {
         fprintf (stderr, "loadscope tune: %s\n", error->message);
@@ -152,9 +161,8 @@ ls_cli_tune (int argc, char **argv)
       }
     else
       {
-        printf ("%s\n", result.verdict);
-        if (result.pytorch)
-          printf ("  %s\n", result.pytorch);
+        /* The sweep's recommendation and verdict (its DataLoader line in it), as `sweep` prints them. */
+        printf ("%s\n", result.verdict ? result.verdict : "no configuration finished: nothing to recommend");
       }
     if (!json && result.store_path)
       fprintf (stderr, "sweep %" G_GINT64_FORMAT ": %u runs; recorded in %s\n", result.sweep_id, result.runs,

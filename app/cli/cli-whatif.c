@@ -18,7 +18,7 @@ ls_cli_whatif (int argc, char **argv)
   char *run = NULL, *db = NULL;
   /* Text, checked below: a number option of GOption cannot say "not given". */
   char *workers_text = NULL, *prefetch_text = NULL, *model_text = NULL, *speed_text = NULL, *cores_text = NULL,
-       *storage_text = NULL;
+       *storage_text = NULL, *step_text = NULL;
   gint64 workers = -1, prefetch = -1;
   double model_ms = -1, gpu_speed = -1, cores = -1, storage = -1;
   gboolean json = FALSE, alone = FALSE;
@@ -28,6 +28,8 @@ ls_cli_whatif (int argc, char **argv)
     { "workers", 0, 0, G_OPTION_ARG_STRING, &workers_text, "Predict with N workers (0 to 256)", "N" },
     { "prefetch", 0, 0, G_OPTION_ARG_STRING, &prefetch_text, "Predict with prefetch P (1 to 64)", "P" },
     { "model-ms", 0, 0, G_OPTION_ARG_STRING, &model_text, "Predict with a model step of X ms (0 to 60000)", "X" },
+    { "step-ms", 0, 0, G_OPTION_ARG_STRING, &step_text,
+      "Predict with a training step of X ms (a script's, on the CPU or a GPU; 0 to 60000)", "X" },
     { "gpu-speed", 0, 0, G_OPTION_ARG_STRING, &speed_text, "Predict with a GPU K times as fast (step x 1/K; K up to 1000)",
       "K" },
     { "cores", 0, 0, G_OPTION_ARG_STRING, &cores_text, "Predict with C CPU cores (up to 4096)", "C" },
@@ -41,9 +43,11 @@ ls_cli_whatif (int argc, char **argv)
 
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_summary (context,
-                                "Predicts throughput, GPU busy time and batch wait of a recorded run with\n"
-                                "other knobs, from a queueing model of the workers feeding the GPU fitted\n"
-                                "to the run and the other runs of its sweep. Example:\n"
+                                "Predicts throughput, the consumer's busy time and batch wait of a recorded\n"
+                                "run with other knobs, from a queueing model of the workers feeding the\n"
+                                "consumer (a GPU, or a script's training step on the CPU) fitted to the\n"
+                                "run and the other runs of its sweep. --gpu-speed needs a GPU consumer;\n"
+                                "--step-ms sets the step's time either way. Example:\n"
                                 "  loadscope whatif --run 12 --workers 4 --gpu-speed 2");
   char **args = argv;
   gboolean parsed = ls_cli_parse_args (context, &argc, &args, &error);
@@ -62,6 +66,13 @@ ls_cli_whatif (int argc, char **argv)
       fprintf (stderr, "loadscope whatif: --run is required (a run id from `loadscope history`)\n");
       goto out;
     }
+  if (model_text && step_text)
+    {
+      fprintf (stderr, "loadscope whatif: --model-ms and --step-ms both set the step's time: give one\n");
+      goto out;
+    }
+  if (step_text)
+    model_text = g_steal_pointer (&step_text);
   /* Every value given is checked, out of range or not a number alike. */
   if ((workers_text && !ls_cli_int_in ("--workers", workers_text, 0, 256, &workers, &error))
       || (prefetch_text && !ls_cli_int_in ("--prefetch", prefetch_text, 1, 64, &prefetch, &error))
@@ -84,6 +95,17 @@ ls_cli_whatif (int argc, char **argv)
       {
         fprintf (stderr, "loadscope whatif: %s\n", error->message);
         exit_code = error->domain == LS_STORE_ERROR && error->code == LS_STORE_ERROR_NOT_FOUND ? 2 : 1;
+        goto out;
+      }
+    /* Without a GPU consumer (sink none: a script's step on the CPU) there
+     * is no GPU to make faster: the step's own time is the knob. */
+    const ls_whatif_run *measured = g_ptr_array_index (basis->runs, 0);
+    if (speed_text && g_strcmp0 (measured->sink, "none") == 0)
+      {
+        fprintf (stderr,
+                 "loadscope whatif: --gpu-speed: run %" G_GINT64_FORMAT " has no GPU consumer (sink none%s), so "
+                 "there is no GPU to make faster; give the step's time with --step-ms X, or --workers, --cores\n",
+                 measured->id, measured->script ? ": the script's training step runs on the CPU" : "");
         goto out;
       }
     ls_whatif_change change;
@@ -123,5 +145,6 @@ out:
   g_free (speed_text);
   g_free (cores_text);
   g_free (storage_text);
+  g_free (step_text);
   return exit_code;
 }

@@ -284,6 +284,34 @@ ls_config_group_throughput_text (const ls_config_group *g)
   return g_strdup_printf ("%.0f samples/s", g->mean);
 }
 
+gboolean
+ls_config_group_close (const ls_config_group *g, const ls_config_group *best)
+{
+  return g->done && best->done
+         && (g->mean >= best->mean * (1 - LS_RECOMMEND_TOLERANCE) || ls_config_groups_overlap (g, best));
+}
+
+/* Why configuration a costs the machine less than b, in words ("fewer
+ * workers", "no pinning", "less memory"); NULL when it does not. */
+static const char *
+config_cheaper (JsonArray *summaries, const ls_config_group *a, const ls_config_group *b)
+{
+  JsonObject *x = json_array_get_object_element (summaries, (guint) a->representative);
+  JsonObject *y = json_array_get_object_element (summaries, (guint) b->representative);
+  gint64 wx = json_object_get_int_member_with_default (x, "workers", 0);
+  gint64 wy = json_object_get_int_member_with_default (y, "workers", 0);
+  if (wx != wy)
+    return wx < wy ? "fewer workers" : NULL;
+  const char *px = pin_of (x), *py = pin_of (y);
+  gboolean pinned_x = px && strcmp (px, "off") != 0, pinned_y = py && strcmp (py, "off") != 0;
+  if (pinned_x != pinned_y)
+    return pinned_y ? "no pinning" : NULL;
+  /* Less memory counts when it is noticeably less (5 %), not noise. */
+  if (a->memory >= 0 && (b->memory < 0 || a->memory < b->memory * (1 - LS_RECOMMEND_TOLERANCE)))
+    return "less memory";
+  return NULL;
+}
+
 ls_recommendation
 ls_recommend (JsonArray *summaries)
 {
@@ -304,18 +332,16 @@ ls_recommend (JsonArray *summaries)
     }
 
   /* Among the configurations close to the best (within 5 %, or within the
-   * spread of the repeats), the one that uses least memory. */
+   * spread of the repeats), the cheapest: fewer workers, then no pinning,
+   * then noticeably (5 %) less memory. Measuring cannot tell them apart, so
+   * the one that costs the machine least is the answer. */
   ls_config_group *pick = best;
   for (guint j = 0; j < groups->len; j++)
     {
       ls_config_group *g = groups->pdata[j];
-      gboolean close = g->done && (g->mean >= best->mean * (1 - LS_RECOMMEND_TOLERANCE)
-                                   || ls_config_groups_overlap (g, best));
-      /* Less memory counts when it is noticeably less (5 %), not noise. */
-      if (close && g->memory >= 0 && (pick->memory < 0 || g->memory < pick->memory * (1 - LS_RECOMMEND_TOLERANCE)))
+      if (g->done && ls_config_group_close (g, best) && config_cheaper (summaries, g, pick) != NULL)
         pick = g;
     }
-
   JsonObject *p = json_array_get_object_element (summaries, (guint) pick->representative);
   g_autofree char *knobs = ls_recommend_knobs_text (p);
   g_autofree char *tput = ls_config_group_throughput_text (pick);
@@ -328,14 +354,20 @@ ls_recommend (JsonArray *summaries)
   GString *reason = g_string_new (NULL);
   if (pick == best)
     g_string_append_printf (reason, "Use %s: the best throughput, %s%s, and no configuration within 5 %% "
-                                    "of it uses less memory%s.",
+                                    "of it is cheaper (fewer workers, no pinning, less memory)%s.",
                             knobs, tput, util_text, mem_text);
   else
-    g_string_append_printf (reason, "Use %s: %s%s, within %s of the best (%.0f samples/s), with the least "
-                                    "memory of those (%.0f MB peak against %.0f MB).",
-                            knobs, tput, util_text,
-                            pick->mean >= best->mean * (1 - LS_RECOMMEND_TOLERANCE) ? "5 %" : "the spread of repeats",
-                            best->mean, pick->memory / 1e6, best->memory / 1e6);
+    {
+      const char *why = config_cheaper (summaries, pick, best);
+      g_string_append_printf (reason, "Use %s: %s%s, within %s of the best (%.0f samples/s) and cheaper than it (%s",
+                              knobs, tput, util_text,
+                              pick->mean >= best->mean * (1 - LS_RECOMMEND_TOLERANCE) ? "5 %" : "the spread of repeats",
+                              best->mean, why ? why : "");
+      if (pick->memory >= 0 && best->memory >= 0)
+        g_string_append_printf (reason, ", %.0f MB peak against %.0f MB", pick->memory / 1e6, best->memory / 1e6);
+      g_string_append_c (reason, ')');
+      g_string_append_c (reason, '.');
+    }
 
   /* The configurations the repeats cannot tell from the pick. */
   g_autoptr (GPtrArray) same = g_ptr_array_new ();
@@ -350,7 +382,9 @@ ls_recommend (JsonArray *summaries)
       g_string_append_printf (reason, " %s", pick->label);
       for (guint j = 0; j < same->len; j++)
         g_string_append_printf (reason, "%s%s", j + 1 == same->len ? " and " : ", ", (char *) same->pdata[j]);
-      g_string_append (reason, " are within the spread of repeats: either.");
+      g_string_append_printf (reason, " are within the spread of repeats: measuring cannot tell them apart, so "
+                                      "the cheapest, %s, is the one to use.",
+                              pick->label);
     }
   rec.reason = g_string_free (reason, FALSE);
   rec.dataloader = ls_recommend_dataloader_text (p);

@@ -1,10 +1,11 @@
 /* The recommendation of a sweep: the configuration with the best
  * throughput, or, among those within 5 % of it or within the spread of its
- * repeats, the one using the least memory, with the reason in words and
+ * repeats, the cheapest (fewer workers, then no pinning, then noticeably
+ * less memory), with the reason in words and
  * the same configuration as a PyTorch DataLoader call. Repeated runs of a
  * configuration count as one, by their mean; "best" is claimed only when
  * the difference is larger than the spread of the repeats. The one
- * recommendation of `sweep`, `demo` and the workbench, part of their
+ * recommendation of `sweep`, `tune`, `demo`, `report` and the workbench, part of their
  * verdict (app/core/verdict.h). */
 #pragma once
 
@@ -38,6 +39,10 @@ GPtrArray *ls_config_groups (JsonArray *summaries);
 /* TRUE when both ran more than once and their throughput ranges overlap:
  * the difference between them is within the spread of the repeats. */
 gboolean ls_config_groups_overlap (const ls_config_group *a, const ls_config_group *b);
+
+/* g is close to best: within 5 % of its mean, or within the spread of
+ * their repeats (both finished). */
+gboolean ls_config_group_close (const ls_config_group *g, const ls_config_group *best);
 
 /* "1234 samples/s", or "1234 samples/s (mean of 3, 1200–1260)". */
 char *ls_config_group_throughput_text (const ls_config_group *g);

@@ -90,6 +90,30 @@ cores_text (int cores)
   return cores == 2 ? g_strdup ("both cores") : g_strdup_printf ("all %d cores", cores);
 }
 
+/* No GPU consumer: the none sink, which is also where a script runs its
+ * step on the CPU. Nothing said about such a run speaks of a GPU. */
+static gboolean
+no_gpu (JsonObject *o)
+{
+  return g_strcmp0 (str (o, "sink"), "none") == 0;
+}
+
+/* A script's own step (--target pytorch), declared here for the wording. */
+static gboolean is_script_run (JsonObject *o);
+
+/* What the loader has to keep up with, for a sentence: "keep the GPU busy",
+ * "keep up with the training step on the CPU", "keep up with a 20 ms step". */
+static char *
+keep_up_text (JsonObject *o, double step_ms)
+{
+  if (!no_gpu (o))
+    return g_strdup ("keep the GPU busy");
+  if (is_script_run (o))
+    return g_strdup ("keep up with the training step on the CPU");
+  g_autofree char *s = ms_text (step_ms);
+  return g_strdup_printf ("keep up with a %s step", s);
+}
+
 /* ---- building ------------------------------------------------------- */
 
 /* The knobs the findings name, applied to the run's to make "suggested". */
@@ -186,9 +210,15 @@ stage_finding (JsonObject *o, GPtrArray *findings)
   if (best <= 0 || total <= 0)
     return;
   g_autofree char *t = ms_text (best), *all = ms_text (total);
+  /* Without a GPU there is nothing to move the work to after a copy. */
+  const char *advice = stages[which].advice;
+  if (no_gpu (o) && strcmp (stages[which].name, "transform") == 0)
+    advice = "the transforms are the slow part: cheaper ones, or apply them once to a pre-processed copy";
+  else if (no_gpu (o) && strcmp (stages[which].name, "write") == 0)
+    advice = "writing into shared memory is the slow part: smaller samples (uint8 output)";
   add (findings, g_strdup_printf ("workers spend most of a batch in %s (%s of %s, %.0f %%): %s",
                                   stages[which].label ? stages[which].label : stages[which].name, t, all,
-                                  100 * best / total, stages[which].advice));
+                                  100 * best / total, advice));
   if (idle >= 0 && idle > total)
     {
       g_autofree char *i = ms_text (idle);
@@ -268,9 +298,12 @@ loading_findings (JsonObject *o, int cores, double step_ms, ls_verdict *v, knob_
       if (needed > cores)
         {
           g_autofree char *b = ms_text (batch_cpu), *s = ms_text (step_ms);
-          add (v->findings, g_strdup_printf ("keeping the GPU busy would take about %d cores (%s of CPU per batch "
-                                             "against a %s step); this machine has %d",
-                                             needed, b, s, cores));
+          g_autofree char *keep = keep_up_text (o, step_ms);
+          add (v->findings, g_strdup_printf ("to %s would take about %d cores (%s of CPU per batch against a %s "
+                                             "step)%s; this machine has %d",
+                                             keep, needed, b, s,
+                                             no_gpu (o) ? ", and on the CPU the step needs cores of its own" : "",
+                                             cores));
         }
       return;
     }
@@ -345,36 +378,49 @@ script_verdict (JsonObject *o, int cores, double wait, double step, ls_verdict *
   double gain = cycle > 0 ? MAX (wait, 0) / cycle : 0;
   /* With no wait at all a batch would take the step alone. */
   double speedup = step > 0 ? cycle / step : 1;
+  gboolean cpu = no_gpu (o);
   g_autofree char *w = ms_text (MAX (wait, 0)), *s = ms_text (step);
   g_autofree char *most = speedup < 1.5 ? g_strdup_printf ("%.0f %% faster", 100 * (speedup - 1))
                                         : g_strdup_printf ("%.1f\u00d7 as fast", speedup);
+  /* On the CPU the step is the training step on the CPU, and the workers
+   * share its cores: "N× as fast" would promise a speed no core gives. */
+  const char *step_name = cpu ? "the training step on the CPU" : "the training step";
 
   if (wait <= 0.1 * step)
     {
       v->limit = LS_LIMIT_STEP;
-      v->headline = g_strdup_printf ("step-bound: the training step takes %s per batch, the wait for the next batch "
+      v->headline = g_strdup_printf ("step-bound: %s takes %s per batch, the wait for the next batch "
                                      "%s (%.0f %% of the time): the loader keeps up",
-                                     s, w, 100 * gain);
-      add (v->findings, g_strdup_printf ("no DataLoader knob can make this run more than %s; a faster step (the "
-                                         "model, the device, mixed precision) is what would help",
-                                         most));
+                                     step_name, s, w, 100 * gain);
+      add (v->findings, g_strdup_printf ("no DataLoader knob can make this run more than %s; %s is what would help",
+                                         most,
+                                         cpu ? "a cheaper training step on the CPU (a smaller model, fewer samples "
+                                               "per step)"
+                                             : "a faster step (the model, the device, mixed precision)"));
     }
   else
     {
       v->limit = LS_LIMIT_LOADING;
-      v->headline = g_strdup_printf ("loading-bound: the script waits %s for each batch against a %s step (%.0f %% of "
+      v->headline = g_strdup_printf ("loading-bound: the script waits %s for each batch against a %s %s (%.0f %% of "
                                      "its time)",
-                                     w, s, 100 * gain);
+                                     w, s, cpu ? "training step on the CPU" : "step", 100 * gain);
       loading_findings (o, cores, step, v, change);
     }
-  v->gain = g_strdup_printf ("at most %s: the step takes %s, the wait %s", most, s, w);
+  if (cpu && speedup >= 1.5)
+    v->gain = g_strdup_printf ("the wait is %.0f %% of each batch's time (%s takes %s, the wait %s); on the CPU "
+                               "the workers share the %d cores with that step, so only idle cores take the wait away",
+                               100 * gain, step_name, s, w, cores);
+  else
+    v->gain = g_strdup_printf ("at most %s: the step takes %s, the wait %s", most, s, w);
 }
 
+/* The verdict of run o; the knobs its findings name in *out_change. */
 static void
-run_verdict (JsonObject *o, int machine_cores, gboolean busy_warning, ls_verdict *v)
+run_verdict (JsonObject *o, int machine_cores, gboolean busy_warning, ls_verdict *v, knob_change *out_change)
 {
   int cores = cores_of (o, machine_cores);
   knob_change change = { -1, -1, -1, -1, -1 };
+  *out_change = change;
   const char *status = json_object_get_string_member_with_default (o, "status", "?");
 
   v->limit = LS_LIMIT_UNKNOWN;
@@ -500,6 +546,7 @@ run_verdict (JsonObject *o, int machine_cores, gboolean busy_warning, ls_verdict
         }
     }
   v->suggested = suggested_dataloader (o, &change);
+  *out_change = change;
 }
 
 /* ---- public ----------------------------------------------------------- */
@@ -509,7 +556,8 @@ ls_verdict_for_run (JsonObject *summary, int cores, ls_verdict *out)
 {
   verdict_init (out);
   out->index = 0;
-  run_verdict (summary, cores, TRUE, out);
+  knob_change change;
+  run_verdict (summary, cores, TRUE, out, &change);
 }
 
 /* Peak memory against workers over the finished runs, a least-squares
@@ -541,6 +589,29 @@ memory_per_worker (JsonArray *summaries, double *intercept)
   return slope;
 }
 
+/* Whether run m has the knobs that change sets, and the pick o's workers
+ * and pinning where change leaves them: the configuration the line to try
+ * would name, whatever knobs that mean nothing there (prefetch with 0
+ * workers) say. */
+static gboolean
+suggestion_matches (JsonObject *o, const knob_change *c, JsonObject *m)
+{
+  gint64 workers = json_object_get_int_member_with_default (m, "workers", 0);
+  const char *pin = str (m, "pin"), *pin_o = str (o, "pin");
+  gboolean pinned = pin && strcmp (pin, "off") != 0, pinned_o = pin_o && strcmp (pin_o, "off") != 0;
+  if (workers != (c->workers >= 0 ? c->workers : json_object_get_int_member_with_default (o, "workers", 0)))
+    return FALSE;
+  if (pinned != (c->pin_memory > 0 ? TRUE : pinned_o))
+    return FALSE;
+  if (c->prefetch >= 0 && workers > 0 && json_object_get_int_member_with_default (m, "prefetch", 0) != c->prefetch)
+    return FALSE;
+  if (c->non_blocking > 0 && !flag (m, "non_blocking"))
+    return FALSE;
+  if (c->persistent > 0 && workers > 0 && !flag (m, "persistent"))
+    return FALSE;
+  return TRUE;
+}
+
 void
 ls_verdict_for_sweep (JsonArray *summaries, int cores, ls_verdict *out)
 {
@@ -557,7 +628,8 @@ ls_verdict_for_sweep (JsonArray *summaries, int cores, ls_verdict *out)
       return;
     }
   JsonObject *o = json_array_get_object_element (summaries, (guint) rec.index);
-  run_verdict (o, cores, FALSE, out);
+  knob_change change;
+  run_verdict (o, cores, FALSE, out, &change);
   g_free (out->dataloader);
   out->dataloader = g_steal_pointer (&rec.dataloader);
   ls_recommendation_clear (&rec);
@@ -580,10 +652,10 @@ ls_verdict_for_sweep (JsonArray *summaries, int cores, ls_verdict *out)
           if (needed > 0 && need_mem >= LS_VERDICT_MEMORY_BOUND * ram)
             {
               g_autofree char *m = bytes_text (need_mem), *r = bytes_text (ram), *old = out->headline;
+              g_autofree char *keep = keep_up_text (o, step);
               out->limit = LS_LIMIT_MEMORY;
-              out->headline = g_strdup_printf ("memory-bound: the %d workers that would keep the GPU busy need about "
-                                               "%s of %s RAM (%s)",
-                                               needed, m, r, old);
+              out->headline = g_strdup_printf ("memory-bound: the %d workers that would %s need about %s of %s RAM (%s)",
+                                               needed, keep, m, r, old);
             }
         }
     }
@@ -591,20 +663,31 @@ ls_verdict_for_sweep (JsonArray *summaries, int cores, ls_verdict *out)
   /* The spread: repeats, or their absence; busy runs. */
   g_autoptr (GPtrArray) groups = ls_config_groups (summaries);
 
-  /* A suggestion the sweep already measured is no suggestion: say what it gave. */
-  for (guint j = 0; j < groups->len && out->suggested; j++)
+  /* A suggestion the sweep already measured is no suggestion: say what it
+   * gave. The line to try never names a configuration measured slower. */
+  const ls_config_group *mine = NULL, *tried = NULL;
+  for (guint j = 0; j < groups->len; j++)
     {
       const ls_config_group *g = groups->pdata[j];
-      if (g->representative < 0)
-        continue;
-      g_autofree char *measured
-          = ls_recommend_dataloader_text (json_array_get_object_element (summaries, (guint) g->representative));
-      if (strcmp (measured, out->suggested) == 0)
-        {
-          g_autofree char *t = ls_config_group_throughput_text (g);
-          add (out->findings, g_strdup_printf ("the knobs above point to %s, which this sweep measured: %s", g->label, t));
-          g_clear_pointer (&out->suggested, g_free);
-        }
+      if (g->representative == out->index)
+        mine = g;
+      if (out->suggested && g->done
+          && suggestion_matches (o, &change, json_array_get_object_element (summaries, (guint) g->representative))
+          && (!tried || g->mean > tried->mean))
+        tried = g;
+    }
+  if (tried)
+    {
+      g_autofree char *t = ls_config_group_throughput_text (tried);
+      gboolean slower = mine && tried->mean < mine->mean;
+      gboolean close = mine && !slower && ls_config_group_close (mine, tried);
+      add (out->findings, g_strdup_printf ("the knobs above point to %s, which this sweep measured: %s%s", tried->label,
+                                           t,
+                                           slower  ? ", slower than the recommendation"
+                                           : close ? ", no more than the spread of repeats or 5 % faster: the "
+                                                     "recommendation costs less"
+                                                   : ""));
+      g_clear_pointer (&out->suggested, g_free);
     }
   gboolean repeated = FALSE;
   g_autoptr (GArray) means = g_array_new (FALSE, FALSE, sizeof (double));

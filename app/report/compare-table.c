@@ -1,8 +1,45 @@
 #include "app/report/compare-table.h"
 
 #include <math.h>
+#include <string.h>
 
+#include "app/chart/chart-axis.h"
+#include "app/core/summary-keys.h"
 #include "app/store/store-query.h"
+
+gboolean
+ls_compare_higher_is_better (const char *column)
+{
+  return strcmp (column, LS_KEY_THROUGHPUT) == 0 || strcmp (column, LS_KEY_GPU_UTIL_EXACT) == 0
+         || strcmp (column, LS_KEY_GPU_UTIL_NVML) == 0;
+}
+
+char *
+ls_compare_change_text (const ls_compare_row *row, guint r)
+{
+  if (row->kind != LS_COMPARE_FIGURE || r == 0 || r >= row->cells->len || isnan (row->delta[r]))
+    return NULL;
+  return g_strdup_printf ("%+.1f %%%s", row->delta[r],
+                          row->better[r] > 0 ? ", better" : row->better[r] < 0 ? ", worse" : "");
+}
+
+/* A figure as the charts show it: the chart's unit and decimals. */
+static char *
+figure_cell (JsonObject *run, const ls_run_figure *fig)
+{
+  double v;
+  if (!ls_json_number (run, fig->column, &v))
+    return g_strdup ("-");
+  if (strcmp (fig->unit, "samples/s") == 0)
+    return ls_chart_format_value (LS_CHART_UNIT_SPS, v);
+  if (strcmp (fig->unit, "ms") == 0)
+    return ls_chart_format_value (LS_CHART_UNIT_MS, v);
+  if (strcmp (fig->unit, "%") == 0)
+    return ls_chart_format_value (LS_CHART_UNIT_FRACTION, v);
+  if (strcmp (fig->unit, "MB") == 0)
+    return ls_chart_format_value (LS_CHART_UNIT_BYTES, v);
+  return g_strdup_printf ("%.*f %s", fig->decimals, v * fig->scale, fig->unit);
+}
 
 gboolean
 ls_compare_delta_percent (JsonObject *first, JsonObject *run, const char *column, double *delta)
@@ -36,6 +73,7 @@ row_free (gpointer data)
   g_free (row->label);
   g_ptr_array_unref (row->cells);
   g_free (row->delta);
+  g_free (row->better);
   g_free (row);
 }
 
@@ -60,6 +98,25 @@ ls_compare_table_new (GPtrArray *runs)
     g_ptr_array_add (table->runs, json_object_ref (runs->pdata[r]));
   table->rows = g_ptr_array_new_full (ls_n_run_knobs + ls_n_run_figures, row_free);
 
+  /* The figures first: they are what a comparison is for. */
+  JsonObject *first = runs->pdata[0];
+  for (guint f = 0; f < ls_n_run_figures; f++)
+    {
+      const ls_run_figure *fig = &ls_run_figures[f];
+      ls_compare_row *row = row_new (LS_COMPARE_FIGURE, fig->column, g_strdup (fig->label), runs->len);
+      row->delta = g_new (double, runs->len);
+      row->better = g_new0 (int, runs->len);
+      int sign = ls_compare_higher_is_better (fig->column) ? 1 : -1;
+      for (guint r = 0; r < runs->len; r++)
+        {
+          g_ptr_array_add (row->cells, figure_cell (runs->pdata[r], fig));
+          if (!ls_compare_delta_percent (first, runs->pdata[r], fig->column, &row->delta[r]))
+            row->delta[r] = NAN;
+          else if (r > 0 && fabs (row->delta[r]) >= LS_COMPARE_SAME_PERCENT)
+            row->better[r] = row->delta[r] > 0 ? sign : -sign;
+        }
+      g_ptr_array_add (table->rows, row);
+    }
   for (guint k = 0; k < ls_n_run_knobs; k++)
     {
       const ls_run_knob *knob = &ls_run_knobs[k];
@@ -67,20 +124,6 @@ ls_compare_table_new (GPtrArray *runs)
       row->differs = knob_differs (runs, knob->column);
       for (guint r = 0; r < runs->len; r++)
         g_ptr_array_add (row->cells, ls_run_knob_text (runs->pdata[r], knob));
-      g_ptr_array_add (table->rows, row);
-    }
-  JsonObject *first = runs->pdata[0];
-  for (guint f = 0; f < ls_n_run_figures; f++)
-    {
-      const ls_run_figure *fig = &ls_run_figures[f];
-      ls_compare_row *row = row_new (LS_COMPARE_FIGURE, fig->column, ls_run_figure_heading (fig), runs->len);
-      row->delta = g_new (double, runs->len);
-      for (guint r = 0; r < runs->len; r++)
-        {
-          g_ptr_array_add (row->cells, ls_run_figure_text (runs->pdata[r], fig));
-          if (!ls_compare_delta_percent (first, runs->pdata[r], fig->column, &row->delta[r]))
-            row->delta[r] = NAN;
-        }
       g_ptr_array_add (table->rows, row);
     }
   return table;
@@ -98,7 +141,9 @@ ls_compare_table_load (ls_store *store, const gint64 *ids, guint n_ids, GError *
         return NULL;
       g_ptr_array_add (runs, o);
     }
-  return ls_compare_table_new (runs);
+  ls_compare_table *table = ls_compare_table_new (runs);
+  table->db = g_strdup (ls_store_path (store));
+  return table;
 }
 
 void
@@ -108,6 +153,7 @@ ls_compare_table_free (ls_compare_table *table)
     return;
   g_ptr_array_unref (table->rows);
   g_ptr_array_unref (table->runs);
+  g_free (table->db);
   g_free (table);
 }
 

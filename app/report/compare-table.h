@@ -1,8 +1,10 @@
 /* Runs side by side, as `loadscope compare` and the window's Compare show
- * them: one row per knob (ls_run_knobs) and per headline figure
- * (ls_run_figures), one cell per run, the first run the baseline. A knob row
- * says whether its value differs between the runs; a figure row carries each
- * run's change against the baseline in per cent. */
+ * them: the headline figures first (ls_run_figures), then the knobs
+ * (ls_run_knobs), one cell per run, the first run the baseline. A figure's
+ * value is shown with its unit and decimals as the charts show it
+ * (ls_chart_format_value: "771 img/s", "21.2 ms"), with its change against
+ * the baseline in per cent, marked better or worse; a knob row says whether
+ * its value differs between the runs. */
 #pragma once
 
 #include <glib.h>
@@ -18,16 +20,22 @@ typedef enum {
 typedef struct {
   ls_compare_row_kind kind;
   const char *column; /* in the run table */
-  char *label;        /* knob: its label ("batch size"); figure: its heading with the unit ("throughput (samples/s)") */
+  char *label;        /* knob: its label ("batch size"); figure: its name ("throughput", "batch wait p50") */
   gboolean differs;   /* knob: its stored value is not the same in every run; figures: FALSE */
-  GPtrArray *cells;   /* char *, one per run: the value as shown, without unit ("on", "30037", "-" when absent) */
+  GPtrArray *cells;   /* char *, one per run: the value as shown ("on", "30 037 img/s", "21.2 ms", "-" when absent) */
   double *delta;      /* figure: per cent change against the first run's value, one per run (the first's is 0);
                          NAN where either value is absent or the first is 0. knob: NULL */
+  int *better;        /* figure: +1 the change is for the better (more throughput, less wait or memory), -1 for
+                         the worse, 0 neither (under LS_COMPARE_SAME_PERCENT, or no delta). knob: NULL */
 } ls_compare_row;
+
+/* A change smaller than this (per cent) is neither better nor worse. */
+#define LS_COMPARE_SAME_PERCENT 1.0
 
 typedef struct {
   GPtrArray *runs; /* JsonObject: ls_store_run_object, the first the baseline */
-  GPtrArray *rows; /* ls_compare_row: the knobs in ls_run_knobs order, then the figures */
+  GPtrArray *rows; /* ls_compare_row: the figures in ls_run_figures order, then the knobs */
+  char *db;        /* the store they were read from (ls_compare_table_load); NULL: none */
 } ls_compare_table;
 
 /* The table of runs (JsonObject, as ls_store_run_object makes them; at least
@@ -48,6 +56,13 @@ const ls_compare_row *ls_compare_table_find (const ls_compare_table *table, cons
 
 /* The labels of the knobs that differ, in table order (a new array of new strings). */
 GPtrArray *ls_compare_table_differing_knobs (const ls_compare_table *table);
+
+/* Run r's change in a figure row in words: "+11.4 %, better",
+ * "-7.4 %, worse", "+0.3 %"; NULL for the baseline or where there is none. */
+char *ls_compare_change_text (const ls_compare_row *row, guint r);
+
+/* TRUE when more of the figure is better (throughput, GPU busy). */
+gboolean ls_compare_higher_is_better (const char *column);
 
 /* Per cent change of column between first and run: (run - first) / |first| x 100.
  * FALSE when either is absent (null) or first is 0. */

@@ -1,0 +1,78 @@
+/* The runs' batch waits overlaid as CDFs (chart-compare.h). */
+#include "app/report/chart-compare.h"
+
+#include <math.h>
+
+#include "app/store/store-named.h"
+#include "app/store/store-query.h"
+
+static int
+compare_double (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* The run's measured waits (after its warm-up), sorted; NULL with the error. */
+static GArray *
+measured_waits (ls_store *store, gint64 run_id, GError **error)
+{
+  g_autoptr (JsonObject) run = ls_store_run_object (store, run_id, error);
+  if (!run)
+    return NULL;
+  gint64 warmup = json_object_get_int_member_with_default (run, "warmup", 0);
+  ls_store_rows *st = ls_store_query_rows (store, LS_QUERY_RUN_BATCH_WAITS, &run_id, 1, error);
+  if (!st)
+    return NULL;
+  GArray *waits = g_array_new (FALSE, FALSE, sizeof (double));
+  GError *local = NULL;
+  while (ls_store_rows_next (st, &local))
+    {
+      double w = ls_store_rows_get_double (st, 2);
+      if (ls_store_rows_get_int (st, 0) >= warmup && isfinite (w))
+        g_array_append_val (waits, w);
+    }
+  ls_store_rows_free (st);
+  if (local)
+    {
+      g_array_unref (waits);
+      g_propagate_error (error, local);
+      return NULL;
+    }
+  g_array_sort (waits, compare_double);
+  return waits;
+}
+
+ls_chart *
+ls_chart_runs_wait_cdf (ls_store *store, const gint64 *ids, guint n, GError **error)
+{
+  g_return_val_if_fail (store != NULL && (ids != NULL || n == 0), NULL);
+  ls_chart *chart = ls_chart_new ("Batch wait, all the measured batches of each run");
+  ls_chart_set_subtitle (chart, "The share of a run's batches that waited at most so long: a line further left "
+                                "waits less. The first run is the baseline.");
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr (GArray) waits = measured_waits (store, ids[i], error);
+      if (!waits)
+        {
+          ls_chart_free (chart);
+          return NULL;
+        }
+      g_autofree char *label = g_strdup_printf ("run %" G_GINT64_FORMAT "%s", ids[i], i == 0 ? " (baseline)" : "");
+      ls_chart_series *s = ls_chart_add_series (chart, label, LS_CHART_LINE, (int) i, LS_CHART_Y);
+      s->markers = FALSE;
+      /* A step a batch: at most ~400 points, so that a long run stays light. */
+      guint stride = MAX (waits->len / 400, 1u);
+      for (guint k = 0; k < waits->len; k += stride)
+        ls_chart_series_add (s, g_array_index (waits, double, k), (k + 1.0) / waits->len);
+      if (waits->len)
+        ls_chart_series_add (s, g_array_index (waits, double, waits->len - 1), 1.0);
+    }
+  ls_chart_axis *x = ls_chart_axis_get (chart, LS_CHART_X);
+  ls_chart_axis_set (x, "batch wait", LS_CHART_UNIT_MS, LS_CHART_LINEAR);
+  x->include_zero = TRUE;
+  ls_chart_axis *y = ls_chart_axis_get (chart, LS_CHART_Y);
+  ls_chart_axis_set (y, "share of batches", LS_CHART_UNIT_FRACTION, LS_CHART_LINEAR);
+  y->include_zero = TRUE;
+  return chart;
+}
