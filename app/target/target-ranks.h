@@ -1,0 +1,35 @@
+/* run --target pytorch --ranks N: the script's ranks, started by the probe's
+ * launcher as `torchrun --standalone --nproc-per-node N` starts them
+ * (data/probe/loadscope_probe/ranks.py), each measured by the probe. Rank
+ * 0's batches are the run's timeline; every rank's figures come in one
+ * "ranks" event (probe-line.h checks it) and become the summary's
+ * target.ranks (one flat object per rank: knobs, waits, step, stages in its
+ * DataLoader, threads, CPU) and target.node (the node's throughput, the
+ * slowest rank and by how much, processes and threads against cores). */
+#pragma once
+
+#include <json-glib/json-glib.h>
+#include <stdio.h>
+
+#include "loader/run.h"
+
+/* Keeps a checked "ranks" event in target (ranks, world_size, master_port). */
+void ls_target_ranks_take (JsonObject *target, JsonObject *event);
+
+/* target.node from target.ranks, with this machine's logical cores; the
+ * run's throughput becomes the node's (the sum of the ranks'). Nothing
+ * without target.ranks. */
+void ls_target_ranks_node (JsonObject *target, ls_run_result *result);
+
+/* The per-rank and node lines under a run's text summary. */
+void ls_target_ranks_print (FILE *to, JsonObject *target);
+
+/* "rank 1's __getitem__: the other rank waits for it in its step (its
+ * batch wait 71.2 ms against 7.1 ms)", or NULL when no rank limits the
+ * others (one rank, or waits within 20 % of each other). */
+char *ls_target_ranks_limiting (JsonObject *target);
+
+/* "num_workers=3 per rank x 8 ranks = 24 workers + 8 ranks = 32 processes
+ * on 32 cores" for w workers per rank, with what it costs where the
+ * processes are more than the cores. */
+char *ls_target_ranks_budget (int ranks, int workers, int cores);
