@@ -5,10 +5,8 @@
 #include <string.h>
 
 #include "app/core/json-util.h"
+#include "app/core/verdict-ranks.h"
 #include "platform/sysinfo.h"
-
-/* Waits within this ratio of each other: no rank limits the others. */
-#define SLOWER_RATIO 1.2
 
 void
 ls_target_ranks_take (JsonObject *target, JsonObject *event)
@@ -31,58 +29,6 @@ rank_at (JsonArray *a, guint i)
 {
   JsonNode *n = json_array_get_element (a, i);
   return JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
-}
-
-/* The stage of a rank's DataLoader that took the most of its batch. */
-static const char *
-top_stage (JsonObject *r)
-{
-  static const struct {
-    const char *key, *name;
-  } stages[] = { { "getitem_ms", "__getitem__" }, { "collate_ms", "collate_fn" }, { "sampler_ms", "sampler" },
-                 { "handoff_ms", "hand-off to the training process" }, { "pin_ms", "pin-memory thread" } };
-  const char *best = "loader";
-  double most = -1;
-  for (size_t i = 0; i < G_N_ELEMENTS (stages); i++)
-    {
-      double v = ls_json_number_or (r, stages[i].key, -1);
-      if (v > most)
-        {
-          most = v;
-          best = stages[i].name;
-        }
-    }
-  return best;
-}
-
-/* The rank whose loader made its step wait longest, and the mean of the
- * others' waits; -1 without two ranks with waits. */
-static int
-slowest (JsonArray *a, double *its_wait, double *others_wait)
-{
-  guint n = json_array_get_length (a);
-  int worst = -1;
-  double most = -1, sum = 0;
-  guint counted = 0;
-  for (guint i = 0; i < n; i++)
-    {
-      JsonObject *r = rank_at (a, i);
-      double w = r ? ls_json_number_or (r, "wait_ms_mean", -1) : -1;
-      if (w < 0)
-        return -1;
-      sum += w;
-      counted++;
-      if (w > most)
-        {
-          most = w;
-          worst = (int) i;
-        }
-    }
-  if (counted < 2)
-    return -1;
-  *its_wait = most;
-  *others_wait = (sum - most) / (counted - 1);
-  return worst;
 }
 
 void
@@ -128,14 +74,14 @@ ls_target_ranks_node (JsonObject *target, ls_run_result *result)
       json_object_set_boolean_member (node, "threads_over_cores", threads > cores);
     }
   double its = 0, others = 0;
-  int worst = slowest (a, &its, &others);
+  int worst = ls_verdict_ranks_slowest (a, &its, &others);
   if (worst >= 0)
     {
       json_object_set_int_member (node, "slowest_rank", worst);
       json_object_set_double_member (node, "slowest_wait_ms", its);
       json_object_set_double_member (node, "others_wait_ms", others);
       json_object_set_double_member (node, "slower_by_ms", its - others);
-      json_object_set_string_member (node, "slowest_stage", top_stage (rank_at (a, (guint) worst)));
+      json_object_set_string_member (node, "slowest_stage", ls_verdict_ranks_stage (rank_at (a, (guint) worst)));
     }
   json_object_set_string_member (node, "throughput_note",
                                  "the node's: the sum of the ranks' samples per second; the run's batches and "
@@ -143,38 +89,6 @@ ls_target_ranks_node (JsonObject *target, ls_run_result *result)
   json_object_set_object_member (target, "node", node);
   if (all && sum > 0)
     result->throughput_sps = sum;
-}
-
-char *
-ls_target_ranks_limiting (JsonObject *target)
-{
-  JsonArray *a = ranks_of (target);
-  if (!a)
-    return NULL;
-  double its = 0, others = 0;
-  int worst = slowest (a, &its, &others);
-  if (worst < 0 || its <= others * SLOWER_RATIO || its - others < 0.5)
-    return NULL;
-  guint n = json_array_get_length (a);
-  return g_strdup_printf ("rank %d's %s: the other rank%s wait%s for it in %s step (its batch wait %.1f ms "
-                          "against %.1f ms)",
-                          worst, top_stage (rank_at (a, (guint) worst)), n > 2 ? "s" : "", n > 2 ? "" : "s",
-                          n > 2 ? "their" : "its", its, others);
-}
-
-char *
-ls_target_ranks_budget (int ranks, int workers, int cores)
-{
-  int processes = ranks * (1 + workers);
-  GString *s = g_string_new (NULL);
-  g_string_append_printf (s, "num_workers=%d per rank x %d rank%s = %d worker%s + %d rank%s = %d processes on %d cores",
-                          workers, ranks, ranks == 1 ? "" : "s", ranks * workers, ranks * workers == 1 ? "" : "s",
-                          ranks, ranks == 1 ? "" : "s", processes, cores);
-  if (cores > 0 && processes > cores)
-    g_string_append_printf (s, " (%d more processes than cores: they take turns on the CPU, so each loads "
-                               "about %.0f %% slower than alone)",
-                            processes - cores, (1.0 - (double) cores / processes) * 100);
-  return g_string_free (s, FALSE);
 }
 
 static double

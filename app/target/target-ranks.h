@@ -23,13 +23,3 @@ void ls_target_ranks_node (JsonObject *target, ls_run_result *result);
 
 /* The per-rank and node lines under a run's text summary. */
 void ls_target_ranks_print (FILE *to, JsonObject *target);
-
-/* "rank 1's __getitem__: the other rank waits for it in its step (its
- * batch wait 71.2 ms against 7.1 ms)", or NULL when no rank limits the
- * others (one rank, or waits within 20 % of each other). */
-char *ls_target_ranks_limiting (JsonObject *target);
-
-/* "num_workers=3 per rank x 8 ranks = 24 workers + 8 ranks = 32 processes
- * on 32 cores" for w workers per rank, with what it costs where the
- * processes are more than the cores. */
-char *ls_target_ranks_budget (int ranks, int workers, int cores);
