@@ -7,10 +7,13 @@ num_workers=0 unless Loadscope sets it) and a DistributedDataParallel model,
 so every step's backward waits for the other ranks (the gradient allreduce).
 --slow-rank R: rank R's __getitem__ sleeps --getitem-ms (default 8) per sample,
   the others' 0.5 ms: rank R's loader limits the node.
---raise-rank R: rank R raises in its third step."""
+--raise-rank R: rank R raises in its third step.
+--kill-rank R: rank R says so on stderr and is killed (SIGKILL) in its third step."""
 
 import argparse
 import os
+import signal
+import sys
 import time
 
 import torch
@@ -39,6 +42,8 @@ def main():
     ap.add_argument("--getitem-ms", type=float, default=8.0)
     ap.add_argument("--step-ms", type=float, default=2.0)
     ap.add_argument("--raise-rank", type=int, default=-1)
+    ap.add_argument("--kill-rank", type=int, default=-1)
+    ap.add_argument("--tag", help="ignored: a test finds the ranks and workers by it")
     args = ap.parse_args()
     dist.init_process_group("gloo")
     rank = dist.get_rank()
@@ -51,6 +56,10 @@ def main():
     for step, (x, y) in enumerate(loader):
         if rank == args.raise_rank and step == 2:
             raise RuntimeError("rank %d gave up at step %d" % (rank, step))
+        if rank == args.kill_rank and step == 2:
+            sys.stderr.write("rank %d: out of memory, killing myself\n" % rank)
+            sys.stderr.flush()
+            os.kill(os.getpid(), getattr(signal, "SIGKILL", signal.SIGTERM))
         loss = torch.nn.functional.cross_entropy(model(x), y)
         opt.zero_grad()
         loss.backward()  # waits here for the other ranks' gradients

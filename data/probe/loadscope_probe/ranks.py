@@ -299,12 +299,12 @@ def fail(r, name, out):
     pid = r.proc.pid if r.proc else 0
     what = how_it_ended(r.exit)
     said = (r.error or {}).get("message")
-    tail = "\n".join(r.tail)
+    tail = " | ".join(line for line in r.tail if line.strip())
     message = "rank %d of %s (pid %d) %s" % (r.rank, name, pid, what)
     if said:
         message += ": %s" % said
     if tail:
-        message += "\nits last lines of output:\n%s" % tail
+        message += "; its last lines of output: %s" % tail
     out.error((r.error or {}).get("kind") or "rank_failed", message, (r.error or {}).get("traceback"))
     return 1
 
