@@ -13,6 +13,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "app/core/verdict-ranks.h"
+#include "app/target/probe-line.h"
 #include "test-cli-util.h"
 #include "test-pytorch-util.h"
 #include "test-sql.h"
@@ -210,6 +212,74 @@ test_rank_killed (void)
   rank_fails ("--kill-rank 0", expect);
 }
 
+/* The ranks event is checked like every line of the probe's channel: one
+ * flat entry per rank, in order, numbers only. */
+static void
+test_event_check (void)
+{
+  static const struct {
+    const char *line;
+    const char *error; /* NULL: accepted */
+  } cases[] = {
+    { "{\"event\":\"ranks\",\"world_size\":2,\"master_port\":29500,\"ranks\":[{\"rank\":0,\"pid\":10,"
+      "\"wait_ms_mean\":1.5},{\"rank\":1,\"pid\":null,\"wait_ms_mean\":9}]}", NULL },
+    { "{\"event\":\"ranks\",\"world_size\":3,\"ranks\":[{\"rank\":0}]}", "not one entry per rank" },
+    { "{\"event\":\"ranks\",\"world_size\":1,\"ranks\":[{\"rank\":1}]}", "ranks[].rank: 1 is out of range" },
+    { "{\"event\":\"ranks\",\"world_size\":1,\"ranks\":[{\"rank\":0,\"pid\":\"x\"}]}", "not a number" },
+    { "{\"event\":\"ranks\",\"world_size\":1,\"ranks\":[{\"rank\":0,\"stages\":{\"a\":1}}]}", "not a number" },
+    { "{\"event\":\"ranks\",\"world_size\":65,\"ranks\":[]}", "world_size: 65 is out of range" },
+    { "{\"event\":\"ranks\",\"world_size\":1,\"ranks\":{}}", "missing or not an array" },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      ls_probe_state st;
+      ls_probe_event kind;
+      g_autoptr (GError) error = NULL;
+      ls_probe_state_init (&st);
+      JsonObject *o = ls_probe_line_parse (&st, cases[i].line, strlen (cases[i].line), &kind, &error);
+      if (!cases[i].error)
+        {
+          g_assert_no_error (error);
+          g_assert_cmpint (kind, ==, LS_PROBE_EV_RANKS);
+          json_object_unref (o);
+          continue;
+        }
+      g_assert_null (o);
+      g_assert_nonnull (error);
+      g_test_message ("%s", error->message);
+      g_assert_nonnull (strstr (error->message, cases[i].error));
+    }
+}
+
+/* The node's budget says what processes beyond the cores cost; waits
+ * within 20 % of each other name no limiting rank. */
+static void
+test_budget (void)
+{
+  g_autofree char *fits = ls_verdict_ranks_budget (8, 3, 32);
+  g_assert_cmpstr (fits, ==, "num_workers=3 per rank \u00d7 8 ranks = 24 workers + 8 ranks = 32 processes on 32 cores, "
+                             "OMP_NUM_THREADS=1 per rank (--threads 1)");
+  g_autofree char *over = ls_verdict_ranks_budget (2, 2, 2);
+  g_assert_nonnull (strstr (over, "6 processes on 2 cores"));
+  g_assert_nonnull (strstr (over, "4 more processes than cores"));
+  g_assert_nonnull (strstr (over, "about 33 % of its speed alone"));
+  g_autofree char *roomy = ls_verdict_ranks_budget (2, 1, 16);
+  g_assert_nonnull (strstr (roomy, "OMP_NUM_THREADS=7 per rank"));
+
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *even = parse_object (parser, "{\"target\":{\"ranks\":[{\"rank\":0,\"wait_ms_mean\":10},"
+                                           "{\"rank\":1,\"wait_ms_mean\":11}]}}");
+  g_assert_null (ls_verdict_ranks_limiting (even));
+  g_assert_cmpint (ls_verdict_ranks_share (even, 8), ==, 4);
+  g_autoptr (JsonParser) p2 = json_parser_new ();
+  JsonObject *uneven = parse_object (p2, "{\"target\":{\"ranks\":[{\"rank\":0,\"wait_ms_mean\":2},"
+                                         "{\"rank\":1,\"wait_ms_mean\":3},{\"rank\":2,\"wait_ms_mean\":40,"
+                                         "\"getitem_ms\":1,\"collate_ms\":30}]}}");
+  g_autofree char *limiting = ls_verdict_ranks_limiting (uneven);
+  g_assert_cmpstr (limiting, ==, "rank 2's collate_fn: the other ranks wait for it in their step (its batch wait "
+                                 "40.0 ms against 2.5 ms)");
+}
+
 /* Bad usage, named, without starting anything. */
 static void
 test_usage (void)
@@ -239,6 +309,8 @@ main (int argc, char **argv)
   python = ls_test_find_torch_python ();
   ddp = ls_test_pytorch_script ("ddp.py");
   g_test_add_func ("/target/ranks/usage", test_usage);
+  g_test_add_func ("/target/ranks/event-check", test_event_check);
+  g_test_add_func ("/target/ranks/budget", test_budget);
   g_test_add_func ("/target/ranks/slow-rank", test_slow_rank);
   g_test_add_func ("/target/ranks/rank-raises", test_rank_raises);
   g_test_add_func ("/target/ranks/rank-killed", test_rank_killed);
