@@ -108,6 +108,33 @@ test_slow_rank (void)
   ls_test_cli_clear (&r);
 }
 
+/* A script that spawns its own ranks (torch.multiprocessing.spawn): the
+ * probe enters both, each measured, the slow one named. */
+static void
+test_spawned_ranks (void)
+{
+  if (!need_torch ())
+    return;
+  g_autofree char *spawning = ls_test_pytorch_script ("ddp_spawn.py");
+  ls_test_cli r = ls_test_loadscope ("run", "--target", "pytorch", "--script", spawning, "--python", python,
+                                     "--script-args", "--slow-rank 1 --getitem-ms 10", "--workers", "1", "--batches",
+                                     "20", "--timeout", "300", "--no-db", "--json", NULL);
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *o = parse_object (parser, r.out);
+  JsonObject *t = json_object_get_object_member (o, "target");
+  JsonArray *ranks = json_object_get_array_member (t, "ranks");
+  g_assert_cmpint (json_array_get_length (ranks), ==, 2);
+  for (guint i = 0; i < 2; i++)
+    assert_rank (json_array_get_object_element (ranks, i), i, 1);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (t, "node"), "slowest_rank"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (o, "batches"), ==, 20); /* rank 0's timeline */
+  const char *headline = json_object_get_string_member (json_object_get_object_member (o, "verdict"), "headline");
+  g_assert_nonnull (strstr (headline, "rank 1's __getitem__"));
+  ls_test_cli_clear (&r);
+}
+
 /* sweep --ranks 2 --workers 0,1 --threads 1,2: four runs, each with both
  * ranks measured at the configuration's workers and threads; exported. */
 static void
@@ -312,6 +339,7 @@ main (int argc, char **argv)
   g_test_add_func ("/target/ranks/event-check", test_event_check);
   g_test_add_func ("/target/ranks/budget", test_budget);
   g_test_add_func ("/target/ranks/slow-rank", test_slow_rank);
+  g_test_add_func ("/target/ranks/spawned", test_spawned_ranks);
   g_test_add_func ("/target/ranks/rank-raises", test_rank_raises);
   g_test_add_func ("/target/ranks/rank-killed", test_rank_killed);
   g_test_add_func ("/target/ranks/sweep", test_sweep);

@@ -640,9 +640,10 @@ ranks_config (JsonBuilder *b, const ls_target_pytorch *t, const ls_run_config *c
     {
       json_builder_set_member_name (b, "ranks");
       json_builder_add_int_value (b, t->ranks);
-      json_builder_set_member_name (b, "warmup");
-      json_builder_add_int_value (b, c->warmup);
     }
+  /* also for ranks the script spawns itself (loadscope_probe/spawned.py) */
+  json_builder_set_member_name (b, "warmup");
+  json_builder_add_int_value (b, c->warmup);
   if (t->threads > 0)
     {
       json_builder_set_member_name (b, "threads");

@@ -90,6 +90,8 @@ def main():
         return 4
 
     state = probe.install(config, out)
+    from loadscope_probe import spawned
+    spawned.install(config, out, state)
     sys.argv = [script] + sys.argv[2:]
     sys.path[0] = os.path.dirname(script)
     reason = "script_ended"

@@ -139,7 +139,8 @@ def summary(r, warmup):
     b = r.batches
     w = warmup if len(b) > warmup else 0
     m = b[w:]
-    out = {"rank": r.rank, "pid": r.proc.pid if r.proc else None, "batches": len(b),
+    pid = r.proc.pid if r.proc else r.info.get("pid")
+    out = {"rank": r.rank, "pid": pid if isinstance(pid, int) else None, "batches": len(b),
            "measured_batches": len(m)}
     if m:
         def step(x):
