@@ -631,26 +631,6 @@ figures (pt_run *s, double wall_s)
   memory_means (&r->memory);
 }
 
-/* --ranks and --threads for the probe (loadscope_probe/ranks.py), and the
- * warm-up its launcher leaves out of each rank's figures. */
-static void
-ranks_config (JsonBuilder *b, const ls_target_pytorch *t, const ls_run_config *c)
-{
-  if (t->ranks > 0)
-    {
-      json_builder_set_member_name (b, "ranks");
-      json_builder_add_int_value (b, t->ranks);
-    }
-  /* also for ranks the script spawns itself (loadscope_probe/spawned.py) */
-  json_builder_set_member_name (b, "warmup");
-  json_builder_add_int_value (b, c->warmup);
-  if (t->threads > 0)
-    {
-      json_builder_set_member_name (b, "threads");
-      json_builder_add_int_value (b, t->threads);
-    }
-}
-
 static char *
 probe_config_json (const ls_target_pytorch *t, const ls_run_config *c)
 {
@@ -698,7 +678,7 @@ probe_config_json (const ls_target_pytorch *t, const ls_run_config *c)
       json_builder_set_member_name (b, "files_log");
       json_builder_add_string_value (b, t->files_log);
     }
-  ranks_config (b, t, c);
+  ls_target_ranks_config (b, t->ranks, t->threads, c->warmup);
   json_builder_set_member_name (b, "loader");
   json_builder_add_int_value (b, t->loader);
   json_builder_set_member_name (b, "batches");
@@ -745,10 +725,7 @@ ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run
   json_object_set_string_member (target, "script_sha256", hash ? hash : "");
   json_object_set_string_member (target, "script_args", t->script_args ? t->script_args : "");
   json_object_set_string_member (target, "python", t->python ? t->python : "python3");
-  if (t->ranks > 0)
-    json_object_set_int_member (target, "ranks_started", t->ranks);
-  if (t->threads > 0)
-    json_object_set_int_member (target, "threads", t->threads);
+  ls_target_ranks_describe (target, t->ranks, t->threads);
 
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
   g_ptr_array_add (argv, (char *) (t->python ? t->python : "python3"));

@@ -9,6 +9,32 @@
 #include "platform/sysinfo.h"
 
 void
+ls_target_ranks_config (JsonBuilder *b, int ranks, int threads, unsigned warmup)
+{
+  if (ranks > 0)
+    {
+      json_builder_set_member_name (b, "ranks");
+      json_builder_add_int_value (b, ranks);
+    }
+  if (threads > 0)
+    {
+      json_builder_set_member_name (b, "threads");
+      json_builder_add_int_value (b, threads);
+    }
+  json_builder_set_member_name (b, "warmup");
+  json_builder_add_int_value (b, warmup);
+}
+
+void
+ls_target_ranks_describe (JsonObject *target, int ranks, int threads)
+{
+  if (ranks > 0)
+    json_object_set_int_member (target, "ranks_started", ranks);
+  if (threads > 0)
+    json_object_set_int_member (target, "threads", threads);
+}
+
+void
 ls_target_ranks_take (JsonObject *target, JsonObject *event)
 {
   json_object_set_member (target, "ranks", json_node_copy (json_object_get_member (event, "ranks")));

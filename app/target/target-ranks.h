@@ -13,6 +13,14 @@
 
 #include "loader/run.h"
 
+/* The probe's configuration for --ranks and --threads (0: not given), and
+ * the warm-up its launcher leaves out of each rank's figures (also for
+ * ranks the script spawns itself: loadscope_probe/spawned.py). */
+void ls_target_ranks_config (JsonBuilder *b, int ranks, int threads, unsigned warmup);
+
+/* target.ranks_started and target.threads, when given. */
+void ls_target_ranks_describe (JsonObject *target, int ranks, int threads);
+
 /* Keeps a checked "ranks" event in target (ranks, world_size, master_port). */
 void ls_target_ranks_take (JsonObject *target, JsonObject *event);
 
