@@ -72,6 +72,10 @@ test_slow_rank (void)
   g_autoptr (JsonParser) parser = json_parser_new ();
   JsonObject *o = parse_object (parser, r.out);
   JsonObject *t = json_object_get_object_member (o, "target");
+  g_autoptr (JsonNode) shown = json_node_alloc ();
+  json_node_init_object (shown, t);
+  g_autofree char *target_text = json_to_string (shown, FALSE);
+  g_test_message ("target: %s", target_text);
   g_assert_cmpint (json_object_get_int_member (t, "world_size"), ==, 2);
   JsonArray *ranks = json_object_get_array_member (t, "ranks");
   g_assert_cmpint (json_array_get_length (ranks), ==, 2);
@@ -294,17 +298,17 @@ test_budget (void)
   g_assert_nonnull (strstr (roomy, "OMP_NUM_THREADS=7 per rank"));
 
   g_autoptr (JsonParser) parser = json_parser_new ();
-  JsonObject *even = parse_object (parser, "{\"target\":{\"ranks\":[{\"rank\":0,\"wait_ms_mean\":10},"
-                                           "{\"rank\":1,\"wait_ms_mean\":11}]}}");
+  JsonObject *even = parse_object (parser, "{\"target\":{\"ranks\":[{\"rank\":0,\"wait_ms_p50\":10},"
+                                           "{\"rank\":1,\"wait_ms_p50\":11}]}}");
   g_assert_null (ls_verdict_ranks_limiting (even));
   g_assert_cmpint (ls_verdict_ranks_share (even, 8), ==, 4);
   g_autoptr (JsonParser) p2 = json_parser_new ();
-  JsonObject *uneven = parse_object (p2, "{\"target\":{\"ranks\":[{\"rank\":0,\"wait_ms_mean\":2},"
-                                         "{\"rank\":1,\"wait_ms_mean\":3},{\"rank\":2,\"wait_ms_mean\":40,"
+  JsonObject *uneven = parse_object (p2, "{\"target\":{\"ranks\":[{\"rank\":0,\"wait_ms_p50\":2},"
+                                         "{\"rank\":1,\"wait_ms_p50\":3},{\"rank\":2,\"wait_ms_p50\":40,"
                                          "\"getitem_ms\":1,\"collate_ms\":30}]}}");
   g_autofree char *limiting = ls_verdict_ranks_limiting (uneven);
-  g_assert_cmpstr (limiting, ==, "rank 2's collate_fn: the other ranks wait for it in their step (its batch wait "
-                                 "40.0 ms against 2.5 ms)");
+  g_assert_cmpstr (limiting, ==, "rank 2's collate_fn: the other ranks wait for it in their step (its median batch "
+                                 "wait 40.0 ms against 2.5 ms)");
 }
 
 /* Bad usage, named, without starting anything. */

@@ -47,7 +47,7 @@ ls_verdict_ranks_slowest (JsonArray *a, double *its_wait, double *others_wait)
   for (guint i = 0; i < n; i++)
     {
       JsonObject *r = rank_at (a, i);
-      double w = r ? ls_json_number_or (r, "wait_ms_mean", -1) : -1;
+      double w = r ? ls_json_number_or (r, "wait_ms_p50", -1) : -1;
       if (w < 0)
         return -1;
       sum += w;
@@ -111,8 +111,8 @@ ls_verdict_ranks_limiting (JsonObject *summary)
   if (worst < 0 || its <= others * SLOWER_RATIO || its - others < 0.5)
     return NULL;
   gboolean many = json_array_get_length (a) > 2;
-  return g_strdup_printf ("rank %d's %s: the other rank%s wait%s for it in %s step (its batch wait %.1f ms against "
-                          "%.1f ms)",
+  return g_strdup_printf ("rank %d's %s: the other rank%s wait%s for it in %s step (its median batch wait %.1f ms "
+                          "against %.1f ms)",
                           worst, ls_verdict_ranks_stage (rank_at (a, (guint) worst)), many ? "s" : "", many ? "" : "s",
                           many ? "their" : "its", its, others);
 }

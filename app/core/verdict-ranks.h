@@ -14,8 +14,8 @@
 int ls_verdict_ranks_count (JsonObject *summary);
 
 /* In target.ranks: the rank whose loader made its step wait longest (the
- * highest wait_ms_mean), and the mean of the others' waits; -1 without two
- * ranks that have waits. */
+ * highest median wait, wait_ms_p50: one long stall does not move it), and
+ * the mean of the others' medians; -1 without two ranks that have waits. */
 int ls_verdict_ranks_slowest (JsonArray *ranks, double *its_wait, double *others_wait);
 
 /* The stage of a rank's DataLoader that took the most of its batch
@@ -31,7 +31,7 @@ int ls_verdict_ranks_share (JsonObject *summary, int cores);
 gboolean ls_verdict_ranks_view (JsonObject *summary, double *wait, double *step);
 
 /* "rank 1's __getitem__: the other rank waits for it in its step (its
- * batch wait 71.2 ms against 7.1 ms)", or NULL when no rank limits the
+ * median batch wait 71.2 ms against 7.1 ms)", or NULL when no rank limits the
  * others (one rank, or waits within 20 % and 0.5 ms of each other). */
 char *ls_verdict_ranks_limiting (JsonObject *summary);
 

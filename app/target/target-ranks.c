@@ -150,7 +150,7 @@ ls_target_ranks_print (FILE *to, JsonObject *target)
                "threads on %.0f cores\n",
            num (node, "throughput_sps"), num (node, "processes"), num (node, "threads"), num (node, "cores"));
   if (json_object_has_member (node, "slowest_rank"))
-    fprintf (to, "  slowest rank:      %.0f (%s), batch wait %.2f ms against the others' %.2f ms (+%.2f ms)\n",
+    fprintf (to, "  slowest rank:      %.0f (%s), median batch wait %.2f ms against the others' %.2f ms (+%.2f ms)\n",
              num (node, "slowest_rank"), json_object_get_string_member_with_default (node, "slowest_stage", "?"),
              num (node, "slowest_wait_ms"), num (node, "others_wait_ms"), num (node, "slower_by_ms"));
 }
