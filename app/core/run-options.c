@@ -165,6 +165,12 @@ ls_run_options_add_to (ls_run_options *o, GOptionContext *context)
     { "loader", 0, 0, G_OPTION_ARG_INT, &o->loader,
       "--target pytorch: which DataLoader gets the knobs and is measured, from 0 in the order the script builds "
       "them (default 0)", "N" },
+    { "ranks", 0, 0, G_OPTION_ARG_INT, &o->ranks,
+      "--target pytorch: start N ranks of the script as `torchrun --standalone --nproc-per-node N` does "
+      "(RANK, WORLD_SIZE, MASTER_ADDR/PORT on the loopback), each measured; --workers is per rank", "N" },
+    { "threads", 0, 0, G_OPTION_ARG_INT, &o->threads,
+      "--target pytorch: intra-op threads of the script (of each rank): OMP_NUM_THREADS and "
+      "torch.set_num_threads (default: the script's own; torchrun's 1 with --ranks above 1)", "T" },
     { NULL },
   };
 
@@ -268,6 +274,13 @@ ls_run_options_resolve (const ls_run_options *o, ls_run_config *config, GError *
         return fail (error, "--dataset is for --target loadscope: a PyTorch script loads its own data");
       if (o->loader < 0)
         return fail (error, "--loader %d: must not be negative", o->loader);
+      if (o->ranks < 0 || o->ranks > LS_RUN_MAX_RANKS)
+        return fail (error, "--ranks %d: must be between 1 and %d (one process per GPU of a node)", o->ranks,
+                     LS_RUN_MAX_RANKS);
+      if (o->threads < 0 || o->threads > LS_RUN_MAX_THREADS)
+        return fail (error, "--threads %d: must be between 1 and %d", o->threads, LS_RUN_MAX_THREADS);
+      if (o->ranks && o->diagnose)
+        return fail (error, "--diagnose measures one process: it does not take --ranks");
       if (strlen (o->script) >= sizeof spec->path)
         return fail (error, "--script: the path is longer than %zu bytes", sizeof spec->path - 1);
       g_strlcpy (spec->kind, "pytorch", sizeof spec->kind);
@@ -275,6 +288,8 @@ ls_run_options_resolve (const ls_run_options *o, ls_run_config *config, GError *
     }
   else if (o->script || o->python || o->script_args)
     return fail (error, "--script, --python and --script-args are for --target pytorch");
+  else if (o->ranks || o->threads)
+    return fail (error, "--ranks and --threads are for --target pytorch (the script's ranks and threads)");
   else if (!o->dataset)
     return fail (error, "--dataset is missing: give a folder of class folders of JPEGs, an HDF5 file, or 'synthetic'");
   if (o->crop < 1 || o->crop > 4096)

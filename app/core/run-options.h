@@ -104,7 +104,13 @@ typedef struct ls_run_options {
   char *python;
   char *script_args;
   int loader;          /* which DataLoader of the script, from 0 */
+  int ranks;           /* --ranks N: N ranks as torchrun starts them (0: the script alone) */
+  int threads;         /* --threads T: each rank's OMP_NUM_THREADS and torch threads (0: its own) */
 } ls_run_options;
+
+/* --ranks and --threads: at most this many ranks on a node, threads per rank. */
+#define LS_RUN_MAX_RANKS 64
+#define LS_RUN_MAX_THREADS 1024
 
 /* TRUE for --target pytorch. */
 gboolean ls_run_options_pytorch (const ls_run_options *o);

@@ -42,6 +42,8 @@ const ls_sweep_knob ls_sweep_knobs[LS_SWEEP_N_KNOBS] = {
   [LS_SWEEP_KNOB_PYTHON] = { "python", FALSE, "--target pytorch: the interpreter" },
   [LS_SWEEP_KNOB_SCRIPT_ARGS] = { "script-args", FALSE, "--target pytorch: the script's arguments" },
   [LS_SWEEP_KNOB_LOADER] = { "loader", FALSE, "--target pytorch: which DataLoader, from 0" },
+  [LS_SWEEP_KNOB_RANKS] = { "ranks", TRUE, "--target pytorch: ranks, started as torchrun does" },
+  [LS_SWEEP_KNOB_THREADS] = { "threads", TRUE, "--target pytorch: threads per rank" },
 };
 
 struct ls_sweep_grid {

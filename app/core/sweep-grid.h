@@ -51,6 +51,8 @@ typedef enum {
   LS_SWEEP_KNOB_PYTHON,
   LS_SWEEP_KNOB_SCRIPT_ARGS,
   LS_SWEEP_KNOB_LOADER,
+  LS_SWEEP_KNOB_RANKS,   /* --target pytorch: ranks on the node */
+  LS_SWEEP_KNOB_THREADS, /* --target pytorch: threads per rank */
   LS_SWEEP_N_KNOBS
 } ls_sweep_knob_id;
 

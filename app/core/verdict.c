@@ -1,4 +1,5 @@
 #include "app/core/verdict.h"
+#include "app/core/verdict-ranks.h"
 
 #include <math.h>
 #include <string.h>
@@ -418,7 +419,9 @@ script_verdict (JsonObject *o, int cores, double wait, double step, ls_verdict *
 static void
 run_verdict (JsonObject *o, int machine_cores, gboolean busy_warning, ls_verdict *v, knob_change *out_change)
 {
-  int cores = cores_of (o, machine_cores);
+  int node_cores = cores_of (o, machine_cores);
+  /* With ranks, each one's share of the node's cores (verdict-ranks.h). */
+  int cores = ls_verdict_ranks_share (o, node_cores);
   knob_change change = { -1, -1, -1, -1, -1 };
   *out_change = change;
   const char *status = json_object_get_string_member_with_default (o, "status", "?");
@@ -445,6 +448,7 @@ run_verdict (JsonObject *o, int machine_cores, gboolean busy_warning, ls_verdict
   double period = bs > 0 ? bs * 1000 / tput : -1;
   double wait = num2 (o, "batch_wait_ms", "p50"), copy = num2 (o, "copy_ms", "p50");
   double step = num2 (o, "compute_ms", "p50"), util = ls_json_number_or (o, LS_KEY_GPU_UTIL_EXACT, -1);
+  ls_verdict_ranks_view (o, &wait, &step);
   double mem = peak_memory (o), ram = num2 (o, "machine_busy", "ram_bytes");
   gboolean non_blocking = flag (o, "non_blocking");
   const char *pin = str (o, "pin");
@@ -545,6 +549,7 @@ run_verdict (JsonObject *o, int machine_cores, gboolean busy_warning, ls_verdict
                                          v->limit == LS_LIMIT_GPU ? ": mostly GPU-bound" : "");
         }
     }
+  ls_verdict_ranks_findings (o, node_cores, v, &change.workers);
   v->suggested = suggested_dataloader (o, &change);
   *out_change = change;
 }

@@ -280,7 +280,7 @@ check_batch (ls_probe_state *st, JsonObject *o, GError **error)
 static const char *const event_names[] = {
   [LS_PROBE_EV_PROBE] = "probe",     [LS_PROBE_EV_LOADER] = "loader",     [LS_PROBE_EV_WORKERS] = "workers",
   [LS_PROBE_EV_WORKER_READY] = "worker_ready", [LS_PROBE_EV_BATCH] = "batch", [LS_PROBE_EV_FINISHED] = "finished",
-  [LS_PROBE_EV_ERROR] = "error",     [LS_PROBE_EV_STAGES] = "stages",
+  [LS_PROBE_EV_ERROR] = "error",     [LS_PROBE_EV_STAGES] = "stages",     [LS_PROBE_EV_RANKS] = "ranks",
 };
 
 /* Figures in a flat object: what the runner may copy into the summary
@@ -303,6 +303,33 @@ check_figures (JsonObject *o, const char *ev, GError **error)
       if (JSON_NODE_HOLDS_NULL (v))
         continue;
       if (!check_number (o, ev, name, TRUE, TRUE, (double) LS_PROBE_MAX_COUNT, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* ranks: as many flat objects of figures as world_size says, each with
+ * its rank in order (the launcher in loadscope_probe/ranks.py). */
+static gboolean
+check_ranks (JsonObject *o, GError **error)
+{
+  if (!(check_int (o, "ranks", "world_size", TRUE, FALSE, 1, LS_PROBE_MAX_RANKS, error)
+        && check_int (o, "ranks", "master_port", FALSE, TRUE, 1, 65535, error)))
+    return FALSE;
+  JsonNode *n = json_object_get_member (o, "ranks");
+  if (!n || !JSON_NODE_HOLDS_ARRAY (n))
+    return bad (error, "ranks", "ranks", "missing or not an array");
+  JsonArray *a = json_node_get_array (n);
+  if ((gint64) json_array_get_length (a) != json_object_get_int_member (o, "world_size"))
+    return bad (error, "ranks", "ranks", "not one entry per rank of world_size");
+  for (guint i = 0; i < json_array_get_length (a); i++)
+    {
+      JsonNode *e = json_array_get_element (a, i);
+      if (!JSON_NODE_HOLDS_OBJECT (e))
+        return bad (error, "ranks", "ranks", "an entry is not an object");
+      JsonObject *r = json_node_get_object (e);
+      if (!check_figures (r, "ranks[]", error)
+          || !check_int (r, "ranks[]", "rank", TRUE, FALSE, i, i, error))
         return FALSE;
     }
   return TRUE;
@@ -335,6 +362,8 @@ check_event (ls_probe_state *st, JsonObject *o, ls_probe_event kind, GError **er
              && check_text (o, "error", "traceback", FALSE, TRUE, LONG_TEXT, FALSE, error);
     case LS_PROBE_EV_STAGES:
       return check_figures (o, "stages", error);
+    case LS_PROBE_EV_RANKS:
+      return check_ranks (o, error);
     }
   return bad (error, "?", NULL, "an unknown event");
 }

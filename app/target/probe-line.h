@@ -27,7 +27,11 @@ typedef enum {
   LS_PROBE_EV_FINISHED,
   LS_PROBE_EV_ERROR,
   LS_PROBE_EV_STAGES, /* flat figures: every member a number >= 0 or null */
+  LS_PROBE_EV_RANKS,  /* --ranks: world_size, master_port, and per rank flat figures */
 } ls_probe_event;
+
+/* The most ranks a "ranks" event may name. */
+#define LS_PROBE_MAX_RANKS 64
 
 /* What the protocol remembers between lines. */
 typedef struct {

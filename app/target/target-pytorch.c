@@ -15,6 +15,7 @@
 #include "app/core/terminal-text.h"
 #include "app/target/probe-line.h"
 #include "app/target/probe-process.h"
+#include "app/target/target-ranks.h"
 #include "platform/clock.h"
 #include "platform/procmem.h"
 #include "platform/process-identity.h"
@@ -481,6 +482,9 @@ on_line (gpointer user, const char *line, gsize len)
     case LS_PROBE_EV_STAGES:
       on_stages (s, o);
       break;
+    case LS_PROBE_EV_RANKS:
+      ls_target_ranks_take (s->target, o);
+      break;
     case LS_PROBE_EV_ERROR:
       {
         s->failed = TRUE;
@@ -693,6 +697,7 @@ probe_config_json (const ls_target_pytorch *t, const ls_run_config *c)
       json_builder_set_member_name (b, "files_log");
       json_builder_add_string_value (b, t->files_log);
     }
+  ls_target_ranks_config (b, t->ranks, t->threads, c->warmup);
   json_builder_set_member_name (b, "loader");
   json_builder_add_int_value (b, t->loader);
   json_builder_set_member_name (b, "batches");
@@ -739,6 +744,7 @@ ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run
   json_object_set_string_member (target, "script_sha256", hash ? hash : "");
   json_object_set_string_member (target, "script_args", t->script_args ? t->script_args : "");
   json_object_set_string_member (target, "python", t->python ? t->python : "python3");
+  ls_target_ranks_describe (target, t->ranks, t->threads);
 
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
   g_ptr_array_add (argv, (char *) (t->python ? t->python : "python3"));
@@ -753,7 +759,9 @@ ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run
   const char *old_path = g_getenv ("PYTHONPATH");
   g_autofree char *path = old_path && *old_path ? g_strconcat (probe, G_SEARCHPATH_SEPARATOR_S, old_path, NULL)
                                                  : g_strdup (probe);
-  const char *env[] = { "PYTHONPATH", path, "LOADSCOPE_PROBE_CONFIG", cfg, NULL };
+  /* --threads: OpenMP reads it before the probe can call torch.set_num_threads. */
+  g_autofree char *omp = t->threads > 0 ? g_strdup_printf ("%d", t->threads) : NULL;
+  const char *env[] = { "PYTHONPATH", path, "LOADSCOPE_PROBE_CONFIG", cfg, omp ? "OMP_NUM_THREADS" : NULL, omp, NULL };
   g_autoptr (ls_probe_process) proc = ls_probe_process_start ((const char *const *) argv->pdata, env, error);
   if (!proc)
     return FALSE;
@@ -850,6 +858,7 @@ ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run
     }
   ensure_started (&s);
   figures (&s, (double) (end_ns - s.t0_ns) / 1e9);
+  ls_target_ranks_node (target, result);
   if (s.gpumon)
     {
       ls_gpumon_stop (s.gpumon, &result->gpu);

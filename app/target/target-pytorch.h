@@ -26,6 +26,10 @@ typedef struct ls_target_pytorch {
    * file where it lists the files the loader's fetches opened (NULL: none). */
   unsigned replay;
   const char *files_log;
+  /* --ranks: this many ranks, started by the probe as torchrun starts them
+   * (target-ranks.h; 0: the script alone); --threads: each one's threads (0: its own). */
+  int ranks;
+  int threads;
 } ls_target_pytorch;
 
 /* Where the probe package lies: $LOADSCOPE_PROBE_PATH, or beside the

@@ -1,5 +1,6 @@
 /* A script's run in the summary and the terminal (target-summary.h). */
 #include "app/target/target-summary.h"
+#include "app/target/target-ranks.h"
 
 #include <math.h>
 
@@ -111,4 +112,5 @@ ls_target_print (FILE *to, JsonObject *target)
       g_autofree char *note = ls_terminal_text (json_node_get_string (n));
       fprintf (to, "  not applied:       %s\n", note);
     }
+  ls_target_ranks_print (to, target);
 }

@@ -65,6 +65,12 @@ def main():
     out = Output(channel_fd(os.environ.get("LOADSCOPE_PROBE_FD", "-1")))
     script = os.path.abspath(sys.argv[1])
     name = os.path.basename(script)
+    if config.get("ranks"):
+        # run --ranks N: this process starts the ranks (loadscope_probe.ranks)
+        from loadscope_probe import ranks
+        status = ranks.launch(script, sys.argv[2:], config, out)
+        out.close()
+        return status
 
     try:
         import torch  # noqa: F401  (the script would import it anyway)
@@ -72,6 +78,9 @@ def main():
         out.error("no_torch", "%s cannot import torch: %s: %s" % (sys.executable, type(e).__name__, e))
         return 3
     from loadscope_probe import probe
+    from loadscope_probe.ranks import in_rank
+
+    in_rank(config, out, torch)
 
     if config.get("start") == "spawn" and config.get("workers", 0) > 0 and not has_main_guard(script):
         out.error("spawn_guard",
@@ -81,6 +90,8 @@ def main():
         return 4
 
     state = probe.install(config, out)
+    from loadscope_probe import spawned
+    spawned.install(config, out, state)
     sys.argv = [script] + sys.argv[2:]
     sys.path[0] = os.path.dirname(script)
     reason = "script_ended"
