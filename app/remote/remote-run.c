@@ -355,18 +355,21 @@ ls_remote_run_main (const char *target_text, int argc, char **argv)
   ls_interrupt_stop ();
 
   status = g_subprocess_get_if_exited (f.proc) ? g_subprocess_get_exit_status (f.proc) : -1;
-  gboolean transport_failed = !f.summary && (status == 96 || status == 97 || status == 98 || status == 126
-                                             || status == 127 || status < 0 || (target->kind == LS_REMOTE_SSH && status == 255));
-  if (!f.summary && !f.started && transport_failed)
+  if (g_subprocess_get_if_signaled (f.proc))
+    why = g_strdup_printf ("%s was ended by signal %d", (const char *) local->pdata[0],
+                           g_subprocess_get_term_sig (f.proc));
+  else
+    why = ls_remote_transport_failure (target, status, f.said->str);
+  if (!f.summary && (status == 96 || status == 97 || status == 98 || status == 126 || status == 127))
     {
-      /* It never ran: not reachable, or no bundle there. */
-      m = ls_remote_transport_failure (target, status, f.said->str);
-      emit_error (&f, m);
+      /* No bundle there, or it could not start: nothing ran. */
+      emit_error (&f, why);
       goto out;
     }
   if (!f.summary && status == 2)
     goto out; /* the runner there refused its input and said why */
 
+  /* Whatever ended it, what the target recorded comes home. */
   local_id = no_db ? 0 : bring_home (target, key, name, db, sweep_id, &home_error);
   if (f.summary)
     {
@@ -402,8 +405,7 @@ ls_remote_run_main (const char *target_text, int argc, char **argv)
       goto out;
     }
 
-  /* The connection ended during the run. */
-  why = ls_remote_transport_failure (target, status, f.said->str);
+  /* The connection ended during the run, or before it began. */
   if (no_db)
     m = g_strdup_printf ("the connection to %s ended during the run (%s); nothing was recorded (--no-db)",
                          target->text, why);
@@ -411,6 +413,8 @@ ls_remote_run_main (const char *target_text, int argc, char **argv)
     m = g_strdup_printf ("the connection to %s ended during the run (%s); runs finished before it are kept, and "
                          "this one is recorded as interrupted (run %" G_GINT64_FORMAT ")",
                          target->text, why, local_id);
+  else if (!f.started)
+    m = g_strdup_printf ("%s: the run did not start there: %s", target->text, why);
   else
     m = g_strdup_printf ("the connection to %s ended during the run (%s); runs finished before it are kept; this "
                          "one could not be brought home (%s): `loadscope remote collect %s` does it later",
