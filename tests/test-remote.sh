@@ -162,9 +162,9 @@ check "remote collect brings home a run its connection did not" \
 sweep_pid=$!
 killed=0
 for i in $(seq 600); do
-  # The second run started there (the first one's files went home).
+  # The first run is home and the second one's runner runs there.
   if [ "$(count "$T/kill.sqlite" done 2>/dev/null)" -ge 1 ] 2>/dev/null \
-    && ls "$T/ssh-target/$key/runs/"*.pid >/dev/null 2>&1; then
+    && pgrep -f "$T/ssh-target/$key/bin/loadscope run" >/dev/null; then
     sleep 2
     pkill -KILL -f -- "-F $T/ssh_config.* lstarget -- 'sh'" && killed=1
     break

@@ -85,7 +85,8 @@ ls_remote_install (const ls_remote_target *target, const char *bundle_dir, FILE 
       g_autoptr (GBytes) said = ls_remote_command (target, argv, tar_path, NULL, error);
       if (said)
         {
-          g_autofree char *text = g_strndup (g_bytes_get_data (said, NULL), g_bytes_get_size (said));
+          g_autofree char *text = g_bytes_get_size (said) ? g_strndup (g_bytes_get_data (said, NULL), g_bytes_get_size (said))
+                                                          : g_strdup ("");
           fprintf (out, "remote install: %s: installed and checked:\n%s", target->text, text);
           ok = TRUE;
         }

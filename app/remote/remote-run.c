@@ -459,7 +459,8 @@ ls_remote_collect (const ls_remote_target *target, const char *db, FILE *out)
       fprintf (stderr, "loadscope remote collect: %s\n", error->message);
       return 2;
     }
-  g_autofree char *text = g_strndup (g_bytes_get_data (list, NULL), g_bytes_get_size (list));
+  g_autofree char *text = g_bytes_get_size (list) ? g_strndup (g_bytes_get_data (list, NULL), g_bytes_get_size (list))
+                                                  : g_strdup ("");
   g_auto (GStrv) names = g_strsplit (text, "\n", -1);
   guint kept = 0, failed = 0;
   for (guint i = 0; names[i]; i++)

@@ -216,7 +216,9 @@ ls_remote_command (const ls_remote_target *target, GPtrArray *argv, const char *
     *exit_status = status;
   if (status != 0)
     {
-      g_autofree char *text = g_strndup (err ? g_bytes_get_data (err, NULL) : "", err ? g_bytes_get_size (err) : 0);
+      /* (an empty GBytes has no data pointer) */
+      g_autofree char *text = err && g_bytes_get_size (err) ? g_strndup (g_bytes_get_data (err, NULL), g_bytes_get_size (err))
+                                                            : g_strdup ("");
       g_autofree char *valid = g_utf8_make_valid (text, -1);
       g_autofree char *message = ls_remote_transport_failure (target, status, valid);
       g_set_error_literal (error, LS_REMOTE_ERROR,
