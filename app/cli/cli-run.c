@@ -185,6 +185,9 @@ ls_cli_run (int argc, char **argv)
                                 "Defaults (the same for sweep, demo and the window): workers "
                                 G_STRINGIFY (LS_RUN_DEFAULT_WORKERS) ",\n" LS_RUN_DEFAULTS_TEXT ".\n"
                                 "\n"
+                                "--on ssh:HOST or --on exec:COMMAND runs it on another machine and records it\n"
+                                "here with that machine (see `loadscope remote --help`).\n"
+                                "\n"
                                 "Exit status: 0 the run finished, 1 it failed (the reason is printed),\n"
                                 "2 bad usage or bad input.");
   if (!ls_cli_parse_args (context, &argc, &argv, &error))
