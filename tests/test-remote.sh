@@ -49,7 +49,7 @@ check () { # name, command, files to show on failure...
 q () { "$loadscope" history --db "$1" --json; }
 count () { q "$1" | grep -c "\"status\" : \"$2\""; }
 
-echo "1..17"
+echo "1..19"
 
 # ---- the sshd: loopback only, its own key and config, keys only ----
 ssh-keygen -q -t ed25519 -N '' -f "$T/host_key" -C ls-test-host
@@ -186,7 +186,28 @@ for i in $(seq 50); do
 done
 check "... no Loadscope process left on the target" "[ $left -eq 0 ]" "$T/k.err"
 
-# 14-17: exec: a prefix that enters another root (a mount namespace and a
+# 14-15: Ctrl-C here ends the run there: recorded as interrupted, nothing left.
+"$loadscope" run --on ssh:lstarget --dataset "$hostile" --batch-size 8 --batches 400 --sink sim --model-ms 25 \
+  --db "$T/cancel.sqlite" >"$T/x.out" 2>"$T/x.err" &
+run_pid=$!
+for i in $(seq 600); do
+  pgrep -f "$T/ssh-target/$key/bin/loadscope run" >/dev/null && break
+  sleep 0.1
+done
+sleep 2
+kill -INT $run_pid
+wait $run_pid
+rc=$?
+check "Ctrl-C on run --on: exit 1, the run recorded here as interrupted" \
+  "[ $rc -eq 1 ] && [ \"\$(count '$T/cancel.sqlite' interrupted)\" -eq 1 ]" "$T/x.out" "$T/x.err"
+left=1
+for i in $(seq 50); do
+  pgrep -f "$T/ssh-target" >/dev/null || { left=0; break; }
+  sleep 0.2
+done
+check "... and nothing of it left running on the target" "[ $left -eq 0 ]" "$T/x.err"
+
+# 16-19: exec: a prefix that enters another root (a mount namespace and a
 # chroot; the dataset and the cache are the root's paths).
 R=$T/root
 for d in usr lib lib64 bin sbin etc dev proc; do mkdir -p "$R/$d"; done
@@ -202,7 +223,7 @@ exec unshare $([ "$(id -u)" -eq 0 ] || echo -r) -m sh -c '
 ENTER
 chmod +x "$T/enter-root"
 if ! "$T/enter-root" sh -c '[ -d /data ] && [ ! -e /root/ls-remote-test ]' 2>"$T/e.err"; then
-  for i in 14 15 16 17; do echo "ok $i # SKIP no mount namespace and chroot here: $(tr '\n' ' ' <"$T/e.err")"; done
+  for i in 16 17 18 19; do echo "ok $i # SKIP no mount namespace and chroot here: $(tr '\n' ' ' <"$T/e.err")"; done
   exit $((failed > 0))
 fi
 "$loadscope" make-dataset --format jpeg-dir --count 32 --size 64x64 "$R/data/jpegs" >/dev/null 2>&1
