@@ -60,3 +60,9 @@ ls_pipe_stderr_dup (ls_error *err)
     }
   return fd;
 }
+
+ls_handle
+ls_pipe_stdin (void)
+{
+  return 0;
+}

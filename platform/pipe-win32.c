@@ -66,3 +66,10 @@ ls_pipe_stderr_dup (ls_error *err)
     }
   return (ls_handle) dup;
 }
+
+ls_handle
+ls_pipe_stdin (void)
+{
+  HANDLE h = GetStdHandle (STD_INPUT_HANDLE);
+  return h && h != INVALID_HANDLE_VALUE ? (ls_handle) h : LS_HANDLE_INVALID;
+}

@@ -26,3 +26,8 @@ void ls_pipe_close (ls_handle end);
 /* A new handle to this process's standard error, inheritable by name (for
  * a child's standard output, so that its prints stay off ours). */
 ls_handle ls_pipe_stderr_dup (ls_error *err);
+
+/* This process's standard input, to read with ls_pipe_read (not through
+ * stdio: a thread blocked in fread holds stdin's lock, which fork's
+ * fflush (NULL) then waits for). Not to be closed. */
+ls_handle ls_pipe_stdin (void);

@@ -37,6 +37,8 @@ test_packages=(
   # scripts/fuzz.sh: clang and its libFuzzer runtime (only recommended by clang-14)
   clang libclang-rt-14-dev
   llvm-14 # llvm-symbolizer: fuzz.sh tells a child's crash in libhdf5 from ours by its frames' names (fresh-check.sh found it missing)
+  # tests/test-remote.sh: --on ssh: against an sshd of the test's own on 127.0.0.1
+  openssh-server openssh-client
   # tests/test-faults.sh: the store checked from outside
   sqlite3
   # tests/test-report.c: the report shown in a real browser (headless), asking for nothing

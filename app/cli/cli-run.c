@@ -11,6 +11,7 @@
 
 #include "app/core/machine-busy.h"
 #include "app/core/run-events.h"
+#include "app/remote/remote.h"
 #include "app/core/error-bridge.h"
 #include "app/core/run-diagnose.h"
 #include "app/core/run-options.h"
@@ -157,6 +158,22 @@ ls_cli_run (int argc, char **argv)
   run_observer obs = { 0 };
   int exit_code;
 
+  /* --on TARGET: the run on another machine, followed from here (app/remote/). */
+  for (int i = 1; i < argc; i++)
+    if (strcmp (argv[i], "--on") == 0 || g_str_has_prefix (argv[i], "--on="))
+      {
+        const char *target = argv[i][4] == '=' ? argv[i] + 5 : i + 1 < argc ? argv[i + 1] : "";
+        g_autoptr (GPtrArray) rest = g_ptr_array_new ();
+        for (int j = 0; j < argc; j++)
+          if (j != i && !(j == i + 1 && argv[i][4] != '='))
+            g_ptr_array_add (rest, argv[j]);
+        g_ptr_array_add (rest, NULL);
+        return ls_remote_run_main (target, (int) rest->len - 1, (char **) rest->pdata);
+      }
+  /* A runner on a target: its input ending is the local side gone. */
+  if (g_strcmp0 (g_getenv ("LOADSCOPE_STOP_ON_STDIN_EOF"), "1") == 0)
+    ls_remote_stop_on_stdin_eof ();
+
   ls_run_options_init (&opts);
   ls_run_options_add_to (&opts, context);
   g_option_context_set_summary (context,
@@ -167,6 +184,9 @@ ls_cli_run (int argc, char **argv)
                                 "\n"
                                 "Defaults (the same for sweep, demo and the window): workers "
                                 G_STRINGIFY (LS_RUN_DEFAULT_WORKERS) ",\n" LS_RUN_DEFAULTS_TEXT ".\n"
+                                "\n"
+                                "--on ssh:HOST or --on exec:COMMAND runs it on another machine and records it\n"
+                                "here with that machine (see `loadscope remote --help`).\n"
                                 "\n"
                                 "Exit status: 0 the run finished, 1 it failed (the reason is printed),\n"
                                 "2 bad usage or bad input.");

@@ -260,7 +260,7 @@ ls_cli_sweep (int argc, char **argv)
   int repeat = 0;
   char *time_budget = NULL;
   gboolean json = FALSE, no_db = FALSE, drop_last = FALSE, quiet = FALSE;
-  char *db = NULL;
+  char *db = NULL, *on = NULL;
   ls_slurm_options slurm = { 0 };
   int exit_code = 2;
 
@@ -274,6 +274,7 @@ ls_cli_sweep (int argc, char **argv)
   entries[LS_SWEEP_N_KNOBS + 2] = (GOptionEntry){ "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "The run store", "PATH" };
   entries[LS_SWEEP_N_KNOBS + 3] = (GOptionEntry){ "no-db", 0, 0, G_OPTION_ARG_NONE, &no_db, "Do not record the runs", NULL };
   entries[LS_SWEEP_N_KNOBS + 4] = (GOptionEntry){ "drop-last", 0, 0, G_OPTION_ARG_NONE, &drop_last, "Drop each epoch's last partial batch", NULL };
+  entries[LS_SWEEP_N_KNOBS + 7] = (GOptionEntry){ "on", 0, 0, G_OPTION_ARG_STRING, &on, "Run on a target machine: ssh:HOST or exec:COMMAND (see `loadscope remote --help`); recorded here with its machine", "TARGET" };
   entries[LS_SWEEP_N_KNOBS + 5] = (GOptionEntry){ "quiet", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &quiet, "No table", NULL };
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_add_group (context, ls_slurm_option_group (&slurm));
@@ -344,6 +345,7 @@ ls_cli_sweep (int argc, char **argv)
   request->drop_last = drop_last;
   request->no_db = no_db;
   request->db = g_strdup (db);
+  request->on = g_strdup (on);
   if (ls_slurm_options_active (&slurm))
     {
       /* --slurm: the grid as a job array (app/slurm/); --slurm-collect RUNDIR. */
@@ -359,6 +361,7 @@ out:
   for (guint k = 0; k < LS_SWEEP_N_KNOBS; k++)
     g_free (values[k]);
   g_free (db);
+  g_free (on);
   g_free (time_budget);
   ls_slurm_options_clear (&slurm);
   return exit_code;

@@ -35,8 +35,8 @@ ls_cli_tune (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   g_autoptr (ls_sweep_request) request = ls_sweep_request_new ();
   char *values[LS_SWEEP_N_KNOBS] = { 0 };
-  GOptionEntry entries[LS_SWEEP_N_KNOBS + 10]; /* + the NULL entry */
-  char *memory = NULL, *time_budget = NULL, *db = NULL, *cpu_text = NULL;
+  GOptionEntry entries[LS_SWEEP_N_KNOBS + 11]; /* + the NULL entry */
+  char *memory = NULL, *time_budget = NULL, *db = NULL, *cpu_text = NULL, *on = NULL;
   gint64 cpu_budget = 0, max_runs = 0;
   char *max_runs_text = NULL;
   gboolean json = FALSE, no_db = FALSE, drop_last = FALSE, quiet = FALSE;
@@ -61,6 +61,7 @@ ls_cli_tune (int argc, char **argv)
   entries[e++] = (GOptionEntry){ "drop-last", 0, 0, G_OPTION_ARG_NONE, &drop_last, "Drop each epoch's last partial batch", NULL };
   entries[e++] = (GOptionEntry){ "max-runs", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &max_runs_text, "At most N runs", "N" };
   entries[e++] = (GOptionEntry){ "quiet", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &quiet, "No progress", NULL };
+  entries[e++] = (GOptionEntry){ "on", 0, 0, G_OPTION_ARG_STRING, &on, "Measure on a target machine: ssh:HOST or exec:COMMAND (see `loadscope remote --help`)", "TARGET" };
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_summary (
       context,
@@ -132,6 +133,7 @@ ls_cli_tune (int argc, char **argv)
     }
   request->no_db = no_db;
   request->db = g_strdup (db);
+  request->on = g_strdup (on);
   request->drop_last = drop_last;
   options.base = request;
   options.cpu_budget = (guint) cpu_budget;
@@ -179,5 +181,6 @@ out:
   g_free (cpu_text);
   g_free (max_runs_text);
   g_free (db);
+  g_free (on);
   return exit_code;
 }

@@ -11,6 +11,7 @@
 #include "app/cli/cli-import.h"
 #include "app/cli/cli-machine.h"
 #include "app/cli/cli-make-dataset.h"
+#include "app/cli/cli-remote.h"
 #include "app/cli/cli-report.h"
 #include "app/cli/cli-run.h"
 #include "app/cli/cli-show.h"
@@ -47,6 +48,8 @@ static const ls_command commands[] = {
     "predict a recorded run with other knobs (a model fitted to it and its sweep)", ls_cli_whatif },
   { "tune", "tune --dataset PATH [--memory-budget 4G] ...",
     "the best workers, prefetch, pin and persistence within budgets, measured", ls_cli_tune },
+  { "remote", "remote install|collect TARGET", "a GPU server (ssh:HOST) or a container (exec:COMMAND) for --on",
+    ls_cli_remote },
   { "machine", "machine", "describe this machine (cores, memory, OS, CPU) as runs will record it", ls_cli_machine },
 };
 

@@ -250,6 +250,13 @@ ls_sweep_grid_new (const ls_sweep_request *request, GError **error)
   for (guint c = 0; c < grid->size; c++)
     {
       g_autoptr (GPtrArray) argv = ls_sweep_grid_runner_argv (grid, c, "loadscope", NULL, 0);
+      /* On a target machine the dataset is the target's path: checked
+       * there; here, a format given stops the check looking for it. */
+      if (request->on)
+        {
+          g_ptr_array_insert (argv, 2, g_strdup ("jpeg-dir"));
+          g_ptr_array_insert (argv, 2, g_strdup ("--format"));
+        }
       g_autoptr (GError) why = NULL;
       if (!check_configuration (argv, &why))
         {

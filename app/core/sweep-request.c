@@ -32,6 +32,7 @@ ls_sweep_request_copy (const ls_sweep_request *request)
   r->db = g_strdup (request->db);
   r->no_db = request->no_db;
   r->runner = g_strdup (request->runner);
+  r->on = g_strdup (request->on);
   r->sweep_id = request->sweep_id;
   return r;
 }
@@ -46,6 +47,7 @@ ls_sweep_request_free (ls_sweep_request *request)
   g_free (request->dataset);
   g_free (request->db);
   g_free (request->runner);
+  g_free (request->on);
   g_free (request);
 }
 

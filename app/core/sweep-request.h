@@ -24,6 +24,8 @@ typedef struct ls_sweep_request {
   gboolean no_db;                    /* record nothing (db is then ignored) */
   char *runner;                      /* the loadscope executable (a path or a name in PATH); NULL: this
                                       * process's own */
+  char *on;                          /* a target machine (ssh:HOST, exec:COMMAND; app/remote/): each runner
+                                      * gets --on; NULL: this machine */
   gint64 sweep_id;                   /* > 0: record the runs into this sweep, which the caller began and
                                       * ends (ls_store_sweep_begin/end; `tune` measures one point at a
                                       * time this way); 0: the session records a sweep of its own */

@@ -737,6 +737,12 @@ start_next (LsSweepSession *self)
       g_autoptr (GPtrArray) argv = ls_sweep_grid_runner_argv (
           self->grid, c, self->runner, self->store ? self->store_path : NULL, self->sweep_id);
       g_autofree char *label = ls_sweep_grid_label (self->grid, c);
+      /* On a target machine: the runner follows the run there (app/remote/). */
+      if (self->request->on)
+        {
+          g_ptr_array_insert (argv, 2, g_strdup (self->request->on));
+          g_ptr_array_insert (argv, 2, g_strdup ("--on"));
+        }
 
       self->current++;
       g_free (self->configuration);

@@ -1,0 +1,94 @@
+/* `loadscope remote`: install the runner's bundle on a target machine,
+ * collect the runs a dropped connection left there, print this build's
+ * version key. Runs themselves go through `run --on` and `sweep --on`. */
+#include "app/cli/cli-remote.h"
+#include "app/cli/cli-args.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "app/remote/remote.h"
+
+static int
+usage (FILE *to, int code)
+{
+  fprintf (to, "Usage:\n"
+               "  loadscope remote install TARGET [--bundle DIR]   copy the runner's bundle to the target, checked\n"
+               "  loadscope remote collect TARGET [--db PATH]     bring home the runs a dropped connection left there\n"
+               "  loadscope remote key                            this build's version key (the folder it installs to)\n"
+               "\n"
+               "TARGET is ssh:HOST (anything ssh accepts, ~/.ssh/config aliases too; ssh does the connecting\n"
+               "with BatchMode, so a password prompt is an error) or exec:COMMAND, a prefix that runs a\n"
+               "program inside a container and passes stdin and stdout (exec:docker exec -i NAME).\n"
+               "DIR is a bundle made by `bash tests/device/bundle.sh --from BUILD --out DIR --max-mb 0`\n"
+               "(default: $LOADSCOPE_REMOTE_BUNDLE). Then: loadscope sweep --on TARGET --dataset PATH-THERE ...\n");
+  return code;
+}
+
+int
+ls_cli_remote (int argc, char **argv)
+{
+  g_autoptr (GError) error = NULL;
+  char *bundle = NULL, *db = NULL;
+  GOptionEntry entries[] = {
+    { "bundle", 0, 0, G_OPTION_ARG_FILENAME, &bundle, "The bundle folder (tests/device/bundle.sh)", "DIR" },
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "The local run store", "PATH" },
+    { NULL },
+  };
+  g_autoptr (GOptionContext) context = g_option_context_new ("install|collect|key [TARGET]");
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_help_enabled (context, FALSE);
+  int code = 2;
+  g_autoptr (ls_remote_target) target = NULL;
+
+  for (int i = 1; i < argc; i++)
+    if (strcmp (argv[i], "--help") == 0 || strcmp (argv[i], "-h") == 0)
+      return usage (stdout, 0);
+  char **args = argv;
+  if (!ls_cli_parse_args (context, &argc, &args, &error))
+    {
+      code = ls_cli_usage_error ("remote", "%s", error->message);
+      goto out;
+    }
+  if (argc >= 2 && strcmp (args[1], "key") == 0 && argc == 2)
+    {
+      g_autofree char *key = ls_remote_version_key ();
+      printf ("%s\n", key);
+      code = 0;
+      goto out;
+    }
+  if (argc != 3 || (strcmp (args[1], "install") != 0 && strcmp (args[1], "collect") != 0))
+    {
+      code = usage (stderr, 2);
+      goto out;
+    }
+  target = ls_remote_target_parse (args[2], &error);
+  if (!target)
+    {
+      code = ls_cli_usage_error ("remote", "%s", error->message);
+      goto out;
+    }
+  if (strcmp (args[1], "collect") == 0)
+    {
+      code = ls_remote_collect (target, db, stdout);
+      goto out;
+    }
+  const char *dir = bundle ? bundle : g_getenv ("LOADSCOPE_REMOTE_BUNDLE");
+  if (!dir || !*dir)
+    {
+      code = ls_cli_usage_error ("remote", "install: give --bundle DIR (a folder made by `bash tests/device/bundle.sh "
+                                           "--from BUILD --out DIR --max-mb 0`) or set LOADSCOPE_REMOTE_BUNDLE");
+      goto out;
+    }
+  if (!ls_remote_install (target, dir, stdout, &error))
+    {
+      fprintf (stderr, "loadscope remote install: %s\n", error->message);
+      code = error->domain == LS_REMOTE_ERROR && error->code == LS_REMOTE_ERROR_FAILED ? 1 : 2;
+      goto out;
+    }
+  code = 0;
+out:
+  g_free (bundle);
+  g_free (db);
+  return code;
+}

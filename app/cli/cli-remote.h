@@ -1,0 +1,4 @@
+#pragma once
+
+/* `loadscope remote install|collect|key TARGET`: app/remote/. */
+int ls_cli_remote (int argc, char **argv);
