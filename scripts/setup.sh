@@ -23,6 +23,11 @@ packages=(
 test_packages=(
   # data/ validation and GUI tests
   appstream xvfb xauth x11-utils dbus imagemagick
+  # scripts/package-deb.sh (dpkg-shlibdeps is in dpkg-dev, below) and
+  # scripts/windows/package-msi.sh: the .deb and the .msi
+  wixl msitools
+  # tests/test-zh-cn.sh: the zh_CN.UTF-8 locale, generated below
+  locales
   # Windows cross build and its self-test
   gcc-mingw-w64-x86-64 wine wine64
   # scripts/windows/: the Windows dependency stack from Debian's sources
@@ -55,8 +60,22 @@ for p in "${packages[@]}"; do
   [ "$status" = "install ok installed" ] || missing+=("$p")
 done
 
+# --tests: LANG=zh_CN.UTF-8 runs (the Chinese translation's tests) need the
+# locale generated, not only the locales package.
+gen_locales() {
+  [ "${1:-}" = --tests ] || return 0
+  locale -a 2>/dev/null | grep -qix 'zh_CN.utf8' && return 0
+  echo "setup: generating the zh_CN.UTF-8 locale"
+  local s=()
+  [ "$(id -u)" -eq 0 ] || s=(sudo)
+  "${s[@]}" sed -i 's/^# *\(zh_CN.UTF-8 UTF-8\)/\1/' /etc/locale.gen
+  grep -q '^zh_CN.UTF-8 UTF-8' /etc/locale.gen || echo 'zh_CN.UTF-8 UTF-8' | "${s[@]}" tee -a /etc/locale.gen >/dev/null
+  "${s[@]}" locale-gen >/dev/null
+}
+
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all ${#packages[@]} Debian packages present"
+  gen_locales "${1:-}"
   exit 0
 fi
 
@@ -66,4 +85,5 @@ sudo_cmd=()
 export DEBIAN_FRONTEND=noninteractive
 "${sudo_cmd[@]}" apt-get update -q
 "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+gen_locales "${1:-}"
 echo "setup: done"
