@@ -18,6 +18,8 @@ packages=(
   # meson's gnome.post_install (data/meson.build) needs update-desktop-database
   # at configure time (scripts/fresh-check.sh found it missing)
   desktop-file-utils
+  # msgfmt for the translations (po/meson.build; without it the build is English only)
+  gettext
 )
 
 test_packages=(
@@ -32,7 +34,7 @@ test_packages=(
   gcc-mingw-w64-x86-64 wine wine64
   # scripts/windows/: the Windows dependency stack from Debian's sources
   g++-mingw-w64-x86-64-win32 libz-mingw-w64-dev dpkg-dev cmake nasm sassc tcl
-  gettext # xgettext, which GLib's build asks for (fresh-check.sh found it missing)
+  # (gettext, above: xgettext, which GLib's build asks for too)
   adwaita-icon-theme # its symbolic PNGs go into the zip (scripts/windows/build.sh)
   xz-utils unzip zip
   # sweeps as Slurm job arrays: the one-node cluster of scripts/slurm-local.sh and tests/test-slurm.sh
