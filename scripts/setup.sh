@@ -28,8 +28,9 @@ test_packages=(
   # scripts/package-deb.sh (dpkg-shlibdeps is in dpkg-dev, below) and
   # scripts/windows/package-msi.sh: the .deb and the .msi
   wixl msitools
-  # tests/test-zh-cn.sh: the zh_CN.UTF-8 locale, generated below
-  locales
+  # tests/test-zh-cn.sh: the zh_CN.UTF-8 locale, generated below, and a
+  # CJK font for the window in Chinese
+  locales fonts-wqy-microhei
   # Windows cross build and its self-test
   gcc-mingw-w64-x86-64 wine wine64
   # scripts/windows/: the Windows dependency stack from Debian's sources
@@ -49,6 +50,12 @@ test_packages=(
   # tests/test-report.c: the report shown in a real browser (headless), asking for nothing
   chromium
 )
+
+# A CJK font where the locale is Chinese, Japanese or Korean: the window,
+# its charts and the reports draw those characters (else empty boxes).
+case ${LC_ALL:-${LANG:-}} in
+  zh*|ja*|ko*) packages+=(fonts-wqy-microhei) ;;
+esac
 
 case ${1:-} in
   --tests) packages+=("${test_packages[@]}") ;;

@@ -6,9 +6,12 @@
 #   2. its --json has the same keys and the same words as under LANG=C:
 #      only numbers (measured, so they differ) and times may differ
 #   3. `loadscope demo --help` says its summary in Chinese
+#   4. (where Xvfb, xwininfo and ImageMagick are) the window opens under
+#      zh_CN.UTF-8, a CJK font is installed so its text has no empty boxes,
+#      and a screenshot is kept: ARTIFACTS/window-zh_CN.png (look at it)
 # Skips where the locale is not generated (scripts/setup.sh --tests does it).
 #
-#   bash tests/test-zh-cn.sh BUILD/app/loadscope
+#   bash tests/test-zh-cn.sh BUILD/app/loadscope [ARTIFACTS]
 set -uo pipefail
 loadscope=$(readlink -f "$1")
 if ! locale -a 2>/dev/null | grep -qix 'zh_CN.utf8'; then
@@ -77,6 +80,31 @@ check $? "--json under zh_CN.UTF-8 has the keys and words of LANG=C, and no Chin
 
 LANG=zh_CN.UTF-8 "$loadscope" demo --help >"$T/help.out" 2>&1
 grep -q '生成 JPEG 图像示例数据集' "$T/help.out"; check $? "loadscope demo --help says its summary in Chinese"
+
+artifacts=${2:-}
+if [ -n "$artifacts" ] && command -v xvfb-run >/dev/null && command -v xwininfo >/dev/null && command -v import >/dev/null; then
+  [ -n "$(fc-list :lang=zh 2>/dev/null | head -n 1)" ]
+  check $? "a font with Chinese characters is installed (fc-list :lang=zh; package fonts-wqy-microhei)"
+  mkdir -p "$artifacts" "$T/home"
+  shot=$(cd "$artifacts" && pwd)/window-zh_CN.png
+  env -i PATH="$PATH" HOME="$T/home" LANG=zh_CN.UTF-8 GTK_A11Y=none GSETTINGS_BACKEND=memory SHOT="$shot" \
+    xvfb-run -a -s "-screen 0 1400x1000x24" bash -c '
+      "$0" >"$HOME/window.log" 2>&1 &
+      app=$!
+      found=
+      for _ in $(seq 1 450); do
+        xwininfo -root -tree 2>/dev/null | grep -q "\"Loadscope\": " && { found=1; break; }
+        kill -0 "$app" 2>/dev/null || break
+        sleep 0.2
+      done
+      [ -n "$found" ] && sleep 3 && import -window root "$SHOT"
+      kill "$app" 2>/dev/null
+      wait "$app" 2>/dev/null
+      [ -n "$found" ]' "$loadscope"
+  check $? "the window opens under LANG=zh_CN.UTF-8 (screenshot $shot)"
+else
+  echo "# the window in zh_CN skipped: no ARTIFACTS folder given, or no xvfb-run, xwininfo or import"
+fi
 
 echo "1..$n"
 [ "$fails" -eq 0 ]
