@@ -6,7 +6,7 @@
 #     libadwaita, SQLite, json-glib, libjpeg-turbo, cairo, pango), each with
 #     a version, and nothing from /usr/local
 #   - its files: both programs, the desktop entry, the metainfo, the icons,
-#     the schema, the probe, the copyright; all under
+#     the schema, the probe, the copyright, the zh_CN catalogue; all under
 #     /usr, none under /usr/local; no build folder paths
 #   - the desktop entry and metainfo it carries pass desktop-file-validate
 #     and appstreamcli validate --no-net (where installed)
@@ -56,7 +56,8 @@ for f in /usr/bin/loadscope /usr/bin/loadscope-worker \
          /usr/share/glib-2.0/schemas/org.loadscope.Loadscope.gschema.xml \
          /usr/share/loadscope/schemas/gschemas.compiled \
          /usr/share/loadscope/probe/loadscope_probe/probe.py \
-         /usr/share/doc/loadscope/copyright; do
+         /usr/share/doc/loadscope/copyright \
+         /usr/share/locale/zh_CN/LC_MESSAGES/loadscope.mo; do
   grep -qx "$f" "$tmp/files" && ok "carries $f" || bad "does not carry $f"
 done
 outside=$(grep -v -e '^/usr/$' -e '^/usr/\(bin\|share\)/' -e '^/$' "$tmp/files" | grep -v '^/usr/$')
@@ -85,5 +86,13 @@ if command -v appstreamcli >/dev/null; then
     ok "appstreamcli validate --no-net passes on the packaged metainfo" || bad "appstreamcli validate: $out"
 else
   say "skipped: appstreamcli (package appstream)"
+fi
+# Installed anywhere, the program finds its catalogue beside itself.
+if LANG=zh_CN.UTF-8 "$tmp/root/usr/bin/loadscope" demo --help 2>&1 | grep -q '示例数据集'; then
+  ok "the packaged loadscope speaks Chinese under zh_CN.UTF-8 (its catalogue at ../share/locale)"
+elif ! locale -a 2>/dev/null | grep -qix 'zh_CN.utf8'; then
+  say "skipped: the packaged catalogue in use (no zh_CN.UTF-8 locale here)"
+else
+  bad "the packaged loadscope under zh_CN.UTF-8 is not Chinese"
 fi
 finish
