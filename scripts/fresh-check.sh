@@ -22,6 +22,7 @@
 #               desktop entry's Exec under Xvfb, then `apt remove --autoremove`
 #               it and check no file of it is left (log deb.log)
 #   --deb-only  with --deb: stop after that step
+#   --deb-file FILE  as --deb, with a .deb already built (no build here)
 #
 # Needs root (debootstrap, chroot, mounts); installs debootstrap on this
 # machine if it is missing. Logs: DIR.logs/ (start.log, test.log).
@@ -33,14 +34,16 @@ root=/var/tmp/loadscope-fresh
 keep=0
 deb=0
 deb_only=0
+deb_given=
 while [ $# -gt 0 ]; do
   case $1 in
     --root) root=${2:?--root needs a folder}; shift 2 ;;
     --keep) keep=1; shift ;;
     --deb) deb=1; shift ;;
     --deb-only) deb_only=1; shift ;;
-    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "fresh-check.sh: unknown argument '$1' (--root DIR, --keep, --deb, --deb-only)" >&2; exit 2 ;;
+    --deb-file) deb=1; deb_given=$(readlink -f "${2:?--deb-file needs a .deb}"); shift 2 ;;
+    -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "fresh-check.sh: unknown argument '$1' (--root DIR, --keep, --deb, --deb-only, --deb-file FILE)" >&2; exit 2 ;;
   esac
 done
 say() { echo "fresh-check: $*"; }
@@ -156,7 +159,11 @@ mount_in /work/loadscope --bind "$clone/loadscope"
 deb_rc=
 if [ "$deb" -eq 1 ]; then
   t0=$(date +%s)
-  deb_file=$(bash "$clone/loadscope/scripts/package-deb.sh" 2>"$logs/deb-build.log" | tail -n 1)
+  if [ -n "$deb_given" ]; then
+    deb_file=$deb_given
+  else
+    deb_file=$(bash "$clone/loadscope/scripts/package-deb.sh" 2>"$logs/deb-build.log" | tail -n 1)
+  fi
   if [ ! -f "$deb_file" ]; then
     deb_rc=1
     say ".deb: scripts/package-deb.sh failed (see $logs/deb-build.log)"
