@@ -10,6 +10,7 @@
 
 #include "app/cli/cli-args.h"
 #include "app/cli/cli.h"
+#include "app/core/i18n.h"
 
 #ifdef LS_HAVE_GUI
 #include "ui/ls-application.h"
@@ -29,6 +30,7 @@ have_display (void)
 int
 main (int argc, char **argv)
 {
+  ls_i18n_init (ls_i18n_machine_output (argc, argv));
   argv = ls_cli_utf8_argv (&argc, argv);
   if (argc >= 2)
     return ls_cli_main (argc, argv);

@@ -10,12 +10,19 @@
 # does not. Not part of .ci/run: it downloads and installs everything, and
 # builds the Windows stack cold (about an hour on 2 cores).
 #
-#   sudo bash scripts/fresh-check.sh [--root DIR] [--keep]
+#   sudo bash scripts/fresh-check.sh [--root DIR] [--keep] [--deb [--deb-only]]
 #
 #   --root DIR  where the root goes (default /var/tmp/loadscope-fresh); an
 #               existing root there is removed first unless --keep reuses it
 #   --keep      reuse DIR when it holds a finished debootstrap, and leave it
 #               afterwards (to look inside); without it the root is removed
+#   --deb       first, before (a): build the .deb here (scripts/package-deb.sh),
+#               `apt install` it into the fresh root (its Depends alone must
+#               suffice), run `loadscope demo`, start the window from its
+#               desktop entry's Exec under Xvfb, then `apt remove --autoremove`
+#               it and check no file of it is left (log deb.log)
+#   --deb-only  with --deb: stop after that step
+#   --deb-file FILE  as --deb, with a .deb already built (no build here)
 #
 # Needs root (debootstrap, chroot, mounts); installs debootstrap on this
 # machine if it is missing. Logs: DIR.logs/ (start.log, test.log).
@@ -25,12 +32,18 @@ repo=$(pwd)
 
 root=/var/tmp/loadscope-fresh
 keep=0
+deb=0
+deb_only=0
+deb_given=
 while [ $# -gt 0 ]; do
   case $1 in
     --root) root=${2:?--root needs a folder}; shift 2 ;;
     --keep) keep=1; shift ;;
-    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "fresh-check.sh: unknown argument '$1' (--root DIR, --keep)" >&2; exit 2 ;;
+    --deb) deb=1; shift ;;
+    --deb-only) deb_only=1; shift ;;
+    --deb-file) deb=1; deb_given=$(readlink -f "${2:?--deb-file needs a .deb}"); shift 2 ;;
+    -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "fresh-check.sh: unknown argument '$1' (--root DIR, --keep, --deb, --deb-only, --deb-file FILE)" >&2; exit 2 ;;
   esac
 done
 LS_TAG=fresh-check
@@ -117,6 +130,56 @@ git clone -q "$repo" "$clone/loadscope" || die "git clone of $repo failed"
 say "clone of $(git -C "$clone/loadscope" log -1 --format='%h %s' | cut -c1-72)"
 mount_in /work/loadscope --bind "$clone/loadscope"
 
+# 2b. --deb: the package alone in the fresh root, removed again
+deb_rc=
+if [ "$deb" -eq 1 ]; then
+  t0=$(date +%s)
+  if [ -n "$deb_given" ]; then
+    deb_file=$deb_given
+  else
+    deb_file=$(bash "$clone/loadscope/scripts/package-deb.sh" 2>"$logs/deb-build.log" | tail -n 1)
+  fi
+  if [ ! -f "$deb_file" ]; then
+    deb_rc=1
+    say ".deb: scripts/package-deb.sh failed (see $logs/deb-build.log)"
+  else
+    cp "$deb_file" "$root/tmp/"
+    in_root bash -s "/tmp/$(basename "$deb_file")" >"$logs/deb.log" 2>&1 <<'DEB'
+set -u
+deb=$1
+export DEBIAN_FRONTEND=noninteractive
+step() { echo "deb-check: $*"; }
+fail() { echo "deb-check: FAILED: $*"; exit 1; }
+apt-get install -y -q "$deb" || fail "apt install $deb"
+step "installed: $(dpkg-query -W -f='${Package} ${Version}' loadscope)"
+loadscope demo >/tmp/deb-demo.out 2>&1 || { tail -n 20 /tmp/deb-demo.out; fail "loadscope demo"; }
+grep -qi 'recommend' /tmp/deb-demo.out || fail "loadscope demo printed no recommendation"
+step "loadscope demo ran"
+# The window, as a desktop starts it: the entry's Exec, under Xvfb.
+apt-get install -y -q --no-install-recommends xvfb xauth x11-utils >/dev/null || fail "installing Xvfb"
+entry=/usr/share/applications/org.loadscope.Loadscope.desktop
+exec_line=$(sed -n 's/^Exec=//p' "$entry" | head -n 1 | sed 's/ *%[fFuU]//g')
+[ -n "$exec_line" ] || fail "no Exec= in $entry"
+xvfb-run -a -s "-screen 0 1280x800x24" bash -c "GTK_A11Y=none $exec_line & pid=\$!; for i in \$(seq 60); do
+    sleep 1; xwininfo -root -tree 2>/dev/null | grep -q '\"Loadscope\"' && { kill \$pid; wait \$pid; exit 0; }; done; kill \$pid; exit 1" ||
+  fail "no window titled Loadscope within 60 s of '$exec_line' from $entry"
+step "the desktop entry's '$exec_line' showed a window titled Loadscope"
+apt-get remove -y -q --autoremove loadscope xvfb xauth x11-utils >/dev/null || fail "apt remove loadscope"
+case $(dpkg-query -W -f='${Status}' loadscope 2>/dev/null) in
+  *" installed"|*half*|*config-files) fail "dpkg still lists loadscope: $(dpkg-query -W -f='${Status}' loadscope)" ;;
+esac
+left=$(find /usr /etc /var/lib/dpkg/info -xdev -iname '*loadscope*' 2>/dev/null | head -n 10)
+[ -z "$left" ] || fail "left behind after apt remove: $left"
+step "apt remove left no file of it behind"
+DEB
+    deb_rc=$?
+  fi
+  say ".deb: $(grep -E '^deb-check: ' "$logs/deb.log" 2>/dev/null | tail -n 1 | sed 's/^deb-check: //') (exit ${deb_rc}, $(( $(date +%s) - t0 )) s, log $logs/deb.log)"
+  if [ "$deb_only" -eq 1 ]; then
+    exit "$deb_rc"
+  fi
+fi
+
 # 3. the README's two commands, without a display
 before=$(in_root dpkg-query -W -f='.\n' | wc -l)
 t0=$(date +%s)
@@ -137,4 +200,4 @@ say "scripts/start.sh: exit $start_rc in $start_s s; it installed $((after - bef
 say "scripts/test.sh:  exit $test_rc in $test_s s; ${summary:-no summary line (see $logs/test.log)}"
 grep -E '^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT)|^== .*FAILED|FAILED:' "$logs/test.log" | head -n 20 | sed 's/^/  /'
 say "logs in $logs; $(( $(date +%s) - started )) s in all"
-[ "$start_rc" -eq 0 ] && [ "$test_rc" -eq 0 ]
+[ "$start_rc" -eq 0 ] && [ "$test_rc" -eq 0 ] && [ "${deb_rc:-0}" -eq 0 ]

@@ -18,16 +18,24 @@ packages=(
   # meson's gnome.post_install (data/meson.build) needs update-desktop-database
   # at configure time (scripts/fresh-check.sh found it missing)
   desktop-file-utils
+  # msgfmt for the translations (po/meson.build; without it the build is English only)
+  gettext
 )
 
 test_packages=(
   # data/ validation and GUI tests
   appstream xvfb xauth x11-utils dbus imagemagick
+  # scripts/package-deb.sh (dpkg-shlibdeps is in dpkg-dev, below) and
+  # scripts/windows/package-msi.sh: the .deb and the .msi
+  wixl msitools
+  # tests/test-zh-cn.sh: the zh_CN.UTF-8 locale, generated below, and a
+  # CJK font for the window in Chinese
+  locales fonts-wqy-microhei
   # Windows cross build and its self-test
   gcc-mingw-w64-x86-64 wine wine64
   # scripts/windows/: the Windows dependency stack from Debian's sources
   g++-mingw-w64-x86-64-win32 libz-mingw-w64-dev dpkg-dev cmake nasm sassc tcl
-  gettext # xgettext, which GLib's build asks for (fresh-check.sh found it missing)
+  # (gettext, above: xgettext, which GLib's build asks for too)
   adwaita-icon-theme # its symbolic PNGs go into the zip (scripts/windows/build.sh)
   xz-utils unzip zip
   # sweeps as Slurm job arrays: the one-node cluster of scripts/slurm-local.sh and tests/test-slurm.sh
@@ -45,6 +53,12 @@ test_packages=(
   chromium
 )
 
+# A CJK font where the locale is Chinese, Japanese or Korean: the window,
+# its charts and the reports draw those characters (else empty boxes).
+case ${LC_ALL:-${LANG:-}} in
+  zh*|ja*|ko*) packages+=(fonts-wqy-microhei) ;;
+esac
+
 case ${1:-} in
   --tests) packages+=("${test_packages[@]}") ;;
   "") ;;
@@ -57,8 +71,22 @@ for p in "${packages[@]}"; do
   [ "$status" = "install ok installed" ] || missing+=("$p")
 done
 
+# --tests: LANG=zh_CN.UTF-8 runs (the Chinese translation's tests) need the
+# locale generated, not only the locales package.
+gen_locales() {
+  [ "${1:-}" = --tests ] || return 0
+  locale -a 2>/dev/null | grep -qix 'zh_CN.utf8' && return 0
+  echo "setup: generating the zh_CN.UTF-8 locale"
+  local s=()
+  [ "$(id -u)" -eq 0 ] || s=(sudo)
+  "${s[@]}" sed -i 's/^# *\(zh_CN.UTF-8 UTF-8\)/\1/' /etc/locale.gen
+  grep -q '^zh_CN.UTF-8 UTF-8' /etc/locale.gen || echo 'zh_CN.UTF-8 UTF-8' | "${s[@]}" tee -a /etc/locale.gen >/dev/null
+  "${s[@]}" locale-gen >/dev/null
+}
+
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all ${#packages[@]} Debian packages present"
+  gen_locales "${1:-}"
   exit 0
 fi
 
@@ -68,4 +96,5 @@ sudo_cmd=()
 export DEBIAN_FRONTEND=noninteractive
 "${sudo_cmd[@]}" apt-get update -q
 "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+gen_locales "${1:-}"
 echo "setup: done"

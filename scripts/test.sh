@@ -6,7 +6,9 @@
 #   3. Windows: the dependency stack (cached), loadscope.exe and its zip
 #      (scripts/windows/build.sh), then under Wine the self-tests, app/'s
 #      GLib tests (scripts/windows/test-app-wine.sh) and the zip end to end,
-#      the window included (scripts/windows/test-wine.sh).
+#      the window included (scripts/windows/test-wine.sh), and the .msi
+#      (scripts/windows/package-msi.sh, test-msi-wine.sh),
+#   4. the Debian package (scripts/package-deb.sh, tests/test-deb.sh).
 # Ends with one line "tests: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -109,6 +111,14 @@ if bash scripts/windows/build.sh "${win_gui[@]}"; then
   bash scripts/windows/test-wine.sh "$win_zip" build/app/loadscope 2>&1 | tee "$win_log"
   count_summary "$win_log" "${PIPESTATUS[0]}"
   echo "== Windows: end-to-end test took $(( $(date +%s) - t_e2e )) s"
+  echo "== Windows: the installer (.msi from the zip) under Wine: install, run, uninstall"
+  if win_msi=$(bash scripts/windows/package-msi.sh "$win_zip" | tail -n 1); then
+    bash scripts/windows/test-msi-wine.sh "$win_msi" 2>&1 | tee "$win_log"
+    count_summary "$win_log" "${PIPESTATUS[0]}"
+  else
+    echo "== Windows: package-msi.sh FAILED"
+    failed=$((failed + 1))
+  fi
 else
   echo "== Windows: BUILD FAILED (see above); the self-tests of platform/ and loader/ alone"
   failed=$((failed + 1))
@@ -117,6 +127,19 @@ else
 fi
 rm -f "$win_log"
 echo "== Windows: $(( $(date +%s) - t_win )) s in all"
+
+# The Debian package: built (a release build of its own, build-deb) and
+# inspected; scripts/fresh-check.sh --deb installs it into a fresh root.
+echo "== Debian package: scripts/package-deb.sh, tests/test-deb.sh"
+deb_log=$(mktemp)
+if deb_file=$(bash scripts/package-deb.sh | tail -n 1); then
+  bash tests/test-deb.sh "$deb_file" 2>&1 | tee "$deb_log"
+  count_summary "$deb_log" "${PIPESTATUS[0]}"
+else
+  echo "== Debian package: package-deb.sh FAILED"
+  failed=$((failed + 1))
+fi
+rm -f "$deb_log"
 
 echo "== done in $(( $(date +%s) - started )) s"
 echo "tests: $passed passed, $failed failed"

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "app/core/i18n.h"
 #include "app/core/json-util.h"
 #include "app/core/recommend.h"
 #include "app/core/summary-keys.h"
@@ -21,10 +22,10 @@ ls_sweep_progress_text (guint index, guint total, const char *label, gint64 batc
       double left = elapsed_s / done * (total - done);
       g_snprintf (eta, sizeof eta, "%d:%02d", (int) left / 60, (int) left % 60);
     }
-  g_autofree char *where = !started ? g_strdup ("starting\u2026")
-                           : planned > 0 ? g_strdup_printf ("batch %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT, batches, planned)
-                                         : g_strdup_printf ("batch %" G_GINT64_FORMAT, batches);
-  return g_strdup_printf ("[%u/%u] %s  %s  %d:%02d elapsed, ETA %s", index, total, label, where, (int) elapsed_s / 60,
+  g_autofree char *where = !started ? g_strdup (_("starting\u2026"))
+                           : planned > 0 ? g_strdup_printf (_("batch %lld/%lld"), (long long) batches, (long long) planned)
+                                         : g_strdup_printf (_("batch %lld"), (long long) batches);
+  return g_strdup_printf (_("[%u/%u] %s  %s  %d:%02d elapsed, ETA %s"), index, total, label, where, (int) elapsed_s / 60,
                           (int) elapsed_s % 60, eta);
 }
 
@@ -39,14 +40,55 @@ figure_text (char *buf, gsize size, JsonObject *o, const char *name, int decimal
     g_strlcpy (buf, "-", size);
 }
 
+/* Pads TEXT to WIDTH terminal columns (wide CJK characters count 2), left
+ * or right aligned: printf's widths count bytes. */
+static void
+put_cell (FILE *to, const char *text, int width, gboolean left)
+{
+  int pad = MAX (0, width - (int) ls_i18n_display_width (text));
+  fprintf (to, "%*s%s%*s", left ? 0 : pad, "", text, left ? pad : 0, "");
+}
+
+/* The table's columns: their width (at least the header's) and alignment,
+ * as the English format "%-5s %7s %-5s ..." had them. */
+#define N_COLUMNS 15
+static const struct
+{
+  const char *header;
+  int width;
+  gboolean left;
+} columns[N_COLUMNS] = {
+  { N_("run"), 5, TRUE },       { N_("workers"), 7, FALSE },  { N_("start"), 5, TRUE },    { N_("batch"), 5, FALSE },
+  { N_("pf"), 3, FALSE },       { N_("pers"), 4, TRUE },      { N_("pin"), 7, TRUE },      { N_("sink"), 5, TRUE },
+  { N_("status"), 11, TRUE },   { N_("img/s"), 9, FALSE },    { N_("wait p50"), 9, FALSE }, { N_("wait p95"), 9, FALSE },
+  { N_("GPU"), 5, FALSE },      { N_("peak PSS"), 9, FALSE }, { N_("CPU"), 6, FALSE },
+};
+
+static void
+put_row (FILE *to, const int *widths, const char *const *cells)
+{
+  for (int c = 0; c < N_COLUMNS; c++)
+    {
+      if (c)
+        fputc (' ', to);
+      put_cell (to, cells[c], widths[c], columns[c].left);
+    }
+  fputc ('\n', to);
+}
+
 void
 ls_sweep_print_table (FILE *to, JsonArray *summaries)
 {
-  /* One format for the header and every row, whatever the status: the
+  /* One layout for the header and every row, whatever the status: the
    * widest status ("interrupted") and "-" for absent figures. */
-#define ROW "%-5s %7s %-5s %5s %3s %-4s %-7s %-5s %-11s %9s %9s %9s %5s %9s %6s\n"
-  fprintf (to, ROW, "run", "workers", "start", "batch", "pf", "pers", "pin", "sink", "status", "img/s", "wait p50",
-           "wait p95", "GPU", "peak PSS", "CPU");
+  int widths[N_COLUMNS];
+  const char *headers[N_COLUMNS];
+  for (int c = 0; c < N_COLUMNS; c++)
+    {
+      headers[c] = _(columns[c].header);
+      widths[c] = MAX (columns[c].width, (int) ls_i18n_display_width (headers[c]));
+    }
+  put_row (to, widths, headers);
   gboolean any_simulated = FALSE;
   for (guint i = 0; i < json_array_get_length (summaries); i++)
     {
@@ -83,14 +125,16 @@ ls_sweep_print_table (FILE *to, JsonArray *summaries)
         figure_text (pss, sizeof pss, mem, "private_peak_bytes", 0, " MB", 1e-6);
       figure_text (cpu, sizeof cpu, o, "cpu_percent", 0, "%", 1);
       any_simulated |= sim;
-      fprintf (to, ROW, id, workers_text, workers > 0 ? json_object_get_string_member_with_default (o, "start", "?") : "-",
-               batch, prefetch,
-               workers > 0 ? (json_object_get_boolean_member_with_default (o, "persistent", FALSE) ? "on" : "off") : "-",
-               pin, sink, json_object_get_string_member_with_default (o, "status", "?"), tput, p50, p95, util, pss, cpu);
+      const char *cells[N_COLUMNS] = {
+        id, workers_text, workers > 0 ? json_object_get_string_member_with_default (o, "start", "?") : "-",
+        batch, prefetch,
+        workers > 0 ? (json_object_get_boolean_member_with_default (o, "persistent", FALSE) ? "on" : "off") : "-",
+        pin, sink, json_object_get_string_member_with_default (o, "status", "?"), tput, p50, p95, util, pss, cpu,
+      };
+      put_row (to, widths, cells);
     }
-#undef ROW
   if (any_simulated)
-    fprintf (to, "* simulated GPU: copy and model step are modelled, not measured on a device.\n");
+    fprintf (to, "%s\n", _("* simulated GPU: copy and model step are modelled, not measured on a device."));
   ls_sweep_print_spread (to, summaries);
 }
 
@@ -104,19 +148,29 @@ ls_sweep_print_spread (FILE *to, JsonArray *summaries)
     {
       const ls_config_group *g = groups->pdata[j];
       any |= g->done > 1;
-      width = MAX (width, (int) g_utf8_strlen (g->label, -1));
+      width = MAX (width, (int) ls_i18n_display_width (g->label));
     }
   if (!any)
     return;
-  fprintf (to, "\nSpread of repeats (throughput, samples/s):\n");
-  fprintf (to, "  %-*s %4s %9s %15s %7s\n", width, "configuration", "runs", "mean", "min-max", "spread");
+  const char *heads[5] = { _("configuration"), _("runs"), _("mean"), _("min-max"), _("spread") };
+  const int head_widths[5] = { 0, 4, 9, 15, 7 };
+  width = MAX (width, (int) ls_i18n_display_width (heads[0]));
+  fprintf (to, "\n%s\n", _("Spread of repeats (throughput, samples/s):"));
+  fputs ("  ", to);
+  for (int c = 0; c < 5; c++)
+    {
+      put_cell (to, heads[c], c ? head_widths[c] : width, c == 0);
+      fputs (c < 4 ? " " : "\n", to);
+    }
   for (guint j = 0; j < groups->len; j++)
     {
       const ls_config_group *g = groups->pdata[j];
-      const char *label = g->label[0] ? g->label : "this configuration";
+      const char *label = g->label[0] ? g->label : _("this configuration");
       if (!g->done)
         {
-          fprintf (to, "  %-*s %4u %9s %15s %7s\n", width, label, 0u, "-", "-", "-");
+          fputs ("  ", to);
+          put_cell (to, label, width, TRUE);
+          fprintf (to, " %4u %9s %15s %7s\n", 0u, "-", "-", "-");
           continue;
         }
       char range[48], spread[24];
@@ -125,7 +179,9 @@ ls_sweep_print_spread (FILE *to, JsonArray *summaries)
         g_snprintf (spread, sizeof spread, "%.0f %%", 100 * (g->max - g->min) / g->mean);
       else
         g_strlcpy (spread, "-", sizeof spread);
-      fprintf (to, "  %-*s %4u %9.0f %15s %7s\n", width, label, g->done, g->mean, range, spread);
+      fputs ("  ", to);
+      put_cell (to, label, width, TRUE);
+      fprintf (to, " %4u %9.0f %15s %7s\n", g->done, g->mean, range, spread);
     }
 }
 

@@ -117,6 +117,13 @@ cp "$build/app/loadscope.exe" "$build/loader/loadscope-worker.exe" "$stagedir/bi
 # The PyTorch probe (--target pytorch), found at ../share/loadscope/probe.
 mkdir -p "$stagedir/share/loadscope/probe/loadscope_probe"
 cp data/probe/loadscope_probe/*.py "$stagedir/share/loadscope/probe/loadscope_probe/"
+# The translations (po/), found at ../share/locale (app/core/i18n.c).
+for mo in "$build"/po/*/LC_MESSAGES/loadscope.mo; do
+  [ -f "$mo" ] || continue
+  lang=$(basename "$(dirname "$(dirname "$mo")")")
+  mkdir -p "$stagedir/share/locale/$lang/LC_MESSAGES"
+  cp "$mo" "$stagedir/share/locale/$lang/LC_MESSAGES/"
+done
 # GSubprocess starts programs through these helpers, found beside libglib.
 cp "$P/bin/gspawn-win64-helper.exe" "$P/bin/gspawn-win64-helper-console.exe" "$stagedir/bin/"
 

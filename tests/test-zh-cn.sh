@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Loadscope in Simplified Chinese, TAP output:
+#   1. under LANG=zh_CN.UTF-8 `loadscope sweep` prints its table with the
+#      catalogue's headers (工作进程, 预取, 锁页), and every line of the table
+#      has the same display width (wide characters count 2): aligned
+#   2. its --json has the same keys and the same words as under LANG=C:
+#      only numbers (measured, so they differ) and times may differ
+#   3. `loadscope demo --help` says its summary in Chinese
+#   4. (where Xvfb, xwininfo and ImageMagick are) the window opens under
+#      zh_CN.UTF-8, a CJK font is installed so its text has no empty boxes,
+#      and a screenshot is kept: ARTIFACTS/window-zh_CN.png (look at it)
+# Skips where the locale is not generated (scripts/setup.sh --tests does it).
+#
+#   bash tests/test-zh-cn.sh BUILD/app/loadscope [ARTIFACTS]
+set -uo pipefail
+loadscope=$(readlink -f "$1")
+if ! locale -a 2>/dev/null | grep -qix 'zh_CN.utf8'; then
+  echo "1..0 # SKIP the zh_CN.UTF-8 locale is not generated (scripts/setup.sh --tests)"
+  exit 0
+fi
+T=$(mktemp -d "${TMPDIR:-/tmp}/ls-zh-XXXXXX")
+trap 'rm -rf "$T"' EXIT
+n=0
+fails=0
+check() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; fails=$((fails + 1)); fi; }
+sweep() { "$loadscope" sweep --dataset synthetic --workers 0,1 --batches 4 --db "$T/runs.sqlite" "$@" </dev/null; }
+
+LANG=zh_CN.UTF-8 LC_ALL= LANGUAGE= sweep >"$T/zh.out" 2>"$T/zh.err"
+check $? "LANG=zh_CN.UTF-8 loadscope sweep exits 0"
+header=$(grep -n '工作进程' "$T/zh.out" | head -n 1)
+[ -n "$header" ]; check $? "the table's header is Chinese (工作进程): ${header#*:}"
+for word in 预取 锁页 状态; do
+  grep -q "$word" <<<"$header"; check $? "the header says $word"
+done
+# The table: the header and the rows after it up to the first blank or * line.
+python3 - "$T/zh.out" <<'PY'
+import sys, unicodedata
+lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
+start = next(i for i, l in enumerate(lines) if "工作进程" in l)
+table = [lines[start]]
+for l in lines[start + 1:]:
+    if not l or l.startswith("*"):
+        break
+    table.append(l)
+width = lambda s: sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+widths = sorted({width(l) for l in table})
+print(f"# table of {len(table)} lines, display widths {widths}")
+sys.exit(0 if len(table) >= 3 and len(widths) == 1 else 1)
+PY
+check $? "every line of the Chinese table has one display width (aligned)"
+
+LANG=C sweep --json >"$T/c.json" 2>/dev/null
+rc_c=$?
+LANG=zh_CN.UTF-8 sweep --json >"$T/zh.json" 2>/dev/null
+rc_zh=$?
+[ "$rc_c" -eq 0 ] && [ "$rc_zh" -eq 0 ]; check $? "sweep --json exits 0 under LANG=C and zh_CN.UTF-8"
+python3 - "$T/c.json" "$T/zh.json" <<'PY'
+import json, re, sys
+def shape(v):
+    """Numbers, times, ids and paths out: what a translation could change stays."""
+    if isinstance(v, dict):
+        return {k: shape(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [shape(x) for x in v]
+    if isinstance(v, bool) or v is None:
+        return v
+    if isinstance(v, (int, float)):
+        return 0
+    if re.match(r"^\d{4}-\d\d-\d\d[T ]", v) or re.match(r"^[0-9a-f-]{36}$", v) or "/" in v:
+        return "T"
+    return re.sub(r"\d+(\.\d+)?", "N", v)
+c, zh = (shape(json.load(open(p, encoding="utf-8"))) for p in sys.argv[1:3])
+if c != zh:
+    a, b = json.dumps(c, sort_keys=True, ensure_ascii=False), json.dumps(zh, sort_keys=True, ensure_ascii=False)
+    i = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), 0)
+    print(f"# differs at: C {a[max(0, i - 60):i + 60]!r}\n#       zh_CN {b[max(0, i - 60):i + 60]!r}")
+sys.exit(0 if c == zh and re.search(r"[\u4e00-\u9fff]", open(sys.argv[2], encoding="utf-8").read()) is None else 1)
+PY
+check $? "--json under zh_CN.UTF-8 has the keys and words of LANG=C, and no Chinese"
+
+LANG=zh_CN.UTF-8 "$loadscope" demo --help >"$T/help.out" 2>&1
+grep -q '生成 JPEG 图像示例数据集' "$T/help.out"; check $? "loadscope demo --help says its summary in Chinese"
+
+artifacts=${2:-}
+if [ -n "$artifacts" ] && command -v xvfb-run >/dev/null && command -v xwininfo >/dev/null && command -v import >/dev/null; then
+  [ -n "$(fc-list :lang=zh 2>/dev/null | head -n 1)" ]
+  check $? "a font with Chinese characters is installed (fc-list :lang=zh; package fonts-wqy-microhei)"
+  mkdir -p "$artifacts" "$T/home"
+  shot=$(cd "$artifacts" && pwd)/window-zh_CN.png
+  env -i PATH="$PATH" HOME="$T/home" LANG=zh_CN.UTF-8 GTK_A11Y=none GSETTINGS_BACKEND=memory SHOT="$shot" \
+    xvfb-run -a -s "-screen 0 1400x1000x24" bash -c '
+      "$0" >"$HOME/window.log" 2>&1 &
+      app=$!
+      found=
+      for _ in $(seq 1 450); do
+        xwininfo -root -tree 2>/dev/null | grep -q "\"Loadscope\": " && { found=1; break; }
+        kill -0 "$app" 2>/dev/null || break
+        sleep 0.2
+      done
+      [ -n "$found" ] && sleep 3 && import -window root "$SHOT"
+      kill "$app" 2>/dev/null
+      wait "$app" 2>/dev/null
+      [ -n "$found" ]' "$loadscope"
+  check $? "the window opens under LANG=zh_CN.UTF-8 (screenshot $shot)"
+else
+  echo "# the window in zh_CN skipped: no ARTIFACTS folder given, or no xvfb-run, xwininfo or import"
+fi
+
+echo "1..$n"
+[ "$fails" -eq 0 ]
