@@ -63,6 +63,7 @@ void ls_setup_page_dataset_dispose (LsSetupPage *self);
 /* ls-setup-script.c: the template's callbacks and the page's dispose */
 void ls_setup_page_on_target_changed (LsSetupPage *self);
 void ls_setup_page_on_choose_script (LsSetupPage *self);
+void ls_setup_page_on_choose_python (LsSetupPage *self);
 void ls_setup_page_on_python_changed (LsSetupPage *self);
 void ls_setup_page_script_dispose (LsSetupPage *self);
 

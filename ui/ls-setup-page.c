@@ -362,6 +362,8 @@ ls_setup_page_class_init (LsSetupPageClass *klass)
                                                 G_CALLBACK (ls_setup_page_on_target_changed));
   gtk_widget_class_bind_template_callback_full (widget_class, "on_choose_script",
                                                 G_CALLBACK (ls_setup_page_on_choose_script));
+  gtk_widget_class_bind_template_callback_full (widget_class, "on_choose_python",
+                                                G_CALLBACK (ls_setup_page_on_choose_python));
   gtk_widget_class_bind_template_callback_full (widget_class, "on_python_changed",
                                                 G_CALLBACK (ls_setup_page_on_python_changed));
 }

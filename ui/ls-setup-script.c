@@ -164,6 +164,31 @@ ls_setup_page_on_choose_script (LsSetupPage *self)
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
 }
 
+static void
+on_python_response (GtkNativeDialog *dialog, int response, LsSetupPage *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      g_autofree char *path = g_file_get_path (file);
+      ls_setup_page_set_python (self, path);
+    }
+  g_object_unref (dialog);
+}
+
+/* The interpreter by its file: the check then names it and says whether
+ * it imports torch. */
+void
+ls_setup_page_on_choose_python (LsSetupPage *self)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkFileChooserNative *dialog = gtk_file_chooser_native_new ("Choose the Python interpreter that imports torch",
+                                                              GTK_WINDOW (root), GTK_FILE_CHOOSER_ACTION_OPEN,
+                                                              "_Choose", "_Cancel");
+  g_signal_connect (dialog, "response", G_CALLBACK (on_python_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
 void
 ls_setup_page_script_dispose (LsSetupPage *self)
 {
