@@ -1,6 +1,7 @@
 #include "ui/ls-run-page.h"
 
 #include "app/core/json-util.h"
+#include "app/core/summary-keys.h"
 #include "ui/ls-chart-view.h"
 
 struct _LsRunPage {
@@ -78,8 +79,8 @@ ls_run_page_event (LsRunPage *self, JsonObject *ev)
       g_autofree char *text = g_strdup_printf ("Batch %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT
                                                ": waited %.2f ms for data%s",
                                                seq + 1, self->planned, wait,
-                                               json_object_get_member (ev, "compute_ms")
-                                                       && !json_node_is_null (json_object_get_member (ev, "compute_ms"))
+                                               json_object_get_member (ev, LS_KEY_COMPUTE_MS)
+                                                       && !json_node_is_null (json_object_get_member (ev, LS_KEY_COMPUTE_MS))
                                                    ? ""
                                                    : "");
       gtk_label_set_text (self->figures, text);

@@ -214,7 +214,7 @@ summary_pss (JsonObject *summary)
   JsonNode *n = json_object_get_member (summary, "memory");
   if (!n || !JSON_NODE_HOLDS_OBJECT (n))
     return NAN;
-  double v = ls_json_number_or (json_node_get_object (n), "pss_peak_bytes", NAN);
+  double v = ls_json_number_or (json_node_get_object (n), LS_KEY_PSS_PEAK, NAN);
   if (isnan (v))
     v = ls_json_number_or (json_node_get_object (n), "private_peak_bytes", NAN);
   return v;
@@ -857,7 +857,7 @@ ls_tune_result_to_json (const ls_tune_result *r)
       json_builder_set_member_name (j, "repeats");
       json_builder_add_int_value (j, r->best_repeats);
       ls_json_builder_add_number (j, LS_KEY_GPU_UTIL_EXACT, best->gpu_util_exact);
-      ls_json_builder_add_number (j, "pss_peak_bytes", best->pss_peak_bytes);
+      ls_json_builder_add_number (j, LS_KEY_PSS_PEAK, best->pss_peak_bytes);
       json_builder_end_object (j);
     }
   else
@@ -888,7 +888,7 @@ ls_tune_result_to_json (const ls_tune_result *r)
       ls_json_builder_add_number (j, "predicted_sps", p->predicted_sps);
       ls_json_builder_add_number (j, LS_KEY_THROUGHPUT, p->throughput_sps);
       ls_json_builder_add_number (j, LS_KEY_GPU_UTIL_EXACT, p->gpu_util_exact);
-      ls_json_builder_add_number (j, "pss_peak_bytes", p->pss_peak_bytes);
+      ls_json_builder_add_number (j, LS_KEY_PSS_PEAK, p->pss_peak_bytes);
       json_builder_set_member_name (j, "over_budget");
       json_builder_add_boolean_value (j, p->over_budget);
       json_builder_end_object (j);

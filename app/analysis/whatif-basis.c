@@ -135,7 +135,7 @@ ls_whatif_run_load (ls_store *store, gint64 run_id, GError **error)
   r->gpu_util_exact = ls_json_number_or (o, LS_KEY_GPU_UTIL_EXACT, NAN);
   r->wait_p50_ms = ls_json_number_or (o, "wait_p50_ms", NAN);
   r->wait_p95_ms = ls_json_number_or (o, "wait_p95_ms", NAN);
-  r->pss_peak_bytes = ls_json_number_or (o, "pss_peak_bytes", NAN);
+  r->pss_peak_bytes = ls_json_number_or (o, LS_KEY_PSS_PEAK, NAN);
   r->arena_bytes = ls_json_number_or (o, "arena_bytes", NAN);
   r->sample_bytes = ls_json_number_or (o, "sample_bytes", NAN);
   r->warmup = (guint) MAX (0.0, summary ? ls_json_number_or (summary, "warmup_batches", NAN) : 0);

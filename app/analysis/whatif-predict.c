@@ -128,13 +128,13 @@ ls_whatif_to_json (const ls_whatif_basis *b, const ls_whatif_change *c, const ls
   json_builder_begin_object (j);
   ls_json_builder_add_number (j, LS_KEY_THROUGHPUT, pr->throughput_sps);
   ls_json_builder_add_number (j, LS_KEY_GPU_UTIL_EXACT, pr->gpu_util_exact);
-  json_builder_set_member_name (j, "batch_wait_ms");
+  json_builder_set_member_name (j, LS_KEY_BATCH_WAIT_MS);
   json_builder_begin_object (j);
   ls_json_builder_add_number (j, "p50", pr->wait_p50_ms);
   ls_json_builder_add_number (j, "p95", pr->wait_p95_ms);
   ls_json_builder_add_number (j, "mean", pr->wait_mean_ms);
   json_builder_end_object (j);
-  ls_json_builder_add_number (j, "pss_peak_bytes", ls_whatif_predict_pss (b, p.workers, p.prefetch));
+  ls_json_builder_add_number (j, LS_KEY_PSS_PEAK, ls_whatif_predict_pss (b, p.workers, p.prefetch));
   json_builder_set_member_name (j, "bound");
   json_builder_add_string_value (j, pr->loader_bound ? "loader" : "consumer");
   json_builder_end_object (j);
@@ -153,7 +153,7 @@ ls_whatif_to_json (const ls_whatif_basis *b, const ls_whatif_change *c, const ls
   else
     json_builder_add_null_value (j);
   ls_json_builder_add_number (j, "cores", p.cores);
-  ls_json_builder_add_number (j, "compute_ms", p.compute_ms);
+  ls_json_builder_add_number (j, LS_KEY_COMPUTE_MS, p.compute_ms);
   ls_json_builder_add_number (j, "storage_speed", p.storage_speed);
   json_builder_end_object (j);
 
@@ -168,7 +168,7 @@ ls_whatif_to_json (const ls_whatif_basis *b, const ls_whatif_change *c, const ls
   ls_json_builder_add_number (j, "t_build_ms", b->t_build_ms);
   json_builder_set_member_name (j, "t_build_source");
   json_builder_add_string_value (j, b->source);
-  ls_json_builder_add_number (j, "copy_ms", p.copy_ms);
+  ls_json_builder_add_number (j, LS_KEY_COPY_MS, p.copy_ms);
   ls_json_builder_add_number (j, "stage_ms", p.stage_ms);
   ls_json_builder_add_number (j, "host_ms", p.host_ms);
   ls_json_builder_add_number (j, "read_fraction", p.read_fraction);
@@ -183,7 +183,7 @@ ls_whatif_to_json (const ls_whatif_basis *b, const ls_whatif_change *c, const ls
   json_builder_add_int_value (j, t->id);
   ls_json_builder_add_number (j, LS_KEY_THROUGHPUT, t->throughput_sps);
   ls_json_builder_add_number (j, LS_KEY_GPU_UTIL_EXACT, t->gpu_util_exact);
-  json_builder_set_member_name (j, "batch_wait_ms");
+  json_builder_set_member_name (j, LS_KEY_BATCH_WAIT_MS);
   json_builder_begin_object (j);
   ls_json_builder_add_number (j, "p50", t->wait_p50_ms);
   ls_json_builder_add_number (j, "p95", t->wait_p95_ms);

@@ -79,7 +79,7 @@ print_table (JsonArray *rows)
       static const ls_run_figure throughput = { LS_KEY_THROUGHPUT, NULL, NULL, 1, 0 };
       static const ls_run_figure p50 = { "wait_p50_ms", NULL, NULL, 1, 3 };
       static const ls_run_figure p95 = { "wait_p95_ms", NULL, NULL, 1, 3 };
-      static const ls_run_figure pss = { "pss_peak_bytes", NULL, NULL, 1e-6, 1 };
+      static const ls_run_figure pss = { LS_KEY_PSS_PEAK, NULL, NULL, 1e-6, 1 };
       g_autofree char *t = ls_run_figure_text (r, &throughput);
       g_autofree char *w50 = ls_run_figure_text (r, &p50);
       g_autofree char *w95 = ls_run_figure_text (r, &p95);

@@ -12,7 +12,7 @@ peak_memory (JsonObject *o)
   JsonNode *m = json_object_get_member (o, "memory");
   if (!m || !JSON_NODE_HOLDS_OBJECT (m))
     return -1;
-  double pss = ls_json_number_or (json_node_get_object (m), "pss_peak_bytes", -1);
+  double pss = ls_json_number_or (json_node_get_object (m), LS_KEY_PSS_PEAK, -1);
   return pss >= 0 ? pss : ls_json_number_or (json_node_get_object (m), "private_peak_bytes", -1);
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "app/core/run-summary.h"
+#include "app/core/summary-keys.h"
 
 struct ls_run_events {
   FILE *out;
@@ -139,8 +140,8 @@ ls_run_events_batch (ls_run_events *ev, uint64_t seq, const ls_batch_record *r)
   json_builder_add_int_value (b, r->samples);
   add_double (b, "ready_ms", r->ready_ms, TRUE);
   add_double (b, "wait_ms", r->wait_ms, TRUE);
-  add_double (b, "copy_ms", r->copy_ms, r->compute_ms >= 0);
-  add_double (b, "compute_ms", r->compute_ms, r->compute_ms >= 0);
+  add_double (b, LS_KEY_COPY_MS, r->copy_ms, r->compute_ms >= 0);
+  add_double (b, LS_KEY_COMPUTE_MS, r->compute_ms, r->compute_ms >= 0);
   add_double (b, "read_ms", r->read_ms, TRUE);
   add_double (b, "decode_ms", r->decode_ms, TRUE);
   add_double (b, "transform_ms", r->transform_ms, TRUE);
@@ -238,7 +239,7 @@ plain (JsonNode *node)
   return JSON_NODE_HOLDS_VALUE (node) || JSON_NODE_HOLDS_NULL (node);
 }
 
-/* An object of figures ("batch_wait_ms": {"p50": ...}), at most one more
+/* An object of figures (LS_KEY_BATCH_WAIT_MS: {"p50": ...}), at most one more
  * level of them ("stages_ms": {"total": {...}}). */
 static gboolean
 figures_ok (JsonObject *o, int levels)
@@ -261,7 +262,7 @@ summary_ok (JsonObject *summary)
 {
   static const char *const texts[] = { "status", "error", "sink", "sink_note", "device", "dataset", "format",
                                        "start", "pin", "run_uuid", NULL };
-  static const char *const figures[] = { "batch_wait_ms", "copy_ms", "compute_ms", "stages_ms", "memory",
+  static const char *const figures[] = { LS_KEY_BATCH_WAIT_MS, LS_KEY_COPY_MS, LS_KEY_COMPUTE_MS, "stages_ms", "memory",
                                          "machine_busy", "nvml", "first_batch_parts_ms", NULL };
   static const char *const lists[] = { "worker_startup_ms", "worker_pids", "worker_measured_faults", NULL };
   JsonObjectIter iter;

@@ -278,9 +278,9 @@ ls_run_summary_json (const ls_run_config *config, const ls_run_result *r)
     json_builder_add_double_value (b, r->throughput_sps);
   else
     json_builder_add_null_value (b);
-  add_dist (b, "batch_wait_ms", &r->wait_ms);
-  add_dist (b, "copy_ms", &r->copy_ms);
-  add_dist (b, "compute_ms", &r->compute_ms);
+  add_dist (b, LS_KEY_BATCH_WAIT_MS, &r->wait_ms);
+  add_dist (b, LS_KEY_COPY_MS, &r->copy_ms);
+  add_dist (b, LS_KEY_COMPUTE_MS, &r->compute_ms);
   add_stages (b, r);
   json_builder_set_member_name (b, "batch_bytes");
   json_builder_add_int_value (b, (gint64) r->batch_bytes);
@@ -316,7 +316,7 @@ ls_run_summary_json (const ls_run_config *config, const ls_run_result *r)
   json_builder_set_member_name (b, "memory");
   json_builder_begin_object (b);
   add_bytes_or_null (b, "rss_peak_bytes", mem->valid, LS_PROCMEM_RSS, mem->peak.rss_bytes);
-  add_bytes_or_null (b, "pss_peak_bytes", mem->valid, LS_PROCMEM_PSS, mem->peak.pss_bytes);
+  add_bytes_or_null (b, LS_KEY_PSS_PEAK, mem->valid, LS_PROCMEM_PSS, mem->peak.pss_bytes);
   add_bytes_or_null (b, "uss_peak_bytes", mem->valid, LS_PROCMEM_USS, mem->peak.uss_bytes);
   add_bytes_or_null (b, "rss_mean_bytes", mem->valid, LS_PROCMEM_RSS, mem->mean.rss_bytes);
   add_bytes_or_null (b, "pss_mean_bytes", mem->valid, LS_PROCMEM_PSS, mem->mean.pss_bytes);
@@ -360,7 +360,7 @@ ls_run_summary_json (const ls_run_config *config, const ls_run_result *r)
     json_builder_add_int_value (b, (gint64) r->workers[i].pid);
   json_builder_end_array (b);
 
-  add_ms_or_null (b, "time_to_first_batch_ms", r->time_to_first_batch_ms);
+  add_ms_or_null (b, LS_KEY_FIRST_BATCH_MS, r->time_to_first_batch_ms);
   add_ms_or_null (b, "epoch_boundary_ms", r->epoch_boundary_ms);
   add_first_batch_parts (b, &r->first_batch);
   json_builder_set_member_name (b, "cpu_percent");

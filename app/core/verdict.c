@@ -43,7 +43,7 @@ str (JsonObject *o, const char *name)
 static double
 peak_memory (JsonObject *o)
 {
-  double pss = num2 (o, "memory", "pss_peak_bytes");
+  double pss = num2 (o, "memory", LS_KEY_PSS_PEAK);
   return pss >= 0 ? pss : num2 (o, "memory", "private_peak_bytes");
 }
 
@@ -317,7 +317,7 @@ loading_findings (JsonObject *o, int cores, double step_ms, ls_verdict *v, knob_
     add (v->findings, g_strdup_printf ("cores are idle (CPU %.0f %% of %d %%): num_workers=%" G_GINT64_FORMAT, cpu,
                                        cores * 100, want));
   change->workers = want;
-  double p50 = num2 (o, "batch_wait_ms", "p50"), p95 = num2 (o, "batch_wait_ms", "p95");
+  double p50 = num2 (o, LS_KEY_BATCH_WAIT_MS, "p50"), p95 = num2 (o, LS_KEY_BATCH_WAIT_MS, "p95");
   gint64 prefetch = json_object_get_int_member_with_default (o, "prefetch", 2);
   if (workers > 0 && p95 > 4 * p50 && p95 > 1 && prefetch < 4)
     {
@@ -334,7 +334,7 @@ loading_findings (JsonObject *o, int cores, double step_ms, ls_verdict *v, knob_
 static gboolean
 epoch_finding (JsonObject *o, ls_verdict *v, knob_change *change)
 {
-  double boundary = ls_json_number_or (o, "epoch_boundary_ms", -1), wait = num2 (o, "batch_wait_ms", "p50");
+  double boundary = ls_json_number_or (o, "epoch_boundary_ms", -1), wait = num2 (o, LS_KEY_BATCH_WAIT_MS, "p50");
   gint64 workers = json_object_get_int_member_with_default (o, "workers", 0);
   double bs = ls_json_number_or (o, "batch_size", -1), n = ls_json_number_or (o, "dataset_samples", -1);
   double batches = ls_json_number_or (o, "batches", -1);
@@ -446,8 +446,8 @@ run_verdict (JsonObject *o, int machine_cores, gboolean busy_warning, ls_verdict
 
   double tput = ls_json_number_or (o, LS_KEY_THROUGHPUT, -1), bs = ls_json_number_or (o, "batch_size", -1);
   double period = bs > 0 ? bs * 1000 / tput : -1;
-  double wait = num2 (o, "batch_wait_ms", "p50"), copy = num2 (o, "copy_ms", "p50");
-  double step = num2 (o, "compute_ms", "p50"), util = ls_json_number_or (o, LS_KEY_GPU_UTIL_EXACT, -1);
+  double wait = num2 (o, LS_KEY_BATCH_WAIT_MS, "p50"), copy = num2 (o, LS_KEY_COPY_MS, "p50");
+  double step = num2 (o, LS_KEY_COMPUTE_MS, "p50"), util = ls_json_number_or (o, LS_KEY_GPU_UTIL_EXACT, -1);
   ls_verdict_ranks_view (o, &wait, &step);
   double mem = peak_memory (o), ram = num2 (o, "machine_busy", "ram_bytes");
   gboolean non_blocking = flag (o, "non_blocking");
@@ -539,7 +539,7 @@ run_verdict (JsonObject *o, int machine_cores, gboolean busy_warning, ls_verdict
       else
         {
           v->limit = util >= 0.7 ? LS_LIMIT_GPU : LS_LIMIT_UNKNOWN;
-          double mean = num2 (o, "batch_wait_ms", "mean");
+          double mean = num2 (o, LS_KEY_BATCH_WAIT_MS, "mean");
           g_autofree char *m = ms_text (MAX (mean, 0));
           g_autofree char *spikes = mean > 2 * MAX (wait, 0.01) ? g_strdup_printf (", mean %s: a few long waits", m)
                                                                 : g_strdup ("");
@@ -651,7 +651,7 @@ ls_verdict_for_sweep (JsonArray *summaries, int cores, ls_verdict *out)
       if (out->limit == LS_LIMIT_LOADING && ram > 0)
         {
           /* The workers loading would need, by CPU: do they fit? */
-          double batch_cpu = cpu_per_batch (o), step = num2 (o, "compute_ms", "p50");
+          double batch_cpu = cpu_per_batch (o), step = num2 (o, LS_KEY_COMPUTE_MS, "p50");
           int needed = batch_cpu > 0 && step > 0 ? (int) ceil (batch_cpu / step) : -1;
           double need_mem = intercept + slope * needed;
           if (needed > 0 && need_mem >= LS_VERDICT_MEMORY_BOUND * ram)

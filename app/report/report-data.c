@@ -80,13 +80,13 @@ double
 ls_report_run_memory (JsonObject *run)
 {
   double v;
-  if (ls_json_number (run, "pss_peak_bytes", &v) || ls_json_number (run, "private_peak_bytes", &v))
+  if (ls_json_number (run, LS_KEY_PSS_PEAK, &v) || ls_json_number (run, "private_peak_bytes", &v))
     return v;
   return NAN;
 }
 
 static const char *const figure_columns[] = { LS_KEY_THROUGHPUT, "wait_p50_ms", "wait_p95_ms", LS_KEY_GPU_UTIL_EXACT,
-                                              "cpu_percent", "time_to_first_batch_ms" };
+                                              "cpu_percent", LS_KEY_FIRST_BATCH_MS };
 const guint ls_report_n_figures = G_N_ELEMENTS (figure_columns);
 
 const ls_run_figure *

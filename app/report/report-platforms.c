@@ -110,7 +110,7 @@ add_start_groups (ls_report *report, ls_store *store, GError **error)
             }
         }
       double first;
-      if (ls_json_number (run, "time_to_first_batch_ms", &first) && isfinite (first))
+      if (ls_json_number (run, LS_KEY_FIRST_BATCH_MS, &first) && isfinite (first))
         g_array_append_val (acc->first, first);
       if (!json_object_get_int_member_with_default (run, "persistent", 1))
         acc->group->max_workers_non_persistent = MAX (acc->group->max_workers_non_persistent, workers);

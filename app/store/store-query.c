@@ -38,10 +38,10 @@ const ls_run_figure ls_run_figures[] = {
   { "wait_p99_ms", "batch wait p99", "ms", 1, 3 },
   { LS_KEY_GPU_UTIL_EXACT, "GPU util (exact)", "%", 100, 1 },
   { LS_KEY_GPU_UTIL_NVML, "GPU util (NVML)", "%", 100, 1 },
-  { "pss_peak_bytes", "peak PSS", "MB", 1e-6, 1 },
+  { LS_KEY_PSS_PEAK, "peak PSS", "MB", 1e-6, 1 },
   { "rss_peak_bytes", "peak RSS", "MB", 1e-6, 1 },
   { "cpu_percent", "CPU", "% of a core", 1, 0 },
-  { "time_to_first_batch_ms", "first batch after", "ms", 1, 1 },
+  { LS_KEY_FIRST_BATCH_MS, "first batch after", "ms", 1, 1 },
   { "epoch_boundary_ms", "epoch boundary", "ms", 1, 1 },
 };
 const guint ls_n_run_figures = G_N_ELEMENTS (ls_run_figures);

@@ -93,7 +93,7 @@ ls_sweep_print_table (FILE *to, JsonArray *summaries)
   for (guint i = 0; i < json_array_get_length (summaries); i++)
     {
       JsonObject *o = json_array_get_object_element (summaries, i);
-      JsonNode *w = json_object_get_member (o, "batch_wait_ms");
+      JsonNode *w = json_object_get_member (o, LS_KEY_BATCH_WAIT_MS);
       JsonObject *wait = w && JSON_NODE_HOLDS_OBJECT (w) ? json_node_get_object (w) : NULL;
       JsonNode *m = json_object_get_member (o, "memory");
       JsonObject *mem = m && JSON_NODE_HOLDS_OBJECT (m) ? json_node_get_object (m) : NULL;
@@ -120,7 +120,7 @@ ls_sweep_print_table (FILE *to, JsonArray *summaries)
       figure_text (p50, sizeof p50, wait, "p50", 2, "", 1);
       figure_text (p95, sizeof p95, wait, "p95", 2, "", 1);
       figure_text (util, sizeof util, o, LS_KEY_GPU_UTIL_EXACT, 0, "%", 100);
-      figure_text (pss, sizeof pss, mem, "pss_peak_bytes", 0, " MB", 1e-6);
+      figure_text (pss, sizeof pss, mem, LS_KEY_PSS_PEAK, 0, " MB", 1e-6);
       if (strcmp (pss, "-") == 0)
         figure_text (pss, sizeof pss, mem, "private_peak_bytes", 0, " MB", 1e-6);
       figure_text (cpu, sizeof cpu, o, "cpu_percent", 0, "%", 1);

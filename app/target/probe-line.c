@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "app/core/summary-keys.h"
 #include "app/store/import-input.h"
 
 #define PID_MAX 4294967295.0
@@ -253,8 +254,8 @@ check_batch (ls_probe_state *st, JsonObject *o, GError **error)
         && check_int (o, "batch", "samples", TRUE, FALSE, 0, LS_PROBE_MAX_SAMPLES, error)
         && check_number (o, "batch", "ready_ms", TRUE, FALSE, LS_PROBE_MAX_MS, error)
         && check_number (o, "batch", "wait_ms", TRUE, FALSE, LS_PROBE_MAX_MS, error)
-        && check_number (o, "batch", "compute_ms", FALSE, TRUE, LS_PROBE_MAX_MS, error)
-        && check_number (o, "batch", "copy_ms", FALSE, TRUE, LS_PROBE_MAX_MS, error)
+        && check_number (o, "batch", LS_KEY_COMPUTE_MS, FALSE, TRUE, LS_PROBE_MAX_MS, error)
+        && check_number (o, "batch", LS_KEY_COPY_MS, FALSE, TRUE, LS_PROBE_MAX_MS, error)
         && check_number (o, "batch", "busy_ms", FALSE, TRUE, LS_PROBE_MAX_MS, error)
         && check_number (o, "batch", "idle_ms", FALSE, TRUE, LS_PROBE_MAX_MS, error)
         && check_number (o, "batch", "sampler_ms", FALSE, TRUE, LS_PROBE_MAX_MS, error)

@@ -10,6 +10,7 @@
 #include "app/core/json-util.h"
 #include "app/core/run-options.h"
 #include "app/core/run-summary.h"
+#include "app/core/summary-keys.h"
 #include "app/core/worker-path.h"
 #include "loader/gpumon.h"
 #include "app/core/terminal-text.h"
@@ -398,14 +399,14 @@ on_batch (pt_run *s, JsonObject *o)
   b->samples = (uint32_t) json_object_get_int_member_with_default (o, "samples", 0);
   b->ready_ms = ls_json_number_or (o, "ready_ms", 0);
   b->wait_ms = ls_json_number_or (o, "wait_ms", 0);
-  b->compute_ms = ls_json_number_or (o, "compute_ms", -1);
+  b->compute_ms = ls_json_number_or (o, LS_KEY_COMPUTE_MS, -1);
   /* The copy is the probe's CUDA events around the script's own .to() of
    * the batch (null on the CPU). A script's stages are not the loader's
    * four: unknown (NaN: null in events and the store), not 0. Its
    * builder's time on the batch (the fetch: __getitem__ and collate_fn)
    * and the worker's gap before it are the same figures as the loader's
    * busy and idle. */
-  b->copy_ms = ls_json_number_or (o, "copy_ms", NAN);
+  b->copy_ms = ls_json_number_or (o, LS_KEY_COPY_MS, NAN);
   b->stage_ms = NAN;
   b->read_ms = b->decode_ms = b->transform_ms = b->write_ms = NAN;
   b->busy_ms = ls_json_number_or (o, "busy_ms", NAN);
