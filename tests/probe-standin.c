@@ -13,6 +13,10 @@
  *     --hang         after the batches, sleep forever (the runner's
  *                    timeout must end it)
  *     --pid-file F   write its process id to F first
+ *     --start-ms MS  sleep before the probe's line (a slow torch import)
+ *     --chatter WHEN forever, every 100 ms, a valid line that is no
+ *                    progress ("stages"): WHEN is "early" (before the
+ *                    DataLoader's line) or "late" (after the batches)
  *
  * Each batch reports the stages inside a DataLoader as the probe does,
  * with fixed values (sampler 0.0625, __getitem__ 1.5, collate 0.25,
@@ -78,7 +82,8 @@ int
 main (int argc, char **argv)
 {
   int batches = 8, wait_ms = 2, step_ms = 20, exit_code = -1, hang = 0;
-  const char *pid_file = NULL;
+  int start_ms = 0;
+  const char *pid_file = NULL, *chatter = "";
   if (argc < 4 || strcmp (argv[1], "-m") != 0 || strcmp (argv[2], "loadscope_probe") != 0)
     {
       fprintf (stderr, "usage: probe-standin -m loadscope_probe SCRIPT [--batches N] [--wait-ms MS] "
@@ -100,6 +105,10 @@ main (int argc, char **argv)
         hang = 1;
       else if (strcmp (a, "--pid-file") == 0)
         pid_file = v, i++;
+      else if (strcmp (a, "--start-ms") == 0)
+        start_ms = atoi (v), i++;
+      else if (strcmp (a, "--chatter") == 0)
+        chatter = v, i++;
       else
         {
           fprintf (stderr, "probe-standin: unknown option %s\n", a);
@@ -125,9 +134,16 @@ main (int argc, char **argv)
   fflush (stdout);
 
   const int batch_size = 4;
+  if (start_ms > 0)
+    ls_sleep_ms ((uint32_t) start_ms);
   emit ("{\"event\":\"probe\",\"pid\":%lu,\"python\":\"stand-in\",\"executable\":\"probe-standin\","
         "\"torch\":\"none\",\"cuda\":false,\"device\":\"cpu\"}",
         (unsigned long) ls_process_self_pid ());
+  while (strcmp (chatter, "early") == 0)
+    {
+      emit ("{\"event\":\"stages\",\"getitem_ms\":1}");
+      ls_sleep_ms (100);
+    }
   emit ("{\"event\":\"loader\",\"index\":0,\"num_workers\":0,\"batch_size\":%d,\"prefetch_factor\":null,"
         "\"persistent_workers\":false,\"pin_memory\":false,\"multiprocessing_context\":null,"
         "\"dataset\":\"StandIn\",\"dataset_samples\":%d,\"script_asked\":{\"num_workers\":0,\"batch_size\":%d},"
@@ -146,6 +162,11 @@ main (int argc, char **argv)
             "\"sampler_ms\":0.0625,\"getitem_ms\":1.5,\"collate_ms\":0.25,\"handoff_ms\":0.125,"
             "\"pin_ms\":0.03125}",
             b, b, batch_size, ready, wait, ms_since (returned));
+    }
+  while (strcmp (chatter, "late") == 0)
+    {
+      emit ("{\"event\":\"stages\",\"getitem_ms\":1}");
+      ls_sleep_ms (100);
     }
   if (hang)
     for (;;)

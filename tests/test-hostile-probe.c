@@ -10,7 +10,10 @@
  * environment, read through /proc), no loadscope-probe-* in the TMPDIR the
  * runner was given, the store passes PRAGMA integrity_check, and its JSON
  * export imports into a fresh store. Results only, never timings. Skipped,
- * saying so, where no interpreter here imports torch. */
+ * saying so, where no interpreter here imports torch. The phases of
+ * --timeout (valid lines that are no progress never hold a run past it; a
+ * slow start is not a hang) also run with the protocol's stand-in
+ * (tests/probe-standin.c, $LS_PROBE_STANDIN), torch or not. */
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <signal.h>
@@ -20,7 +23,7 @@
 #include "test-sql.h"
 #include "test-util.h"
 
-static char *scratch, *python, *hostile, *tmpdir;
+static char *scratch, *python, *hostile, *tmpdir, *standin;
 static int serial;
 
 typedef struct {
@@ -191,6 +194,9 @@ static const hostile_case cases[] = {
   { "forge-pid", "60", 1, "pid 1 cannot be a worker" },
   { "setsid", "60", 0, NULL },
   { "tempfiles", "60", 1, "hostile.py was killed by signal 9" },
+  /* a valid line every 0.5 s is no progress: the phase's clock runs on */
+  { "chatter-early", "3", 1, "did not build a torch.utils.data.DataLoader within 3 s" },
+  { "chatter", "3", 1, "hung: no batch for 3 s (--timeout) after " },
 };
 
 static void
@@ -217,6 +223,39 @@ test_case (gconstpointer data)
   /* A forged pid is never stored (nor sampled). */
   g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM worker WHERE pid <= 1"), ==, 0);
   g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM batch WHERE seq < 0 OR samples > 65536"), ==, 0);
+}
+
+typedef struct {
+  const char *name, *args, *timeout;
+  const char *expect; /* the run's error; NULL: a run that is done */
+} phase_case;
+
+/* --timeout per phase, with the stand-in: lines that are no progress,
+ * before the DataLoader and after the batches, and a start (torch's
+ * import) longer than --timeout, which has its own allowance. */
+static const phase_case phase_cases[] = {
+  { "chatter-early", "--chatter early", "2", "did not build a torch.utils.data.DataLoader within 2 s" },
+  { "chatter-late", "--batches 2 --chatter late", "2", "hung: no batch for 2 s (--timeout) after 2 batches" },
+  { "slow-start", "--start-ms 3000 --batches 2", "1", NULL },
+};
+
+static void
+test_phase (gconstpointer data)
+{
+  const phase_case *c = data;
+  g_autofree char *marker = g_strdup_printf ("lsmark-%d-%d-phase-%s", (int) getpid (), ++serial, c->name);
+  g_autofree char *db = g_strdup_printf ("%s/phase-%s.sqlite", scratch, c->name);
+  const char *argv[] = { "run", "--target", "pytorch", "--script", hostile, "--python", standin, "--script-args", c->args,
+                         "--timeout", c->timeout, "--db", db, NULL };
+  result r = loadscope (marker, argv);
+  g_test_message ("%s: exit %d: %s", c->name, r.status, r.err);
+  g_assert_cmpint (r.status, ==, c->expect ? 1 : 0);
+  if (c->expect)
+    g_assert_nonnull (strstr (r.err, c->expect));
+  result_clear (&r);
+  check_after (marker, db);
+  g_autofree char *status = ls_test_sql_text (db, "SELECT status FROM run");
+  g_assert_cmpstr (status, ==, c->expect ? "failed" : "done");
 }
 
 /* A sweep of hostile scripts: every configuration's tree ends with its
@@ -362,6 +401,14 @@ main (int argc, char **argv)
   g_assert_cmpint (g_mkdir (tmpdir, 0700), ==, 0);
   hostile = g_build_filename (g_getenv ("LS_TEST_DATA"), "..", "pytorch", "hostile.py", NULL);
   python = find_python ();
+  standin = g_strdup (g_getenv ("LS_PROBE_STANDIN"));
+  if (!standin || !*standin)
+    g_error ("set LS_PROBE_STANDIN to tests/probe-standin (meson does)");
+  for (guint i = 0; i < G_N_ELEMENTS (phase_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/hostile-probe/phase-%s", phase_cases[i].name);
+      g_test_add_data_func (path, &phase_cases[i], test_phase);
+    }
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autofree char *path = g_strdup_printf ("/hostile-probe/%s", cases[i].mode);
