@@ -9,6 +9,7 @@
 
 #include "app/analysis/tune.h"
 #include "app/core/run-options.h"
+#include "app/core/terminal-text.h"
 
 /* The budgets a tune takes: below, nothing runs; above, a typo. */
 #define TUNE_MIN_MEMORY (1024.0 * 1024)
@@ -148,7 +149,8 @@ ls_cli_tune (int argc, char **argv)
       {
         g_autoptr (JsonNode) node = ls_tune_result_to_json (&result);
         g_autofree char *text = json_to_string (node, TRUE);
-        printf ("%s\n", text);
+        g_autofree char *shown = ls_terminal_json (text);
+        printf ("%s\n", shown);
       }
     else
       {

@@ -1,4 +1,5 @@
 #include "app/store/export-format-private.h"
+#include "app/core/text-controls.h"
 #include "app/core/summary-keys.h"
 #include "app/store/import-input.h"
 
@@ -592,6 +593,16 @@ ls_field_value_bind (sqlite3_stmt *st, int i, const ls_field *f, const ls_field_
 void
 ls_csv_append_text (GString *out, const char *text)
 {
+  /* Controls other than newline and tab, and bidirectional ones, are
+   * U+FFFD: a terminal or a viewer would obey them (the JSON export keeps
+   * every character). */
+  g_autofree char *shown = NULL;
+  for (const char *p = text; *p; p++)
+    if (((guchar) *p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f || (guchar) *p >= 0x80)
+      {
+        text = shown = ls_text_clean (text, FALSE);
+        break;
+      }
   /* OWASP's CSV injection rule: a text cell a spreadsheet would read as a
    * formula (= + - @, tab, CR first) starts with ' and is quoted. Numbers
    * never come here: they stay numbers. */
