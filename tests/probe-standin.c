@@ -1,11 +1,11 @@
-/* A stand-in for `python -m loadscope_probe SCRIPT ARGS`: speaks the probe's
+/* A stand-in for `python PROBE/loadscope_probe/__main__.py SCRIPT ARGS`: speaks the probe's
  * protocol (data/probe/loadscope_probe/__init__.py) on the channel named by
  * $LOADSCOPE_PROBE_FD (a descriptor, or on Windows an inherited HANDLE), so
  * that the script target's runner is tested where there is no Python with
  * torch (Windows under Wine) and without torch's start-up time. Plain C:
  * it is built for Windows too.
  *
- *   probe-standin -m loadscope_probe SCRIPT [OPTIONS]
+ *   probe-standin .../loadscope_probe/__main__.py SCRIPT [OPTIONS]
  *     --batches N    batches to report (default 8), batch size 4
  *     --wait-ms MS   each batch's wait (sleeps; default 2)
  *     --step-ms MS   each step between batches (sleeps; default 20)
@@ -14,6 +14,8 @@
  *                    timeout must end it)
  *     --pid-file F   write its process id to F first
  *     --start-ms MS  sleep before the probe's line (a slow torch import)
+ *     --error TEXT   after the batches, the script's error with TEXT as its
+ *                    message, kind and traceback, and exit status 1
  *     --chatter WHEN forever, every 100 ms, a valid line that is no
  *                    progress ("stages"): WHEN is "early" (before the
  *                    DataLoader's line) or "late" (after the batches)
@@ -72,6 +74,20 @@ emit (const char *fmt, ...)
     }
 }
 
+/* text inside a JSON string: quotes, backslashes and C0 controls
+ * escaped, the rest (UTF-8 included) as it is; cut to fit. */
+static void
+json_string (char *out, size_t size, const char *text)
+{
+  size_t n = 0;
+  for (const unsigned char *p = (const unsigned char *) text; *p && n + 7 < size; p++)
+    if (*p < 0x20 || *p == '"' || *p == '\\')
+      n += (size_t) snprintf (out + n, size - n, "\\u%04x", *p);
+    else
+      out[n++] = (char) *p;
+  out[n] = '\0';
+}
+
 static double
 ms_since (uint64_t t0)
 {
@@ -83,14 +99,14 @@ main (int argc, char **argv)
 {
   int batches = 8, wait_ms = 2, step_ms = 20, exit_code = -1, hang = 0;
   int start_ms = 0;
-  const char *pid_file = NULL, *chatter = "";
-  if (argc < 4 || strcmp (argv[1], "-m") != 0 || strcmp (argv[2], "loadscope_probe") != 0)
+  const char *pid_file = NULL, *chatter = "", *error_text = NULL;
+  if (argc < 3 || !strstr (argv[1], "__main__.py"))
     {
-      fprintf (stderr, "usage: probe-standin -m loadscope_probe SCRIPT [--batches N] [--wait-ms MS] "
+      fprintf (stderr, "usage: probe-standin .../loadscope_probe/__main__.py SCRIPT [--batches N] [--wait-ms MS] "
                        "[--step-ms MS] [--exit CODE] [--hang]\n");
       return 2;
     }
-  for (int i = 4; i < argc; i++)
+  for (int i = 3; i < argc; i++)
     {
       const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "0";
       if (strcmp (a, "--batches") == 0)
@@ -109,6 +125,8 @@ main (int argc, char **argv)
         start_ms = atoi (v), i++;
       else if (strcmp (a, "--chatter") == 0)
         chatter = v, i++;
+      else if (strcmp (a, "--error") == 0)
+        error_text = v, i++;
       else
         {
           fprintf (stderr, "probe-standin: unknown option %s\n", a);
@@ -167,6 +185,15 @@ main (int argc, char **argv)
     {
       emit ("{\"event\":\"stages\",\"getitem_ms\":1}");
       ls_sleep_ms (100);
+    }
+  if (error_text)
+    {
+      char text[256];
+      json_string (text, sizeof text, error_text);
+      emit ("{\"event\":\"error\",\"kind\":\"script_raised\",\"message\":\"train.py raised RuntimeError: %s\","
+            "\"traceback\":\"%s\"}",
+            text, text);
+      return 1;
     }
   if (hang)
     for (;;)

@@ -1,4 +1,5 @@
 #include "app/store/export-format-private.h"
+#include "app/core/record-ranges.h"
 #include "app/core/text-controls.h"
 #include "app/core/summary-keys.h"
 #include "app/store/import-input.h"
@@ -78,9 +79,9 @@ static const ls_field run_fields[] = {
   T ("format", 1, 32, formats),
   IN ("dataset_samples", 0, COUNT_MAX, 1),
   IN ("sample_bytes", 0, BYTES_MAX, 1),
-  I ("workers", 0, LS_POOL_MAX_WORKERS),
+  I ("workers", 0, LS_RECORD_MAX_WORKERS),
   T ("start_method", 1, 16, start_methods),
-  I ("batch_size", 1, 65536),
+  I ("batch_size", 1, LS_RECORD_MAX_BATCH_SIZE),
   I ("prefetch", 1, 64),
   F ("persistent"),
   F ("shuffle"),
@@ -128,7 +129,7 @@ static const ls_field batch_fields[] = {
   I ("seq", 0, COUNT_MAX),
   I ("epoch", 0, 1000000),
   I ("batch", 0, COUNT_MAX),
-  I ("samples", 0, 65536),
+  I ("samples", 0, LS_RECORD_MAX_BATCH_SIZE),
   R ("ready_ms", 0, MS_MAX),
   R ("wait_ms", 0, MS_MAX),
   RN ("copy_ms", 0, MS_MAX, 2),
@@ -162,7 +163,7 @@ static const ls_field sample_fields[] = {
 };
 
 static const ls_field worker_fields[] = {
-  I ("idx", 0, LS_POOL_MAX_WORKERS - 1),
+  I ("idx", 0, LS_RECORD_MAX_WORKERS - 1),
   I ("epoch", 0, 1000000),
   I ("pid", 0, PID_MAX),
   RN ("startup_ms", 0, MS_MAX, 1),

@@ -60,8 +60,11 @@ ls_target_pytorch_check (const char *script, const char *python, char **descript
 
   if (!check_script (script, error))
     return FALSE;
-  /* What the probe does first (loadscope_probe/__main__.py): import torch. */
-  const char *argv[] = { py, "-c", "import sys, torch; print(torch.__version__, sys.version.split()[0])", NULL };
+  /* What the probe does first (loadscope_probe/__main__.py): import torch,
+   * without the working folder that -c puts first on sys.path. */
+  const char *argv[] = { py, "-c",
+                         "import sys; del sys.path[0]; import torch; print(torch.__version__, sys.version.split()[0])",
+                         NULL };
   g_autoptr (GError) spawn_error = NULL;
   g_autoptr (GSubprocess) p = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
                                                  &spawn_error);

@@ -720,13 +720,18 @@ ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run
   json_object_set_string_member (target, "name", name_text);
   json_object_set_string_member (target, "script", script_text);
   json_object_set_string_member (target, "script_sha256", hash ? hash : "");
-  json_object_set_string_member (target, "script_args", t->script_args ? t->script_args : "");
+  g_autofree char *args_text = g_utf8_make_valid (t->script_args ? t->script_args : "", -1);
+  json_object_set_string_member (target, "script_args", args_text);
   json_object_set_string_member (target, "python", t->python ? t->python : "python3");
 
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  /* The probe's __main__.py by its path, not `-m loadscope_probe`: -m puts
+   * the working folder first on sys.path, where a torch/ or a
+   * loadscope_probe.py would shadow torch or the probe. A file's own
+   * folder comes first instead, and the probe puts the script's there. */
+  g_autofree char *probe_main = g_build_filename (probe, "loadscope_probe", "__main__.py", NULL);
   g_ptr_array_add (argv, (char *) (t->python ? t->python : "python3"));
-  g_ptr_array_add (argv, "-m");
-  g_ptr_array_add (argv, "loadscope_probe");
+  g_ptr_array_add (argv, probe_main);
   g_ptr_array_add (argv, script);
   for (char **a = args; a && *a; a++)
     g_ptr_array_add (argv, *a);
