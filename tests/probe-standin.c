@@ -14,6 +14,7 @@
  *                    timeout must end it)
  *     --pid-file F   write its process id to F first
  *     --start-ms MS  sleep before the probe's line (a slow torch import)
+ *     --cpu-ms MS    the CPU time "finished" reports (default null)
  *     --error TEXT   after the batches, the script's error with TEXT as its
  *                    message, kind and traceback, and exit status 1
  *     --chatter WHEN forever, every 100 ms, a valid line that is no
@@ -99,7 +100,7 @@ main (int argc, char **argv)
 {
   int batches = 8, wait_ms = 2, step_ms = 20, exit_code = -1, hang = 0;
   int start_ms = 0;
-  const char *pid_file = NULL, *chatter = "", *error_text = NULL;
+  const char *pid_file = NULL, *chatter = "", *error_text = NULL, *cpu_ms = "null";
   if (argc < 3 || !strstr (argv[1], "__main__.py"))
     {
       fprintf (stderr, "usage: probe-standin .../loadscope_probe/__main__.py SCRIPT [--batches N] [--wait-ms MS] "
@@ -127,6 +128,8 @@ main (int argc, char **argv)
         chatter = v, i++;
       else if (strcmp (a, "--error") == 0)
         error_text = v, i++;
+      else if (strcmp (a, "--cpu-ms") == 0)
+        cpu_ms = v, i++;
       else
         {
           fprintf (stderr, "probe-standin: unknown option %s\n", a);
@@ -200,6 +203,6 @@ main (int argc, char **argv)
       ls_sleep_ms (1000);
   if (exit_code >= 0)
     return exit_code;
-  emit ("{\"event\":\"finished\",\"reason\":\"script_ended\",\"batches\":%d,\"cpu_ms\":null}", batches);
+  emit ("{\"event\":\"finished\",\"reason\":\"script_ended\",\"batches\":%d,\"cpu_ms\":%s}", batches, cpu_ms);
   return 0;
 }

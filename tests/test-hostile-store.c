@@ -253,6 +253,26 @@ test_knob_extremes_round_trip (void)
   g_assert_cmpint (sql_int (to_json, "SELECT count(*) FROM run WHERE seed = 9223372036854775807"), ==, 1);
 }
 
+/* What the store would keep but import would refuse is refused up front,
+ * naming the option: export -> import always round-trips. */
+static void
+test_options_past_the_store_are_refused (void)
+{
+  static const char *const past[][3] = {
+    { "--batches", "2000000000000", "--batches 2000000000000: must be between 0 and 1099511627776" },
+    { "--epochs", "1000001", "--epochs 1000001: must be between 1 and 1000000" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (past); i++)
+    {
+      ls_test_cli r = run_cli ("run", "--dataset", "synthetic", "--count", "16", "--size", "16x16", "--sink", "sim",
+                              "--no-db", past[i][0], past[i][1]);
+      g_test_message ("%s %s: exit %d: %s", past[i][0], past[i][1], r.status, r.err);
+      g_assert_cmpint (r.status, ==, 2);
+      g_assert_nonnull (strstr (r.err, past[i][2]));
+      ls_test_cli_clear (&r);
+    }
+}
+
 /* ------------------------------------------------------------ signals */
 
 static void
@@ -640,6 +660,7 @@ main (int argc, char **argv)
   g_test_add_func ("/store/hostile/deep-summary-in-bundle", test_deep_summary_in_bundle);
   g_test_add_func ("/store/hostile/float-knobs-refuse-nan-and-inf", test_float_knobs_refuse_nan_and_inf);
   g_test_add_func ("/store/hostile/knob-extremes-round-trip", test_knob_extremes_round_trip);
+  g_test_add_func ("/store/hostile/options-past-the-store-are-refused", test_options_past_the_store_are_refused);
   g_test_add_func ("/store/hostile/group-sigint-records-the-run", test_group_sigint_records_the_run);
   g_test_add_func ("/store/hostile/second-sigint-leaves-nothing-running", test_second_sigint_leaves_nothing_running);
   g_test_add_func ("/store/hostile/reads-on-read-only-and-full-disk", test_reads_on_read_only_and_full_disk);

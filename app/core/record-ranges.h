@@ -8,3 +8,12 @@
 
 #define LS_RECORD_MAX_WORKERS 1024
 #define LS_RECORD_MAX_BATCH_SIZE (1 << 24) /* samples in one batch */
+
+/* The figures' ranges (import refuses past them; the recorder stores a
+ * figure past them as unknown, NULL, and `run` refuses such options). */
+#define LS_RECORD_MAX_COUNT 1099511627776.0     /* 2^40 batches or samples */
+#define LS_RECORD_MAX_EPOCHS 1000000
+#define LS_RECORD_MAX_BYTES 1125899906842624.0  /* 1 PiB: no process measured here is larger */
+#define LS_RECORD_MAX_MS 1e10                   /* about 115 days */
+#define LS_RECORD_MAX_THROUGHPUT 1e12           /* samples/s */
+#define LS_RECORD_MAX_CPU_PERCENT 6553600.0     /* 65536 cores busy */

@@ -10,9 +10,9 @@
 #include "app/store/store-private.h"
 #include "loader/pool.h"
 
-#define BYTES_MAX 1125899906842624.0 /* 1 PiB: no process measured here is larger */
-#define COUNT_MAX 1099511627776.0    /* 2^40 batches or samples */
-#define MS_MAX 1e10                  /* about 115 days */
+#define BYTES_MAX LS_RECORD_MAX_BYTES
+#define COUNT_MAX LS_RECORD_MAX_COUNT
+#define MS_MAX LS_RECORD_MAX_MS
 #define NS_MAX 4e18
 #define TEXT_MAX 4096
 #define PID_MAX 4294967295.0
@@ -91,7 +91,7 @@ static const ls_field run_fields[] = {
   R ("timeout_s", 0, 1e7),
   T ("on_error", 1, 16, on_errors),
   T ("output", 1, 16, outputs),
-  I ("epochs", 0, 1000000),
+  I ("epochs", 0, LS_RECORD_MAX_EPOCHS),
   I ("max_batches", 0, COUNT_MAX),
   I ("warmup", 0, 4294967295.0),
   T ("sink", 1, 16, sinks),
@@ -100,7 +100,7 @@ static const ls_field run_fields[] = {
   { "non_blocking", LS_FIELD_FLAG, TRUE, 0, 1, NULL, 1 },
   RN ("model_ms", 0, 60000, 1),
   { "summary", LS_FIELD_JSON, TRUE, 0, 0, NULL, 1 },
-  RN (LS_KEY_THROUGHPUT, 0, 1e12, 2),
+  RN (LS_KEY_THROUGHPUT, 0, LS_RECORD_MAX_THROUGHPUT, 2),
   RN ("wait_p50_ms", 0, MS_MAX, 2),
   RN ("wait_p95_ms", 0, MS_MAX, 2),
   RN ("wait_p99_ms", 0, MS_MAX, 2),
@@ -112,7 +112,7 @@ static const ls_field run_fields[] = {
   IN ("uss_peak_bytes", 0, BYTES_MAX, 2),
   IN ("private_peak_bytes", 0, BYTES_MAX, 2),
   IN ("arena_bytes", 0, BYTES_MAX, 2),
-  RN ("cpu_percent", 0, 100.0 * 65536, 2),
+  RN ("cpu_percent", 0, LS_RECORD_MAX_CPU_PERCENT, 2),
   RN ("time_to_first_batch_ms", 0, MS_MAX, 2),
   RN ("epoch_boundary_ms", 0, MS_MAX, 2),
   IN ("samples", 0, COUNT_MAX, 2),
