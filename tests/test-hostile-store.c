@@ -273,6 +273,47 @@ test_options_past_the_store_are_refused (void)
     }
 }
 
+/* A bundle in which a table is a view over an endless recursive query,
+ * or holds a trigger or a virtual table: import refuses it by name at
+ * once (it spun until killed), and leaves no temporary copy. */
+static void
+test_bundle_objects_other_than_tables_are_refused (void)
+{
+  static const struct {
+    const char *name, *sql, *expect;
+  } rigged[] = {
+#define ENDLESS(t)                                                                                                    \
+  { "view-" t, "DROP TABLE " t "; CREATE VIEW " t " AS WITH RECURSIVE c(id) AS (SELECT 1 UNION ALL SELECT id + 1 " \
+               "FROM c) SELECT id FROM c",                                                                             \
+    "the view \"" t "\": a bundle holds only tables" }
+    ENDLESS ("run"), ENDLESS ("batch"), ENDLESS ("sample"), ENDLESS ("worker"), ENDLESS ("sweep"), ENDLESS ("machine"),
+#undef ENDLESS
+    { "trigger", "CREATE TRIGGER spin AFTER UPDATE ON run BEGIN SELECT 1; END", "the trigger \"spin\"" },
+    { "virtual", "CREATE VIRTUAL TABLE boxes USING rtree(id, x0, x1)", "the virtual table \"boxes\"" },
+  };
+  g_autofree char *src = store_with_run ("rigged-src.sqlite");
+  g_autofree char *clean = path_in ("rigged-clean.sqlite");
+  ls_test_cli r = run_cli ("export", "--all", "--format", "sqlite", "-o", clean, "--db", src);
+  g_assert_cmpint (r.status, ==, 0);
+  ls_test_cli_clear (&r);
+  guint before = import_dirs_of ("loadscope-import-");
+  for (guint i = 0; i < G_N_ELEMENTS (rigged); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("rigged-%s.sqlite", rigged[i].name);
+      g_autofree char *bundle = path_in (name);
+      g_autofree char *db = g_strdup_printf ("%s.dst", bundle);
+      g_autoptr (GFile) from = g_file_new_for_path (clean), to = g_file_new_for_path (bundle);
+      g_assert_true (g_file_copy (from, to, G_FILE_COPY_OVERWRITE, NULL, NULL, NULL, NULL));
+      sql (bundle, rigged[i].sql);
+      r = run_cli ("import", bundle, "--db", db);
+      g_test_message ("%s: exit %d: %s", rigged[i].name, r.status, r.err);
+      g_assert_cmpint (r.status, ==, 2);
+      g_assert_nonnull (strstr (r.err, rigged[i].expect));
+      ls_test_cli_clear (&r);
+      g_assert_cmpuint (import_dirs_of ("loadscope-import-"), ==, before);
+    }
+}
+
 /* ------------------------------------------------------------ signals */
 
 static void
@@ -661,6 +702,8 @@ main (int argc, char **argv)
   g_test_add_func ("/store/hostile/float-knobs-refuse-nan-and-inf", test_float_knobs_refuse_nan_and_inf);
   g_test_add_func ("/store/hostile/knob-extremes-round-trip", test_knob_extremes_round_trip);
   g_test_add_func ("/store/hostile/options-past-the-store-are-refused", test_options_past_the_store_are_refused);
+  g_test_add_func ("/store/hostile/bundle-objects-other-than-tables-are-refused",
+                   test_bundle_objects_other_than_tables_are_refused);
   g_test_add_func ("/store/hostile/group-sigint-records-the-run", test_group_sigint_records_the_run);
   g_test_add_func ("/store/hostile/second-sigint-leaves-nothing-running", test_second_sigint_leaves_nothing_running);
   g_test_add_func ("/store/hostile/reads-on-read-only-and-full-disk", test_reads_on_read_only_and_full_disk);
