@@ -314,6 +314,44 @@ test_bundle_objects_other_than_tables_are_refused (void)
     }
 }
 
+/* export --format sqlite --force over a bundle, killed (SIGKILL) at
+ * points spread over its run: the final name holds the old bundle or the
+ * whole new one, never a part, and no journal of its own is left beside
+ * it. (The points depend on the machine's speed; each outcome is checked,
+ * none is timed.) */
+static void
+test_killed_sqlite_export_leaves_old_or_new (void)
+{
+  g_autofree char *src = store_with_run ("killed-export-src.sqlite");
+  g_autofree char *bundle = path_in ("killed-export.sqlite");
+  g_autofree char *journal = g_strconcat (bundle, "-journal", NULL);
+  g_autofree char *fresh = path_in ("killed-export-check.sqlite");
+  ls_test_cli r = run_cli ("export", "--all", "--format", "sqlite", "-o", bundle, "--db", src);
+  g_assert_cmpint (r.status, ==, 0);
+  ls_test_cli_clear (&r);
+  for (int i = 0; i < 8; i++)
+    {
+      const char *argv[] = { g_getenv ("LOADSCOPE"), "export", "--all", "--format", "sqlite", "-o", bundle, "--force",
+                             "--db", src, NULL };
+      GPid pid;
+      g_autoptr (GError) error = NULL;
+      g_assert_true (g_spawn_async (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL
+                                    | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &pid, &error));
+      g_assert_no_error (error);
+      g_usleep ((gulong) (i * 25000));
+      kill (pid, SIGKILL);
+      int status = 0;
+      g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+      g_assert_false (g_file_test (journal, G_FILE_TEST_EXISTS));
+      g_unlink (fresh);
+      r = run_cli ("import", bundle, "--db", fresh);
+      if (r.status != 0)
+        g_error ("after a kill at %d ms: %s does not import: %s", i * 25, bundle, r.err);
+      ls_test_cli_clear (&r);
+      g_assert_cmpint (sql_int (fresh, "SELECT count(*) FROM run"), ==, 1);
+    }
+}
+
 /* ------------------------------------------------------------ signals */
 
 static void
@@ -702,6 +740,8 @@ main (int argc, char **argv)
   g_test_add_func ("/store/hostile/float-knobs-refuse-nan-and-inf", test_float_knobs_refuse_nan_and_inf);
   g_test_add_func ("/store/hostile/knob-extremes-round-trip", test_knob_extremes_round_trip);
   g_test_add_func ("/store/hostile/options-past-the-store-are-refused", test_options_past_the_store_are_refused);
+  g_test_add_func ("/store/hostile/killed-sqlite-export-leaves-old-or-new",
+                   test_killed_sqlite_export_leaves_old_or_new);
   g_test_add_func ("/store/hostile/bundle-objects-other-than-tables-are-refused",
                    test_bundle_objects_other_than_tables_are_refused);
   g_test_add_func ("/store/hostile/group-sigint-records-the-run", test_group_sigint_records_the_run);
