@@ -1,11 +1,11 @@
-/* A stand-in for `python -m loadscope_probe SCRIPT ARGS`: speaks the probe's
+/* A stand-in for `python PROBE/loadscope_probe/__main__.py SCRIPT ARGS`: speaks the probe's
  * protocol (data/probe/loadscope_probe/__init__.py) on the channel named by
  * $LOADSCOPE_PROBE_FD (a descriptor, or on Windows an inherited HANDLE), so
  * that the script target's runner is tested where there is no Python with
  * torch (Windows under Wine) and without torch's start-up time. Plain C:
  * it is built for Windows too.
  *
- *   probe-standin -m loadscope_probe SCRIPT [OPTIONS]
+ *   probe-standin .../loadscope_probe/__main__.py SCRIPT [OPTIONS]
  *     --batches N    batches to report (default 8), batch size 4
  *     --wait-ms MS   each batch's wait (sleeps; default 2)
  *     --step-ms MS   each step between batches (sleeps; default 20)
@@ -13,6 +13,13 @@
  *     --hang         after the batches, sleep forever (the runner's
  *                    timeout must end it)
  *     --pid-file F   write its process id to F first
+ *     --start-ms MS  sleep before the probe's line (a slow torch import)
+ *     --cpu-ms MS    the CPU time "finished" reports (default null)
+ *     --error TEXT   after the batches, the script's error with TEXT as its
+ *                    message, kind and traceback, and exit status 1
+ *     --chatter WHEN forever, every 100 ms, a valid line that is no
+ *                    progress ("stages"): WHEN is "early" (before the
+ *                    DataLoader's line) or "late" (after the batches)
  *
  * Each batch reports the stages inside a DataLoader as the probe does,
  * with fixed values (sampler 0.0625, __getitem__ 1.5, collate 0.25,
@@ -69,6 +76,20 @@ emit (const char *fmt, ...)
     }
 }
 
+/* text inside a JSON string: quotes, backslashes and C0 controls
+ * escaped, the rest (UTF-8 included) as it is; cut to fit. */
+static void
+json_string (char *out, size_t size, const char *text)
+{
+  size_t n = 0;
+  for (const unsigned char *p = (const unsigned char *) text; *p && n + 7 < size; p++)
+    if (*p < 0x20 || *p == '"' || *p == '\\')
+      n += (size_t) snprintf (out + n, size - n, "\\u%04x", *p);
+    else
+      out[n++] = (char) *p;
+  out[n] = '\0';
+}
+
 static double
 ms_since (uint64_t t0)
 {
@@ -79,14 +100,15 @@ int
 main (int argc, char **argv)
 {
   int batches = 8, wait_ms = 2, step_ms = 20, exit_code = -1, hang = 0;
-  const char *pid_file = NULL;
-  if (argc < 4 || strcmp (argv[1], "-m") != 0 || strcmp (argv[2], "loadscope_probe") != 0)
+  int start_ms = 0;
+  const char *pid_file = NULL, *chatter = "", *error_text = NULL, *cpu_ms = "null";
+  if (argc < 3 || !strstr (argv[1], "__main__.py"))
     {
-      fprintf (stderr, "usage: probe-standin -m loadscope_probe SCRIPT [--batches N] [--wait-ms MS] "
+      fprintf (stderr, "usage: probe-standin .../loadscope_probe/__main__.py SCRIPT [--batches N] [--wait-ms MS] "
                        "[--step-ms MS] [--exit CODE] [--hang]\n");
       return 2;
     }
-  for (int i = 4; i < argc; i++)
+  for (int i = 3; i < argc; i++)
     {
       const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "0";
       if (strcmp (a, "--batches") == 0)
@@ -101,6 +123,14 @@ main (int argc, char **argv)
         hang = 1;
       else if (strcmp (a, "--pid-file") == 0)
         pid_file = v, i++;
+      else if (strcmp (a, "--start-ms") == 0)
+        start_ms = atoi (v), i++;
+      else if (strcmp (a, "--chatter") == 0)
+        chatter = v, i++;
+      else if (strcmp (a, "--error") == 0)
+        error_text = v, i++;
+      else if (strcmp (a, "--cpu-ms") == 0)
+        cpu_ms = v, i++;
       else
         {
           fprintf (stderr, "probe-standin: unknown option %s\n", a);
@@ -126,9 +156,16 @@ main (int argc, char **argv)
   fflush (stdout);
 
   const int batch_size = 4;
+  if (start_ms > 0)
+    ls_sleep_ms ((uint32_t) start_ms);
   emit ("{\"event\":\"probe\",\"pid\":%lu,\"python\":\"stand-in\",\"executable\":\"probe-standin\","
         "\"torch\":\"none\",\"cuda\":false,\"device\":\"cpu\"}",
         (unsigned long) ls_process_self_pid ());
+  while (strcmp (chatter, "early") == 0)
+    {
+      emit ("{\"event\":\"stages\",\"getitem_ms\":1}");
+      ls_sleep_ms (100);
+    }
   emit ("{\"event\":\"loader\",\"index\":0,\"num_workers\":0,\"batch_size\":%d,\"prefetch_factor\":null,"
         "\"persistent_workers\":false,\"pin_memory\":false,\"multiprocessing_context\":null,"
         "\"dataset\":\"StandIn\",\"dataset_samples\":%d,\"script_asked\":{\"num_workers\":0,\"batch_size\":%d},"
@@ -149,11 +186,25 @@ main (int argc, char **argv)
             b, b, batch_size, ready, wait, ms_since (returned), (unsigned long) ls_process_self_pid (),
             ready - wait > 0 ? ready - wait : 0, ready - 0.125 > 0 ? ready - 0.125 : 0);
     }
+  while (strcmp (chatter, "late") == 0)
+    {
+      emit ("{\"event\":\"stages\",\"getitem_ms\":1}");
+      ls_sleep_ms (100);
+    }
+  if (error_text)
+    {
+      char text[256];
+      json_string (text, sizeof text, error_text);
+      emit ("{\"event\":\"error\",\"kind\":\"script_raised\",\"message\":\"train.py raised RuntimeError: %s\","
+            "\"traceback\":\"%s\"}",
+            text, text);
+      return 1;
+    }
   if (hang)
     for (;;)
       ls_sleep_ms (1000);
   if (exit_code >= 0)
     return exit_code;
-  emit ("{\"event\":\"finished\",\"reason\":\"script_ended\",\"batches\":%d,\"cpu_ms\":null}", batches);
+  emit ("{\"event\":\"finished\",\"reason\":\"script_ended\",\"batches\":%d,\"cpu_ms\":%s}", batches, cpu_ms);
   return 0;
 }

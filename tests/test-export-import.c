@@ -806,8 +806,8 @@ test_import_rejects_bad_bundles (void)
     { "text-number.sqlite", "UPDATE run SET prefetch = 'two' WHERE id = 1", "run 1.prefetch: expected an integer" },
     { "blob.sqlite", "UPDATE run SET dataset = x'00ff' WHERE id = 1", "run 1.dataset: expected text" },
     { "bad-summary.sqlite", "UPDATE run SET summary = '{not json' WHERE id = 2", "run 2.summary: expected a JSON object" },
-    { "bad-batch.sqlite", "UPDATE batch SET samples = 100000 WHERE run_id = 1 AND seq = 2",
-      "batch seq 2 of run 1.samples: 100000 is out of range" },
+    { "bad-batch.sqlite", "UPDATE batch SET samples = 20000000 WHERE run_id = 1 AND seq = 2",
+      "batch seq 2 of run 1.samples: 20000000 is out of range" },
     { "bad-worker.sqlite", "UPDATE worker SET pid = -1 WHERE run_id = 3", "of run 3.pid: -1 is out of range" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)

@@ -10,7 +10,10 @@
  * environment, read through /proc), no loadscope-probe-* in the TMPDIR the
  * runner was given, the store passes PRAGMA integrity_check, and its JSON
  * export imports into a fresh store. Results only, never timings. Skipped,
- * saying so, where no interpreter here imports torch. */
+ * saying so, where no interpreter here imports torch. The phases of
+ * --timeout (valid lines that are no progress never hold a run past it; a
+ * slow start is not a hang) also run with the protocol's stand-in
+ * (tests/probe-standin.c, $LS_PROBE_STANDIN), torch or not. */
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <signal.h>
@@ -20,7 +23,7 @@
 #include "test-sql.h"
 #include "test-util.h"
 
-static char *scratch, *python, *hostile, *tmpdir;
+static char *scratch, *python, *hostile, *ordinary, *tmpdir, *standin;
 static int serial;
 
 typedef struct {
@@ -191,6 +194,9 @@ static const hostile_case cases[] = {
   { "forge-pid", "60", 1, "pid 1 cannot be a worker" },
   { "setsid", "60", 0, NULL },
   { "tempfiles", "60", 1, "hostile.py was killed by signal 9" },
+  /* a valid line every 0.5 s is no progress: the phase's clock runs on */
+  { "chatter-early", "3", 1, "did not build a torch.utils.data.DataLoader within 3 s" },
+  { "chatter", "3", 1, "hung: no batch for 3 s (--timeout) after " },
 };
 
 static void
@@ -217,6 +223,109 @@ test_case (gconstpointer data)
   /* A forged pid is never stored (nor sampled). */
   g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM worker WHERE pid <= 1"), ==, 0);
   g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM batch WHERE seq < 0 OR samples > 65536"), ==, 0);
+}
+
+typedef struct {
+  const char *name, *args, *timeout;
+  const char *expect; /* the run's error; NULL: a run that is done */
+} phase_case;
+
+/* Runs of the stand-in: --timeout per phase (lines that are no progress,
+ * before the DataLoader and after the batches, and a start, torch's
+ * import, longer than --timeout, which has its own allowance), and
+ * figures past what the store keeps. */
+static const phase_case phase_cases[] = {
+  { "chatter-early", "--chatter early", "2", "did not build a torch.utils.data.DataLoader within 2 s" },
+  { "chatter-late", "--batches 2 --chatter late", "2", "hung: no batch for 2 s (--timeout) after 2 batches" },
+  { "slow-start", "--start-ms 3000 --batches 2", "1", NULL },
+  /* the script's CPU time forged: its cpu_percent past the store's range
+   * is stored unknown, and the export imports again (check_after) */
+  { "forged-cpu", "--batches 2 --cpu-ms 9999999999", "60", NULL },
+};
+
+static void
+test_phase (gconstpointer data)
+{
+  const phase_case *c = data;
+  g_autofree char *marker = g_strdup_printf ("lsmark-%d-%d-phase-%s", (int) getpid (), ++serial, c->name);
+  g_autofree char *db = g_strdup_printf ("%s/phase-%s.sqlite", scratch, c->name);
+  const char *argv[] = { "run", "--target", "pytorch", "--script", hostile, "--python", standin, "--script-args", c->args,
+                         "--timeout", c->timeout, "--db", db, NULL };
+  result r = loadscope (marker, argv);
+  g_test_message ("%s: exit %d: %s", c->name, r.status, r.err);
+  g_assert_cmpint (r.status, ==, c->expect ? 1 : 0);
+  if (c->expect)
+    g_assert_nonnull (strstr (r.err, c->expect));
+  result_clear (&r);
+  check_after (marker, db);
+  g_autofree char *status = ls_test_sql_text (db, "SELECT status FROM run");
+  g_assert_cmpstr (status, ==, c->expect ? "failed" : "done");
+}
+
+/* Scripts plain python runs (tests/pytorch/ordinary.py): never refused
+ * for their knobs' types or sizes; the run is done and stored. */
+static const char *const ordinary_modes[] = { "np-int64",  "mp-context",   "huge-len",
+                                              "big-batch", "many-workers", "iterable-len" };
+
+static void
+test_ordinary (gconstpointer data)
+{
+  const char *mode = data;
+  if (!need_torch ())
+    return;
+  g_autofree char *marker = g_strdup_printf ("lsmark-%d-%d-ordinary-%s", (int) getpid (), ++serial, mode);
+  g_autofree char *db = g_strdup_printf ("%s/ordinary-%s.sqlite", scratch, mode);
+  g_autofree char *args = g_strdup_printf ("%s %s", mode, marker);
+  const char *argv[] = { "run", "--target", "pytorch", "--script", ordinary, "--python", python, "--script-args", args,
+                         "--batches", "3", "--timeout", "120", "--db", db, NULL };
+  result r = loadscope (marker, argv);
+  g_test_message ("%s: exit %d: %s", mode, r.status, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  check_after (marker, db);
+  g_autofree char *status = ls_test_sql_text (db, "SELECT status FROM run");
+  g_assert_cmpstr (status, ==, "done");
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM batch"), ==, 3);
+}
+
+/* A working folder holding torch/ and loadscope_probe.py (which forges a
+ * "finished"): neither shadows torch nor the probe, and the run is the
+ * script's own, done with its batches. */
+static void
+test_shadowing_folder (void)
+{
+  if (!need_torch ())
+    return;
+  g_autofree char *cwd = g_build_filename (scratch, "shadow", NULL);
+  g_autofree char *fake_torch = g_build_filename (cwd, "torch", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (fake_torch, 0700), ==, 0);
+  g_autofree char *init = g_build_filename (fake_torch, "__init__.py", NULL);
+  g_assert_true (g_file_set_contents (init, "raise ImportError('the working folder shadowed torch')\n", -1, NULL));
+  g_autofree char *fake_probe = g_build_filename (cwd, "loadscope_probe.py", NULL);
+  g_assert_true (g_file_set_contents (fake_probe,
+                                      "import os\n"
+                                      "fd = int(os.environ['LOADSCOPE_PROBE_FD'])\n"
+                                      "os.write(fd, b'{\"event\":\"finished\",\"reason\":\"script_ended\"}\\n')\n",
+                                      -1, NULL));
+  g_autofree char *marker = g_strdup_printf ("lsmark-%d-%d-shadow", (int) getpid (), ++serial);
+  g_autofree char *db = g_strdup_printf ("%s/shadow.sqlite", scratch);
+  g_autofree char *args = g_strdup_printf ("normal %s", marker);
+  const char *argv[] = { g_getenv ("LOADSCOPE"), "run", "--target", "pytorch", "--script", hostile, "--python", python,
+                         "--script-args", args, "--batches", "100", "--db", db, NULL };
+  g_autoptr (GSubprocessLauncher) l
+      = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_set_cwd (l, cwd);
+  g_subprocess_launcher_setenv (l, "TMPDIR", tmpdir, TRUE);
+  g_subprocess_launcher_setenv (l, "LS_HOSTILE_MARKER", marker, TRUE);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSubprocess) p = g_subprocess_launcher_spawnv (l, argv, &error);
+  g_assert_no_error (error);
+  result r = finish (p);
+  g_test_message ("shadow: exit %d: %s", r.status, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  result_clear (&r);
+  check_after (marker, db);
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM batch"), >=, 3);
 }
 
 /* A sweep of hostile scripts: every configuration's tree ends with its
@@ -334,6 +443,124 @@ test_escaped_name (void)
   check_after (marker, db);
 }
 
+/* Text that would act on a terminal or a viewer: ESC ] title BEL, a clear,
+ * CR, DEL, the one-byte CSI (U+009B), and the bidirectional controls
+ * U+202E, U+2066 and U+061C. */
+#define NASTY "\033]0;PWNED\007\033[2J\r\177\302\233 \342\200\256rtl \342\201\246iso \330\234end"
+
+/* The first byte of data that must not reach an output from recorded
+ * text (a C0 control other than newline and tab, DEL, a C1 control, a
+ * bidirectional control), as an offset, or -1. CSV ends its lines with
+ * CRLF (RFC 4180), its own; a recorded CR is U+FFFD there. */
+static gssize
+first_raw_control (const char *data, gsize len, gboolean csv)
+{
+  const guchar *p = (const guchar *) data;
+  for (gsize i = 0; i < len; i++)
+    {
+      if (csv && p[i] == '\r' && i + 1 < len && p[i + 1] == '\n')
+        continue;
+      if ((p[i] < 0x20 && p[i] != '\n' && p[i] != '\t') || p[i] == 0x7f)
+        return (gssize) i;
+      if (i + 1 < len && p[i] == 0xc2 && p[i + 1] >= 0x80 && p[i + 1] < 0xa0)
+        return (gssize) i;
+      if (i + 1 < len && p[i] == 0xd8 && p[i + 1] == 0x9c)
+        return (gssize) i;
+      if (i + 2 < len && p[i] == 0xe2 && p[i + 1] == 0x80 && (p[i + 2] == 0x8e || p[i + 2] == 0x8f
+                                                              || (p[i + 2] >= 0xaa && p[i + 2] <= 0xae)))
+        return (gssize) i;
+      if (i + 2 < len && p[i] == 0xe2 && p[i + 1] == 0x81 && p[i + 2] >= 0xa6 && p[i + 2] <= 0xa9)
+        return (gssize) i;
+    }
+  return -1;
+}
+
+static void
+assert_clean (const char *what, const char *data, gsize len)
+{
+  gssize at = first_raw_control (data, len, g_str_has_prefix (what, "export"));
+  if (at >= 0)
+    {
+      gsize from = (gsize) MAX (at - 40, 0);
+      g_autofree char *piece = g_strndup (data + from, MIN (80, len - from));
+      g_autofree char *around = g_strescape (piece, NULL);
+      g_error ("%s: a raw control at byte %" G_GSSIZE_FORMAT ": ...%s...", what, at, around);
+    }
+}
+
+static void
+assert_clean_file (const char *path)
+{
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+  g_assert_cmpuint (len, >, 0);
+  assert_clean (path, data, len);
+}
+
+static void
+assert_clean_cli (const char *what, const char *const *args, int status)
+{
+  result r = loadscope ("none", args);
+  g_test_message ("%s: exit %d: %s", what, r.status, r.err);
+  g_assert_cmpint (r.status, ==, status);
+  assert_clean (what, r.out, strlen (r.out));
+  assert_clean (what, r.err, strlen (r.err));
+  result_clear (&r);
+}
+
+/* A run and a sweep whose every text field carries NASTY (the script's
+ * file name and arguments, its error and traceback; the machine's names
+ * and the sweep's error written into the store): nothing of it reaches
+ * stdout, stderr, the reports or CSV raw. */
+static void
+test_text_fields_clean_everywhere (void)
+{
+  g_autofree char *script = g_build_filename (scratch, "train" NASTY ".py", NULL);
+  g_assert_true (g_file_set_contents (script, "# the stand-in does not read it\n", -1, NULL));
+  g_autofree char *db = g_strdup_printf ("%s/nasty.sqlite", scratch);
+  const char *args = "--batches 2 --error '" NASTY "'";
+  const char *run[] = { "run", "--target", "pytorch", "--script", script, "--python", standin, "--script-args", args,
+                        "--timeout", "60", "--db", db, NULL };
+  assert_clean_cli ("run", run, 1);
+  const char *sweep[] = { "sweep", "--target", "pytorch", "--script", script, "--python", standin, "--script-args", args,
+                          "--workers", "0", "--timeout", "60", "--db", db, NULL };
+  assert_clean_cli ("sweep", sweep, 1);
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM run WHERE instr(error, 'PWNED') > 0"), ==, 2);
+  ls_test_sql_exec (db, "UPDATE machine SET hostname = hostname || '" NASTY "', os = os || '" NASTY
+                        "', kernel = kernel || '" NASTY "', cpu_model = cpu_model || '" NASTY "', gpu = '" NASTY
+                        "', driver = '" NASTY "', cuda = '" NASTY "'; UPDATE sweep SET error = '" NASTY "'");
+  const char *const reads[][12] = {
+    { "history", "--db", db },
+    { "history", "--json", "--db", db },
+    { "show", "1", "--db", db },
+    { "show", "2", "--db", db },
+    { "show", "1", "--json", "--db", db },
+    { "compare", "1", "2", "--db", db },
+    { "export", "--all", "--format", "csv", "-o", "-", "--db", db },
+    { "export", "--all", "--batches", "--format", "csv", "-o", "-", "--db", db },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (reads); i++)
+    assert_clean_cli (reads[i][0], reads[i], 0);
+  const char *formats[] = { "html", "md" };
+  for (guint f = 0; f < G_N_ELEMENTS (formats); f++)
+    {
+      g_autofree char *one = g_strdup_printf ("%s/nasty-run.%s", scratch, formats[f]);
+      g_autofree char *sw = g_strdup_printf ("%s/nasty-sweep.%s", scratch, formats[f]);
+      const char *report_run[] = { "report", "--run", "1", "--format", formats[f], "-o", one, "--db", db, NULL };
+      const char *report_sweep[] = { "report", "--sweep", "1", "--format", formats[f], "-o", sw, "--db", db, NULL };
+      assert_clean_cli ("report --run", report_run, 0);
+      assert_clean_cli ("report --sweep", report_sweep, 0);
+      assert_clean_file (one);
+      assert_clean_file (sw);
+    }
+  /* The text is kept, shown escaped. */
+  result r = loadscope ("none", (const char *[]){ "show", "1", "--db", db, NULL });
+  g_assert_nonnull (strstr (r.out, "\\x1b]0;PWNED\\x07"));
+  g_assert_nonnull (strstr (r.out, "\\u202ertl"));
+  result_clear (&r);
+}
+
 static char *
 find_python (void)
 {
@@ -361,7 +588,16 @@ main (int argc, char **argv)
   tmpdir = g_build_filename (scratch, "tmp", NULL);
   g_assert_cmpint (g_mkdir (tmpdir, 0700), ==, 0);
   hostile = g_build_filename (g_getenv ("LS_TEST_DATA"), "..", "pytorch", "hostile.py", NULL);
+  ordinary = g_build_filename (g_getenv ("LS_TEST_DATA"), "..", "pytorch", "ordinary.py", NULL);
   python = find_python ();
+  standin = g_strdup (g_getenv ("LS_PROBE_STANDIN"));
+  if (!standin || !*standin)
+    g_error ("set LS_PROBE_STANDIN to tests/probe-standin (meson does)");
+  for (guint i = 0; i < G_N_ELEMENTS (phase_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/hostile-probe/phase-%s", phase_cases[i].name);
+      g_test_add_data_func (path, &phase_cases[i], test_phase);
+    }
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autofree char *path = g_strdup_printf ("/hostile-probe/%s", cases[i].mode);
@@ -372,10 +608,17 @@ main (int argc, char **argv)
       g_autofree char *path = g_strdup_printf ("/hostile-probe/sweep-%s", sweep_cases[i].mode);
       g_test_add_data_func (path, &sweep_cases[i], test_sweep);
     }
+  for (guint i = 0; i < G_N_ELEMENTS (ordinary_modes); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/hostile-probe/ordinary-%s", ordinary_modes[i]);
+      g_test_add_data_func (path, ordinary_modes[i], test_ordinary);
+    }
+  g_test_add_func ("/hostile-probe/shadowing-folder", test_shadowing_folder);
   g_test_add_data_func ("/hostile-probe/sigterm", GINT_TO_POINTER (SIGTERM), test_signal);
   g_test_add_data_func ("/hostile-probe/sigint", GINT_TO_POINTER (SIGINT), test_signal);
   g_test_add_func ("/hostile-probe/runner-killed", test_runner_killed);
   g_test_add_func ("/hostile-probe/escaped-name", test_escaped_name);
+  g_test_add_func ("/hostile-probe/text-fields-clean-everywhere", test_text_fields_clean_everywhere);
   int rc = g_test_run ();
   ls_test_remove_tree (scratch);
   return rc;

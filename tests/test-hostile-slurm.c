@@ -15,6 +15,7 @@
 #include "app/slurm/slurm.h"
 #include "app/store/store-query.h"
 #include "app/store/store.h"
+#include "test-sql.h"
 #include "test-util.h"
 
 /* Seconds a case may take before it counts as hung. */
@@ -404,6 +405,67 @@ test_store_links (void)
   g_assert_cmpuint (runs_in (db), ==, 0);
 }
 
+static void
+test_tasks_link (void)
+{
+  /* tasks/ a link to a folder elsewhere: nothing in it is imported. */
+  g_autofree char *text = manifest (1, 1);
+  g_autofree char *dir = folder ("tasks-link", text);
+  g_autofree char *tasks = g_build_filename (dir, "tasks", NULL);
+  g_autofree char *elsewhere = g_build_filename (tmp_dir, "elsewhere", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (elsewhere, 0755), ==, 0);
+  g_autofree char *store = g_build_filename (elsewhere, "task-0.sqlite", NULL);
+  {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (ls_store) s = ls_store_open (store, &error);
+    g_assert_no_error (error);
+  }
+  g_assert_cmpint (g_rmdir (tasks), ==, 0);
+  g_assert_cmpint (symlink (elsewhere, tasks), ==, 0);
+  g_autofree char *db = home_store ("tasks-link");
+  int rc = 0;
+  g_autofree char *out = collect (dir, db, &rc);
+  g_assert_cmpint (rc, ==, 1);
+  assert_has (out, "tasks is a link, not the run folder's own folder; its stores are not imported");
+  assert_has (out, "from 0 task stores");
+}
+
+static void
+test_foreign_sweep (void)
+{
+  /* A manifest naming a sweep of the home store that collect did not
+   * create (one that failed here, one a process of this machine runs):
+   * its status and reason stay as recorded. */
+  for (int ended = 0; ended <= 1; ended++)
+    {
+      g_autofree char *name = g_strdup_printf ("foreign-sweep-%d", ended);
+      g_autofree char *db = home_store (name);
+      {
+        g_autoptr (GError) error = NULL;
+        g_autoptr (ls_store) s = ls_store_open (db, &error);
+        g_assert_no_error (error);
+        gint64 machine = ls_store_this_machine (s, NULL, NULL, &error);
+        g_assert_no_error (error);
+        gint64 sweep = ls_store_sweep_begin (s, machine, "{}", 2, 1, &error);
+        g_assert_no_error (error);
+        if (ended)
+          g_assert_true (ls_store_sweep_end (s, sweep, "failed", "its reason", &error));
+      }
+      g_autofree char *uuid = ls_test_sql_text (db, "SELECT uuid FROM sweep");
+      g_autofree char *before = ls_test_sql_text (db, "SELECT status || ' / ' || ifnull (error, '-') FROM sweep");
+      g_autofree char *text = g_strdup_printf ("{\"format\": \"loadscope-slurm\", \"version\": 1, \"configurations\": 2, "
+                                               "\"tasks\": 2, \"labels\": [\"a\", \"b\"], \"jobs\": [], "
+                                               "\"sweep_uuid\": \"%s\"}",
+                                               uuid);
+      g_autofree char *dir = folder (name, text);
+      int rc = 0;
+      g_autofree char *out = collect (dir, db, &rc);
+      g_test_message ("%s", out);
+      g_autofree char *after = ls_test_sql_text (db, "SELECT status || ' / ' || ifnull (error, '-') FROM sweep");
+      g_assert_cmpstr (after, ==, before);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -426,6 +488,8 @@ main (int argc, char **argv)
   g_test_add_func ("/slurm/hostile/exit-files", test_exit_files);
   g_test_add_func ("/slurm/hostile/many-tasks", test_many_tasks_reported_briefly);
   g_test_add_func ("/slurm/hostile/store-links", test_store_links);
+  g_test_add_func ("/slurm/hostile/tasks-link", test_tasks_link);
+  g_test_add_func ("/slurm/hostile/foreign-sweep", test_foreign_sweep);
   int rc = ls_test_run_checked_shm_only ();
   ls_test_remove_tree (tmp_dir);
   g_free (tmp_dir);

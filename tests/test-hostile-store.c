@@ -253,6 +253,105 @@ test_knob_extremes_round_trip (void)
   g_assert_cmpint (sql_int (to_json, "SELECT count(*) FROM run WHERE seed = 9223372036854775807"), ==, 1);
 }
 
+/* What the store would keep but import would refuse is refused up front,
+ * naming the option: export -> import always round-trips. */
+static void
+test_options_past_the_store_are_refused (void)
+{
+  static const char *const past[][3] = {
+    { "--batches", "2000000000000", "--batches 2000000000000: must be between 0 and 1099511627776" },
+    { "--epochs", "1000001", "--epochs 1000001: must be between 1 and 1000000" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (past); i++)
+    {
+      ls_test_cli r = run_cli ("run", "--dataset", "synthetic", "--count", "16", "--size", "16x16", "--sink", "sim",
+                              "--no-db", past[i][0], past[i][1]);
+      g_test_message ("%s %s: exit %d: %s", past[i][0], past[i][1], r.status, r.err);
+      g_assert_cmpint (r.status, ==, 2);
+      g_assert_nonnull (strstr (r.err, past[i][2]));
+      ls_test_cli_clear (&r);
+    }
+}
+
+/* A bundle in which a table is a view over an endless recursive query,
+ * or holds a trigger or a virtual table: import refuses it by name at
+ * once (it spun until killed), and leaves no temporary copy. */
+static void
+test_bundle_objects_other_than_tables_are_refused (void)
+{
+  static const struct {
+    const char *name, *sql, *expect;
+  } rigged[] = {
+#define ENDLESS(t)                                                                                                    \
+  { "view-" t, "DROP TABLE " t "; CREATE VIEW " t " AS WITH RECURSIVE c(id) AS (SELECT 1 UNION ALL SELECT id + 1 " \
+               "FROM c) SELECT id FROM c",                                                                             \
+    "the view \"" t "\": a bundle holds only tables" }
+    ENDLESS ("run"), ENDLESS ("batch"), ENDLESS ("sample"), ENDLESS ("worker"), ENDLESS ("sweep"), ENDLESS ("machine"),
+#undef ENDLESS
+    { "trigger", "CREATE TRIGGER spin AFTER UPDATE ON run BEGIN SELECT 1; END", "the trigger \"spin\"" },
+    { "virtual", "CREATE VIRTUAL TABLE boxes USING rtree(id, x0, x1)", "the virtual table \"boxes\"" },
+  };
+  g_autofree char *src = store_with_run ("rigged-src.sqlite");
+  g_autofree char *clean = path_in ("rigged-clean.sqlite");
+  ls_test_cli r = run_cli ("export", "--all", "--format", "sqlite", "-o", clean, "--db", src);
+  g_assert_cmpint (r.status, ==, 0);
+  ls_test_cli_clear (&r);
+  guint before = import_dirs_of ("loadscope-import-");
+  for (guint i = 0; i < G_N_ELEMENTS (rigged); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("rigged-%s.sqlite", rigged[i].name);
+      g_autofree char *bundle = path_in (name);
+      g_autofree char *db = g_strdup_printf ("%s.dst", bundle);
+      g_autoptr (GFile) from = g_file_new_for_path (clean), to = g_file_new_for_path (bundle);
+      g_assert_true (g_file_copy (from, to, G_FILE_COPY_OVERWRITE, NULL, NULL, NULL, NULL));
+      sql (bundle, rigged[i].sql);
+      r = run_cli ("import", bundle, "--db", db);
+      g_test_message ("%s: exit %d: %s", rigged[i].name, r.status, r.err);
+      g_assert_cmpint (r.status, ==, 2);
+      g_assert_nonnull (strstr (r.err, rigged[i].expect));
+      ls_test_cli_clear (&r);
+      g_assert_cmpuint (import_dirs_of ("loadscope-import-"), ==, before);
+    }
+}
+
+/* export --format sqlite --force over a bundle, killed (SIGKILL) at
+ * points spread over its run: the final name holds the old bundle or the
+ * whole new one, never a part, and no journal of its own is left beside
+ * it. (The points depend on the machine's speed; each outcome is checked,
+ * none is timed.) */
+static void
+test_killed_sqlite_export_leaves_old_or_new (void)
+{
+  g_autofree char *src = store_with_run ("killed-export-src.sqlite");
+  g_autofree char *bundle = path_in ("killed-export.sqlite");
+  g_autofree char *journal = g_strconcat (bundle, "-journal", NULL);
+  g_autofree char *fresh = path_in ("killed-export-check.sqlite");
+  ls_test_cli r = run_cli ("export", "--all", "--format", "sqlite", "-o", bundle, "--db", src);
+  g_assert_cmpint (r.status, ==, 0);
+  ls_test_cli_clear (&r);
+  for (int i = 0; i < 8; i++)
+    {
+      const char *argv[] = { g_getenv ("LOADSCOPE"), "export", "--all", "--format", "sqlite", "-o", bundle, "--force",
+                             "--db", src, NULL };
+      GPid pid;
+      g_autoptr (GError) error = NULL;
+      g_assert_true (g_spawn_async (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL
+                                    | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &pid, &error));
+      g_assert_no_error (error);
+      g_usleep ((gulong) (i * 25000));
+      kill (pid, SIGKILL);
+      int status = 0;
+      g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+      g_assert_false (g_file_test (journal, G_FILE_TEST_EXISTS));
+      g_unlink (fresh);
+      r = run_cli ("import", bundle, "--db", fresh);
+      if (r.status != 0)
+        g_error ("after a kill at %d ms: %s does not import: %s", i * 25, bundle, r.err);
+      ls_test_cli_clear (&r);
+      g_assert_cmpint (sql_int (fresh, "SELECT count(*) FROM run"), ==, 1);
+    }
+}
+
 /* ------------------------------------------------------------ signals */
 
 static void
@@ -640,6 +739,11 @@ main (int argc, char **argv)
   g_test_add_func ("/store/hostile/deep-summary-in-bundle", test_deep_summary_in_bundle);
   g_test_add_func ("/store/hostile/float-knobs-refuse-nan-and-inf", test_float_knobs_refuse_nan_and_inf);
   g_test_add_func ("/store/hostile/knob-extremes-round-trip", test_knob_extremes_round_trip);
+  g_test_add_func ("/store/hostile/options-past-the-store-are-refused", test_options_past_the_store_are_refused);
+  g_test_add_func ("/store/hostile/killed-sqlite-export-leaves-old-or-new",
+                   test_killed_sqlite_export_leaves_old_or_new);
+  g_test_add_func ("/store/hostile/bundle-objects-other-than-tables-are-refused",
+                   test_bundle_objects_other_than_tables_are_refused);
   g_test_add_func ("/store/hostile/group-sigint-records-the-run", test_group_sigint_records_the_run);
   g_test_add_func ("/store/hostile/second-sigint-leaves-nothing-running", test_second_sigint_leaves_nothing_running);
   g_test_add_func ("/store/hostile/reads-on-read-only-and-full-disk", test_reads_on_read_only_and_full_disk);

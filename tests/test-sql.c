@@ -38,3 +38,13 @@ ls_test_sql_text (const char *db_path, const char *sql)
   sqlite3_close (db);
   return out;
 }
+
+void
+ls_test_sql_exec (const char *db_path, const char *sql)
+{
+  sqlite3 *db = NULL;
+  char *msg = NULL;
+  if (sqlite3_open (db_path, &db) != SQLITE_OK || sqlite3_exec (db, sql, NULL, NULL, &msg) != SQLITE_OK)
+    g_error ("%s: %s: %s", db_path, sql, msg ? msg : sqlite3_errmsg (db));
+  sqlite3_close (db);
+}

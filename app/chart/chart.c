@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "app/chart/chart-lanes.h"
+#include "app/core/text-controls.h"
 
 G_DEFINE_QUARK (loadscope-chart-error-quark, ls_chart_error)
 
@@ -51,7 +52,7 @@ ls_chart *
 ls_chart_new (const char *title)
 {
   ls_chart *chart = g_new0 (ls_chart, 1);
-  chart->title = g_strdup (title ? title : "");
+  chart->title = ls_text_clean (title ? title : "", FALSE);
   axis_init (&chart->x);
   axis_init (&chart->y);
   axis_init (&chart->y2);
@@ -87,7 +88,7 @@ ls_chart_set_subtitle (ls_chart *chart, const char *subtitle)
 {
   g_return_if_fail (chart != NULL);
   g_free (chart->subtitle);
-  chart->subtitle = g_strdup (subtitle);
+  chart->subtitle = ls_text_clean (subtitle, FALSE);
 }
 
 ls_chart_axis *
@@ -111,7 +112,7 @@ ls_chart_axis_set (ls_chart_axis *axis, const char *label, ls_chart_unit unit, l
 {
   g_return_if_fail (axis != NULL);
   g_free (axis->label);
-  axis->label = g_strdup (label ? label : "");
+  axis->label = ls_text_clean (label ? label : "", FALSE);
   axis->unit = unit;
   axis->scale = scale;
 }
@@ -120,7 +121,7 @@ void
 ls_chart_axis_add_category (ls_chart_axis *axis, const char *label)
 {
   g_return_if_fail (axis != NULL && label != NULL);
-  g_ptr_array_add (axis->categories, g_strdup (label));
+  g_ptr_array_add (axis->categories, ls_text_clean (label, FALSE));
 }
 
 ls_chart_series *
@@ -129,7 +130,7 @@ ls_chart_add_series (ls_chart *chart, const char *label, ls_chart_kind kind, int
   g_return_val_if_fail (chart != NULL, NULL);
   g_return_val_if_fail (y_axis == LS_CHART_Y || y_axis == LS_CHART_Y2, NULL);
   ls_chart_series *s = g_new0 (ls_chart_series, 1);
-  s->label = g_strdup (label ? label : "");
+  s->label = ls_text_clean (label ? label : "", FALSE);
   s->kind = kind;
   s->dash = LS_CHART_SOLID;
   s->color = color;
@@ -172,7 +173,7 @@ ls_chart_add_legend (ls_chart *chart, const char *label, int color, ls_chart_kin
                      gboolean markers, gboolean band)
 {
   g_return_if_fail (chart != NULL && label != NULL);
-  ls_chart_legend_entry e = { g_strdup (label), color, kind, dash, markers, band };
+  ls_chart_legend_entry e = { ls_text_clean (label, FALSE), color, kind, dash, markers, band };
   g_array_append_val (chart->legend, e);
 }
 
@@ -182,7 +183,8 @@ ls_chart_add_note (ls_chart *chart, const char *format, ...)
   g_return_if_fail (chart != NULL && format != NULL);
   va_list ap;
   va_start (ap, format);
-  g_ptr_array_add (chart->notes, g_strdup_vprintf (format, ap));
+  g_autofree char *note = g_strdup_vprintf (format, ap);
+  g_ptr_array_add (chart->notes, ls_text_clean (note, FALSE));
   va_end (ap);
 }
 
@@ -190,7 +192,7 @@ void
 ls_chart_add_rule (ls_chart *chart, ls_chart_axis_id axis, double value, const char *label)
 {
   g_return_if_fail (chart != NULL);
-  ls_chart_rule r = { axis, value, g_strdup (label ? label : "") };
+  ls_chart_rule r = { axis, value, ls_text_clean (label ? label : "", FALSE) };
   g_array_append_val (chart->rules, r);
 }
 

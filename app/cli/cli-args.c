@@ -2,7 +2,9 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
+#include <locale.h>
 #include <math.h>
 
 /* Every parsed copy, reachable until exit: commands keep pointers into them. */
@@ -19,6 +21,19 @@ keep (char **strv)
 gboolean
 ls_cli_parse_args (GOptionContext *context, int *argc, char ***argv, GError **error)
 {
+#ifndef G_OS_WIN32
+  /* GOption converts text options from the locale's charset: in the C
+   * locale (no LANG, as under cron, ssh or a test runner) that is ASCII,
+   * and --script-args "--name é" was refused. Arguments are read as UTF-8
+   * there, as Python does in the C locale (PEP 538); only the character
+   * type changes, never how numbers are written. */
+  if (!g_get_charset (NULL))
+    {
+      const char *was = setlocale (LC_CTYPE, NULL);
+      if (was && (strcmp (was, "C") == 0 || strcmp (was, "POSIX") == 0))
+        setlocale (LC_CTYPE, "C.UTF-8");
+    }
+#endif
   /* parse_strv frees the strings it removes, so it gets copies of its own. */
   char **copy = g_new0 (char *, (gsize) *argc + 1);
   for (int i = 0; i < *argc; i++)

@@ -10,6 +10,7 @@
 #include "app/cli/cli-terminal-text.h"
 #include "app/report/compare-table.h"
 #include "app/store/store-query.h"
+#include "app/core/terminal-text.h"
 
 #define LABEL_WIDTH 24
 #define CELL_WIDTH 28
@@ -254,7 +255,8 @@ ls_cli_compare (int argc, char **argv)
     {
       g_autoptr (JsonNode) node = compare_json (table);
       g_autofree char *text = json_to_string (node, TRUE);
-      printf ("%s\n", text);
+      g_autofree char *shown = ls_terminal_json (text);
+      printf ("%s\n", shown);
     }
   else
     compare_text (table);

@@ -132,23 +132,35 @@ ls_cli_export (int argc, char **argv)
 
   if (strcmp (format, "sqlite") == 0)
     {
-      if (force && g_file_test (output, G_FILE_TEST_EXISTS))
+      /* Written beside FILE under another name, then renamed over it:
+       * FILE is the old one or the whole new one, never a part (SQLite
+       * syncs the bundle as it commits). A kill leaves only the partial. */
+      static const char *const suffixes[] = { "", "-wal", "-shm", "-journal" };
+      g_autofree char *partial = g_strdup_printf ("%s.%08x.partial", output, g_random_int ());
+      gboolean written = ls_export_sqlite (store, ids, partial, &error);
+      if (written && force)
+        for (guint i = 1; i < G_N_ELEMENTS (suffixes); i++)
+          {
+            /* What SQLite may have left beside the old FILE would read as
+             * the new one's journal. */
+            g_autofree char *p = g_strconcat (output, suffixes[i], NULL);
+            g_unlink (p);
+          }
+      int saved = 0;
+      if (written && g_rename (partial, output) != 0)
         {
-          if (g_unlink (output) != 0)
-            {
-              fprintf (stderr, "loadscope export: %s: cannot replace it: %s\n", output, g_strerror (errno));
-              return 1;
-            }
-          /* What SQLite may have left beside it. */
-          static const char *const suffixes[] = { "-wal", "-shm", "-journal" };
+          saved = errno;
+          g_set_error (&error, G_FILE_ERROR, g_file_error_from_errno (saved), "%s: cannot replace it: %s", output,
+                       g_strerror (saved));
+          written = FALSE;
+        }
+      if (!written)
+        {
           for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
             {
-              g_autofree char *p = g_strconcat (output, suffixes[i], NULL);
+              g_autofree char *p = g_strconcat (partial, suffixes[i], NULL);
               g_unlink (p);
             }
-        }
-      if (!ls_export_sqlite (store, ids, output, &error))
-        {
           fprintf (stderr, "loadscope export: %s\n", error->message);
           return 1;
         }

@@ -8,6 +8,7 @@
 #include "app/cli/cli-store-status.h"
 #include "app/cli/cli-terminal-text.h"
 #include "app/core/summary-keys.h"
+#include "app/core/terminal-text.h"
 #include "app/store/store-query.h"
 #include "app/target/target-kind.h"
 
@@ -194,7 +195,8 @@ ls_cli_history (int argc, char **argv)
     {
       g_autoptr (JsonNode) root = json_node_init_array (json_node_alloc (), rows);
       g_autofree char *text = json_to_string (root, TRUE);
-      printf ("%s\n", text);
+      g_autofree char *shown = ls_terminal_json (text);
+      printf ("%s\n", shown);
       return 0;
     }
   if (json_array_get_length (rows) == 0)

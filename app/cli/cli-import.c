@@ -6,6 +6,7 @@
 
 #include "app/store/import.h"
 #include "app/store/store.h"
+#include "app/core/terminal-text.h"
 
 static void
 print_json (const char *file, const ls_import_counts *counts, GArray *runs)
@@ -47,7 +48,8 @@ print_json (const char *file, const ls_import_counts *counts, GArray *runs)
   json_builder_end_object (b);
   g_autoptr (JsonNode) root = json_builder_get_root (b);
   g_autofree char *text = json_to_string (root, TRUE);
-  printf ("%s\n", text);
+  g_autofree char *shown = ls_terminal_json (text);
+  printf ("%s\n", shown);
 }
 
 int

@@ -1,5 +1,6 @@
 #include "app/cli/cli-machine.h"
 #include "app/cli/cli-args.h"
+#include "app/core/terminal-text.h"
 
 #include <glib.h>
 #include <json-glib/json-glib.h>
@@ -139,7 +140,8 @@ print_json (const ls_sysinfo *info, const gpu_probe *g)
   g_autoptr (JsonNode) root = json_node_init_object (json_node_alloc (), o);
   json_object_unref (o);
   g_autofree char *text = json_to_string (root, TRUE);
-  printf ("%s\n", text);
+  g_autofree char *shown = ls_terminal_json (text);
+  printf ("%s\n", shown);
 }
 
 int

@@ -33,6 +33,15 @@
  * open. */
 static volatile sig_atomic_t interrupted;
 
+/* An error on stderr: it may name a dataset file or quote the script, and
+ * either may hold terminal escapes. */
+static void
+say (const char *message)
+{
+  g_autofree char *shown = ls_terminal_text (message);
+  fprintf (stderr, "loadscope run: %s\n", shown);
+}
+
 static void
 install_interrupt_handlers (void)
 {
@@ -120,7 +129,7 @@ diagnose (const ls_run_options *opts, ls_run_config *config)
     set_up = ls_run_diagnose (config, &d, &error);
   if (!set_up)
     {
-      fprintf (stderr, "loadscope run: %s\n", error->message);
+      say (error->message);
       return error->domain == LS_LOADER_ERROR
                      && (error->code == LS_LOADER_ERROR_INVALID || error->code == LS_LOADER_ERROR_NOT_FOUND
                          || error->code == LS_LOADER_ERROR_UNSUPPORTED)
@@ -136,7 +145,8 @@ diagnose (const ls_run_options *opts, ls_run_config *config)
       json_builder_end_object (b);
       g_autoptr (JsonNode) root = json_builder_get_root (b);
       g_autofree char *text = json_to_string (root, TRUE);
-      printf ("%s\n", text);
+      g_autofree char *shown = ls_terminal_json (text);
+      printf ("%s\n", shown);
     }
   else
     ls_diagnose_print (stdout, config, &d);
@@ -192,7 +202,7 @@ ls_cli_run (int argc, char **argv)
                                 "2 bad usage or bad input.");
   if (!ls_cli_parse_args (context, &argc, &argv, &error))
     {
-      fprintf (stderr, "loadscope run: %s\n", error->message);
+      say (error->message);
       ls_run_options_clear (&opts);
       return 2;
     }
@@ -204,7 +214,7 @@ ls_cli_run (int argc, char **argv)
     }
   if (!ls_run_options_resolve (&opts, &config, &error))
     {
-      fprintf (stderr, "loadscope run: %s\n", error->message);
+      say (error->message);
       ls_run_options_clear (&opts);
       return 2;
     }
@@ -229,7 +239,7 @@ ls_cli_run (int argc, char **argv)
     }
   if (opts.events && !(obs.events = ls_run_events_open (opts.events, &error)))
     {
-      fprintf (stderr, "loadscope run: %s\n", error->message);
+      say (error->message);
       ls_run_options_clear (&opts);
       return 2;
     }
@@ -260,7 +270,7 @@ ls_cli_run (int argc, char **argv)
       target = json_object_new ();
       if (!ls_target_pytorch_run (&t, &config, &result, target, &error))
         {
-          fprintf (stderr, "loadscope run: %s\n", error->message);
+          say (error->message);
           if (obs.events)
             ls_run_events_error (obs.events, error->message);
           ls_run_events_close (obs.events);
@@ -270,7 +280,7 @@ ls_cli_run (int argc, char **argv)
     }
   else if (ls_run (&config, &result, &err) != LS_OK)
     {
-      fprintf (stderr, "loadscope run: %s\n", err.message);
+      say (err.message);
       if (obs.events)
         ls_run_events_error (obs.events, err.message);
       ls_run_events_close (obs.events);
@@ -311,7 +321,10 @@ ls_cli_run (int argc, char **argv)
       ls_run_events_finished (obs.events, node);
     }
   if (opts.json)
-    printf ("%s\n", text);
+    {
+      g_autofree char *shown = ls_terminal_json (text);
+      printf ("%s\n", shown);
+    }
   else if (!obs.events || strcmp (opts.events, "-") != 0)
     {
       ls_run_summary_print (stdout, &config, &result);

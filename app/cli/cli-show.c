@@ -8,6 +8,7 @@
 #include "app/cli/cli-store-status.h"
 #include "app/cli/cli-terminal-text.h"
 #include "app/store/store-query.h"
+#include "app/core/terminal-text.h"
 
 static const char *const machine_columns[] = { "hostname", "os",  "kernel", "arch", "cpu_model", "logical_cores",
                                                "ram_bytes", "gpu", "driver", "cuda", "fingerprint" };
@@ -261,7 +262,8 @@ ls_cli_show (int argc, char **argv)
     {
       g_autoptr (JsonNode) node = show_json (run, workers, n_series);
       g_autofree char *text = json_to_string (node, TRUE);
-      printf ("%s\n", text);
+      g_autofree char *shown = ls_terminal_json (text);
+      printf ("%s\n", shown);
     }
   else
     {

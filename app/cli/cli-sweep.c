@@ -13,6 +13,7 @@
 
 #include "app/core/json-util.h"
 #include "app/core/summary-keys.h"
+#include "app/core/terminal-text.h"
 #include "app/core/verdict.h"
 #include "app/core/run-options.h"
 #include "app/sweep/sweep-session.h"
@@ -127,8 +128,12 @@ on_run_finished (LsSweepSession *s, guint index, JsonObject *summary, driver *d)
       else
         result->runs_failed++;
       if (strcmp (st, "done") != 0)
-        fprintf (stderr, "[%u/%u] %s: %s: %s\n", index, total, label, st,
-                 json_object_get_string_member_with_default (summary, "error", "?"));
+        {
+          /* The script's own text: it may hold terminal escapes. */
+          g_autofree char *why = ls_terminal_text (json_object_get_string_member_with_default (summary, "error", "?"));
+          g_autofree char *status = ls_terminal_text (st);
+          fprintf (stderr, "[%u/%u] %s: %s: %s\n", index, total, label, status, why);
+        }
       else if (d->tty)
         fprintf (stderr, "[%u/%u] %s: %.0f samples/s\n", index, total, label,
                  ls_json_number_or (summary, LS_KEY_THROUGHPUT, 0));
@@ -231,7 +236,8 @@ ls_cli_sweep_run (const ls_sweep_request *request, ls_cli_sweep_flags flags, ls_
       g_autoptr (JsonNode) node = json_node_new (JSON_NODE_ARRAY);
       json_node_set_array (node, result->summaries);
       g_autofree char *text = json_to_string (node, TRUE);
-      printf ("%s\n", text);
+      g_autofree char *shown = ls_terminal_json (text);
+      printf ("%s\n", shown);
     }
   else if (!(flags & LS_CLI_SWEEP_QUIET) && !(result->refused && json_array_get_length (result->summaries) == 0))
     {

@@ -7,9 +7,9 @@
 
 #include <json-glib/json-glib.h>
 
-/* A copy of text with C0 controls (newline and tab too), DEL and C1
- * controls written as \xNN (\u0085 for C1), and bytes that are not UTF-8
- * as U+FFFD. NULL gives NULL. */
+/* ls_terminal_text (app/core/terminal-text.h): C0 controls (newline and
+ * tab too), DEL, C1 and bidirectional controls escaped, bytes that are not
+ * UTF-8 as U+FFFD. NULL gives NULL. */
 char *ls_cli_terminal_text (const char *text);
 
 /* The same for every string member of o, in place, recursively through

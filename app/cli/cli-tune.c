@@ -9,6 +9,7 @@
 
 #include "app/analysis/tune.h"
 #include "app/core/run-options.h"
+#include "app/core/terminal-text.h"
 #include "platform/interrupt.h"
 
 /* Ctrl-C, or the Tune window's Cancel: the run in progress ends
@@ -159,7 +160,8 @@ ls_cli_tune (int argc, char **argv)
       {
         g_autoptr (JsonNode) node = ls_tune_result_to_json (&result);
         g_autofree char *text = json_to_string (node, TRUE);
-        printf ("%s\n", text);
+        g_autofree char *shown = ls_terminal_json (text);
+        printf ("%s\n", shown);
       }
     else
       {

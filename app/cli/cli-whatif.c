@@ -9,6 +9,7 @@
 
 #include "app/analysis/whatif-basis.h"
 #include "app/store/store-query.h"
+#include "app/core/terminal-text.h"
 
 int
 ls_cli_whatif (int argc, char **argv)
@@ -122,7 +123,8 @@ ls_cli_whatif (int argc, char **argv)
       {
         g_autoptr (JsonNode) node = ls_whatif_to_json (basis, &change, &pred);
         g_autofree char *text = json_to_string (node, TRUE);
-        printf ("%s\n", text);
+        g_autofree char *shown = ls_terminal_json (text);
+        printf ("%s\n", shown);
       }
     else
       {

@@ -5,6 +5,7 @@
 
 #include "app/core/run-summary.h"
 #include "app/core/summary-keys.h"
+#include "app/core/terminal-text.h"
 
 struct ls_run_events {
   FILE *out;
@@ -61,7 +62,8 @@ emit (ls_run_events *ev, JsonBuilder *b)
   g_autoptr (JsonNode) node = json_builder_get_root (b);
   g_autoptr (JsonGenerator) gen = json_generator_new ();
   json_generator_set_root (gen, node);
-  g_autofree char *line = json_generator_to_data (gen, NULL);
+  g_autofree char *raw = json_generator_to_data (gen, NULL);
+  g_autofree char *line = ls_terminal_json (raw);
   fputs (line, ev->out);
   fputc ('\n', ev->out);
   fflush (ev->out);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/core/record-ranges.h"
 #include "app/core/worker-path.h"
 #include "loader/pool.h"
 #include "loader/transform.h"
@@ -406,11 +407,13 @@ ls_run_options_resolve (const ls_run_options *o, ls_run_config *config, GError *
     return fail (error, "--timeout %g: must be between 0 and 10000000 s (0 waits forever)", o->timeout);
   pool->timeout_s = o->timeout;
 
-  if (o->batches < 0)
-    return fail (error, "--batches %" G_GINT64_FORMAT ": must not be negative", o->batches);
+  if (o->batches < 0 || (double) o->batches > LS_RECORD_MAX_COUNT)
+    return fail (error, "--batches %" G_GINT64_FORMAT ": must be between 0 and %.0f (what the store keeps)",
+                 o->batches, LS_RECORD_MAX_COUNT);
   config->max_batches = (uint64_t) o->batches;
-  if (o->epochs == 0 || o->epochs < -1)
-    return fail (error, "--epochs %d: must be at least 1", o->epochs);
+  if (o->epochs == 0 || o->epochs < -1 || o->epochs > LS_RECORD_MAX_EPOCHS)
+    return fail (error, "--epochs %d: must be between 1 and %d (what the store keeps)", o->epochs,
+                 LS_RECORD_MAX_EPOCHS);
   /* --batches alone runs as many epochs as it takes. */
   pool->epochs = o->epochs > 0 ? (uint32_t) o->epochs : (o->batches > 0 ? 0 : 1);
   if (o->warmup < -1)

@@ -2,6 +2,7 @@
 
 #include "app/core/run-options.h"
 #include "app/core/summary-keys.h"
+#include "app/core/terminal-text.h"
 
 #include <math.h>
 #include <string.h>
@@ -391,10 +392,13 @@ ls_run_summary_print (FILE *to, const ls_run_config *config, const ls_run_result
            ls_run_status_name (r->status), pool->dataset.kind, pool->num_workers, ls_start_method_name (pool->start),
            pool->batch_size, pool->prefetch_factor, pool->persistent_workers ? "on" : "off", r->sink_name,
            r->simulated ? " (SIMULATED GPU)" : "");
+  /* The error may be the script's own text, the note name its device:
+   * escaped, as they may hold terminal escapes. */
+  g_autofree char *note = ls_terminal_text (r->sink_note), *why = ls_terminal_text (r->error);
   if (r->sink_note[0])
-    fprintf (to, "  note:              %s\n", r->sink_note);
+    fprintf (to, "  note:              %s\n", note);
   if (r->status != LS_RUN_DONE)
-    fprintf (to, "  error:             %s\n", r->error);
+    fprintf (to, "  error:             %s\n", why);
   fprintf (to, "  batches:           %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " samples, first %u not measured)\n",
            r->batches, r->samples, r->warmup_used);
   if (r->status != LS_RUN_DONE)

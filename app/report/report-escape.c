@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "app/core/terminal-text.h"
+
 char *
 ls_report_plain_text (const char *text, gsize max_chars)
 {
@@ -16,7 +18,7 @@ ls_report_plain_text (const char *text, gsize max_chars)
       gunichar c = g_utf8_get_char (p);
       if (c == '\n' || c == '\r' || c == '\t')
         g_string_append_c (out, ' ');
-      else if (c < 0x20 || (c >= 0x7f && c < 0xa0) || c == 0x2028 || c == 0x2029)
+      else if (c < 0x20 || (c >= 0x7f && c < 0xa0) || c == 0x2028 || c == 0x2029 || ls_text_is_bidi_control (c))
         g_string_append (out, "\xEF\xBF\xBD"); /* U+FFFD: seen, not obeyed */
       else
         g_string_append_len (out, p, g_utf8_next_char (p) - p);

@@ -10,7 +10,7 @@
 #define LS_REPORT_TEXT_MAX 240
 
 /* Valid UTF-8, one line: line breaks and tabs become spaces, other control
- * characters U+FFFD, and text longer than max_chars (0: no limit) is cut
+ * characters (bidirectional ones too) U+FFFD, and text longer than max_chars (0: no limit) is cut
  * with "… (N characters)". NULL reads as "-". Newly allocated. */
 char *ls_report_plain_text (const char *text, gsize max_chars);
 

@@ -155,6 +155,7 @@ ls_slurm_collect (ls_slurm_run *run, const char *db, FILE *out)
   g_autoptr (GError) error = NULL;
   const char *dir = ls_slurm_run_dir (run);
   guint n = ls_slurm_run_n_tasks (run), n_active = 0, stores = 0, bad = 0, unfinished = 0;
+  guint n_stores_read = n;
   ls_import_counts total = { 0 };
   int rc = 0;
 
@@ -183,7 +184,18 @@ ls_slurm_collect (ls_slurm_run *run, const char *db, FILE *out)
       rc = 1;
     }
 
-  for (guint t = 0; t < n; t++)
+  /* tasks/ is read only where it is the run folder's own: a link to a
+   * folder elsewhere would bring in stores that are not this sweep's. */
+  g_autofree char *tasks_dir = g_build_filename (dir, "tasks", NULL);
+  if (g_file_test (tasks_dir, G_FILE_TEST_IS_SYMLINK))
+    {
+      g_autofree char *shown = ls_terminal_text (tasks_dir);
+      fprintf (out, "loadscope sweep: %s is a link, not the run folder's own folder; its stores are not imported\n",
+               shown);
+      rc = 1;
+      n_stores_read = 0;
+    }
+  for (guint t = 0; t < n_stores_read; t++)
     {
       g_autofree char *name = g_strdup_printf ("task-%u.sqlite", t);
       g_autofree char *path = g_build_filename (dir, "tasks", name, NULL);
@@ -234,7 +246,8 @@ ls_slurm_collect (ls_slurm_run *run, const char *db, FILE *out)
       g_autofree char *reason = unfinished ? g_strdup_printf ("%u of %u Slurm tasks were cancelled, timed out or never ran",
                                                              unfinished, n)
                                            : NULL;
-      if (!ls_store_sweep_end (store, sweep_id, unfinished ? "interrupted" : "done", reason, &error))
+      gboolean ended = FALSE;
+      if (!ls_store_sweep_end_unowned (store, sweep_id, unfinished ? "interrupted" : "done", reason, &ended, &error))
         {
           g_autofree char *why = ls_terminal_text (error->message);
           fprintf (out, "loadscope sweep: %s\n", why);

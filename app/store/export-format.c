@@ -1,4 +1,6 @@
 #include "app/store/export-format-private.h"
+#include "app/core/record-ranges.h"
+#include "app/core/text-controls.h"
 #include "app/core/summary-keys.h"
 #include "app/store/import-input.h"
 
@@ -8,9 +10,9 @@
 #include "app/store/store-private.h"
 #include "loader/pool.h"
 
-#define BYTES_MAX 1125899906842624.0 /* 1 PiB: no process measured here is larger */
-#define COUNT_MAX 1099511627776.0    /* 2^40 batches or samples */
-#define MS_MAX 1e10                  /* about 115 days */
+#define BYTES_MAX LS_RECORD_MAX_BYTES
+#define COUNT_MAX LS_RECORD_MAX_COUNT
+#define MS_MAX LS_RECORD_MAX_MS
 #define NS_MAX 4e18
 #define TEXT_MAX 4096
 #define PID_MAX 4294967295.0
@@ -77,9 +79,9 @@ static const ls_field run_fields[] = {
   T ("format", 1, 32, formats),
   IN ("dataset_samples", 0, COUNT_MAX, 1),
   IN ("sample_bytes", 0, BYTES_MAX, 1),
-  I ("workers", 0, LS_POOL_MAX_WORKERS),
+  I ("workers", 0, LS_RECORD_MAX_WORKERS),
   T ("start_method", 1, 16, start_methods),
-  I ("batch_size", 1, 65536),
+  I ("batch_size", 1, LS_RECORD_MAX_BATCH_SIZE),
   I ("prefetch", 1, 64),
   F ("persistent"),
   F ("shuffle"),
@@ -89,7 +91,7 @@ static const ls_field run_fields[] = {
   R ("timeout_s", 0, 1e7),
   T ("on_error", 1, 16, on_errors),
   T ("output", 1, 16, outputs),
-  I ("epochs", 0, 1000000),
+  I ("epochs", 0, LS_RECORD_MAX_EPOCHS),
   I ("max_batches", 0, COUNT_MAX),
   I ("warmup", 0, 4294967295.0),
   T ("sink", 1, 16, sinks),
@@ -98,7 +100,7 @@ static const ls_field run_fields[] = {
   { "non_blocking", LS_FIELD_FLAG, TRUE, 0, 1, NULL, 1 },
   RN ("model_ms", 0, 60000, 1),
   { "summary", LS_FIELD_JSON, TRUE, 0, 0, NULL, 1 },
-  RN (LS_KEY_THROUGHPUT, 0, 1e12, 2),
+  RN (LS_KEY_THROUGHPUT, 0, LS_RECORD_MAX_THROUGHPUT, 2),
   RN ("wait_p50_ms", 0, MS_MAX, 2),
   RN ("wait_p95_ms", 0, MS_MAX, 2),
   RN ("wait_p99_ms", 0, MS_MAX, 2),
@@ -110,7 +112,7 @@ static const ls_field run_fields[] = {
   IN ("uss_peak_bytes", 0, BYTES_MAX, 2),
   IN ("private_peak_bytes", 0, BYTES_MAX, 2),
   IN ("arena_bytes", 0, BYTES_MAX, 2),
-  RN ("cpu_percent", 0, 100.0 * 65536, 2),
+  RN ("cpu_percent", 0, LS_RECORD_MAX_CPU_PERCENT, 2),
   RN (LS_KEY_FIRST_BATCH_MS, 0, MS_MAX, 2),
   RN ("epoch_boundary_ms", 0, MS_MAX, 2),
   IN ("samples", 0, COUNT_MAX, 2),
@@ -133,7 +135,7 @@ static const ls_field batch_fields[] = {
   I ("seq", 0, COUNT_MAX),
   I ("epoch", 0, 1000000),
   I ("batch", 0, COUNT_MAX),
-  I ("samples", 0, 65536),
+  I ("samples", 0, LS_RECORD_MAX_BATCH_SIZE),
   R ("ready_ms", 0, MS_MAX),
   R ("wait_ms", 0, MS_MAX),
   RN (LS_KEY_COPY_MS, 0, MS_MAX, 2),
@@ -170,7 +172,7 @@ static const ls_field sample_fields[] = {
 };
 
 static const ls_field worker_fields[] = {
-  I ("idx", 0, LS_POOL_MAX_WORKERS - 1),
+  I ("idx", 0, LS_RECORD_MAX_WORKERS - 1),
   I ("epoch", 0, 1000000),
   I ("pid", 0, PID_MAX),
   RN ("startup_ms", 0, MS_MAX, 1),
@@ -604,6 +606,16 @@ ls_field_value_bind (sqlite3_stmt *st, int i, const ls_field *f, const ls_field_
 void
 ls_csv_append_text (GString *out, const char *text)
 {
+  /* Controls other than newline and tab, and bidirectional ones, are
+   * U+FFFD: a terminal or a viewer would obey them (the JSON export keeps
+   * every character). */
+  g_autofree char *shown = NULL;
+  for (const char *p = text; *p; p++)
+    if (((guchar) *p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f || (guchar) *p >= 0x80)
+      {
+        text = shown = ls_text_clean (text, FALSE);
+        break;
+      }
   /* OWASP's CSV injection rule: a text cell a spreadsheet would read as a
    * formula (= + - @, tab, CR first) starts with ' and is quoted. Numbers
    * never come here: they stay numbers. */

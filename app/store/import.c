@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/core/text-controls.h"
 #include "app/store/export-format-private.h"
 #include "app/store/import-input.h"
 #include "app/store/store-private.h"
@@ -551,6 +552,36 @@ check_size (const char *path, GError **error)
   return TRUE;
 }
 
+/* Only tables are read. A view (an endless recursive query under a
+ * table's name), a trigger (code run by the copy's own writes) or a
+ * virtual table (a module's code) would run where rows were expected:
+ * refused by name, before any query of the bundle's schema objects. */
+static gboolean
+bundle_only_tables (bundle *b, GError **error)
+{
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2 (ls_store_db (b->store),
+                          "SELECT type, name FROM sqlite_master WHERE type IN ('view', 'trigger') "
+                          "OR (type = 'table' AND rootpage = 0) ORDER BY type, name LIMIT 1",
+                          -1, &st, NULL) != SQLITE_OK)
+    return bundle_invalid (b, "damaged, or not a Loadscope bundle", error);
+  int rc = sqlite3_step (st);
+  gboolean ok = rc == SQLITE_DONE;
+  if (rc == SQLITE_ROW)
+    {
+      const char *type = (const char *) sqlite3_column_text (st, 0);
+      g_autofree char *name = ls_text_clean ((const char *) sqlite3_column_text (st, 1), TRUE);
+      invalid (error, "%s \"%s\": a bundle holds only tables (no views, triggers or virtual tables)",
+               g_strcmp0 (type, "table") == 0 ? "the virtual table" : g_strcmp0 (type, "view") == 0 ? "the view"
+                                                                                                : "the trigger",
+               name ? name : "?");
+    }
+  else if (!ok)
+    bundle_invalid (b, "damaged", error);
+  sqlite3_finalize (st);
+  return ok;
+}
+
 /* A private copy, checked, at the current schema version. */
 static gboolean
 bundle_open (bundle *b, const char *path, GError **error)
@@ -590,6 +621,8 @@ bundle_open (bundle *b, const char *path, GError **error)
    * later, where the message can name the field. */
   sqlite3_exec (ls_store_db (b->store), "PRAGMA trusted_schema = OFF; PRAGMA ignore_check_constraints = ON", NULL,
                 NULL, NULL);
+  if (!bundle_only_tables (b, error))
+    return FALSE;
 
   sqlite3_stmt *st = NULL;
   g_autofree char *check = NULL;

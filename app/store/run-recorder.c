@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "app/core/record-ranges.h"
 #include "app/core/run-options.h"
 #include "app/store/run-recorder.h"
 
@@ -248,6 +249,15 @@ bind_opt_double (sqlite3_stmt *st, int i, gboolean valid, double v)
     sqlite3_bind_null (st, i);
 }
 
+/* A figure import takes again (app/core/record-ranges.h), or NULL: one
+ * past the range (a script's forged CPU time over a short run) is
+ * unknown, not a number that would make the export refused. */
+static void
+bind_figure (sqlite3_stmt *st, int i, gboolean valid, double v, double max)
+{
+  bind_opt_double (st, i, valid && isfinite (v) && v >= 0 && v <= max, v);
+}
+
 static void
 bind_opt_int (sqlite3_stmt *st, int i, gboolean valid, gint64 v)
 {
@@ -403,33 +413,33 @@ ls_run_recorder_finish (ls_run_recorder *rec, const ls_run_result *r, const char
   sqlite3_bind_int (st, i++, r->simulated);
   sqlite3_bind_int64 (st, i++, (gint64) r->dataset_samples);
   sqlite3_bind_int64 (st, i++, (gint64) r->sample_bytes);
-  bind_opt_double (st, i++, r->measured_s > 0, r->throughput_sps);
-  bind_opt_double (st, i++, r->wait_ms.valid, r->wait_ms.p50);
-  bind_opt_double (st, i++, r->wait_ms.valid, r->wait_ms.p95);
-  bind_opt_double (st, i++, r->wait_ms.valid, r->wait_ms.p99);
-  bind_opt_double (st, i++, r->wait_ms.valid, r->wait_ms.max);
+  bind_figure (st, i++, r->measured_s > 0, r->throughput_sps, LS_RECORD_MAX_THROUGHPUT);
+  bind_figure (st, i++, r->wait_ms.valid, r->wait_ms.p50, LS_RECORD_MAX_MS);
+  bind_figure (st, i++, r->wait_ms.valid, r->wait_ms.p95, LS_RECORD_MAX_MS);
+  bind_figure (st, i++, r->wait_ms.valid, r->wait_ms.p99, LS_RECORD_MAX_MS);
+  bind_figure (st, i++, r->wait_ms.valid, r->wait_ms.max, LS_RECORD_MAX_MS);
   bind_opt_double (st, i++, r->gpu_util_exact >= 0, r->gpu_util_exact);
   bind_opt_int (st, i++, m->valid & LS_PROCMEM_RSS, (gint64) m->peak.rss_bytes);
   bind_opt_int (st, i++, m->valid & LS_PROCMEM_PSS, (gint64) m->peak.pss_bytes);
   bind_opt_int (st, i++, m->valid & LS_PROCMEM_USS, (gint64) m->peak.uss_bytes);
   bind_opt_int (st, i++, m->valid & LS_PROCMEM_PRIVATE, (gint64) m->peak.private_bytes);
   sqlite3_bind_int64 (st, i++, (gint64) r->arena_bytes);
-  sqlite3_bind_double (st, i++, r->cpu_percent);
-  bind_opt_double (st, i++, r->time_to_first_batch_ms >= 0, r->time_to_first_batch_ms);
-  bind_opt_double (st, i++, r->epoch_boundary_ms >= 0, r->epoch_boundary_ms);
+  bind_figure (st, i++, TRUE, r->cpu_percent, LS_RECORD_MAX_CPU_PERCENT);
+  bind_figure (st, i++, r->time_to_first_batch_ms >= 0, r->time_to_first_batch_ms, LS_RECORD_MAX_MS);
+  bind_figure (st, i++, r->epoch_boundary_ms >= 0, r->epoch_boundary_ms, LS_RECORD_MAX_MS);
   sqlite3_bind_int64 (st, i++, (gint64) r->samples);
   sqlite3_bind_int64 (st, i++, (gint64) r->skipped_samples);
   bind_opt_double (st, i++, r->gpu_util_nvml >= 0, r->gpu_util_nvml);
   ls_stage_summary stages;
   ls_run_stage_summary (r, &stages);
   for (int k = 0; k < LS_N_STAGES; k++)
-    bind_opt_double (st, i++, stages.valid, stages.mean_ms[k]);
+    bind_figure (st, i++, stages.valid, stages.mean_ms[k], LS_RECORD_MAX_MS);
   const ls_first_batch *f = &r->first_batch;
-  bind_opt_double (st, i++, f->valid, f->worker_start_ms);
-  bind_opt_double (st, i++, f->valid, f->populate_ms);
-  bind_opt_double (st, i++, f->valid, f->in_flight_ms);
-  bind_opt_double (st, i++, f->valid, f->build_ms);
-  bind_opt_double (st, i++, f->valid, f->handoff_ms);
+  bind_figure (st, i++, f->valid, f->worker_start_ms, LS_RECORD_MAX_MS);
+  bind_figure (st, i++, f->valid, f->populate_ms, LS_RECORD_MAX_MS);
+  bind_figure (st, i++, f->valid, f->in_flight_ms, LS_RECORD_MAX_MS);
+  bind_figure (st, i++, f->valid, f->build_ms, LS_RECORD_MAX_MS);
+  bind_figure (st, i++, f->valid, f->handoff_ms, LS_RECORD_MAX_MS);
   bind_opt_int (st, i++, r->arena_page_bytes > 0, (gint64) r->arena_page_bytes);
   sqlite3_bind_int64 (st, i++, rec->run_id);
   ok = step_done (store, st, "finishing the run", error);

@@ -557,6 +557,34 @@ ls_store_sweep_end (ls_store *store, gint64 sweep_id, const char *status, const 
 }
 
 gboolean
+ls_store_sweep_end_unowned (ls_store *store, gint64 sweep_id, const char *status, const char *reason,
+                            gboolean *ended, GError **error)
+{
+  sqlite3_stmt *st = NULL;
+  g_autofree char *now = ls_store_now ();
+  *ended = FALSE;
+  int rc = sqlite3_prepare_v2 (store->db,
+                               "UPDATE sweep SET status = ?, finished_at = ?, error = ? WHERE id = ? AND "
+                               "status = 'running' AND owner_pid IS NULL",
+                               -1, &st, NULL);
+  if (rc != SQLITE_OK)
+    return ls_store_set_error (store, rc, "finishing the sweep", error);
+  sqlite3_bind_text (st, 1, status, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (st, 2, now, -1, SQLITE_TRANSIENT);
+  if (reason)
+    sqlite3_bind_text (st, 3, reason, -1, SQLITE_TRANSIENT);
+  else
+    sqlite3_bind_null (st, 3);
+  sqlite3_bind_int64 (st, 4, sweep_id);
+  rc = sqlite3_step (st);
+  sqlite3_finalize (st);
+  if (rc != SQLITE_DONE)
+    return ls_store_set_error (store, rc, "finishing the sweep", error);
+  *ended = sqlite3_changes (store->db) > 0;
+  return TRUE;
+}
+
+gboolean
 ls_store_sweep_disown (ls_store *store, gint64 sweep_id, GError **error)
 {
   sqlite3_stmt *st = NULL;

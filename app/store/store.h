@@ -70,6 +70,13 @@ gint64 ls_store_sweep_begin (ls_store *store, gint64 machine_id, const char *gri
 gboolean ls_store_sweep_end (ls_store *store, gint64 sweep_id, const char *status, const char *reason,
                              GError **error);
 
+/* ls_store_sweep_end for --slurm-collect: only a sweep still running
+ * with no owner (a Slurm sweep) is ended; one a process of this machine
+ * owns, or one already ended (a run folder's manifest can name any
+ * sweep's uuid), is left as recorded. *ended says which. */
+gboolean ls_store_sweep_end_unowned (ls_store *store, gint64 sweep_id, const char *status, const char *reason,
+                                     gboolean *ended, GError **error);
+
 /* A sweep that outlives the process that began it (a Slurm job array,
  * ended by --slurm-collect): no owner, never marked by an open. */
 gboolean ls_store_sweep_disown (ls_store *store, gint64 sweep_id, GError **error);

@@ -8,12 +8,14 @@
 
 #include <json-glib/json-glib.h>
 
+#include "app/core/record-ranges.h"
+
 /* The longest line: a longer one is a protocol error, not a bigger buffer. */
 #define LS_PROBE_LINE_MAX ((gsize) 1 << 20)
 
 /* The ranges an import takes again (app/store/export-format.c). */
-#define LS_PROBE_MAX_WORKERS 60          /* LS_POOL_MAX_WORKERS */
-#define LS_PROBE_MAX_SAMPLES 65536       /* samples in one batch, and the batch size */
+#define LS_PROBE_MAX_WORKERS LS_RECORD_MAX_WORKERS
+#define LS_PROBE_MAX_SAMPLES LS_RECORD_MAX_BATCH_SIZE /* samples in one batch, and the batch size */
 #define LS_PROBE_MAX_EPOCH 1000000
 #define LS_PROBE_MAX_COUNT ((gint64) 1 << 40)
 #define LS_PROBE_MAX_MS 1e10

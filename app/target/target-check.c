@@ -102,8 +102,11 @@ ls_target_pytorch_check (const char *script, const char *python, char **descript
         return FALSE;
       }
   }
-  /* What the probe does first (loadscope_probe/__main__.py): import torch. */
-  const char *argv[] = { py, "-c", "import sys, torch; print(torch.__version__, sys.version.split()[0])", NULL };
+  /* What the probe does first (loadscope_probe/__main__.py): import torch,
+   * without the working folder that -c puts first on sys.path. */
+  const char *argv[] = { py, "-c",
+                         "import sys; del sys.path[0]; import torch; print(torch.__version__, sys.version.split()[0])",
+                         NULL };
   g_autofree char *out = NULL, *err = NULL;
   if (!run_python (argv, cancellable, &status, &out, &err, error))
     return FALSE;

@@ -15,6 +15,7 @@
 #include "loader/gpumon.h"
 #include "app/core/terminal-text.h"
 #include "app/target/probe-line.h"
+#include "app/target/probe-phase.h"
 #include "app/target/probe-process.h"
 #include "app/target/target-ranks.h"
 #include "platform/clock.h"
@@ -80,7 +81,7 @@ typedef struct {
   JsonObject *target;
   ls_pid pid;                /* the interpreter's */
   uint64_t t0_ns;            /* the script started */
-  uint64_t last_event_ns;
+  ls_phase phase;            /* the run's phase and its clock (--timeout) */
   gboolean started;          /* on_started called */
   gboolean have_loader;
   gboolean finished;         /* the probe said "finished" */
@@ -453,7 +454,6 @@ on_line (gpointer user, const char *line, gsize len)
       broken (s, error->message);
       return FALSE;
     }
-  s->last_event_ns = ls_clock_ns ();
   switch (ev)
     {
     case LS_PROBE_EV_PROBE:
@@ -497,6 +497,8 @@ on_line (gpointer user, const char *line, gsize len)
       }
       break;
     }
+  if (!s->broken)
+    ls_phase_event (&s->phase, ev, ls_clock_ns ());
   return !s->broken;
 }
 
@@ -743,14 +745,19 @@ ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run
   json_object_set_string_member (target, "name", name_text);
   json_object_set_string_member (target, "script", script_text);
   json_object_set_string_member (target, "script_sha256", hash ? hash : "");
-  json_object_set_string_member (target, "script_args", t->script_args ? t->script_args : "");
+  g_autofree char *args_text = g_utf8_make_valid (t->script_args ? t->script_args : "", -1);
+  json_object_set_string_member (target, "script_args", args_text);
   json_object_set_string_member (target, "python", t->python ? t->python : "python3");
   ls_target_ranks_describe (target, t->ranks, t->threads);
 
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  /* The probe's __main__.py by its path, not `-m loadscope_probe`: -m puts
+   * the working folder first on sys.path, where a torch/ or a
+   * loadscope_probe.py would shadow torch or the probe. A file's own
+   * folder comes first instead, and the probe puts the script's there. */
+  g_autofree char *probe_main = g_build_filename (probe, "loadscope_probe", "__main__.py", NULL);
   g_ptr_array_add (argv, (char *) (t->python ? t->python : "python3"));
-  g_ptr_array_add (argv, "-m");
-  g_ptr_array_add (argv, "loadscope_probe");
+  g_ptr_array_add (argv, probe_main);
   g_ptr_array_add (argv, script);
   for (char **a = args; a && *a; a++)
     g_ptr_array_add (argv, *a);
@@ -784,8 +791,8 @@ ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run
   s.base = base;
   ls_probe_state_init (&s.proto);
   s.pids[s.n_pids++] = s.pid;
-  s.t0_ns = s.last_event_ns = ls_clock_ns ();
-  double timeout_s = config->pool.timeout_s;
+  s.t0_ns = ls_clock_ns ();
+  ls_phase_init (&s.phase, config->pool.timeout_s, s.t0_ns);
   uint64_t next_sample = s.t0_ns;
   gboolean open = TRUE;
 
@@ -818,24 +825,12 @@ ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run
        * lines are read at the end). */
       if (ls_probe_process_exited (proc))
         break;
-      double quiet_s = (double) (now - s.last_event_ns) / 1e9;
-      if (timeout_s > 0 && quiet_s > timeout_s)
+      if (!open)
+        ls_phase_closed (&s.phase, now);
+      if (ls_phase_expired (&s.phase, now))
         {
           char msg[LS_ERROR_MESSAGE_MAX];
-          if (!open)
-            g_snprintf (msg, sizeof msg,
-                        "%s closed the probe's channel and did not end within %g s (--timeout); it was stopped",
-                        base, timeout_s);
-          else if (!s.have_loader)
-            g_snprintf (msg, sizeof msg,
-                        "%s did not build a torch.utils.data.DataLoader within %g s (--timeout); "
-                        "it was stopped",
-                        base, timeout_s);
-          else
-            g_snprintf (msg, sizeof msg,
-                        "%s hung: no batch for %g s (--timeout) after %" G_GUINT64_FORMAT
-                        " batches; it was stopped",
-                        base, timeout_s, result->batches);
+          ls_phase_message (&s.phase, base, result->batches, msg, sizeof msg);
           fail (&s, LS_RUN_FAILED, msg);
           break;
         }

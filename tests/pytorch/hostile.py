@@ -11,6 +11,8 @@ process tree: tests/test-hostile-probe.c runs it as
   forge-pid    ... then a worker set naming pid 1
   setsid       a child that calls setsid() and sleeps, then a normal run
   tempfiles    2 workers (the probe's files, multiprocessing's), then SIGKILL
+  chatter-early  a valid line every 0.5 s, no DataLoader (no progress)
+  chatter      three batches, then the same (--timeout must still win)
   normal       a short normal run
 """
 import os
@@ -72,6 +74,12 @@ def main():
         subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)", sys.argv[2]],
                          start_new_session=True)
         iterate(4)
+    elif mode in ("chatter-early", "chatter"):
+        if mode == "chatter":
+            iterate(3)
+        while True:
+            write(b'{"event":"stages","getitem_ms":1}\n')
+            time.sleep(0.5)
     elif mode == "tempfiles":
         iterate(3, workers=2)
         os.kill(os.getpid(), signal.SIGKILL)

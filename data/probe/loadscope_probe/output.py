@@ -4,6 +4,31 @@ import json
 import os
 
 
+def plain(value):
+    """What json cannot write as it is, as a plain value: numpy's scalars
+    and 0-d tensors as the number (num_workers=np.int64(1)), a
+    multiprocessing context as its start method's name, anything else as
+    short text. The line stays valid whatever the script passed."""
+    item = getattr(value, "item", None)
+    if callable(item):
+        try:
+            v = item()
+            if isinstance(v, (bool, int, float, str)) or v is None:
+                return v
+        except Exception:
+            pass
+    method = getattr(value, "get_start_method", None)
+    if callable(method):
+        try:
+            return str(method())
+        except Exception:
+            pass
+    for kind in (bool, int, float):
+        if isinstance(value, kind):  # subclasses json refuses (IntEnum is fine)
+            return kind(value)
+    return repr(value)[:200]
+
+
 class Output:
     """JSON lines on the runner's pipe; nothing when there is none."""
 
@@ -14,7 +39,7 @@ class Output:
         if self.fd < 0:
             return
         fields = dict(event=event, **fields)
-        data = (json.dumps(fields, separators=(",", ":")) + "\n").encode()
+        data = (json.dumps(fields, separators=(",", ":"), default=plain) + "\n").encode()
         while data:
             data = data[os.write(self.fd, data):]
 

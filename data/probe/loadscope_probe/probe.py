@@ -16,6 +16,9 @@ from loadscope_probe.stages import StageLog, install_fetch_timer, install_open_l
 
 _Original = torch.utils.data.DataLoader
 
+# The largest count the runner takes (LS_PROBE_MAX_COUNT in app/target/probe-line.h).
+MAX_COUNT = 1 << 40
+
 
 class Stop(BaseException):
     """Raised out of next() once the batches asked for were measured: a
@@ -151,8 +154,10 @@ class State:
         dataset = loader.dataset
         try:
             length = len(dataset)
-        except TypeError:
+        except Exception:  # TypeError, an IterableDataset's NotImplementedError, its own
             length = None
+        if length is not None and not 0 <= length <= MAX_COUNT:
+            length = None  # len() == sys.maxsize: "unknown", not a count the store takes
         mp = loader.multiprocessing_context
         self.out.send("loader", index=self.target, num_workers=loader.num_workers,
                       batch_size=loader.batch_size, prefetch_factor=loader.prefetch_factor,
