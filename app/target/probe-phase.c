@@ -43,6 +43,7 @@ ls_phase_event (ls_phase *p, ls_probe_event ev, uint64_t now_ns)
     case LS_PROBE_EV_WORKERS:
     case LS_PROBE_EV_WORKER_READY:
     case LS_PROBE_EV_STAGES:
+    case LS_PROBE_EV_RANKS: /* the ranks' summaries, sent with the end */
       break;
     }
 }

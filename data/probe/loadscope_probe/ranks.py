@@ -2,7 +2,7 @@
 --nproc-per-node N` starts them, each under the probe.
 
 This process is the launcher (torchrun's agent): it never imports torch or
-the script. It starts N copies of `python -m loadscope_probe SCRIPT ARGS`
+the script. It starts N copies of `python .../loadscope_probe/__main__.py SCRIPT ARGS`
 with RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR=127.0.0.1,
 MASTER_PORT (a free loopback port) and OMP_NUM_THREADS set, each with a pipe
 of its own for the probe's lines. Rank 0's lines go on to the runner as they
@@ -22,6 +22,8 @@ import subprocess
 import sys
 import threading
 import time
+
+PROBE_MAIN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__main__.py")
 
 LAST_LINES = 8      # lines of a failed rank's output in the error
 LINE_CUT = 400      # bytes kept of each of those lines
@@ -193,7 +195,9 @@ def launch(script, args, config, out):
         rd, w, fd_text = child_pipe()
         env = rank_env(r.rank, n, port, threads, fd_text, config)
         try:
-            r.proc = start([sys.executable, "-m", "loadscope_probe", script] + list(args), env, w)
+            # by its path, not -m: -m would put the working folder first on
+            # sys.path, where a torch/ could shadow torch (as the runner does)
+            r.proc = start([sys.executable, PROBE_MAIN, script] + list(args), env, w)
         except OSError as e:
             out.error("rank_start", "rank %d of %s could not start: %s" % (r.rank, name, e))
             for other in ranks:
