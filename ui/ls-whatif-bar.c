@@ -320,7 +320,9 @@ ls_whatif_bar_set_sweep (LsWhatifBar *self, const char *db, gint64 sweep_id, LsC
   g_free (self->db);
   self->db = g_strdup (db);
   self->sweep_id = sweep_id;
-  self->view = view;
+  /* Weak: the view may go first (the Results page's template children are
+   * disposed before the popover that holds this bar), with a read pending. */
+  g_set_weak_pointer (&self->view, view);
   g_clear_pointer (&self->basis, ls_whatif_basis_free);
   gtk_widget_set_sensitive (GTK_WIDGET (self->scale), FALSE);
   gtk_label_set_text (self->note, "Fitting the model to this sweep…");
@@ -336,7 +338,7 @@ ls_whatif_bar_dispose (GObject *object)
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->basis, ls_whatif_basis_free);
   g_clear_pointer (&self->db, g_free);
-  self->view = NULL;
+  g_clear_weak_pointer (&self->view);
   gtk_widget_dispose_template (GTK_WIDGET (object), LS_TYPE_WHATIF_BAR);
   G_OBJECT_CLASS (ls_whatif_bar_parent_class)->dispose (object);
 }
