@@ -6,7 +6,6 @@
 #include "platform/clock.h"
 #include "platform/procmem.h"
 #include "platform/process.h"
-#include "platform/thread.h"
 
 /* How many following samples to try in place of one that fails. */
 #define SKIP_ATTEMPTS 16
@@ -87,12 +86,9 @@ faults_now (void)
   return n;
 }
 
-static void
-join_populate (ls_thread **rest);
-
 /* From READY to STOP. */
 static int
-serve_tasks (ls_worker *w, const ls_msg *ready, ls_thread **rest)
+serve_tasks (ls_worker *w, const ls_msg *ready)
 {
   ls_msg total = { .type = LS_MSG_BYE };
   uint64_t tasks = 0;
@@ -123,10 +119,10 @@ serve_tasks (ls_worker *w, const ls_msg *ready, ls_thread **rest)
       if (in.type != LS_MSG_TASK || in.slot >= w->arena->slot_count)
         return 3; /* a protocol error: nothing sensible to do but stop */
 
-      /* From the second task on, the whole arena is mapped: a wait for the
-       * background populate is this task's (busy), its faults are not. */
-      if (tasks++ > 0)
-        join_populate (rest);
+      /* Before the second task the rest of the arena is mapped: that time
+       * is this task's (busy), its faults are not. */
+      if (tasks++ == 1)
+        ls_arena_populate_slots (w->arena, 1, UINT32_MAX, NULL);
       ls_error err = { 0 };
       uint64_t faults0 = faults_now ();
       uint64_t failed = 0;
@@ -165,39 +161,23 @@ serve_tasks (ls_worker *w, const ls_msg *ready, ls_thread **rest)
     }
 }
 
-static void
-populate_rest (void *arena)
-{
-  ls_arena_populate_slots (arena, 1, UINT32_MAX, NULL);
-}
-
-/* Waits for the background populate, if it still runs. */
-static void
-join_populate (ls_thread **rest)
-{
-  if (*rest)
-    ls_thread_join (*rest);
-  *rest = NULL;
-}
-
 int
 ls_worker_serve (ls_worker *w)
 {
   ls_msg m = { .type = LS_MSG_READY, .value = (uint64_t) ls_process_self_pid () };
-  ls_thread *rest = NULL;
 
   /* A forked or spawned worker shares the arena's pages but not their
    * page-table entries: it maps them all before its second task, so no
    * batch pays a fault per page. Slot 0 (where the run's first batch goes)
-   * before it says it is ready, the workers at once; the rest on a thread
-   * while it builds its first task. Failing costs speed only. */
+   * before it says it is ready, the workers at once; the rest after its
+   * first task, before the second. Not on a thread during the first task: a
+   * forked worker is the child of a threaded runner (its memory sampler),
+   * where starting a thread can wait forever on a lock that another thread
+   * held at the fork (seen under AddressSanitizer: its allocator's). Failing
+   * costs speed only. */
   uint64_t t_populate = ls_clock_ns ();
   ls_arena_populate_slots (w->arena, 0, 1, NULL);
   m.populate_ns = ls_clock_ns () - t_populate;
-  if (w->arena->slot_count > 1 && ls_thread_start (&rest, populate_rest, (void *) w->arena, NULL) != LS_OK)
-    ls_arena_populate_slots (w->arena, 1, UINT32_MAX, NULL);
   m.ready_ns = ls_clock_ns ();
-  int rc = serve_tasks (w, &m, &rest);
-  join_populate (&rest);
-  return rc;
+  return serve_tasks (w, &m);
 }
