@@ -188,14 +188,20 @@ GBytes *
 ls_remote_command (const ls_remote_target *target, GPtrArray *argv, const char *in_path, int *exit_status,
                    GError **error)
 {
+  /* The input goes through a pipe from a mapped file, not as the child's
+   * stdin file: GLib has no stdin file path on Windows. */
   g_autoptr (GSubprocessLauncher) launcher = g_subprocess_launcher_new (
-      G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE
-      | (in_path ? G_SUBPROCESS_FLAGS_NONE : G_SUBPROCESS_FLAGS_STDIN_PIPE));
+      G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE | G_SUBPROCESS_FLAGS_STDIN_PIPE);
   g_autoptr (GError) why = NULL;
   if (exit_status)
     *exit_status = -1;
-  if (in_path)
-    g_subprocess_launcher_set_stdin_file_path (launcher, in_path);
+  g_autoptr (GMappedFile) input = NULL;
+  if (in_path && !(input = g_mapped_file_new (in_path, FALSE, &why)))
+    {
+      g_set_error (error, LS_REMOTE_ERROR, LS_REMOTE_ERROR_FAILED, "%s: could not read %s: %s", target->text,
+                   in_path, why->message);
+      return NULL;
+    }
   g_autoptr (GSubprocess) proc = g_subprocess_launcher_spawnv (launcher, (const char *const *) argv->pdata, &why);
   if (!proc)
     {
@@ -205,8 +211,8 @@ ls_remote_command (const ls_remote_target *target, GPtrArray *argv, const char *
     }
   g_autoptr (GBytes) out = NULL, err = NULL;
   /* No input: an empty one, so the command there sees its end at once. */
-  g_autoptr (GBytes) nothing = in_path ? NULL : g_bytes_new_static ("", 0);
-  if (!g_subprocess_communicate (proc, nothing, NULL, &out, &err, &why))
+  g_autoptr (GBytes) in = input ? g_mapped_file_get_bytes (input) : g_bytes_new_static ("", 0);
+  if (!g_subprocess_communicate (proc, in, NULL, &out, &err, &why))
     {
       g_set_error (error, LS_REMOTE_ERROR, LS_REMOTE_ERROR_CONNECT, "%s: %s", target->text, why->message);
       return NULL;
