@@ -19,6 +19,11 @@ _Static_assert (LS_POOL_MAX_WORKERS <= LS_CHANNEL_WAIT_MAX, "the pool waits on e
 #define STOP_GRACE_MS 2000
 /* Longest single wait, so deaths and timeouts are noticed promptly. */
 #define WAIT_SLICE_MS 100
+/* --timeout judges a batch's build, not a worker's start (process start,
+ * imports, the arena's pages): under Wine on a busy machine one start takes
+ * seconds, which a 1 s timeout must not call a hang. A start is bounded by
+ * this instead. */
+#define START_LIMIT_NS (120ull * 1000000000ull)
 
 typedef enum { SLOT_FREE, SLOT_BUSY, SLOT_READY, SLOT_HELD } slot_state;
 
@@ -649,6 +654,16 @@ timeout_error (ls_pool *p, ls_error *err)
                        p->config.timeout_s, want % p->bpe, p->deliver_epoch);
 }
 
+/* The first worker of the running set that has not said READY yet, or -1. */
+static int
+first_starting_worker (const ls_pool *p)
+{
+  for (uint32_t i = 0; i < p->config.num_workers; i++)
+    if (p->workers[i].ready_ns == 0)
+      return (int) i;
+  return -1;
+}
+
 static int
 next_from_workers (ls_pool *p, ls_batch *b, ls_error *err)
 {
@@ -678,7 +693,16 @@ next_from_workers (ls_pool *p, ls_batch *b, ls_error *err)
                              "no batch can be prepared: the consumer holds every free slot (release batches)");
 
       int64_t slice = WAIT_SLICE_MS;
-      if (limit_ns)
+      int starting = limit_ns ? first_starting_worker (p) : -1;
+      if (starting >= 0)
+        {
+          /* The timeout's clock runs from the last worker's ready message. */
+          t0 = ls_clock_ns ();
+          if (t0 - p->set_started_ns >= START_LIMIT_NS)
+            return ls_error_set (err, LS_ERR_TIMEOUT, "worker %d (pid %lu) did not start within %llu s", starting,
+                                 (unsigned long) p->workers[starting].pid, START_LIMIT_NS / 1000000000ull);
+        }
+      else if (limit_ns)
         {
           uint64_t waited = ls_clock_ns () - t0;
           if (waited >= limit_ns)

@@ -39,7 +39,7 @@ typedef struct ls_pool_config {
   bool skip_bad_samples;     /* --on-error skip; otherwise the run fails on the first bad sample */
   ls_start_method start;
   uint32_t epochs;           /* 0: as many as the consumer asks for */
-  double timeout_s;          /* 0: wait for a batch forever */
+  double timeout_s;          /* 0: wait for a batch forever; counted once every worker is ready */
   uint64_t seed;
   uint32_t consumer_slots;   /* batches the consumer may hold at once; 0 means 2 */
   bool whole_first_batch;    /* build a new worker set's first batch in one worker, not shared

@@ -20,6 +20,16 @@
  *     --chatter WHEN forever, every 100 ms, a valid line that is no
  *                    progress ("stages"): WHEN is "early" (before the
  *                    DataLoader's line) or "late" (after the batches)
+ *     --slow-rank R  with ranks: rank R's batches wait 4 times as long
+ *     --fail-rank R  with ranks: rank R exits with status 3 half-way
+ *
+ * With "ranks": N in $LOADSCOPE_PROBE_CONFIG (run --ranks N) it is the
+ * launcher as loadscope_probe/ranks.py is: it starts ranks 1..N-1 as copies
+ * of itself ($LOADSCOPE_STANDIN_RANK, no channel; each writes its pid to
+ * F.R with --pid-file F and sleeps through its batches, or forever with
+ * --hang), is rank 0 itself, and sends one "ranks" event with every rank's
+ * figures (a rank's throughput from its own time) before "finished"; a
+ * rank that fails ends the run with an error naming it.
  *
  * Each batch reports the stages inside a DataLoader as the probe does,
  * with fixed values (sampler 0.0625, __getitem__ 1.5, collate 0.25,
@@ -96,11 +106,105 @@ ms_since (uint64_t t0)
   return (double) (ls_clock_ns () - t0) / 1e6;
 }
 
+/* An integer member of $LOADSCOPE_PROBE_CONFIG (the runner's compact JSON),
+ * or 0. */
+static int
+config_int (const char *name)
+{
+  const char *config = getenv ("LOADSCOPE_PROBE_CONFIG");
+  char key[64];
+  snprintf (key, sizeof key, "\"%s\":", name);
+  const char *at = config ? strstr (config, key) : NULL;
+  return at ? atoi (at + strlen (key)) : 0;
+}
+
+static int
+write_pid_file (const char *path)
+{
+  FILE *f = fopen (path, "w");
+  if (!f || fprintf (f, "%lu\n", (unsigned long) ls_process_self_pid ()) < 0 || fclose (f) != 0)
+    {
+      fprintf (stderr, "probe-standin: cannot write %s\n", path);
+      return 2;
+    }
+  return 0;
+}
+
+/* Rank R (not 0) of a launcher's run: no channel, only time spent. */
+static int
+run_rank (int rank, const char *pid_file, int batches, int wait_ms, int step_ms, int slow_rank, int fail_rank,
+          int hang)
+{
+  char path[1024];
+  if (pid_file && snprintf (path, sizeof path, "%s.%d", pid_file, rank) < (int) sizeof path && write_pid_file (path))
+    return 2;
+  int per_batch = (rank == slow_rank ? 4 * wait_ms : wait_ms) + step_ms;
+  for (int b = 0; b < batches; b++)
+    {
+      if (rank == fail_rank && b == batches / 2)
+        {
+          printf ("probe-standin: rank %d fails here\n", rank);
+          fflush (stdout);
+          return 3;
+        }
+      ls_sleep_ms ((uint32_t) per_batch);
+    }
+  while (hang)
+    ls_sleep_ms (1000);
+  return 0;
+}
+
+typedef struct {
+  ls_process *proc;
+  uint64_t started_ns;
+  double seconds; /* from its start to its exit */
+  ls_exit_status status;
+} standin_rank;
+
+/* Starts ranks 1..n-1 as copies of this program. */
+static int
+start_ranks (standin_rank *ranks, int n, char **argv)
+{
+  for (int r = 1; r < n; r++)
+    {
+      char rank_env[64];
+      snprintf (rank_env, sizeof rank_env, "LOADSCOPE_STANDIN_RANK=%d", r);
+      const char *env_add[] = { rank_env, NULL };
+      ls_spawn_options o = { .path = argv[0], .argv = (const char *const *) argv, .env_add = env_add,
+                             .stdout_to_stderr = true };
+      ls_error err = { 0 };
+      ranks[r].started_ns = ls_clock_ns ();
+      if (ls_process_spawn (&o, &ranks[r].proc, &err) != 0)
+        {
+          fprintf (stderr, "probe-standin: rank %d could not start: %s\n", r, err.message);
+          return 1;
+        }
+    }
+  return 0;
+}
+
+/* Waits for ranks 1..n-1; the first that failed, or 0. */
+static int
+wait_ranks (standin_rank *ranks, int n)
+{
+  int failed = 0;
+  for (int r = 1; r < n; r++)
+    {
+      ls_error err = { 0 };
+      if (ls_process_wait (ranks[r].proc, -1, &ranks[r].status, &err) != 0)
+        ranks[r].status.kind = LS_EXIT_CODE, ranks[r].status.code = 99;
+      ranks[r].seconds = (double) (ls_clock_ns () - ranks[r].started_ns) / 1e9;
+      if (!failed && !(ranks[r].status.kind == LS_EXIT_CODE && ranks[r].status.code == 0))
+        failed = r;
+    }
+  return failed;
+}
+
 int
 main (int argc, char **argv)
 {
   int batches = 8, wait_ms = 2, step_ms = 20, exit_code = -1, hang = 0;
-  int start_ms = 0;
+  int start_ms = 0, slow_rank = -1, fail_rank = -1;
   const char *pid_file = NULL, *chatter = "", *error_text = NULL, *cpu_ms = "null";
   if (argc < 3 || !strstr (argv[1], "__main__.py"))
     {
@@ -131,27 +235,37 @@ main (int argc, char **argv)
         error_text = v, i++;
       else if (strcmp (a, "--cpu-ms") == 0)
         cpu_ms = v, i++;
+      else if (strcmp (a, "--slow-rank") == 0)
+        slow_rank = atoi (v), i++;
+      else if (strcmp (a, "--fail-rank") == 0)
+        fail_rank = atoi (v), i++;
       else
         {
           fprintf (stderr, "probe-standin: unknown option %s\n", a);
           return 2;
         }
     }
+  const char *rank_text = getenv ("LOADSCOPE_STANDIN_RANK");
+  if (rank_text)
+    return run_rank (atoi (rank_text), pid_file, batches, wait_ms, step_ms, slow_rank, fail_rank, hang);
+  int n_ranks = config_int ("ranks");
+  if (n_ranks < 0 || n_ranks > 8)
+    {
+      fprintf (stderr, "probe-standin: at most 8 ranks\n");
+      return 2;
+    }
+  standin_rank ranks[8] = { { 0 } };
+
   const char *fd = getenv ("LOADSCOPE_PROBE_FD");
   if (!fd || ls_handle_parse (fd, &channel) != 0)
     {
       fprintf (stderr, "probe-standin: no channel in $LOADSCOPE_PROBE_FD\n");
       return 2;
     }
-  if (pid_file)
-    {
-      FILE *f = fopen (pid_file, "w");
-      if (!f || fprintf (f, "%lu\n", (unsigned long) ls_process_self_pid ()) < 0 || fclose (f) != 0)
-        {
-          fprintf (stderr, "probe-standin: cannot write %s\n", pid_file);
-          return 2;
-        }
-    }
+  if (pid_file && write_pid_file (pid_file))
+    return 2;
+  if (n_ranks > 1 && start_ranks (ranks, n_ranks, argv))
+    return 2;
   printf ("probe-standin: a print of the script, on its standard output\n");
   fflush (stdout);
 
@@ -175,7 +289,7 @@ main (int argc, char **argv)
   for (int b = 0; b < batches; b++)
     {
       uint64_t asked = ls_clock_ns ();
-      ls_sleep_ms ((uint32_t) wait_ms);
+      ls_sleep_ms ((uint32_t) (slow_rank == 0 ? 4 * wait_ms : wait_ms));
       double wait = ms_since (asked), ready = ms_since (t0);
       uint64_t returned = ls_clock_ns ();
       ls_sleep_ms ((uint32_t) step_ms);
@@ -205,6 +319,40 @@ main (int argc, char **argv)
       ls_sleep_ms (1000);
   if (exit_code >= 0)
     return exit_code;
+  if (n_ranks > 1)
+    {
+      double seconds0 = ms_since (t0) / 1000.0;
+      int failed = wait_ranks (ranks, n_ranks);
+      if (failed)
+        {
+          char how[128];
+          ls_exit_status_describe (&ranks[failed].status, how, sizeof how);
+          emit ("{\"event\":\"error\",\"kind\":\"rank_failed\",\"message\":\"rank %d of stand-in (pid %lu) %s\"}",
+                failed, (unsigned long) ls_process_pid (ranks[failed].proc), how);
+          return 1;
+        }
+      /* Every rank's figures as ranks.py sums them up: rank 0's from its
+       * batches, the others' from their own time and fixed waits. */
+      char list[4096];
+      size_t at = 0;
+      for (int r = 0; r < n_ranks && at < sizeof list; r++)
+        {
+          double secs = r == 0 ? seconds0 : ranks[r].seconds;
+          double wait = r == slow_rank ? 4.0 * wait_ms : (double) wait_ms;
+          unsigned long pid = r == 0 ? (unsigned long) ls_process_self_pid ()
+                                     : (unsigned long) ls_process_pid (ranks[r].proc);
+          at += (size_t) snprintf (list + at, sizeof list - at,
+                                   "%s{\"rank\":%d,\"pid\":%lu,\"samples\":%d,\"measured_s\":%.4f,"
+                                   "\"throughput_sps\":%.3f,\"wait_ms_p50\":%.3f,\"wait_ms_mean\":%.3f,"
+                                   "\"step_ms_p50\":%d,\"getitem_ms\":1.5,\"collate_ms\":0.25,\"num_workers\":0,"
+                                   "\"batch_size\":%d,\"threads\":1,\"cpu_ms\":null}",
+                                   r ? "," : "", r, pid, batches * batch_size, secs,
+                                   secs > 0 ? batches * batch_size / secs : 0.0, wait, wait, step_ms, batch_size);
+        }
+      emit ("{\"event\":\"ranks\",\"world_size\":%d,\"master_port\":null,\"ranks\":[%s]}", n_ranks, list);
+      for (int r = 1; r < n_ranks; r++)
+        ls_process_free (ranks[r].proc);
+    }
   emit ("{\"event\":\"finished\",\"reason\":\"script_ended\",\"batches\":%d,\"cpu_ms\":%s}", batches, cpu_ms);
   return 0;
 }

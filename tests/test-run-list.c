@@ -426,6 +426,27 @@ test_sweep_charts_async (void)
   g_assert_error (error, LS_STORE_ERROR, LS_STORE_ERROR_NOT_FOUND);
 }
 
+/* A sweep with no GPU figure at all (sink none): its first chart's title
+ * says throughput, not GPU utilization. */
+static void
+test_sweep_charts_without_gpu (void)
+{
+  ls_test_allow_wine_font_warnings ();
+  g_autofree char *none_db = g_build_filename (tmp_dir, "no-gpu.sqlite", NULL);
+  run_cli (0, "sweep", "--dataset", "synthetic", "--count", "64", "--size", "8x8", "--batch-size", "16", "--workers",
+           "0,1", "--sink", "none", "--db", none_db, NULL);
+  g_autoptr (GAsyncResult) result = NULL;
+  g_autoptr (GError) error = NULL;
+  ls_sweep_charts_load_async (none_db, 1, NULL, on_charts, &result);
+  while (!result)
+    g_main_context_iteration (NULL, TRUE);
+  g_autoptr (GPtrArray) charts = ls_sweep_charts_load_finish (result, &error);
+  g_assert_no_error (error);
+  const ls_chart *first = charts->pdata[0];
+  g_assert_cmpstr (first->title, ==, "Throughput vs workers");
+  g_assert_null (strstr (first->title, "GPU"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -436,6 +457,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/run-list/load", test_run_list_load);
   g_test_add_func ("/app/run-list/load-async", test_run_list_load_async);
   g_test_add_func ("/app/run-list/missing-or-bad-store", test_run_list_missing_or_bad_store);
+  g_test_add_func ("/app/run-list/sweep-charts-without-gpu", test_sweep_charts_without_gpu);
   g_test_add_func ("/app/export/by-extension", test_export_by_extension);
   g_test_add_func ("/app/compare/table", test_compare_table);
   g_test_add_func ("/app/report/sweep-charts-async", test_sweep_charts_async);

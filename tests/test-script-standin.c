@@ -6,7 +6,9 @@
  * script's prints kept off stdout), each batch's stages inside the
  * DataLoader in the store and in the events, a script that exits before the probe
  * reports, one that hangs (the run's timeout wins, and the stand-in is gone
- * afterwards), an interpreter that does not exist. Results only, never
+ * afterwards), --ranks 2 with the stand-in as the ranks' launcher (both
+ * measured, a failed rank named, a hung one ended with the run), an
+ * interpreter that does not exist. Results only, never
  * timings. $LS_PROBE_STANDIN names the stand-in. */
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
@@ -178,6 +180,75 @@ test_hang_ends_at_timeout (void)
   ls_test_cli_clear (&r);
 }
 
+/* --ranks 2 with the stand-in as launcher (as loadscope_probe/ranks.py):
+ * both ranks measured, the node's throughput their sum, the slow rank
+ * named, and both rank processes gone after the run. */
+static void
+test_ranks_measured (void)
+{
+  g_autofree char *pid_file = g_build_filename (scratch, "ranks.pid", NULL);
+  g_autofree char *args = g_strdup_printf ("--batches 8 --step-ms 5 --wait-ms 10 --slow-rank 1 --pid-file '%s'",
+                                           pid_file);
+  ls_test_cli r = run_standin (args, "--ranks", "2", "--no-db", "--json", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonObject) o = parse (&r);
+  g_assert_cmpstr (json_object_get_string_member (o, "status"), ==, "done");
+  JsonObject *target = json_object_get_object_member (o, "target");
+  JsonArray *ranks = json_object_get_array_member (target, "ranks");
+  g_assert_cmpuint (json_array_get_length (ranks), ==, 2);
+  double sum = 0;
+  for (guint i = 0; i < 2; i++)
+    {
+      JsonObject *rank = json_array_get_object_element (ranks, i);
+      g_assert_cmpint (json_object_get_int_member (rank, "rank"), ==, i);
+      g_assert_cmpint (json_object_get_int_member (rank, "samples"), ==, 32);
+      g_assert_cmpfloat (json_object_get_double_member (rank, "throughput_sps"), >, 0);
+      sum += json_object_get_double_member (rank, "throughput_sps");
+    }
+  JsonObject *node = json_object_get_object_member (target, "node");
+  g_assert_cmpint (json_object_get_int_member (node, "ranks"), ==, 2);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (node, "throughput_sps"), sum, 1e-6 * sum);
+  /* rank 1 waits 40 ms a batch against rank 0's 10 (fixed, not timed) */
+  g_assert_cmpint (json_object_get_int_member (node, "slowest_rank"), ==, 1);
+  for (int rank = 0; rank < 2; rank++)
+    {
+      g_autofree char *path = rank ? g_strdup_printf ("%s.%d", pid_file, rank) : g_strdup (pid_file);
+      g_autofree char *text = NULL;
+      g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+      g_assert_false (ls_process_is_alive (g_ascii_strtoll (text, NULL, 10), "probe-standin"));
+    }
+  ls_test_cli_clear (&r);
+}
+
+/* A rank that fails ends the run naming it; one that hangs is ended with
+ * the launcher by the run's timeout. */
+static void
+test_ranks_fail_and_hang (void)
+{
+  ls_test_cli r = run_standin ("--batches 6 --step-ms 5 --fail-rank 1", "--ranks", "2", "--no-db", "--json", NULL);
+  g_autoptr (JsonObject) o = parse (&r);
+  g_assert_cmpstr (json_object_get_string_member (o, "status"), ==, "failed");
+  g_assert_nonnull (strstr (json_object_get_string_member (o, "error"), "rank 1 of stand-in"));
+  g_assert_nonnull (strstr (json_object_get_string_member (o, "error"), "exited with code 3"));
+  ls_test_cli_clear (&r);
+
+  g_autofree char *pid_file = g_build_filename (scratch, "ranks-hang.pid", NULL);
+  g_autofree char *args = g_strdup_printf ("--batches 2 --hang --pid-file '%s'", pid_file);
+  r = run_standin (args, "--ranks", "2", "--timeout", "2", "--no-db", "--json", NULL);
+  g_autoptr (JsonObject) h = parse (&r);
+  g_assert_cmpstr (json_object_get_string_member (h, "status"), ==, "failed");
+  for (int rank = 0; rank < 2; rank++)
+    {
+      g_autofree char *path = rank ? g_strdup_printf ("%s.%d", pid_file, rank) : g_strdup (pid_file);
+      g_autofree char *text = NULL;
+      g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+      gint64 pid = g_ascii_strtoll (text, NULL, 10);
+      g_assert_cmpint (pid, >, 0);
+      g_assert_false (ls_process_is_alive (pid, "probe-standin"));
+    }
+  ls_test_cli_clear (&r);
+}
+
 static void
 test_no_interpreter (void)
 {
@@ -205,6 +276,8 @@ main (int argc, char **argv)
   g_test_add_func ("/target/standin/batch-stages-recorded", test_batch_stages_recorded);
   g_test_add_func ("/target/standin/exits-early", test_exits_early);
   g_test_add_func ("/target/standin/hang-ends-at-timeout", test_hang_ends_at_timeout);
+  g_test_add_func ("/target/standin/ranks-measured", test_ranks_measured);
+  g_test_add_func ("/target/standin/ranks-fail-and-hang", test_ranks_fail_and_hang);
   g_test_add_func ("/target/standin/no-interpreter", test_no_interpreter);
   int rc = ls_test_run_checked_shm_only ();
   ls_test_remove_tree (scratch);

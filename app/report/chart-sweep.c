@@ -394,6 +394,13 @@ utilization_chart (const sweep_data *d)
 
   ls_chart_axis *y = ls_chart_axis_get (chart, LS_CHART_Y);
   ls_chart_axis *y2 = ls_chart_axis_get (chart, LS_CHART_Y2);
+  if (!util)
+    {
+      /* No GPU figure in any run (sink none, a script on the CPU): the title
+       * promises only what is drawn. */
+      g_free (chart->title);
+      chart->title = g_strdup ("Throughput vs workers");
+    }
   if (util)
     {
       ls_chart_axis_set (y, "GPU busy", LS_CHART_UNIT_FRACTION, LS_CHART_LINEAR);
