@@ -134,6 +134,18 @@ def mean(values):
     return sum(values) / len(values) if values else None
 
 
+def window_cpu(b, w):
+    """The rank's own process's CPU per batch over the measured window (not
+    its start, not its workers'): from the return of the last warm-up batch
+    to the return of the last one, len(b) - w periods of step and wait."""
+    first = b[w - 1] if w else b[0]
+    periods = len(b) - w if w else len(b) - 1
+    a, z = first.get("proc_cpu_ms"), b[-1].get("proc_cpu_ms")
+    if periods < 1 or not isinstance(a, (int, float)) or not isinstance(z, (int, float)) or z < a:
+        return None
+    return (z - a) / periods
+
+
 def summary(r, warmup):
     """One rank's figures, defined as the runner defines the run's
     (app/target/target-pytorch.c: figures): warm-up batches left out, the
@@ -161,6 +173,7 @@ def summary(r, warmup):
         for stage in ("sampler", "getitem", "collate", "handoff", "pin", "busy", "idle"):
             vals = [float(x[stage + "_ms"]) for x in m if x.get(stage + "_ms") is not None]
             out[stage + "_ms"] = mean(vals)
+        out["cpu_ms_per_batch"] = window_cpu(b, w)
     for k in ("getitem_per_sample", "worker_cpu", "worker_busy"):
         v = r.stages.get(k)
         out[k + "_ms"] = v if isinstance(v, (int, float)) else None
