@@ -26,6 +26,15 @@ ls_target_ranks_config (JsonBuilder *b, int ranks, int threads, unsigned warmup)
 }
 
 void
+ls_target_ranks_launcher (JsonBuilder *b, const char *launcher)
+{
+  if (!launcher || strcmp (launcher, "probe") == 0)
+    return;
+  json_builder_set_member_name (b, "launcher");
+  json_builder_add_string_value (b, launcher);
+}
+
+void
 ls_target_ranks_describe (JsonObject *target, int ranks, int threads)
 {
   if (ranks > 0)

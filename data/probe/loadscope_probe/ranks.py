@@ -197,6 +197,9 @@ def how_it_ended(code):
 
 
 def launch(script, args, config, out):
+    if config.get("launcher") == "torchrun":
+        from loadscope_probe import torchrun
+        return torchrun.launch(script, args, config, out)
     n = int(config["ranks"])
     threads = int(config.get("threads") or 0)
     warmup = int(config.get("warmup") or 0)
@@ -316,11 +319,13 @@ def take_line(r, data, out):
 
 def fail(r, name, out):
     """The run's error: the rank, its pid, how it ended, what it said."""
-    pid = r.proc.pid if r.proc else 0
+    pid = r.proc.pid if r.proc else r.info.get("pid") or 0
     what = how_it_ended(r.exit)
     said = (r.error or {}).get("message")
     tail = " | ".join(line for line in r.tail if line.strip())
-    message = "rank %d of %s (pid %d) %s" % (r.rank, name, pid, what)
+    message = "rank %d of %s (pid %d)" % (r.rank, name, pid)
+    if r.exit is not None or r.proc is not None:
+        message += " " + what
     if said:
         message += ": %s" % said
     if tail:
