@@ -243,6 +243,69 @@ test_rank_killed (void)
   rank_fails ("--kill-rank 0", expect);
 }
 
+/* --launcher torchrun: a stand-in torchrun on PATH (tests/pytorch/
+ * fake_torchrun.py: Debian's own fails at start) starts the ranks as
+ * torchrun does; the probe enters each (both measured, their pids the ones
+ * the stand-in started, the slow one named); a rank that raises ends the
+ * run naming it; without a torchrun on PATH the run says so. */
+static void
+test_torchrun (void)
+{
+  if (!need_torch ())
+    return;
+  g_autofree char *bin = g_build_filename (scratch, "bin", NULL);
+  g_autofree char *exe = g_build_filename (bin, "torchrun", NULL);
+  g_autofree char *log = g_build_filename (scratch, "torchrun.log", NULL);
+  g_autofree char *fake = ls_test_pytorch_script ("fake_torchrun.py");
+  g_autofree char *text = g_strdup_printf ("#!/bin/sh\nexec '%s' '%s' \"$@\"\n", python, fake);
+  g_assert_cmpint (g_mkdir_with_parents (bin, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (exe, text, -1, NULL));
+  g_assert_cmpint (g_chmod (exe, 0755), ==, 0);
+  g_autofree char *path = g_strdup_printf ("PATH=%s:%s", bin, g_getenv ("PATH"));
+  g_autofree char *log_env = g_strdup_printf ("FAKE_TORCHRUN_LOG=%s", log);
+  const char *env[] = { path, log_env, NULL };
+  const char *args[] = { "run", "--target", "pytorch", "--script", ddp, "--python", python, "--script-args",
+                         "--slow-rank 1 --getitem-ms 10", "--ranks", "2", "--launcher", "torchrun", "--workers", "1",
+                         "--batches", "20", "--timeout", "300", "--no-db", "--json", NULL };
+  ls_test_cli r = ls_test_loadscope_env (env, args);
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *t = json_object_get_object_member (parse_object (parser, r.out), "target");
+  g_assert_cmpstr (json_object_get_string_member (t, "launcher"), ==, "torchrun");
+  JsonArray *ranks = json_object_get_array_member (t, "ranks");
+  g_assert_cmpint (json_array_get_length (ranks), ==, 2);
+  g_autofree char *started = NULL;
+  g_assert_true (g_file_get_contents (log, &started, NULL, NULL));
+  g_test_message ("the stand-in started (rank pid): %s", started);
+  for (guint i = 0; i < 2; i++)
+    {
+      JsonObject *rank = json_array_get_object_element (ranks, i);
+      assert_rank (rank, i, 1);
+      g_autofree char *line = g_strdup_printf ("%u %" G_GINT64_FORMAT "\n", i, json_object_get_int_member (rank, "pid"));
+      g_assert_nonnull (strstr (started, line));
+    }
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (t, "node"), "slowest_rank"), ==, 1);
+  ls_test_cli_clear (&r);
+
+  const char *raising[] = { "run", "--target", "pytorch", "--script", ddp, "--python", python, "--script-args",
+                            "--raise-rank 1", "--ranks", "2", "--launcher", "torchrun", "--batches", "20",
+                            "--timeout", "300", "--no-db", NULL };
+  r = ls_test_loadscope_env (env, raising);
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "rank 1 of ddp.py (pid "));
+  g_assert_nonnull (strstr (r.err, "raised RuntimeError: rank 1 gave up at step 2"));
+  ls_test_cli_clear (&r);
+
+  const char *no_path[] = { "PATH=/nonexistent", NULL };
+  r = ls_test_loadscope_env (no_path, raising);
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "--launcher torchrun: no torchrun on PATH"));
+  ls_test_cli_clear (&r);
+}
+
 /* The ranks event is checked like every line of the probe's channel: one
  * flat entry per rank, in order, numbers only. */
 static void
@@ -316,12 +379,16 @@ static void
 test_usage (void)
 {
   static const struct {
-    const char *args[8];
+    const char *args[12];
     const char *says;
   } cases[] = {
     { { "run", "--dataset", "synthetic", "--ranks", "2", NULL }, "--ranks and --threads are for --target pytorch" },
     { { "run", "--target", "pytorch", "--script", "x.py", "--ranks", "65", NULL }, "--ranks 65: must be between" },
     { { "run", "--target", "pytorch", "--script", "x.py", "--threads", "-1", NULL }, "--threads -1: must be between" },
+    { { "run", "--target", "pytorch", "--script", "x.py", "--ranks", "2", "--launcher", "mpirun", NULL },
+      "--launcher 'mpirun': must be probe or torchrun" },
+    { { "run", "--target", "pytorch", "--script", "x.py", "--launcher", "torchrun", NULL },
+      "--launcher is for --ranks N" },
   };
   for (size_t i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -347,6 +414,7 @@ main (int argc, char **argv)
   g_test_add_func ("/target/ranks/rank-raises", test_rank_raises);
   g_test_add_func ("/target/ranks/rank-killed", test_rank_killed);
   g_test_add_func ("/target/ranks/sweep", test_sweep);
+  g_test_add_func ("/target/ranks/torchrun", test_torchrun);
   int rc = g_test_run ();
   ls_test_remove_tree (scratch);
   g_free (python);

@@ -1,6 +1,7 @@
 /* `loadscope tune` (tune.h): probes, the model's picks, the noise, the
  * budgets. */
 #include "app/analysis/tune.h"
+#include "app/analysis/tune-private.h"
 
 #include <glib/gstdio.h>
 #include <math.h>
@@ -128,6 +129,9 @@ set_knob (ls_sweep_request *r, ls_sweep_knob_id k, const char *value)
 static char *
 point_label (const ls_tune_point *p)
 {
+  if (p->threads)
+    return g_strdup_printf ("workers=%u threads=%u prefetch=%u pin=%s persistent=%s", p->workers, p->threads,
+                            p->prefetch, p->pin, p->persistent ? "on" : "off");
   return g_strdup_printf ("workers=%u prefetch=%u pin=%s persistent=%s", p->workers, p->prefetch, p->pin,
                           p->persistent ? "on" : "off");
 }
@@ -167,6 +171,11 @@ measure (const ls_sweep_request *base, const char *db, gint64 sweep_id, const ls
     set_knob (r, LS_SWEEP_KNOB_PIN, p->pin);
   if (!base->knobs[LS_SWEEP_KNOB_PERSISTENT])
     set_knob (r, LS_SWEEP_KNOB_PERSISTENT, p->persistent ? "on" : "off");
+  if (p->threads && !base->knobs[LS_SWEEP_KNOB_THREADS])
+    {
+      g_snprintf (text, sizeof text, "%u", p->threads);
+      set_knob (r, LS_SWEEP_KNOB_THREADS, text);
+    }
   r->repeat = 1;
   r->no_db = FALSE;
   g_free (r->db);
@@ -222,23 +231,10 @@ summary_pss (JsonObject *summary)
 
 /* ------------------------------------------------------------ the search */
 
-typedef struct {
-  const ls_tune_options *o;
-  ls_tune_progress_func progress;
-  gpointer user_data;
-  ls_tune_result *result;
-  char *db;
-  gint64 t0;
-  GArray *workers, *prefetch;   /* guint candidates */
-  GPtrArray *pins;              /* char * */
-  GArray *persistent;           /* gboolean */
-} search;
+typedef ls_tune_search search;
 
-static void
-say (search *s, const char *format, ...) G_GNUC_PRINTF (2, 3);
-
-static void
-say (search *s, const char *format, ...)
+void
+ls_tune_say (ls_tune_search *s, const char *format, ...)
 {
   va_list args;
   va_start (args, format);
@@ -248,8 +244,8 @@ say (search *s, const char *format, ...)
     s->progress (line, s->user_data);
 }
 
-static double
-elapsed (search *s)
+double
+ls_tune_elapsed (ls_tune_search *s)
 {
   return (g_get_monotonic_time () - s->t0) / 1e6;
 }
@@ -260,24 +256,24 @@ fixed_value (const ls_sweep_request *base, ls_sweep_knob_id k)
   return base->knobs[k] && base->knobs[k]->len ? g_ptr_array_index (base->knobs[k], 0) : NULL;
 }
 
-static gboolean
-over_budget (const ls_tune_options *o, double pss)
+gboolean
+ls_tune_over_budget (const ls_tune_options *o, double pss)
 {
   return o->memory_budget_bytes > 0 && isfinite (pss) && pss > o->memory_budget_bytes;
 }
 
-static ls_tune_point *
-measure_point (search *s, guint workers, guint prefetch, const char *pin, gboolean persistent, double predicted,
-               GError **error)
+ls_tune_point *
+ls_tune_measure_point (ls_tune_search *s, guint workers, guint prefetch, const char *pin, gboolean persistent,
+                       guint threads, double predicted, GError **error)
 {
   ls_tune_point *p = g_new0 (ls_tune_point, 1);
   *p = (ls_tune_point){ .workers = workers, .prefetch = prefetch, .persistent = persistent, .pin = g_strdup (pin),
-                        .predicted_sps = predicted };
+                        .threads = threads, .predicted_sps = predicted };
   g_autofree char *label = point_label (p);
   if (isnan (predicted))
-    say (s, "measuring %s", label);
+    ls_tune_say (s, "measuring %s", label);
   else
-    say (s, "measuring %s (the model predicts %.0f samples/s)", label, predicted);
+    ls_tune_say (s, "measuring %s (the model predicts %.0f samples/s)", label, predicted);
   JsonObject *summary
       = measure (s->o->base, s->db, s->result->sweep_id, p, s->o->stops, s->progress, s->user_data, error);
   if (!summary)
@@ -289,7 +285,7 @@ measure_point (search *s, guint workers, guint prefetch, const char *pin, gboole
   p->gpu_util_exact = ls_json_number_or (summary, LS_KEY_GPU_UTIL_EXACT, NAN);
   p->pss_peak_bytes = summary_pss (summary);
   p->run_id = json_object_get_int_member_with_default (summary, "run_id", 0);
-  p->over_budget = over_budget (s->o, p->pss_peak_bytes);
+  p->over_budget = ls_tune_over_budget (s->o, p->pss_peak_bytes);
   json_array_add_object_element (s->result->summaries, summary);
   g_ptr_array_add (s->result->points, p);
   s->result->runs++;
@@ -297,9 +293,16 @@ measure_point (search *s, guint workers, guint prefetch, const char *pin, gboole
   g_autofree char *busy = isfinite (p->gpu_util_exact) && p->gpu_util_exact >= 0
                               ? g_strdup_printf (", GPU busy %.0f %%", p->gpu_util_exact * 100)
                               : g_strdup ("");
-  say (s, "  %.0f samples/s%s, PSS peak %.0f MB%s", p->throughput_sps, busy, p->pss_peak_bytes / 1e6,
+  ls_tune_say (s, "  %.0f samples/s%s, PSS peak %.0f MB%s", p->throughput_sps, busy, p->pss_peak_bytes / 1e6,
        p->over_budget ? " (over the memory budget: excluded)" : "");
   return p;
+}
+
+static ls_tune_point *
+measure_point (search *s, guint workers, guint prefetch, const char *pin, gboolean persistent, double predicted,
+               GError **error)
+{
+  return ls_tune_measure_point (s, workers, prefetch, pin, persistent, 0, predicted, error);
 }
 
 static gboolean
@@ -409,7 +412,7 @@ next_candidate (search *s, const ls_whatif_basis *b, candidate *out)
             c.pss = ls_whatif_predict_pss (b, c.workers, c.prefetch);
             /* A margin: the PSS of the same configuration differs a little
              * from run to run. */
-            if (over_budget (s->o, c.pss * (1 + MEMORY_MARGIN)))
+            if (ls_tune_over_budget (s->o, c.pss * (1 + MEMORY_MARGIN)))
               continue;
             ls_whatif_change change;
             ls_whatif_prediction pred;
@@ -518,7 +521,7 @@ finish (search *s, ls_tune_result *r)
         json_array_add_element (kept, json_node_copy (json_array_get_element (r->summaries, i)));
         g_array_append_val (index_of, i);
       }
-  r->elapsed_s = elapsed (s);
+  r->elapsed_s = ls_tune_elapsed (s);
   r->best = -1;
   ls_verdict verdict;
   ls_verdict_for_sweep (kept, (int) s->o->cores, &verdict);
@@ -543,6 +546,9 @@ finish (search *s, ls_tune_result *r)
   GString *v = g_string_new (text);
   g_string_append_printf (v, "Tune: %u run%s in %.0f s, noise %.1f %%", r->runs, r->runs == 1 ? "" : "s",
                           r->elapsed_s, r->noise * 100);
+  if (p->threads) /* --ranks: the DataLoader line has no threads */
+    g_string_append_printf (v, ", each rank's threads %u (OMP_NUM_THREADS=%u, torch.set_num_threads(%u); "
+                            "--threads %u)", p->threads, p->threads, p->threads, p->threads);
   if (s->o->memory_budget_bytes > 0)
     g_string_append_printf (v, ", memory budget %.0f MB (PSS peak of the choice %.0f MB)",
                             s->o->memory_budget_bytes / 1e6, p->pss_peak_bytes / 1e6);
@@ -571,7 +577,7 @@ narrow_script_pins (search *s)
         g_ptr_array_remove_index (s->pins, i);
     }
   if (!cuda)
-    say (s, "pin: the script runs on the CPU, where pin_memory has no effect: not searched");
+    ls_tune_say (s, "pin: the script runs on the CPU, where pin_memory has no effect: not searched");
 }
 
 static gboolean
@@ -599,7 +605,7 @@ run_search (search *s, GError **error)
                    o->memory_budget_bytes / 1e6, w0, w0 == 1 ? "" : "s", p->pss_peak_bytes / 1e6);
       return FALSE;
     }
-  run_s = elapsed (s);
+  run_s = ls_tune_elapsed (s);
   narrow_script_pins (s);
   pin1 = g_ptr_array_index (s->pins, s->pins->len - 1);
 
@@ -609,8 +615,8 @@ run_search (search *s, GError **error)
       guint w1 = g_array_index (s->workers, guint, 1);
       g_autoptr (ls_whatif_basis) b0 = fit (s, NULL);
       double pss = b0 ? ls_whatif_predict_pss (b0, w1, pf) : NAN;
-      if (over_budget (o, pss * (1 + MEMORY_MARGIN)))
-        say (s, "%u worker%s would need about %.0f MB, over the memory budget: not run", w1, w1 == 1 ? "" : "s",
+      if (ls_tune_over_budget (o, pss * (1 + MEMORY_MARGIN)))
+        ls_tune_say (s, "%u worker%s would need about %.0f MB, over the memory budget: not run", w1, w1 == 1 ? "" : "s",
              pss / 1e6);
       else if (!measure_point (s, w1, pf, pin1, pers, NAN, error))
         return FALSE;
@@ -629,8 +635,8 @@ run_search (search *s, GError **error)
           r->stop_reason = g_strdup ("the most runs it may make");
           break;
         }
-      run_s = elapsed (s) / MAX (r->runs, 1u);
-      if (elapsed (s) + run_s > o->time_budget_s)
+      run_s = ls_tune_elapsed (s) / MAX (r->runs, 1u);
+      if (ls_tune_elapsed (s) + run_s > o->time_budget_s)
         {
           r->stop_reason = g_strdup_printf ("the time budget (%.0f s) is spent", o->time_budget_s);
           break;
@@ -660,9 +666,9 @@ run_search (search *s, GError **error)
       picks++;
       guint qi = r->points->len - 1;
       if (!q->over_budget && same_config (g_ptr_array_index (r->points, (guint) best_point (s)), q)
-          && elapsed (s) + run_s <= o->time_budget_s && r->runs < (o->max_runs ? o->max_runs : DEFAULT_MAX_RUNS))
+          && ls_tune_elapsed (s) + run_s <= o->time_budget_s && r->runs < (o->max_runs ? o->max_runs : DEFAULT_MAX_RUNS))
         {
-          say (s, "the best so far: running it again, for its spread");
+          ls_tune_say (s, "the best so far: running it again, for its spread");
           ls_tune_point *again = measure_point (s, c.workers, c.prefetch, c.pin, c.persistent, c.sps, error);
           if (!again)
             return FALSE;
@@ -704,12 +710,12 @@ run_search (search *s, GError **error)
       for (guint j = 0; j < top->len; j++)
         {
           const ls_tune_point *again = g_ptr_array_index (r->points, g_array_index (top, guint, j));
-          run_s = elapsed (s) / MAX (r->runs, 1u);
-          if (elapsed (s) + run_s > o->time_budget_s * CONFIRM_SHARE
+          run_s = ls_tune_elapsed (s) / MAX (r->runs, 1u);
+          if (ls_tune_elapsed (s) + run_s > o->time_budget_s * CONFIRM_SHARE
               || r->runs >= (o->max_runs ? o->max_runs : DEFAULT_MAX_RUNS))
             return TRUE;
           if (j == 0 && round == 0)
-            say (s, "confirming the best few, in turn");
+            ls_tune_say (s, "confirming the best few, in turn");
           g_autofree char *pin = g_strdup (again->pin);
           if (!measure_point (s, again->workers, again->prefetch, pin, again->persistent, again->predicted_sps, error))
             return FALSE;
@@ -763,7 +769,9 @@ ls_tune_run (const ls_tune_options *options, ls_tune_progress_func progress, gpo
     s.db = g_strdup (o.base->db);
 
   GError *failure = NULL;
-  gboolean ok = begin_sweep (&s, &failure) && run_search (&s, &failure);
+  guint ranks = ls_tune_ranks_of (o.base);
+  gboolean ok = begin_sweep (&s, &failure)
+                && (ranks ? ls_tune_ranks_search (&s, ranks, &failure) : run_search (&s, &failure));
   /* Cancelled: what was measured is the answer, said as such. */
   gboolean cancelled = g_error_matches (failure, LS_TUNE_ERROR, LS_TUNE_ERROR_CANCELLED);
   if (cancelled)
@@ -803,97 +811,4 @@ ls_tune_run (const ls_tune_options *options, ls_tune_progress_func progress, gpo
   g_ptr_array_unref (s.pins);
   g_array_unref (s.persistent);
   return ok;
-}
-
-static void
-add_knobs (JsonBuilder *j, const ls_tune_point *p)
-{
-  json_builder_set_member_name (j, "workers");
-  json_builder_add_int_value (j, p->workers);
-  json_builder_set_member_name (j, "prefetch");
-  json_builder_add_int_value (j, p->prefetch);
-  json_builder_set_member_name (j, "pin");
-  json_builder_add_string_value (j, p->pin);
-  json_builder_set_member_name (j, "persistent");
-  json_builder_add_boolean_value (j, p->persistent);
-}
-
-JsonNode *
-ls_tune_result_to_json (const ls_tune_result *r)
-{
-  g_autoptr (JsonBuilder) j = json_builder_new ();
-  const ls_tune_point *best = r->best >= 0 ? g_ptr_array_index (r->points, r->best) : NULL;
-
-  json_builder_begin_object (j);
-  json_builder_set_member_name (j, "recommended");
-  if (best)
-    {
-      json_builder_begin_object (j);
-      add_knobs (j, best);
-      JsonObject *summary = json_array_get_object_element (r->summaries, (guint) r->best);
-      json_builder_set_member_name (j, "batch_size");
-      json_builder_add_int_value (j, json_object_get_int_member_with_default (summary, "batch_size", 0));
-      json_builder_end_object (j);
-    }
-  else
-    json_builder_add_null_value (j);
-  json_builder_set_member_name (j, "pytorch");
-  if (r->pytorch)
-    json_builder_add_string_value (j, r->pytorch);
-  else
-    json_builder_add_null_value (j);
-  json_builder_set_member_name (j, "verdict");
-  if (r->verdict)
-    json_builder_add_string_value (j, r->verdict);
-  else
-    json_builder_add_null_value (j);
-  json_builder_set_member_name (j, "measured");
-  if (best)
-    {
-      json_builder_begin_object (j);
-      json_builder_set_member_name (j, "run_id");
-      json_builder_add_int_value (j, best->run_id);
-      ls_json_builder_add_number (j, LS_KEY_THROUGHPUT, r->best_throughput_sps);
-      json_builder_set_member_name (j, "repeats");
-      json_builder_add_int_value (j, r->best_repeats);
-      ls_json_builder_add_number (j, LS_KEY_GPU_UTIL_EXACT, best->gpu_util_exact);
-      ls_json_builder_add_number (j, LS_KEY_PSS_PEAK, best->pss_peak_bytes);
-      json_builder_end_object (j);
-    }
-  else
-    json_builder_add_null_value (j);
-  json_builder_set_member_name (j, "runs");
-  json_builder_add_int_value (j, r->runs);
-  ls_json_builder_add_number (j, "elapsed_s", r->elapsed_s);
-  ls_json_builder_add_number (j, "noise", r->noise);
-  json_builder_set_member_name (j, "sweep_id");
-  if (r->sweep_id > 0)
-    json_builder_add_int_value (j, r->sweep_id);
-  else
-    json_builder_add_null_value (j);
-  json_builder_set_member_name (j, "stopped");
-  if (r->stop_reason)
-    json_builder_add_string_value (j, r->stop_reason);
-  else
-    json_builder_add_null_value (j);
-  json_builder_set_member_name (j, "points");
-  json_builder_begin_array (j);
-  for (guint i = 0; r->points && i < r->points->len; i++)
-    {
-      const ls_tune_point *p = g_ptr_array_index (r->points, i);
-      json_builder_begin_object (j);
-      add_knobs (j, p);
-      json_builder_set_member_name (j, "run_id");
-      json_builder_add_int_value (j, p->run_id);
-      ls_json_builder_add_number (j, "predicted_sps", p->predicted_sps);
-      ls_json_builder_add_number (j, LS_KEY_THROUGHPUT, p->throughput_sps);
-      ls_json_builder_add_number (j, LS_KEY_GPU_UTIL_EXACT, p->gpu_util_exact);
-      ls_json_builder_add_number (j, LS_KEY_PSS_PEAK, p->pss_peak_bytes);
-      json_builder_set_member_name (j, "over_budget");
-      json_builder_add_boolean_value (j, p->over_budget);
-      json_builder_end_object (j);
-    }
-  json_builder_end_array (j);
-  json_builder_end_object (j);
-  return json_builder_get_root (j);
 }

@@ -7,7 +7,12 @@
  * Configurations whose predicted PSS peak is over the memory budget are
  * never run; a measured one over it is excluded. Every run goes through
  * the sweep engine (LsSweepSession, one configuration at a time, all
- * recorded in one sweep), from a main loop of its own. */
+ * recorded in one sweep), from a main loop of its own.
+ *
+ * A script with --ranks N is tuned for the node instead (tune-ranks.c):
+ * workers and threads per rank, each configuration within the CPU budget
+ * (N x (workers + threads) <= the budget, the machine's cores by default)
+ * and, by the node's predicted PSS, the memory budget. */
 #pragma once
 
 #include <glib.h>
@@ -44,6 +49,7 @@ typedef struct ls_tune_point {
   guint workers, prefetch;
   gboolean persistent;
   char *pin;
+  guint threads;                /* with --ranks: each rank's intra-op threads; 0: the script's own */
   double predicted_sps;         /* NAN for the probes */
   double throughput_sps, gpu_util_exact, pss_peak_bytes;
   gint64 run_id;

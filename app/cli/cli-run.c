@@ -122,7 +122,7 @@ diagnose (const ls_run_options *opts, ls_run_config *config)
   if (ls_run_options_pytorch (opts))
     {
       ls_target_pytorch t = { opts->script, opts->python, opts->script_args, opts->loader,
-                              ls_run_options_knobs_given (opts), 0, NULL, 0, 0 };
+                              ls_run_options_knobs_given (opts), 0, NULL, 0, 0, NULL };
       set_up = ls_target_pytorch_diagnose (&t, config, &d, &error);
     }
   else
@@ -266,7 +266,8 @@ ls_cli_run (int argc, char **argv)
     {
       /* The user's script through the probe (app/target/target-pytorch.h). */
       ls_target_pytorch t = { opts.script, opts.python, opts.script_args, opts.loader,
-                              ls_run_options_knobs_given (&opts), 0, NULL, opts.ranks, opts.threads };
+                              ls_run_options_knobs_given (&opts), 0, NULL, opts.ranks, opts.threads,
+                              opts.launcher };
       target = json_object_new ();
       if (!ls_target_pytorch_run (&t, &config, &result, target, &error))
         {

@@ -73,6 +73,10 @@ ls_cli_tune (int argc, char **argv)
       "run knob holds its value for every run (one value each; give --workers,\n"
       "--prefetch, --pin or --persistent to hold them too). Example:\n"
       "  loadscope tune --dataset D --memory-budget 4G --time-budget 120s --batches 40\n"
+      "A script with --ranks N is tuned for the node: workers and threads per rank,\n"
+      "only where N x (workers + threads) fits --cpu-budget (default: the machine's\n"
+      "cores) and N x rank 0's PSS fits --memory-budget:\n"
+      "  loadscope tune --target pytorch --script train_ddp.py --ranks 2 --cpu-budget 8\n"
       "\n"
       "The runs are recorded as one sweep. Knobs not given take the defaults of\n"
       "every run: " LS_RUN_DEFAULTS_TEXT ".");

@@ -1,5 +1,6 @@
 /* `loadscope whatif --run ID [changes]`: the what-if model (app/analysis/)
- * fitted to a run and its sweep, predicting the run with other knobs. */
+ * fitted to a run and its sweep, predicting the run with other knobs; with
+ * --ranks N, a node of N ranks on --cores C (whatif-ranks.h). */
 #include "app/cli/cli-whatif.h"
 #include "app/cli/cli-args.h"
 
@@ -8,8 +9,43 @@
 #include <string.h>
 
 #include "app/analysis/whatif-basis.h"
+#include "app/analysis/whatif-ranks.h"
 #include "app/store/store-query.h"
 #include "app/core/terminal-text.h"
+
+/* --ranks N: the node's prediction. cores <= 0: the run's machine's. */
+static int
+whatif_ranks (const char *db, const char *run, int ranks, double cores, double background, int workers,
+              gboolean siblings, gboolean json)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ls_store) store = ls_store_open_to_read (db, &error);
+  gint64 id = store ? ls_store_find_run (store, run, &error) : -1;
+  g_autoptr (ls_whatif_ranks_basis) basis
+      = id > 0 ? ls_whatif_ranks_basis_load (store, id, siblings, workers, &error) : NULL;
+  if (!basis)
+    {
+      fprintf (stderr, "loadscope whatif: %s\n", error->message);
+      return error->domain == LS_STORE_ERROR && error->code == LS_STORE_ERROR_NOT_FOUND ? 2 : 1;
+    }
+  const ls_whatif_ranks_run *measured = &g_array_index (basis->runs, ls_whatif_ranks_run, 0);
+  ls_whatif_ranks_prediction pred;
+  ls_whatif_ranks_predict (basis, (guint) ranks, cores > 0 ? cores : measured->cores, background, &pred);
+  if (json)
+    {
+      g_autoptr (JsonNode) node = ls_whatif_ranks_to_json (basis, &pred);
+      g_autofree char *text = json_to_string (node, TRUE);
+      g_autofree char *shown = ls_terminal_json (text);
+      printf ("%s\n", shown);
+      return 0;
+    }
+  g_autofree char *words = ls_whatif_ranks_explain (basis, &pred);
+  printf ("%s\nBasis: run%s", words, basis->runs->len == 1 ? "" : "s");
+  for (guint i = 0; i < basis->runs->len; i++)
+    printf (" %" G_GINT64_FORMAT, g_array_index (basis->runs, ls_whatif_ranks_run, i).id);
+  printf ("\n");
+  return 0;
+}
 
 int
 ls_cli_whatif (int argc, char **argv)
@@ -19,9 +55,9 @@ ls_cli_whatif (int argc, char **argv)
   char *run = NULL, *db = NULL;
   /* Text, checked below: a number option of GOption cannot say "not given". */
   char *workers_text = NULL, *prefetch_text = NULL, *model_text = NULL, *speed_text = NULL, *cores_text = NULL,
-       *storage_text = NULL, *step_text = NULL;
-  gint64 workers = -1, prefetch = -1;
-  double model_ms = -1, gpu_speed = -1, cores = -1, storage = -1;
+       *storage_text = NULL, *step_text = NULL, *ranks_text = NULL, *background_text = NULL;
+  gint64 workers = -1, prefetch = -1, ranks = -1;
+  double model_ms = -1, gpu_speed = -1, cores = -1, storage = -1, background = -1;
   gboolean json = FALSE, alone = FALSE;
   int exit_code = 2;
   GOptionEntry entries[] = {
@@ -36,6 +72,11 @@ ls_cli_whatif (int argc, char **argv)
     { "cores", 0, 0, G_OPTION_ARG_STRING, &cores_text, "Predict with C CPU cores (up to 4096)", "C" },
     { "storage-speed", 0, 0, G_OPTION_ARG_STRING, &storage_text,
       "Predict with storage S times as fast (the read stage; S up to 1000)", "S" },
+    { "ranks", 0, 0, G_OPTION_ARG_STRING, &ranks_text,
+      "Predict a node of N ranks (one DataLoader each; from a script's runs with --ranks; 1 to 64)", "N" },
+    { "background", 0, 0, G_OPTION_ARG_STRING, &background_text,
+      "With --ranks: other processes' load in cores (default: as measured in the runs; 0: a node running nothing "
+      "else)", "B" },
     { "alone", 0, 0, G_OPTION_ARG_NONE, &alone, "Fit to the run alone, not its sweep", NULL },
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "The run store", "PATH" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the prediction as JSON", NULL },
@@ -48,8 +89,11 @@ ls_cli_whatif (int argc, char **argv)
                                 "run with other knobs, from a queueing model of the workers feeding the\n"
                                 "consumer (a GPU, or a script's training step on the CPU) fitted to the\n"
                                 "run and the other runs of its sweep. --gpu-speed needs a GPU consumer;\n"
-                                "--step-ms sets the step's time either way. Example:\n"
-                                "  loadscope whatif --run 12 --workers 4 --gpu-speed 2");
+                                "--step-ms sets the step's time either way. With --ranks N (a script's\n"
+                                "run with ranks), a node of N ranks on --cores C, from the CPU per sample,\n"
+                                "memory and slowdown over the cores measured in the run's sweep. Examples:\n"
+                                "  loadscope whatif --run 12 --workers 4 --gpu-speed 2\n"
+                                "  loadscope whatif --run 14 --ranks 8 --cores 32");
   char **args = argv;
   gboolean parsed = ls_cli_parse_args (context, &argc, &args, &error);
   if (parsed && argc > 1)
@@ -85,6 +129,33 @@ ls_cli_whatif (int argc, char **argv)
           && !ls_cli_double_in ("--storage-speed", storage_text, 0, TRUE, 1000, "2: twice as fast", &storage, &error)))
     {
       fprintf (stderr, "loadscope whatif: %s\n", error->message);
+      goto out;
+    }
+
+  if (background_text && !ranks_text)
+    {
+      fprintf (stderr, "loadscope whatif: --background is for --ranks (the model of one loader measures the "
+                       "machine's other load itself)\n");
+      goto out;
+    }
+  if (ranks_text)
+    {
+      if (!ls_cli_int_in ("--ranks", ranks_text, 1, 64, &ranks, &error)
+          || (background_text
+              && !ls_cli_double_in ("--background", background_text, 0, FALSE, 4096, NULL, &background, &error)))
+        {
+          fprintf (stderr, "loadscope whatif: %s\n", error->message);
+          goto out;
+        }
+      const char *other = prefetch_text ? "--prefetch" : model_text ? "--model-ms or --step-ms" : speed_text ? "--gpu-speed"
+                          : storage_text ? "--storage-speed" : NULL;
+      if (other)
+        {
+          fprintf (stderr, "loadscope whatif: %s cannot go with --ranks: a node is predicted for --ranks, --cores "
+                           "and --workers (per rank) only\n", other);
+          goto out;
+        }
+      exit_code = whatif_ranks (db, run, (int) ranks, cores, background, (int) workers, !alone, json);
       goto out;
     }
 
@@ -148,5 +219,7 @@ out:
   g_free (cores_text);
   g_free (storage_text);
   g_free (step_text);
+  g_free (ranks_text);
+  g_free (background_text);
   return exit_code;
 }

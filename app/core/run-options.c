@@ -68,6 +68,7 @@ ls_run_options_clear (ls_run_options *o)
   g_free (o->script);
   g_free (o->python);
   g_free (o->script_args);
+  g_free (o->launcher);
 }
 
 gboolean
@@ -172,6 +173,9 @@ ls_run_options_add_to (ls_run_options *o, GOptionContext *context)
     { "threads", 0, 0, G_OPTION_ARG_INT, &o->threads,
       "--target pytorch: intra-op threads of the script (of each rank): OMP_NUM_THREADS and "
       "torch.set_num_threads (default: the script's own; torchrun's 1 with --ranks above 1)", "T" },
+    { "launcher", 0, 0, G_OPTION_ARG_STRING, &o->launcher,
+      "--target pytorch --ranks N: who starts the ranks: probe (as torchrun does, the default) or torchrun (your "
+      "own `torchrun --standalone --nproc-per-node N` from PATH, the probe in each rank)", "probe|torchrun" },
     { NULL },
   };
 
@@ -280,6 +284,10 @@ ls_run_options_resolve (const ls_run_options *o, ls_run_config *config, GError *
                      LS_RUN_MAX_RANKS);
       if (o->threads < 0 || o->threads > LS_RUN_MAX_THREADS)
         return fail (error, "--threads %d: must be between 1 and %d", o->threads, LS_RUN_MAX_THREADS);
+      if (o->launcher && strcmp (o->launcher, "probe") != 0 && strcmp (o->launcher, "torchrun") != 0)
+        return fail (error, "--launcher '%s': must be probe or torchrun", o->launcher);
+      if (o->launcher && !o->ranks)
+        return fail (error, "--launcher is for --ranks N (who starts the ranks)");
       if (o->ranks && o->diagnose)
         return fail (error, "--diagnose measures one process: it does not take --ranks");
       if (strlen (o->script) >= sizeof spec->path)
@@ -291,6 +299,8 @@ ls_run_options_resolve (const ls_run_options *o, ls_run_config *config, GError *
     return fail (error, "--script, --python and --script-args are for --target pytorch");
   else if (o->ranks || o->threads)
     return fail (error, "--ranks and --threads are for --target pytorch (the script's ranks and threads)");
+  else if (o->launcher)
+    return fail (error, "--launcher is for --target pytorch --ranks N (who starts the script's ranks)");
   else if (!o->dataset)
     return fail (error, "--dataset is missing: give a folder of class folders of JPEGs, an HDF5 file, or 'synthetic'");
   if (o->crop < 1 || o->crop > 4096)

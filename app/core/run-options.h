@@ -106,6 +106,7 @@ typedef struct ls_run_options {
   int loader;          /* which DataLoader of the script, from 0 */
   int ranks;           /* --ranks N: N ranks as torchrun starts them (0: the script alone) */
   int threads;         /* --threads T: each rank's OMP_NUM_THREADS and torch threads (0: its own) */
+  char *launcher;      /* --launcher probe|torchrun: who starts the ranks (NULL: probe) */
 } ls_run_options;
 
 /* --ranks and --threads: at most this many ranks on a node, threads per rank. */

@@ -701,6 +701,7 @@ probe_config_json (const ls_target_pytorch *t, const ls_run_config *c)
       json_builder_add_string_value (b, t->files_log);
     }
   ls_target_ranks_config (b, t->ranks, t->threads, c->warmup);
+  ls_target_ranks_launcher (b, t->launcher);
   json_builder_set_member_name (b, "loader");
   json_builder_add_int_value (b, t->loader);
   json_builder_set_member_name (b, "batches");
@@ -749,6 +750,8 @@ ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run
   json_object_set_string_member (target, "script_args", args_text);
   json_object_set_string_member (target, "python", t->python ? t->python : "python3");
   ls_target_ranks_describe (target, t->ranks, t->threads);
+  if (t->ranks > 0)
+    json_object_set_string_member (target, "launcher", t->launcher ? t->launcher : "probe");
 
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
   /* The probe's __main__.py by its path, not `-m loadscope_probe`: -m puts

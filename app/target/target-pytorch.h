@@ -30,6 +30,9 @@ typedef struct ls_target_pytorch {
    * (target-ranks.h; 0: the script alone); --threads: each one's threads (0: its own). */
   int ranks;
   int threads;
+  /* --launcher torchrun: the ranks started by the user's own torchrun (on
+   * PATH), the probe in each; NULL or "probe": by the probe's launcher. */
+  const char *launcher;
 } ls_target_pytorch;
 
 /* Where the probe package lies: $LOADSCOPE_PROBE_PATH, or beside the

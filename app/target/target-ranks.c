@@ -26,6 +26,15 @@ ls_target_ranks_config (JsonBuilder *b, int ranks, int threads, unsigned warmup)
 }
 
 void
+ls_target_ranks_launcher (JsonBuilder *b, const char *launcher)
+{
+  if (!launcher || strcmp (launcher, "probe") == 0)
+    return;
+  json_builder_set_member_name (b, "launcher");
+  json_builder_add_string_value (b, launcher);
+}
+
+void
 ls_target_ranks_describe (JsonObject *target, int ranks, int threads)
 {
   if (ranks > 0)
@@ -65,7 +74,7 @@ ls_target_ranks_node (JsonObject *target, ls_run_result *result)
     return;
   guint n = json_array_get_length (a);
   JsonObject *node = json_object_new ();
-  double sum = 0, cpu = 0;
+  double sum = 0, cpu = 0, workers_cpu = 0;
   gboolean all = TRUE;
   gint64 processes = 0, threads = 0, workers = 0;
   for (guint i = 0; i < n; i++)
@@ -75,6 +84,9 @@ ls_target_ranks_node (JsonObject *target, ls_run_result *result)
       all &= t >= 0;
       sum += t > 0 ? t : 0;
       cpu += r ? fmax (ls_json_number_or (r, "cpu_ms", 0), 0) : 0;
+      /* Its workers' CPU per batch over its batches: their start is left out. */
+      double wcpu = r ? ls_json_number_or (r, "worker_cpu_ms", NAN) * ls_json_number_or (r, "batches", NAN) : NAN;
+      workers_cpu += isfinite (wcpu) && wcpu > 0 ? wcpu : 0;
       gint64 w = r ? (gint64) ls_json_number_or (r, "num_workers", 0) : 0;
       workers += w;
       processes += 1 + w;
@@ -90,6 +102,7 @@ ls_target_ranks_node (JsonObject *target, ls_run_result *result)
   json_object_set_int_member (node, "processes", processes);
   json_object_set_int_member (node, "threads", threads);
   json_object_set_double_member (node, "ranks_cpu_ms", cpu);
+  json_object_set_double_member (node, "workers_cpu_ms", workers_cpu);
   ls_sysinfo si = { 0 };
   ls_error err = { 0 };
   int cores = ls_sysinfo_read (&si, &err) == LS_OK ? si.logical_cores : 0;

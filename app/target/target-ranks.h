@@ -18,6 +18,9 @@
  * ranks the script spawns itself: loadscope_probe/spawned.py). */
 void ls_target_ranks_config (JsonBuilder *b, int ranks, int threads, unsigned warmup);
 
+/* --launcher torchrun in the probe's configuration (NULL or "probe": nothing). */
+void ls_target_ranks_launcher (JsonBuilder *b, const char *launcher);
+
 /* target.ranks_started and target.threads, when given. */
 void ls_target_ranks_describe (JsonObject *target, int ranks, int threads);
 

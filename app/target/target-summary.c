@@ -15,6 +15,15 @@ ls_target_machine_busy (JsonObject *summary, JsonObject *target)
     return;
   double span = json_object_get_double_member_with_default (busy, "span_s", 0);
   double script = json_object_get_double_member_with_default (target, "script_cpu_ms", 0) / 1e3;
+  /* With ranks, script_cpu_ms is the launcher's: the ranks and their
+   * workers are the run's own too, not other processes' load. */
+  JsonNode *nn = json_object_get_member (target, "node");
+  if (nn && JSON_NODE_HOLDS_OBJECT (nn))
+    {
+      JsonObject *node = json_node_get_object (nn);
+      script += (json_object_get_double_member_with_default (node, "ranks_cpu_ms", 0)
+                 + json_object_get_double_member_with_default (node, "workers_cpu_ms", 0)) / 1e3;
+    }
   if (span <= 0)
     return;
   double pct = script / span * 100.0;

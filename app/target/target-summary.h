@@ -18,5 +18,6 @@ void ls_target_summary_unknowns (JsonObject *summary);
 
 /* The script's own process is neither the runner nor a worker: its CPU
  * (target.script_cpu_ms) moves from the summary's machine_busy "other" to
- * "own". */
+ * "own"; with ranks, so does the ranks' and their workers' CPU
+ * (target.node.ranks_cpu_ms, workers_cpu_ms). */
 void ls_target_machine_busy (JsonObject *summary, JsonObject *target);

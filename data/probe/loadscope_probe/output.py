@@ -2,6 +2,7 @@
 
 import json
 import os
+import time
 
 
 def plain(value):
@@ -32,8 +33,11 @@ def plain(value):
 class Output:
     """JSON lines on the runner's pipe; nothing when there is none."""
 
-    def __init__(self, fd):
+    def __init__(self, fd, stamp_errors=False):
         self.fd = fd
+        # ranks read from files (--launcher torchrun): when each failed, as
+        # the launcher cannot tell the first from the order it reads them
+        self.stamp_errors = stamp_errors
 
     def send(self, event, **fields):
         if self.fd < 0:
@@ -44,7 +48,10 @@ class Output:
             data = data[os.write(self.fd, data):]
 
     def error(self, kind, message, tb=None):
-        self.send("error", kind=kind, message=message, traceback=tb)
+        if self.stamp_errors:
+            self.send("error", kind=kind, message=message, traceback=tb, at=time.time())
+        else:
+            self.send("error", kind=kind, message=message, traceback=tb)
 
     def finished(self, reason, state):
         # Where the builders' time went, per batch (loadscope_probe.stages).

@@ -82,6 +82,7 @@ class State:
         # run --diagnose (a): after this many batches built, the same ones
         # again and again, the loader stopped: the script's step alone.
         self.replay = int(config.get("replay", 0))
+        self.rank_cpu = "rank" in config  # one of several ranks: its CPU per batch is kept
         self.kept = []
         self.built = 0
         self.measured = None      # the measured loader
@@ -290,6 +291,10 @@ class Timed:
                "samples": first_length(batch, self.batch_size),
                "ready_ms": (t1 - s.t_iter) / 1e6, "wait_ms": (t1 - t0) / 1e6,
                "copy_ms": None, "compute_ms": None}
+        if s.rank_cpu:
+            # This process's CPU (all its threads) when next() returned: the
+            # launcher takes a rank's CPU per batch over its measured window
+            rec["proc_cpu_ms"] = time.process_time() * 1000.0
         # Where this batch's time went inside the DataLoader (None: unseen)
         for stage in ("sampler", "getitem", "collate", "handoff", "busy", "idle"):
             rec[stage + "_ms"] = built[stage] if built else None

@@ -134,6 +134,18 @@ def mean(values):
     return sum(values) / len(values) if values else None
 
 
+def window_cpu(b, w):
+    """The rank's own process's CPU per batch over the measured window (not
+    its start, not its workers'): from the return of the last warm-up batch
+    to the return of the last one, len(b) - w periods of step and wait."""
+    first = b[w - 1] if w else b[0]
+    periods = len(b) - w if w else len(b) - 1
+    a, z = first.get("proc_cpu_ms"), b[-1].get("proc_cpu_ms")
+    if periods < 1 or not isinstance(a, (int, float)) or not isinstance(z, (int, float)) or z < a:
+        return None
+    return (z - a) / periods
+
+
 def summary(r, warmup):
     """One rank's figures, defined as the runner defines the run's
     (app/target/target-pytorch.c: figures): warm-up batches left out, the
@@ -161,6 +173,7 @@ def summary(r, warmup):
         for stage in ("sampler", "getitem", "collate", "handoff", "pin", "busy", "idle"):
             vals = [float(x[stage + "_ms"]) for x in m if x.get(stage + "_ms") is not None]
             out[stage + "_ms"] = mean(vals)
+        out["cpu_ms_per_batch"] = window_cpu(b, w)
     for k in ("getitem_per_sample", "worker_cpu", "worker_busy"):
         v = r.stages.get(k)
         out[k + "_ms"] = v if isinstance(v, (int, float)) else None
@@ -184,6 +197,9 @@ def how_it_ended(code):
 
 
 def launch(script, args, config, out):
+    if config.get("launcher") == "torchrun":
+        from loadscope_probe import torchrun
+        return torchrun.launch(script, args, config, out)
     n = int(config["ranks"])
     threads = int(config.get("threads") or 0)
     warmup = int(config.get("warmup") or 0)
@@ -303,11 +319,13 @@ def take_line(r, data, out):
 
 def fail(r, name, out):
     """The run's error: the rank, its pid, how it ended, what it said."""
-    pid = r.proc.pid if r.proc else 0
+    pid = r.proc.pid if r.proc else r.info.get("pid") or 0
     what = how_it_ended(r.exit)
     said = (r.error or {}).get("message")
     tail = " | ".join(line for line in r.tail if line.strip())
-    message = "rank %d of %s (pid %d) %s" % (r.rank, name, pid, what)
+    message = "rank %d of %s (pid %d)" % (r.rank, name, pid)
+    if r.exit is not None or r.proc is not None:
+        message += " " + what
     if said:
         message += ": %s" % said
     if tail:
