@@ -51,6 +51,37 @@ history_loaded (void)
   return !ls_history_page_is_loading (history) && ls_history_page_count_runs (history) > 0;
 }
 
+/* A label at or below w showing exactly text. */
+static gboolean
+shows_label (GtkWidget *w, const char *text)
+{
+  if (GTK_IS_LABEL (w) && g_str_equal (gtk_label_get_text (GTK_LABEL (w)), text))
+    return TRUE;
+  for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
+    if (shows_label (c, text))
+      return TRUE;
+  return FALSE;
+}
+
+/* Every scrolled window at or below w scrolled to its end. */
+static void
+scroll_to_end (GtkWidget *w)
+{
+  if (GTK_IS_SCROLLED_WINDOW (w))
+    {
+      GtkAdjustment *v = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (w));
+      gtk_adjustment_set_value (v, gtk_adjustment_get_upper (v));
+    }
+  for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
+    scroll_to_end (c);
+}
+
+static gboolean
+compare_open (void)
+{
+  return !ls_history_page_is_busy (history) && ls_history_page_compare_window (history) != NULL;
+}
+
 /* A sweep of the stand-in "script" by the CLI into the test's store. */
 static void
 record (const char *workers)
@@ -307,6 +338,19 @@ test_ranks (void)
   gtk_window_set_default_size (GTK_WINDOW (window), 1024, 700);
   ls_test_gui_iterate_until (ls_test_gui_never, 0.5);
   ls_test_gui_screenshot ("ranks-history-1024x700.png");
+  /* Compare over both: ranks and threads among the knobs that differ. */
+  ls_history_page_compare_shown (history);
+  ls_test_gui_iterate_until (compare_open, 30);
+  GtkWindow *compare = ls_history_page_compare_window (history);
+  g_assert_nonnull (compare);
+  gtk_window_set_default_size (compare, 1024, 700);
+  ls_test_gui_iterate_until (ls_test_gui_never, 0.8);
+  g_assert_true (shows_label (GTK_WIDGET (compare), "ranks  (differs)"));
+  g_assert_true (shows_label (GTK_WIDGET (compare), "threads per rank  (differs)"));
+  scroll_to_end (GTK_WIDGET (compare)); /* the knobs come after the figures */
+  ls_test_gui_iterate_until (ls_test_gui_never, 0.5);
+  ls_test_gui_screenshot ("ranks-compare-1024x700.png");
+  gtk_window_destroy (compare);
 
   check_compare_and_report ();
   gtk_window_destroy (GTK_WINDOW (window));
