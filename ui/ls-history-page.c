@@ -1,5 +1,6 @@
 #include "ui/ls-history-page-private.h"
 
+#include "app/core/i18n.h"
 #include "app/core/summary-keys.h"
 #include "app/report/store-jobs.h"
 #include "app/store/run-list.h"
@@ -55,6 +56,9 @@ static const column_spec columns[] = {
   { "Memory", "memory_peak_bytes", TRUE, 1e-6, 0, " MB", 70 },
   { "Sweep", "sweep_id", TRUE, 1, 0, "", 54 },
   { "Workers", "workers", TRUE, 1, 0, "", 62 },
+  /* a script's (the loader's runs show "–" and the columns fold away) */
+  { N_("Ranks"), "ranks", TRUE, 1, 0, "", 52 },
+  { N_("Threads"), "threads", TRUE, 1, 0, "", 62 },
   { "Batch", "batch_size", TRUE, 1, 0, "", 50 },
   { "Pin", "pin", FALSE, 0, 0, NULL, 56 },
   { "Start", "start", FALSE, 0, 0, NULL, 48 },
@@ -187,7 +191,7 @@ fold_columns (LsHistoryPage *self)
         }
       gtk_column_view_column_set_visible (self->view_columns->pdata[c], !fold);
       if (fold && g_strcmp0 (first, "–") != 0)
-        g_ptr_array_add (same, g_strdup_printf ("%s %s", columns[c].title, first));
+        g_ptr_array_add (same, g_strdup_printf ("%s %s", _(columns[c].title), first));
     }
   g_autofree char *runs = g_strdup_printf (g_dngettext (NULL, "%u run", "%u runs", n), n);
   g_ptr_array_add (same, NULL);
@@ -779,7 +783,7 @@ ls_history_page_init (LsHistoryPage *self)
       GtkListItemFactory *f = gtk_signal_list_item_factory_new ();
       g_signal_connect (f, "setup", G_CALLBACK (setup_cell), (gpointer) &columns[i]);
       g_signal_connect (f, "bind", G_CALLBACK (bind_cell), (gpointer) &columns[i]);
-      GtkColumnViewColumn *col = gtk_column_view_column_new (columns[i].title, f);
+      GtkColumnViewColumn *col = gtk_column_view_column_new (_(columns[i].title), f);
       gtk_column_view_column_set_sorter (col, GTK_SORTER (gtk_custom_sorter_new (compare_rows, (gpointer) &columns[i], NULL)));
       gtk_column_view_column_set_resizable (col, TRUE);
       gtk_column_view_column_set_fixed_width (col, columns[i].width);

@@ -3,6 +3,7 @@
 #include "app/core/verdict.h"
 #include "app/report/sweep-charts.h"
 #include "app/report/sweep-open.h"
+#include "ui/ls-ranks-view.h"
 #include "ui/ls-whatif-bar.h"
 
 struct _LsResultsPage {
@@ -21,6 +22,7 @@ struct _LsResultsPage {
   GtkLabel *subtitle;
   GtkPopover *whatif_popover;
   GtkGrid *grid;
+  LsRanksView *ranks;         /* the ranks of the run the verdict is about, when it has them */
   GPtrArray *charts;          /* LsChartView, one per ls_chart_sweep_names */
   GCancellable *loading;      /* the charts being read, NULL when none */
   GCancellable *opening;      /* a sweep (or the picker's list) being read, NULL when none */
@@ -164,6 +166,11 @@ show_answer (LsResultsPage *self, JsonArray *summaries)
   g_autofree char *all = ls_verdict_text (&verdict);
   g_strchomp (all);
   gtk_label_set_text (self->details, all);
+  /* Its summary is already here: the ranks need no store read. */
+  guint n = json_array_get_length (summaries);
+  JsonObject *judged = verdict.index >= 0 && (guint) verdict.index < n
+                           ? json_array_get_object_element (summaries, (guint) verdict.index) : NULL;
+  ls_ranks_view_set_summary (self->ranks, judged);
   ls_verdict_clear (&verdict);
 }
 
@@ -220,6 +227,12 @@ ls_results_page_count_charts_with_data (LsResultsPage *self)
   for (guint i = 0; i < self->charts->len; i++)
     n += ls_chart_view_n_points (self->charts->pdata[i]) > 0;
   return n;
+}
+
+LsRanksView *
+ls_results_page_get_ranks_view (LsResultsPage *self)
+{
+  return self->ranks;
 }
 
 GtkWidget *
@@ -293,6 +306,7 @@ ls_results_page_class_init (LsResultsPageClass *klass)
 {
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
   G_OBJECT_CLASS (klass)->dispose = ls_results_page_dispose;
+  g_type_ensure (LS_TYPE_RANKS_VIEW);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/loadscope/Loadscope/ui/ls-results-page.ui");
   gtk_widget_class_bind_template_child (widget_class, LsResultsPage, empty);
   gtk_widget_class_bind_template_child (widget_class, LsResultsPage, content);
@@ -308,6 +322,7 @@ ls_results_page_class_init (LsResultsPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LsResultsPage, subtitle);
   gtk_widget_class_bind_template_child (widget_class, LsResultsPage, whatif_popover);
   gtk_widget_class_bind_template_child (widget_class, LsResultsPage, grid);
+  gtk_widget_class_bind_template_child (widget_class, LsResultsPage, ranks);
   gtk_widget_class_bind_template_callback (widget_class, on_copy);
 }
 

@@ -7,6 +7,7 @@
 #include <json-glib/json-glib.h>
 
 #include "ui/ls-chart-view.h"
+#include "ui/ls-ranks-view.h"
 
 G_BEGIN_DECLS
 
@@ -35,6 +36,9 @@ const char *ls_results_page_get_failures (LsResultsPage *self);
 const char *ls_results_page_get_headline (LsResultsPage *self);
 /* The sweeps the picker offers. */
 guint ls_results_page_n_sweeps (LsResultsPage *self);
+
+/* The ranks of the run the verdict is about (hidden without ranks). */
+LsRanksView *ls_results_page_get_ranks_view (LsResultsPage *self);
 
 /* The what-if bar in the charts' header (tests move its GPU-speed control). */
 GtkWidget *ls_results_page_get_whatif_bar (LsResultsPage *self);

@@ -18,6 +18,9 @@ struct _LsSetupPage {
   AdwEntryRow *python;
   GtkSpinButton *loader_index;
   GtkLabel *script_problem_label;
+  AdwPreferencesGroup *ranks_group; /* ls-setup-ranks.c: made in code, shown with the script's */
+  GtkSpinButton *ranks;
+  AdwEntryRow *threads;
   AdwActionRow *model_row;   /* the script's own step replaces it */
   AdwActionRow *dataset_row;
   GtkLabel *dataset_problem_label; /* what the check found wrong, in full */
@@ -66,6 +69,19 @@ void ls_setup_page_on_choose_script (LsSetupPage *self);
 void ls_setup_page_on_choose_python (LsSetupPage *self);
 void ls_setup_page_on_python_changed (LsSetupPage *self);
 void ls_setup_page_script_dispose (LsSetupPage *self);
+
+/* ls-setup-ranks.c: the script's ranks and threads per rank (their group,
+ * settings, and what they add to a request: nothing for 1 rank and the
+ * script's own threads). check refuses an empty value in the threads list. */
+void ls_setup_page_ranks_init (LsSetupPage *self);
+void ls_setup_page_ranks_bind (LsSetupPage *self, GSettings *settings);
+void ls_setup_page_ranks_add (LsSetupPage *self, ls_sweep_request *request);
+gboolean ls_setup_page_ranks_check (LsSetupPage *self, ls_sweep_request *request, GError **error);
+/* " × 2 thread counts", or NULL: what the threads add to the estimate's product. */
+char *ls_setup_page_ranks_factor (LsSetupPage *self, ls_sweep_request *request);
+/* For the tests, as a user types them. */
+void ls_setup_page_set_ranks (LsSetupPage *self, int ranks);
+void ls_setup_page_set_threads (LsSetupPage *self, const char *threads);
 
 /* For the tests: a check still on its way, and what it found wrong (NULL:
  * fine or unchecked). */

@@ -58,6 +58,7 @@ knobs_request (LsSetupPage *self)
                           g_ascii_dtostr (ms, sizeof ms, gtk_spin_button_get_value (self->model_ms)));
   ls_sweep_request_add_int (request, LS_SWEEP_KNOB_BATCHES, gtk_spin_button_get_value_as_int (self->batches));
   ls_sweep_request_add (request, LS_SWEEP_KNOB_SINK, "auto");
+  ls_setup_page_ranks_add (self, request);
   return request;
 }
 
@@ -84,7 +85,9 @@ ls_setup_page_update_estimate (LsSetupPage *self)
   guint nw = ls_sweep_request_count (request, LS_SWEEP_KNOB_WORKERS);
   guint np = ls_sweep_request_count (request, LS_SWEEP_KNOB_PIN);
   guint ns = ls_sweep_request_count (request, LS_SWEEP_KNOB_START);
-  guint configs = nw * np * ns;
+  guint nt = MAX (1u, ls_sweep_request_count (request, LS_SWEEP_KNOB_THREADS));
+  guint configs = nw * np * ns * nt;
+  g_autofree char *more = ls_setup_page_ranks_factor (self, request);
   g_autofree char *text = NULL;
 
   if (configs == 0)
@@ -96,7 +99,7 @@ ls_setup_page_update_estimate (LsSetupPage *self)
       g_autofree char *w = g_strdup_printf (g_dngettext (NULL, "%u worker count", "%u worker counts", nw), nw);
       g_autofree char *p = g_strdup_printf (g_dngettext (NULL, "%u pin mode", "%u pin modes", np), np);
       g_autofree char *s = g_strdup_printf (g_dngettext (NULL, "%u start method", "%u start methods", ns), ns);
-      text = g_strdup_printf ("%s (%s × %s × %s), %.0f batches each: about %.0f s.", c, w, p, s,
+      text = g_strdup_printf ("%s (%s × %s × %s%s), %.0f batches each: about %.0f s.", c, w, p, s, more ? more : "",
                               gtk_spin_button_get_value (self->batches),
                               MAX (1.0, ls_sweep_request_estimate_seconds (request, g_get_num_processors ())));
     }
@@ -173,7 +176,8 @@ ls_setup_page_get_request (LsSetupPage *self, GError **error)
     }
   /* The worker counts as typed: an empty one in the list is refused,
    * naming it, as `loadscope sweep` refuses it. */
-  if (!ls_sweep_request_set_text (request, "workers", gtk_editable_get_text (GTK_EDITABLE (self->workers)), error))
+  if (!ls_sweep_request_set_text (request, "workers", gtk_editable_get_text (GTK_EDITABLE (self->workers)), error)
+      || !ls_setup_page_ranks_check (self, request, error))
     return NULL;
   if (ls_setup_page_get_target (self) == LS_SETUP_TARGET_LOADSCOPE)
     ls_sweep_request_add (request, LS_SWEEP_KNOB_DATASET, self->dataset);
@@ -292,6 +296,7 @@ ls_setup_page_bind (LsSetupPage *self, GSettings *s)
   g_settings_bind (s, "script-args", self->script_args, "text", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (s, "python", self->python, "text", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (s, "loader-index", self->loader_index, "value", G_SETTINGS_BIND_DEFAULT);
+  ls_setup_page_ranks_bind (self, s);
   g_settings_bind_with_mapping (s, "target", self->target_row, "selected", G_SETTINGS_BIND_DEFAULT, target_get,
                                 target_set, NULL, NULL);
   g_autofree char *script = g_settings_get_string (s, "last-script");
@@ -372,6 +377,7 @@ static void
 ls_setup_page_init (LsSetupPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  ls_setup_page_ranks_init (self);
   /* The knobs start from the defaults every run has (run-options.h). */
   gtk_spin_button_set_value (self->batch_size, ls_run_default.batch_size);
   gtk_spin_button_set_value (self->prefetch, ls_run_default.prefetch);

@@ -99,7 +99,8 @@ compare_json (const ls_compare_table *table)
   for (guint k = 0; k < ls_n_run_knobs; k++)
     {
       const ls_run_knob *knob = &ls_run_knobs[k];
-      if (!ls_compare_table_find (table, knob->column)->differs)
+      const ls_compare_row *row = ls_compare_table_find (table, knob->column);
+      if (!row || !row->differs)
         continue;
       json_builder_set_member_name (b, knob->column);
       json_builder_begin_array (b);
@@ -182,7 +183,7 @@ compare_text (const ls_compare_table *table)
   for (guint k = 0; k < ls_n_run_knobs; k++)
     {
       const ls_compare_row *row = ls_compare_table_find (table, ls_run_knobs[k].column);
-      if (!row->differs)
+      if (!row || !row->differs)
         continue;
       if (!header)
         printf ("\nknobs that differ:\n");

@@ -158,6 +158,9 @@ show_text (JsonObject *run, JsonArray *workers, gint64 series)
   printf ("knobs:\n");
   for (guint i = 0; i < ls_n_run_knobs; i++)
     {
+      JsonNode *given = json_object_get_member (run, ls_run_knobs[i].column);
+      if (ls_run_knobs[i].script && (!given || json_node_is_null (given)))
+        continue; /* ranks, threads: not the loader's */
       g_autofree char *label = g_strdup_printf ("%s:", ls_run_knobs[i].label);
       g_autofree char *value = knob_text (run, &ls_run_knobs[i]);
       printf ("  %-20s %s%s\n", label, value,

@@ -66,6 +66,19 @@ knob_differs (GPtrArray *runs, const char *column)
   return FALSE;
 }
 
+/* Whether a run has a value in column (not absent, not null). */
+static gboolean
+any_has (GPtrArray *runs, const char *column)
+{
+  for (guint i = 0; i < runs->len; i++)
+    {
+      JsonNode *n = json_object_get_member (g_ptr_array_index (runs, i), column);
+      if (n && !json_node_is_null (n))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static void
 row_free (gpointer data)
 {
@@ -120,6 +133,8 @@ ls_compare_table_new (GPtrArray *runs)
   for (guint k = 0; k < ls_n_run_knobs; k++)
     {
       const ls_run_knob *knob = &ls_run_knobs[k];
+      if (knob->script && !any_has (runs, knob->column))
+        continue; /* ranks and threads: the loader's runs have none */
       ls_compare_row *row = row_new (LS_COMPARE_KNOB, knob->column, g_strdup (knob->label), runs->len);
       row->differs = knob_differs (runs, knob->column);
       for (guint r = 0; r < runs->len; r++)

@@ -4,7 +4,8 @@
  * value is shown with its unit and decimals as the charts show it
  * (ls_chart_format_value: "771 img/s", "21.2 ms"), with its change against
  * the baseline in per cent, marked better or worse; a knob row says whether
- * its value differs between the runs. */
+ * its value differs between the runs. A script's knobs (ranks, threads)
+ * have no row where no run has them. */
 #pragma once
 
 #include <glib.h>
@@ -51,7 +52,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (ls_compare_table, ls_compare_table_free)
 
 guint ls_compare_table_n_runs (const ls_compare_table *table);
 
-/* The row of a knob or figure column ("workers", "throughput_sps"), or NULL. */
+/* The row of a knob or figure column ("workers", "throughput_sps"), or NULL
+ * (also for a script's knob that no run has). */
 const ls_compare_row *ls_compare_table_find (const ls_compare_table *table, const char *column);
 
 /* The labels of the knobs that differ, in table order (a new array of new strings). */

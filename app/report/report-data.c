@@ -63,6 +63,7 @@ ls_report_free (ls_report *report)
   g_ptr_array_unref (report->charts);
   g_ptr_array_unref (report->chart_names);
   g_ptr_array_unref (report->notes);
+  g_ptr_array_unref (report->ranks);
   g_ptr_array_unref (report->machines);
   g_free (report);
 }
@@ -300,6 +301,22 @@ add_verdicts (ls_report *report)
     }
 }
 
+/* Each run's ranks, from its stored summary. */
+static void
+add_ranks (ls_report *report)
+{
+  for (guint r = 0; r < report->runs->len; r++)
+    {
+      JsonObject *run = report->runs->pdata[r];
+      g_autoptr (JsonObject) summary = run_summary (run);
+      ls_ranks_table *t = summary ? ls_ranks_table_new (summary) : NULL;
+      if (!t)
+        continue;
+      t->run_id = json_object_get_int_member_with_default (run, "id", t->run_id);
+      g_ptr_array_add (report->ranks, t);
+    }
+}
+
 static void
 add_data_sources (ls_report *report)
 {
@@ -363,6 +380,7 @@ ls_report_load (ls_store *store, const ls_report_selection *selection, GError **
   report->charts = g_ptr_array_new_with_free_func ((GDestroyNotify) ls_chart_free);
   report->chart_names = g_ptr_array_new_with_free_func (g_free);
   report->notes = g_ptr_array_new_with_free_func (g_free);
+  report->ranks = g_ptr_array_new_with_free_func ((GDestroyNotify) ls_ranks_table_free);
   report->sweep_id = sweep_id;
   report->run_id = run_id;
   report->title = title_for (selection, sweep_id, run_id, ids);
@@ -389,6 +407,7 @@ ls_report_load (ls_store *store, const ls_report_selection *selection, GError **
   report->table = ls_compare_table_new (report->runs);
   add_verdicts (report);
   add_data_sources (report);
+  add_ranks (report);
   if (report->machines->len > 1 && !ls_report_compare_platforms (report, store, error))
     return NULL;
   ls_report_add_charts (report, store);

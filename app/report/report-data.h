@@ -11,6 +11,7 @@
 #include <json-glib/json-glib.h>
 
 #include "app/chart/chart.h"
+#include "app/core/ranks-table.h"
 #include "app/core/verdict.h"
 #include "app/report/compare-table.h"
 #include "app/store/store-query.h"
@@ -91,6 +92,7 @@ typedef struct {
   GPtrArray *verdicts;  /* ls_report_verdict, one per machine with a stored summary */
   GPtrArray *datasets;  /* char *: "/data/imgs (jpeg-dir, 2000 samples)", distinct */
   GPtrArray *scripts;   /* ls_report_script, distinct by hash */
+  GPtrArray *ranks;     /* ls_ranks_table: each run with ranks (a script's DDP ranks), in the runs' order */
   gboolean simulated;   /* a run used the simulated GPU */
   /* Several machines or systems only (else empty): */
   GPtrArray *start_groups;  /* ls_report_start_group */

@@ -47,6 +47,7 @@ static const char css[] =
     "th.differs,td.differs{background:var(--hl);color:var(--hl-fg)}"
     "tr.recommended td{background:var(--star)}tr.recommended td.differs{background:var(--hl)}"
     "tr.recommended td:first-child{box-shadow:inset 4px 0 0 var(--accent);font-weight:600}"
+    "tr.slowest td{background:var(--hl);color:var(--hl-fg)}tr.node td{font-weight:600}"
     ".status-failed,.status-interrupted{color:var(--bad);font-weight:600}"
     "table.sortable th{cursor:pointer}"
     "figure{margin:16px 0}figure svg{width:100%;height:auto;display:block;border:1px solid var(--line);"
@@ -530,6 +531,57 @@ put_data (GString *out, const ls_report *report)
   g_string_append (out, "</section>\n");
 }
 
+static void
+put_rank_row (GString *out, const ls_rank_row *r)
+{
+  if (r->rank >= 0)
+    g_string_append_printf (out, "<tr%s><td class=\"n\">%d%s</td>", r->slowest ? " class=\"slowest\"" : "", r->rank,
+                            r->slowest ? " <span class=\"tag\">slowest</span>" : "");
+  else
+    g_string_append (out, "<tr class=\"node\"><td>node</td>");
+  put_number_cell (out, r->throughput_sps, 1, "");
+  put_number_cell (out, r->wait_ms_p50, 2, "");
+  put_number_cell (out, r->step_ms_p50, 2, "");
+  put_number_cell (out, r->workers >= 0 ? (double) r->workers : NAN, 0, "");
+  put_number_cell (out, r->threads >= 0 ? (double) r->threads : NAN, 0, "");
+  put_number_cell (out, r->cpu_ms / 1000.0, 1, "");
+  g_string_append (out, "</tr>\n");
+}
+
+/* Each run with ranks: a row per rank, the slowest marked, the node's totals. */
+static void
+put_ranks (GString *out, const ls_report *report)
+{
+  if (report->ranks->len == 0)
+    return;
+  g_string_append (out, "<section id=\"ranks\">\n<h2>Ranks</h2>\n");
+  for (guint i = 0; i < report->ranks->len; i++)
+    {
+      const ls_ranks_table *t = report->ranks->pdata[i];
+      g_string_append_printf (out, "<h3>Run %" G_GINT64_FORMAT ": %u ranks</h3>\n", t->run_id,
+                              ls_ranks_table_n_rows (t));
+      if (t->slowest >= 0)
+        {
+          g_string_append_printf (out, "<p>Rank %d is the slowest (", ls_ranks_table_row (t, (guint) t->slowest)->rank);
+          put (out, t->slowest_stage, LS_REPORT_TEXT_MAX);
+          g_string_append_printf (out, "): its median batch wait %.1f ms against the others' %.1f ms; DDP waits for "
+                                       "it at every step.</p>\n",
+                                  t->slowest_wait_ms, t->others_wait_ms);
+        }
+      g_string_append (out, "<div class=\"table-wrap\"><table><thead><tr><th class=\"n\">rank</th>"
+                            "<th class=\"n\">throughput (samples/s)</th><th class=\"n\">batch wait p50 (ms)</th>"
+                            "<th class=\"n\">step p50 (ms)</th><th class=\"n\">workers</th><th class=\"n\">threads</th>"
+                            "<th class=\"n\">CPU (s)</th></tr></thead><tbody>\n");
+      for (guint r = 0; r < ls_ranks_table_n_rows (t); r++)
+        put_rank_row (out, ls_ranks_table_row (t, r));
+      put_rank_row (out, &t->node);
+      g_string_append (out, "</tbody></table></div>\n");
+    }
+  g_string_append (out, "<p class=\"muted\">Step: the time between a rank's next() calls, its wait for the other "
+                        "ranks in the gradient allreduce included. CPU: each rank's own process, not its workers. "
+                        "The node's threads: the ranks' intra-op threads plus one per worker.</p>\n</section>\n");
+}
+
 GString *
 ls_report_html (const ls_report *report, GError **error)
 {
@@ -575,6 +627,7 @@ ls_report_html (const ls_report *report, GError **error)
       return NULL;
     }
   put_runs (out, report);
+  put_ranks (out, report);
   put_machines (out, report);
   put_data (out, report);
   if (report->notes->len)

@@ -333,6 +333,53 @@ put_data (GString *out, const ls_report *report)
   g_string_append (out, "\n");
 }
 
+static void
+put_rank_row (GString *out, const ls_rank_row *r)
+{
+  if (r->rank >= 0)
+    g_string_append_printf (out, r->slowest ? "| **%d (slowest)** |" : "| %d |", r->rank);
+  else
+    g_string_append (out, "| **node** |");
+  put_number (out, r->throughput_sps, 1);
+  put_number (out, r->wait_ms_p50, 2);
+  put_number (out, r->step_ms_p50, 2);
+  put_number (out, r->workers >= 0 ? (double) r->workers : NAN, 0);
+  put_number (out, r->threads >= 0 ? (double) r->threads : NAN, 0);
+  put_number (out, r->cpu_ms / 1000.0, 1);
+  g_string_append (out, "\n");
+}
+
+/* Each run with ranks: a row per rank, the slowest in bold, the node's totals. */
+static void
+put_ranks (GString *out, const ls_report *report)
+{
+  if (report->ranks->len == 0)
+    return;
+  g_string_append (out, "## Ranks\n\n");
+  for (guint i = 0; i < report->ranks->len; i++)
+    {
+      const ls_ranks_table *t = report->ranks->pdata[i];
+      g_string_append_printf (out, "### Run %" G_GINT64_FORMAT ": %u ranks\n\n", t->run_id, ls_ranks_table_n_rows (t));
+      if (t->slowest >= 0)
+        {
+          g_string_append_printf (out, "Rank %d is the slowest (", ls_ranks_table_row (t, (guint) t->slowest)->rank);
+          put (out, t->slowest_stage, LS_REPORT_TEXT_MAX);
+          g_string_append_printf (out, "): its median batch wait %.1f ms against the others' %.1f ms; DDP waits for "
+                                       "it at every step.\n\n",
+                                  t->slowest_wait_ms, t->others_wait_ms);
+        }
+      g_string_append (out, "| rank | throughput (samples/s) | batch wait p50 (ms) | step p50 (ms) | workers | threads "
+                            "| CPU (s) |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+      for (guint r = 0; r < ls_ranks_table_n_rows (t); r++)
+        put_rank_row (out, ls_ranks_table_row (t, r));
+      put_rank_row (out, &t->node);
+      g_string_append (out, "\n");
+    }
+  g_string_append (out, "Step: the time between a rank's next() calls, its wait for the other ranks in the gradient "
+                        "allreduce included. CPU: each rank's own process, not its workers. The node's threads: the "
+                        "ranks' intra-op threads plus one per worker.\n\n");
+}
+
 GString *
 ls_report_markdown (const ls_report *report, const char *path, GPtrArray *written, GError **error)
 {
@@ -363,6 +410,7 @@ ls_report_markdown (const ls_report *report, const char *path, GPtrArray *writte
       return NULL;
     }
   put_runs (out, report);
+  put_ranks (out, report);
   put_machines (out, report);
   put_data (out, report);
   if (report->notes->len)

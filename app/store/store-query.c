@@ -7,27 +7,29 @@
 #include <string.h>
 
 const ls_run_knob ls_run_knobs[] = {
-  { "dataset", "dataset", FALSE },
-  { "format", "format", FALSE },
-  { "workers", "workers", FALSE },
-  { "start_method", "start", FALSE },
-  { "batch_size", "batch size", FALSE },
-  { "prefetch", "prefetch", FALSE },
-  { "persistent", "persistent", TRUE },
-  { "shuffle", "shuffle", TRUE },
-  { "drop_last", "drop last", TRUE },
-  { "in_order", "in order", TRUE },
-  { "seed", "seed", FALSE },
-  { "timeout_s", "timeout (s)", FALSE },
-  { "on_error", "on error", FALSE },
-  { "output", "output", FALSE },
-  { "epochs", "epochs", FALSE },
-  { "max_batches", "batches", FALSE },
-  { "warmup", "warm-up", FALSE },
-  { "sink", "sink", FALSE },
-  { "pin", "pin", FALSE },
-  { "non_blocking", "non-blocking", TRUE },
-  { "model_ms", "model (ms)", FALSE },
+  { "dataset", "dataset", FALSE, FALSE },
+  { "format", "format", FALSE, FALSE },
+  { "workers", "workers", FALSE, FALSE },
+  { "start_method", "start", FALSE, FALSE },
+  { "batch_size", "batch size", FALSE, FALSE },
+  { "prefetch", "prefetch", FALSE, FALSE },
+  { "persistent", "persistent", TRUE, FALSE },
+  { "shuffle", "shuffle", TRUE, FALSE },
+  { "drop_last", "drop last", TRUE, FALSE },
+  { "in_order", "in order", TRUE, FALSE },
+  { "seed", "seed", FALSE, FALSE },
+  { "timeout_s", "timeout (s)", FALSE, FALSE },
+  { "on_error", "on error", FALSE, FALSE },
+  { "output", "output", FALSE, FALSE },
+  { "epochs", "epochs", FALSE, FALSE },
+  { "max_batches", "batches", FALSE, FALSE },
+  { "warmup", "warm-up", FALSE, FALSE },
+  { "sink", "sink", FALSE, FALSE },
+  { "pin", "pin", FALSE, FALSE },
+  { "non_blocking", "non-blocking", TRUE, FALSE },
+  { "model_ms", "model (ms)", FALSE, FALSE },
+  { "ranks", "ranks", FALSE, TRUE },
+  { "threads", "threads per rank", FALSE, TRUE },
 };
 const guint ls_n_run_knobs = G_N_ELEMENTS (ls_run_knobs);
 
@@ -45,6 +47,17 @@ const ls_run_figure ls_run_figures[] = {
   { "epoch_boundary_ms", "epoch boundary", "ms", 1, 1 },
 };
 const guint ls_n_run_figures = G_N_ELEMENTS (ls_run_figures);
+
+/* A script run's ranks and threads, from its summary (docs/ranks.md): the
+ * ranks measured (or started, for a run that failed before they reported),
+ * 1 for a script alone; the threads given (--threads), else those rank 0
+ * reported; null for the loader's runs. Only script runs' summaries are
+ * parsed, so History over a large store of loader runs pays nothing. */
+#define RANKS_SQL                                                                                                      \
+  "CASE WHEN r.format = 'pytorch' THEN COALESCE (json_extract (r.summary, '$.target.node.ranks'), "                    \
+  "json_extract (r.summary, '$.target.ranks_started'), 1) END AS ranks, "                                               \
+  "CASE WHEN r.format = 'pytorch' THEN COALESCE (json_extract (r.summary, '$.target.threads'), "                       \
+  "json_extract (r.summary, '$.target.ranks[0].threads')) END AS threads"
 
 ls_store *
 ls_store_open_to_read (const char *path, GError **error)
@@ -238,7 +251,7 @@ ls_store_run_object (ls_store *store, gint64 run_id, GError **error)
       "SELECT r.*, m.hostname AS machine_hostname, m.os AS machine_os, m.kernel AS machine_kernel, "
       "m.arch AS machine_arch, m.cpu_model AS machine_cpu_model, m.logical_cores AS machine_logical_cores, "
       "m.ram_bytes AS machine_ram_bytes, m.gpu AS machine_gpu, m.driver AS machine_driver, m.cuda AS machine_cuda, "
-      "m.fingerprint AS machine_fingerprint, s.uuid AS sweep_uuid, "
+      "m.fingerprint AS machine_fingerprint, s.uuid AS sweep_uuid, " RANKS_SQL ", "
       "(SELECT count (*) FROM batch WHERE batch.run_id = r.id) AS batches_recorded, "
       "(SELECT count (DISTINCT epoch) FROM batch WHERE batch.run_id = r.id) AS epochs_run, "
       "(SELECT avg (copy_ms) FROM batch WHERE batch.run_id = r.id AND batch.seq >= r.warmup) AS copy_ms_mean, "
@@ -269,7 +282,7 @@ ls_store_history (ls_store *store, gint64 sweep_id, int limit, GError **error)
       "r.start_method AS start, r.batch_size, r.prefetch, r.persistent, r.pin, r.non_blocking, r.model_ms, r.sink, "
       "r.simulated, r.status, r.error, r.throughput_sps, r.wait_p50_ms, r.wait_p95_ms, r.gpu_util_exact, "
       "r.gpu_util_nvml, r.pss_peak_bytes, COALESCE (r.pss_peak_bytes, r.private_peak_bytes) AS memory_peak_bytes, "
-      "r.sweep_id, s.uuid AS sweep_uuid "
+      "r.sweep_id, s.uuid AS sweep_uuid, " RANKS_SQL " "
       "FROM run r JOIN machine m ON m.id = r.machine_id LEFT JOIN sweep s ON s.id = r.sweep_id %s "
       "ORDER BY r.started_at DESC, r.id DESC LIMIT ?",
       sweep_id > 0 ? "WHERE r.sweep_id = ?" : "");

@@ -27,8 +27,10 @@ GArray *ls_store_select_runs (ls_store *store, const char *run_ref, const char *
 
 /* A run's columns with its machine (machine_hostname, machine_os, ...,
  * machine_fingerprint), sweep_uuid, batches_recorded, epochs_run (epochs
- * its batches came from), and copy_ms_mean and compute_ms_mean (the device
- * copy and model step per batch after the warm-up; null without a device). */
+ * its batches came from), copy_ms_mean and compute_ms_mean (the device
+ * copy and model step per batch after the warm-up; null without a device),
+ * and a script run's ranks and threads per rank (1 and null for a script
+ * alone with its own threads; null for the loader's runs). */
 JsonObject *ls_store_run_object (ls_store *store, gint64 run_id, GError **error);
 
 /* The runs of the history, newest first: every run (sweep_id 0) or one
@@ -38,14 +40,16 @@ JsonObject *ls_store_run_object (ls_store *store, gint64 run_id, GError **error)
  * model_ms, sink, simulated (bool), status, error, throughput_sps,
  * wait_p50_ms, wait_p95_ms, gpu_util_exact, gpu_util_nvml, pss_peak_bytes,
  * memory_peak_bytes (PSS, or private bytes where there is no PSS: Windows),
- * sweep_id and sweep_uuid (null outside a sweep). The CLI's `history` and
+ * sweep_id and sweep_uuid (null outside a sweep), ranks and threads (as
+ * ls_store_run_object has them). The CLI's `history` and
  * the window's history page read the same rows. */
 JsonArray *ls_store_history (ls_store *store, gint64 sweep_id, int limit, GError **error);
 
 typedef struct {
-  const char *column; /* in the run table */
+  const char *column; /* in the run table, or one of ls_store_run_object's own (ranks, threads) */
   const char *label;
   gboolean flag;      /* 0/1 shown as off/on */
+  gboolean script;    /* a script's only (null for the loader's runs): left out where no run has it */
 } ls_run_knob;
 
 extern const ls_run_knob ls_run_knobs[];
