@@ -51,7 +51,7 @@ check () { # name, command, files to show on failure...
 q () { "$loadscope" history --db "$1" --json; }
 count () { q "$1" | grep -c "\"status\" : \"$2\""; }
 
-echo "1..21"
+echo "1..22"
 
 # ---- the sshd: loopback only, its own key and config, keys only ----
 ssh-keygen -q -t ed25519 -N '' -f "$T/host_key" -C ls-test-host
@@ -192,7 +192,16 @@ else
   n=$((n + 1))
 fi
 
-# 12-15: the transport killed mid-sweep.
+# 12: run --diagnose on the target: its report comes back as printed
+# there (--json here), its three passes recorded nowhere.
+"$loadscope" run --on ssh:lstarget --dataset "$hostile" "${knobs[@]}" --diagnose --json --db "$T/diag.sqlite" \
+  >"$T/d.out" 2>"$T/d.err"
+rc=$?
+check "run --on ssh: --diagnose --json: exit 0, the target's prepared, warm and cold passes, nothing recorded" \
+  "[ $rc -eq 0 ] && grep -q '\"diagnose\"' '$T/d.out' && grep -q '\"prepared\"' '$T/d.out' && grep -q '\"cold\"' '$T/d.out' \
+   && ! [ -s '$T/diag.sqlite' ] && ! ls '$T/ssh-target/$key/runs/' 2>/dev/null | grep -q ." "$T/d.out" "$T/d.err"
+
+# 13-16: the transport killed mid-sweep.
 "$loadscope" sweep --on ssh:lstarget --dataset "$hostile" --workers 0,1,2 --batch-size 8 --batches 400 --sink sim \
   --model-ms 25 --db "$T/kill.sqlite" >"$T/k.out" 2>"$T/k.err" &
 sweep_pid=$!
@@ -222,7 +231,7 @@ for i in $(seq 50); do
 done
 check "... no Loadscope process left on the target" "[ $left -eq 0 ]" "$T/k.err"
 
-# 16-17: Ctrl-C here ends the run there: recorded as interrupted, nothing left.
+# 17-18: Ctrl-C here ends the run there: recorded as interrupted, nothing left.
 "$loadscope" run --on ssh:lstarget --dataset "$hostile" --batch-size 8 --batches 400 --sink sim --model-ms 25 \
   --db "$T/cancel.sqlite" >"$T/x.out" 2>"$T/x.err" &
 run_pid=$!
@@ -243,7 +252,7 @@ for i in $(seq 50); do
 done
 check "... and nothing of it left running on the target" "[ $left -eq 0 ]" "$T/x.err"
 
-# 18-21: exec: a prefix that enters another root (a mount namespace and a
+# 19-22: exec: a prefix that enters another root (a mount namespace and a
 # chroot; the dataset and the cache are the root's paths).
 R=$T/root
 for d in usr lib lib64 bin sbin etc dev proc; do mkdir -p "$R/$d"; done
@@ -259,7 +268,7 @@ exec unshare $([ "$(id -u)" -eq 0 ] || echo -r) -m sh -c '
 ENTER
 chmod +x "$T/enter-root"
 if ! "$T/enter-root" sh -c '[ -d /data ] && [ ! -e /root/ls-remote-test ]' 2>"$T/e.err"; then
-  for i in 18 19 20 21; do echo "ok $i # SKIP no mount namespace and chroot here: $(tr '\n' ' ' <"$T/e.err")"; done
+  for i in 19 20 21 22; do echo "ok $i # SKIP no mount namespace and chroot here: $(tr '\n' ' ' <"$T/e.err")"; done
   exit $((failed > 0))
 fi
 "$loadscope" make-dataset --format jpeg-dir --count 32 --size 64x64 "$R/data/jpegs" >/dev/null 2>&1
