@@ -219,6 +219,15 @@ test_machine (void)
   g_autofree char *kept = g_settings_get_string (settings, "machine");
   g_assert_cmpstr (kept, ==, "ssh:gpu1");
   ls_test_gui_screenshot ("gui-remote-setup-ssh.png");
+  /* The list as a user opens it. */
+  GtkWidget *row = ls_test_gui_find_child (GTK_WIDGET (machine), ADW_TYPE_COMBO_ROW);
+  g_assert_true (gtk_widget_activate (row));
+  ls_test_gui_iterate_until (ls_test_gui_never, 0.5);
+  ls_test_gui_screenshot ("gui-remote-hosts.png");
+  GtkWidget *popover = ls_test_gui_find_child (row, GTK_TYPE_POPOVER);
+  g_assert_nonnull (popover);
+  gtk_popover_popdown (GTK_POPOVER (popover));
+  ls_test_gui_iterate_until (ls_test_gui_never, 0.5);
 
   /* A typed target that is not one: said under the row, refused. */
   ls_setup_machine_set_target (machine, "exec:'unclosed");
@@ -264,6 +273,22 @@ test_machine (void)
   AdwViewStack *stack = ls_test_gui_find_child (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK);
   adw_view_stack_set_visible_child_name (stack, "setup");
   ls_test_gui_screenshot ("gui-remote-not-installed.png");
+  /* The Machine row with its problem, at the minimum size and a large
+   * one, light and dark (Xvfb's screen is 1600x1000). */
+  static const int sizes[][2] = { { 1024, 700 }, { 1600, 1000 } };
+  AdwStyleManager *style = adw_style_manager_get_default ();
+  for (guint k = 0; k < G_N_ELEMENTS (sizes); k++)
+    for (int dark = 0; dark < 2; dark++)
+      {
+        adw_style_manager_set_color_scheme (style, dark ? ADW_COLOR_SCHEME_FORCE_DARK : ADW_COLOR_SCHEME_FORCE_LIGHT);
+        gtk_window_set_default_size (GTK_WINDOW (window), sizes[k][0], sizes[k][1]);
+        ls_test_gui_iterate_until (ls_test_gui_never, 0.5);
+        g_autofree char *name = g_strdup_printf ("gui-remote-setup-%dx%d-%s.png", sizes[k][0], sizes[k][1],
+                                                 dark ? "dark" : "light");
+        ls_test_gui_screenshot (name);
+      }
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);
 
   {
     const char *argv[] = { g_getenv ("LOADSCOPE"), "remote", "install", target, "--bundle", bundle, NULL };
