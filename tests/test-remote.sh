@@ -180,15 +180,19 @@ else
   echo "ok 10 # SKIP no probe stand-in given (the third argument)"
   n=$((n + 1))
 fi
-if python3 -c 'import torch, torchvision' 2>/dev/null; then
+torch_python=
+for p in ${LS_TEST_PYTHON:-} /usr/bin/python3 python3; do
+  if "$p" -c 'import torch, torchvision' 2>/dev/null; then torch_python=$(command -v "$p"); break; fi
+done
+if [ -n "$torch_python" ]; then
   "$loadscope" make-dataset --format jpeg-dir --count 48 --size 64x64 "$T/imgs" >/dev/null 2>&1
-  "$loadscope" sweep --on ssh:lstarget --target pytorch --script "$src/tests/pytorch/imagefolder.py" --python python3 \
+  "$loadscope" sweep --on ssh:lstarget --target pytorch --script "$src/tests/pytorch/imagefolder.py" --python "$torch_python" \
     --script-args "$T/imgs" --workers 0,1 --batches 4 --db "$T/torch.sqlite" >"$T/t.out" 2>"$T/t.err"
   rc=$?
-  check "... and of tests/pytorch/imagefolder.py under the target's python3 with torch: 2 runs done, recorded here" \
+  check "... and of tests/pytorch/imagefolder.py under the target's $torch_python (torch): 2 runs done, recorded here" \
     "[ $rc -eq 0 ] && [ \"\$(count '$T/torch.sqlite' done)\" -eq 2 ]" "$T/t.out" "$T/t.err"
 else
-  echo "ok 11 # SKIP python3 here does not import torch and torchvision (python3-torch python3-torchvision)"
+  echo "ok 11 # SKIP no python3 here imports torch and torchvision (python3-torch python3-torchvision; LS_TEST_PYTHON)"
   n=$((n + 1))
 fi
 
