@@ -2,7 +2,8 @@
  * hosts of a test ~/.ssh/config (HOME is a folder of the test's) are
  * offered, patterns are not; a chosen host and the dataset's path there
  * reach the sweep's request as --on ssh:HOST; a typed target that is not
- * one is said under the row and refused. Then a real sweep through an
+ * one is said under the row and refused; a host that asks for a password
+ * stops the sweep with ssh's words under the row. Then a real sweep through an
  * exec: target (a command prefix that enters a UTS namespace with a host
  * name of its own, so the machine the runs are recorded with is the
  * target's; no sshd needed): first without the bundle there (the reason
@@ -242,6 +243,21 @@ test_machine (void)
   }
   ls_test_gui_screenshot ("gui-remote-bad-target.png");
 
+  /* A host that asks for a password: ssh (here a stand-in, $LOADSCOPE_SSH)
+   * runs with BatchMode and exits 255; the sweep stops and the row says
+   * ssh's words and what to do. */
+  ls_setup_machine_set_target (machine, "ssh:gpu1");
+  ls_setup_machine_set_path (machine, "/data/imgs");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
+  ls_test_gui_iterate_until (sweep_ended, 120);
+  g_assert_false (running ());
+  g_assert_nonnull (ls_setup_machine_get_problem (machine));
+  g_test_message ("under the Machine row: %s", ls_setup_machine_get_problem (machine));
+  g_assert_nonnull (strstr (ls_setup_machine_get_problem (machine), "Permission denied (publickey,password)"));
+  g_assert_nonnull (strstr (ls_setup_machine_get_problem (machine), "a password or passphrase prompt is an error"));
+  adw_view_stack_set_visible_child_name (ls_test_gui_find_child (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK), "setup");
+  ls_test_gui_screenshot ("gui-remote-password.png");
+
   /* ---- a real sweep through an exec: target ---- */
   gboolean named = FALSE;
   g_autofree char *target = make_target (&named);
@@ -314,7 +330,7 @@ test_machine (void)
   g_assert_no_error (error);
   g_autoptr (JsonArray) rows = ls_store_history (store, 0, 0, &error);
   g_assert_no_error (error);
-  g_assert_cmpuint (json_array_get_length (rows), ==, 2);
+  g_assert_cmpuint (json_array_get_length (rows), ==, 2); /* the refused sweeps ran nothing */
   for (guint i = 0; i < 2; i++)
     {
       JsonObject *r = json_array_get_object_element (rows, i);
@@ -385,6 +401,11 @@ main (int argc, char **argv)
   write_home_file (".ssh/config", "Host gpu1\n  HostName 10.1.2.3\nHost *\n  ServerAliveInterval 30\n"
                                   "Host lab-server gpu1\nInclude conf.d/*\n");
   write_home_file (".ssh/conf.d/work", "Host included-box -oProxyCommand=x\n");
+  /* ssh for ssh: targets: a host that asks for a password, as BatchMode says it. */
+  write_home_file ("fake-ssh", "#!/bin/sh\necho 'user@gpu1: Permission denied (publickey,password).' >&2\nexit 255\n");
+  g_autofree char *fake_ssh = g_build_filename (home, "fake-ssh", NULL);
+  g_chmod (fake_ssh, 0755);
+  g_setenv ("LOADSCOPE_SSH", fake_ssh, TRUE);
   if (g_getenv ("LS_ARTIFACTS"))
     g_mkdir_with_parents (g_getenv ("LS_ARTIFACTS"), 0755);
   gtk_test_init (&argc, &argv, NULL);

@@ -160,6 +160,7 @@ target_ready (LsSetupPage *self, GError **error)
 LsSetupMachine *
 ls_setup_page_get_machine (LsSetupPage *self)
 {
+  g_return_val_if_fail (LS_IS_SETUP_PAGE (self), NULL);
   return self->machine;
 }
 
