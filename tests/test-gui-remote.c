@@ -9,7 +9,8 @@
  * target's; no sshd needed): first without the bundle there (the reason
  * and the install command under the Machine row), then installed, live on
  * the Run page, recorded in the local store and listed in History with
- * the target's machine name. Screenshots are kept. */
+ * the target's machine name; Cancel ends a run there (recorded as
+ * interrupted, no process of it left). Screenshots are kept. */
 #include <adwaita.h>
 #include <glib/gstdio.h>
 #include <string.h>
@@ -74,6 +75,46 @@ sweep_ended (void)
         && gtk_progress_bar_get_fraction (GTK_PROGRESS_BAR (bar)) > 0)
       saw_batches = TRUE;
   return !running ();
+}
+
+/* A run's bar has moved and not reached its end: batches are arriving. */
+static gboolean
+run_going (void)
+{
+  GtkWidget *bar = ls_test_gui_find_child (GTK_WIDGET (run_page), GTK_TYPE_PROGRESS_BAR);
+  for (; bar; bar = gtk_widget_get_next_sibling (bar))
+    if (GTK_IS_PROGRESS_BAR (bar) && !gtk_progress_bar_get_text (GTK_PROGRESS_BAR (bar)))
+      {
+        double f = gtk_progress_bar_get_fraction (GTK_PROGRESS_BAR (bar));
+        if (f > 0 && f < 0.5)
+          return TRUE;
+      }
+  return !running ();
+}
+
+/* How many processes have text in their command line (Linux: /proc). */
+static guint
+processes_with (const char *text)
+{
+  g_autoptr (GDir) proc = g_dir_open ("/proc", 0, NULL);
+  const char *name;
+  guint n = 0;
+  while (proc && (name = g_dir_read_name (proc)))
+    {
+      if (!g_ascii_isdigit (name[0]))
+        continue;
+      g_autofree char *path = g_build_filename ("/proc", name, "cmdline", NULL);
+      g_autofree char *cmdline = NULL;
+      gsize len = 0;
+      if (!g_file_get_contents (path, &cmdline, &len, NULL))
+        continue;
+      for (gsize i = 0; i + 1 < len; i++)
+        if (cmdline[i] == '\0')
+          cmdline[i] = ' ';
+      if (strstr (cmdline, text))
+        n++;
+    }
+  return n;
 }
 
 static void
@@ -341,10 +382,36 @@ test_machine (void)
   if (!named)
     g_test_message ("no user namespace here: the target's machine is this one (%s)", host);
 
+  /* Cancel on the Run page ends the run there: recorded here as
+   * interrupted, nothing of it left running on the target. */
+  g_settings_set_string (settings, "workers", "1");
+  g_settings_set_int (settings, "batches-per-run", 400);
+  g_settings_set_double (settings, "model-ms", 25);
+  ls_test_gui_iterate_until (ls_test_gui_never, 0.5);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
+  ls_test_gui_iterate_until (run_going, 120);
+  g_assert_true (running ());
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.cancel", NULL));
+  ls_test_gui_iterate_until (sweep_ended, 120);
+  g_assert_false (running ());
+  g_autofree char *target_cache = g_build_filename (home, "target-cache", NULL);
+  for (int i = 0; i < 50 && processes_with (target_cache) > 0; i++)
+    ls_test_gui_iterate_until (ls_test_gui_never, 0.2);
+  g_assert_cmpuint (processes_with (target_cache), ==, 0);
+  {
+    g_autoptr (JsonArray) now = ls_store_history (store, 0, 0, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (json_array_get_length (now), ==, 3);
+    JsonObject *r = json_array_get_object_element (now, 0); /* newest first */
+    g_assert_cmpstr (json_object_get_string_member (r, "status"), ==, "interrupted");
+    g_assert_cmpstr (json_object_get_string_member (r, "machine"), ==, host);
+  }
+  ls_history_page_reload (history);
+
   /* History lists them, under the target's name. */
   adw_view_stack_set_visible_child_name (stack, "history");
   ls_test_gui_iterate_until (history_loaded, 30);
-  g_assert_cmpuint (ls_history_page_count_runs (history), ==, 2);
+  g_assert_cmpuint (ls_history_page_count_runs (history), ==, 3);
   GtkEditable *search = ls_test_gui_find_child (GTK_WIDGET (history), GTK_TYPE_SEARCH_ENTRY);
   GtkColumnView *view = ls_test_gui_find_child (GTK_WIDGET (history), GTK_TYPE_COLUMN_VIEW);
   g_assert_nonnull (search);
@@ -352,7 +419,7 @@ test_machine (void)
   g_autofree char *by_machine = g_strconcat ("machine:", host, NULL);
   gtk_editable_set_text (search, by_machine);
   ls_test_gui_iterate_until (ls_test_gui_never, 1);
-  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (gtk_column_view_get_model (view))), ==, 2);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (gtk_column_view_get_model (view))), ==, 3);
   ls_test_gui_screenshot ("gui-remote-history.png");
 
   /* The choice is kept, and a page bound again has it back. */
