@@ -10,7 +10,9 @@
  * and the install command under the Machine row), then installed, live on
  * the Run page, recorded in the local store and listed in History with
  * the target's machine name; Cancel ends a run there (recorded as
- * interrupted, no process of it left). Screenshots are kept. */
+ * interrupted, no process of it left); then a host of the config through
+ * an ssh stand-in that joins the arguments into one line as ssh does (and
+ * names the machine after the host), recorded with that name. Screenshots are kept. */
 #include <adwaita.h>
 #include <glib/gstdio.h>
 #include <string.h>
@@ -406,12 +408,42 @@ test_machine (void)
     g_assert_cmpstr (json_object_get_string_member (r, "status"), ==, "interrupted");
     g_assert_cmpstr (json_object_get_string_member (r, "machine"), ==, host);
   }
+
+  /* A host of the config through ssh: lab-server. ssh's stand-in joins
+   * its arguments into one line, as ssh does for the remote shell, and
+   * runs it here in a UTS namespace of that name (the bundle is the one
+   * installed above: the target's cache is the same folder). */
+  ls_setup_machine_set_target (machine, "ssh:lab-server");
+  ls_setup_machine_set_path (machine, dataset);
+  g_settings_set_string (settings, "workers", "0");
+  g_settings_set_int (settings, "batches-per-run", 4);
+  g_settings_set_double (settings, "model-ms", 1);
+  ls_test_gui_iterate_until (ls_test_gui_never, 0.5);
+  {
+    g_autoptr (ls_sweep_request) request = ls_setup_page_get_request (setup, &error);
+    g_assert_no_error (error);
+    g_assert_cmpstr (request->on, ==, "ssh:lab-server");
+  }
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
+  ls_test_gui_iterate_until (sweep_ended, 240);
+  g_assert_false (running ());
+  g_assert_null (ls_setup_machine_get_problem (machine));
+  g_assert_cmpstr (visible_page (), ==, "results");
+  const char *ssh_host = named ? "lab-server" : host;
+  {
+    g_autoptr (JsonArray) now = ls_store_history (store, 0, 0, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (json_array_get_length (now), ==, 4);
+    JsonObject *r = json_array_get_object_element (now, 0);
+    g_assert_cmpstr (json_object_get_string_member (r, "status"), ==, "done");
+    g_assert_cmpstr (json_object_get_string_member (r, "machine"), ==, ssh_host);
+  }
   ls_history_page_reload (history);
 
-  /* History lists them, under the target's name. */
+  /* History lists them, under the targets' names. */
   adw_view_stack_set_visible_child_name (stack, "history");
   ls_test_gui_iterate_until (history_loaded, 30);
-  g_assert_cmpuint (ls_history_page_count_runs (history), ==, 3);
+  g_assert_cmpuint (ls_history_page_count_runs (history), ==, 4);
   GtkEditable *search = ls_test_gui_find_child (GTK_WIDGET (history), GTK_TYPE_SEARCH_ENTRY);
   GtkColumnView *view = ls_test_gui_find_child (GTK_WIDGET (history), GTK_TYPE_COLUMN_VIEW);
   g_assert_nonnull (search);
@@ -419,12 +451,19 @@ test_machine (void)
   g_autofree char *by_machine = g_strconcat ("machine:", host, NULL);
   gtk_editable_set_text (search, by_machine);
   ls_test_gui_iterate_until (ls_test_gui_never, 1);
-  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (gtk_column_view_get_model (view))), ==, 3);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (gtk_column_view_get_model (view))), ==, named ? 3 : 4);
   ls_test_gui_screenshot ("gui-remote-history.png");
+  if (named)
+    {
+      gtk_editable_set_text (search, "machine:lab-server");
+      ls_test_gui_iterate_until (ls_test_gui_never, 1);
+      g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (gtk_column_view_get_model (view))), ==, 1);
+      ls_test_gui_screenshot ("gui-remote-history-ssh.png");
+    }
 
   /* The choice is kept, and a page bound again has it back. */
   g_autofree char *kept_target = g_settings_get_string (settings, "machine");
-  g_assert_cmpstr (kept_target, ==, target);
+  g_assert_cmpstr (kept_target, ==, "ssh:lab-server");
   gtk_window_destroy (GTK_WINDOW (window));
   ls_test_gui_iterate_until (ls_test_gui_never, 1);
   setup = g_object_ref_sink (g_object_new (LS_TYPE_SETUP_PAGE, NULL));
@@ -434,7 +473,7 @@ test_machine (void)
   {
     g_autoptr (ls_sweep_request) again = ls_setup_page_get_request (setup, &error);
     g_assert_no_error (error);
-    g_assert_cmpstr (again->on, ==, target);
+    g_assert_cmpstr (again->on, ==, "ssh:lab-server");
     g_assert_cmpstr (again->dataset, ==, dataset);
   }
   g_object_unref (setup);
@@ -469,7 +508,23 @@ main (int argc, char **argv)
                                   "Host lab-server gpu1\nInclude conf.d/*\n");
   write_home_file (".ssh/conf.d/work", "Host included-box -oProxyCommand=x\n");
   /* ssh for ssh: targets: a host that asks for a password, as BatchMode says it. */
-  write_home_file ("fake-ssh", "#!/bin/sh\necho 'user@gpu1: Permission denied (publickey,password).' >&2\nexit 255\n");
+  write_home_file ("fake-ssh",
+                   "#!/bin/sh\n"
+                   "# ssh's stand-in: gpu1 asks for a password; another host runs the command line\n"
+                   "# here, its arguments joined into one line as ssh joins them, named HOST where\n"
+                   "# a UTS namespace can be made.\n"
+                   "host=\n"
+                   "while [ $# -gt 0 ]; do\n"
+                   "  case $1 in --) shift; break ;; -o|-F|-p|-i|-l) shift 2 ;; -*) shift ;; *) host=$1; shift ;; esac\n"
+                   "done\n"
+                   "if [ \"$host\" = gpu1 ]; then\n"
+                   "  echo 'user@gpu1: Permission denied (publickey,password).' >&2\n"
+                   "  exit 255\n"
+                   "fi\n"
+                   "if unshare -r -u true 2>/dev/null; then\n"
+                   "  exec unshare -r -u sh -c 'hostname \"$0\" && exec sh -c \"$1\"' \"$host\" \"$*\"\n"
+                   "fi\n"
+                   "exec sh -c \"$*\"\n");
   g_autofree char *fake_ssh = g_build_filename (home, "fake-ssh", NULL);
   g_chmod (fake_ssh, 0755);
   g_setenv ("LOADSCOPE_SSH", fake_ssh, TRUE);
