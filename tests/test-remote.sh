@@ -5,7 +5,7 @@
 # namespace with a chroot, made here). TAP output. Skipped, saying why,
 # only when openssh-server or the namespace tools are missing.
 #
-#   bash tests/test-remote.sh BUILD/app/loadscope BUILD/loader/loadscope-worker
+#   bash tests/test-remote.sh BUILD/app/loadscope BUILD/loader/loadscope-worker [BUILD/tests/probe-standin]
 #
 # The bundle installed is a small one (the two executables and the
 # bundle's wrappers; the libraries are the system's, as the target is this
@@ -15,6 +15,8 @@ set -uo pipefail
 
 loadscope=$(readlink -f "$1")
 worker=$(readlink -f "$2")
+standin=${3:+$(readlink -f "$3")} # speaks the PyTorch probe's protocol, torch or not
+src=$(cd "$(dirname "$0")/.." && pwd)
 sshd=/usr/sbin/sshd
 for t in "$sshd" ssh ssh-keygen; do
   if ! command -v "$t" >/dev/null 2>&1; then
@@ -49,7 +51,7 @@ check () { # name, command, files to show on failure...
 q () { "$loadscope" history --db "$1" --json; }
 count () { q "$1" | grep -c "\"status\" : \"$2\""; }
 
-echo "1..19"
+echo "1..22"
 
 # ---- the sshd: loopback only, its own key and config, keys only ----
 ssh-keygen -q -t ed25519 -N '' -f "$T/host_key" -C ls-test-host
@@ -102,6 +104,8 @@ else
   mkdir -p "$bundle/bin"
   cp "$loadscope" "$worker" "$bundle/bin/"
   printf 'export LOADSCOPE_WORKER="$here/bin/loadscope-worker"\nexport GSETTINGS_BACKEND=memory\n' >"$bundle/env.sh"
+  mkdir -p "$bundle/share/loadscope/probe" # the PyTorch probe, as tests/device/bundle.sh puts it
+  cp -r "$src/data/probe/loadscope_probe" "$bundle/share/loadscope/probe/"
   for e in loadscope loadscope-worker; do
     printf '#!/bin/sh\nhere=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd) || exit 2\n. "$here/env.sh"\nexec "$here/bin/%s" "$@"\n' \
       "$e" >"$bundle/$e"
@@ -156,7 +160,52 @@ check "remote collect brings home a run its connection did not" \
   "[ $rc -eq 0 ] && grep -q '1 run brought home' '$T/c.out' && [ \"\$(count '$T/local.sqlite' done)\" -eq 3 ]" \
   "$T/n.err" "$T/c.out" "$T/c.err"
 
-# 10-13: the transport killed mid-sweep.
+# 10-11: a sweep of a PyTorch script on the target: the script and the
+# interpreter are the target's paths, the probe comes with the bundle. The
+# stand-in interpreter speaks the probe's protocol without torch; where
+# python3 imports torch and torchvision, a real run of imagefolder.py too.
+script="$T/tr a'in \$(touch Y);x.py"
+printf 'print("train")\n' >"$script"
+if [ -n "$standin" ]; then
+  "$loadscope" sweep --on ssh:lstarget --target pytorch --script "$script" --python "$standin" \
+    --script-args "--batches 4" --workers 0,1 --batches 4 --db "$T/script.sqlite" >"$T/p.out" 2>"$T/p.err"
+  rc=$?
+  check "sweep --on ssh: --target pytorch of a script named tr a'in \$(touch Y);x.py: 2 runs done, recorded here \
+with the target's machine, nothing in the name ran" \
+    "[ $rc -eq 0 ] && [ \"\$(count '$T/script.sqlite' done)\" -eq 2 ] \
+     && [ \"\$(q '$T/script.sqlite' | grep -c '\"format\" : \"pytorch\"')\" -eq 2 ] \
+     && [ \"\$(q '$T/script.sqlite' | grep -c '\"machine\" : \"$target_host\"')\" -eq 2 ] \
+     && [ ! -e '$T/home/Y' ] && [ ! -e \"\$HOME/Y\" ] && [ ! -e '$T/Y' ]" "$T/p.out" "$T/p.err"
+else
+  echo "ok 10 # SKIP no probe stand-in given (the third argument)"
+  n=$((n + 1))
+fi
+torch_python=
+for p in ${LS_TEST_PYTHON:-} /usr/bin/python3 python3; do
+  if "$p" -c 'import torch, torchvision' 2>/dev/null; then torch_python=$(command -v "$p"); break; fi
+done
+if [ -n "$torch_python" ]; then
+  "$loadscope" make-dataset --format jpeg-dir --count 48 --size 64x64 "$T/imgs" >/dev/null 2>&1
+  "$loadscope" sweep --on ssh:lstarget --target pytorch --script "$src/tests/pytorch/imagefolder.py" --python "$torch_python" \
+    --script-args "$T/imgs" --workers 0,1 --batches 4 --db "$T/torch.sqlite" >"$T/t.out" 2>"$T/t.err"
+  rc=$?
+  check "... and of tests/pytorch/imagefolder.py under the target's $torch_python (torch): 2 runs done, recorded here" \
+    "[ $rc -eq 0 ] && [ \"\$(count '$T/torch.sqlite' done)\" -eq 2 ]" "$T/t.out" "$T/t.err"
+else
+  echo "ok 11 # SKIP no python3 here imports torch and torchvision (python3-torch python3-torchvision; LS_TEST_PYTHON)"
+  n=$((n + 1))
+fi
+
+# 12: run --diagnose on the target: its report comes back as printed
+# there (--json here), its three passes recorded nowhere.
+"$loadscope" run --on ssh:lstarget --dataset "$hostile" "${knobs[@]}" --diagnose --json --db "$T/diag.sqlite" \
+  >"$T/d.out" 2>"$T/d.err"
+rc=$?
+check "run --on ssh: --diagnose --json: exit 0, the target's prepared, warm and cold passes, nothing recorded" \
+  "[ $rc -eq 0 ] && grep -q '\"diagnose\"' '$T/d.out' && grep -q '\"prepared\"' '$T/d.out' && grep -q '\"cold\"' '$T/d.out' \
+   && ! [ -s '$T/diag.sqlite' ] && ! ls '$T/ssh-target/$key/runs/' 2>/dev/null | grep -q ." "$T/d.out" "$T/d.err"
+
+# 13-16: the transport killed mid-sweep.
 "$loadscope" sweep --on ssh:lstarget --dataset "$hostile" --workers 0,1,2 --batch-size 8 --batches 400 --sink sim \
   --model-ms 25 --db "$T/kill.sqlite" >"$T/k.out" 2>"$T/k.err" &
 sweep_pid=$!
@@ -186,7 +235,7 @@ for i in $(seq 50); do
 done
 check "... no Loadscope process left on the target" "[ $left -eq 0 ]" "$T/k.err"
 
-# 14-15: Ctrl-C here ends the run there: recorded as interrupted, nothing left.
+# 17-18: Ctrl-C here ends the run there: recorded as interrupted, nothing left.
 "$loadscope" run --on ssh:lstarget --dataset "$hostile" --batch-size 8 --batches 400 --sink sim --model-ms 25 \
   --db "$T/cancel.sqlite" >"$T/x.out" 2>"$T/x.err" &
 run_pid=$!
@@ -207,7 +256,7 @@ for i in $(seq 50); do
 done
 check "... and nothing of it left running on the target" "[ $left -eq 0 ]" "$T/x.err"
 
-# 16-19: exec: a prefix that enters another root (a mount namespace and a
+# 19-22: exec: a prefix that enters another root (a mount namespace and a
 # chroot; the dataset and the cache are the root's paths).
 R=$T/root
 for d in usr lib lib64 bin sbin etc dev proc; do mkdir -p "$R/$d"; done
@@ -223,7 +272,7 @@ exec unshare $([ "$(id -u)" -eq 0 ] || echo -r) -m sh -c '
 ENTER
 chmod +x "$T/enter-root"
 if ! "$T/enter-root" sh -c '[ -d /data ] && [ ! -e /root/ls-remote-test ]' 2>"$T/e.err"; then
-  for i in 16 17 18 19; do echo "ok $i # SKIP no mount namespace and chroot here: $(tr '\n' ' ' <"$T/e.err")"; done
+  for i in 19 20 21 22; do echo "ok $i # SKIP no mount namespace and chroot here: $(tr '\n' ' ' <"$T/e.err")"; done
   exit $((failed > 0))
 fi
 "$loadscope" make-dataset --format jpeg-dir --count 32 --size 64x64 "$R/data/jpegs" >/dev/null 2>&1

@@ -3,6 +3,7 @@
  * read of it. */
 #pragma once
 
+#include "ui/ls-setup-machine.h"
 #include "ui/ls-setup-page.h"
 
 G_BEGIN_DECLS
@@ -10,6 +11,7 @@ G_BEGIN_DECLS
 struct _LsSetupPage {
   GtkBox parent_instance;
   AdwComboRow *target_row;  /* LsSetupTarget */
+  LsSetupMachine *machine;  /* where the runs execute (ls-setup-machine.c) */
   GtkSwitch *script_own_knobs; /* a script keeps its batch size, prefetch, persistence */
   AdwPreferencesGroup *dataset_group;
   AdwPreferencesGroup *script_group;

@@ -160,10 +160,22 @@ target_ready (LsSetupPage *self, GError **error)
   return TRUE;
 }
 
+LsSetupMachine *
+ls_setup_page_get_machine (LsSetupPage *self)
+{
+  g_return_val_if_fail (LS_IS_SETUP_PAGE (self), NULL);
+  return self->machine;
+}
+
 ls_sweep_request *
 ls_setup_page_get_request (LsSetupPage *self, GError **error)
 {
-  if (!target_ready (self, error))
+  /* On another machine the dataset or script is its path there, typed
+   * under the Machine row: it cannot be checked from here. */
+  g_autofree char *on = NULL, *there = NULL;
+  if (!ls_setup_machine_get_choice (self->machine, &on, &there, error))
+    return NULL;
+  if (!on && !target_ready (self, error))
     return NULL;
   g_autoptr (ls_sweep_request) request = knobs_request (self);
   if (ls_sweep_request_count (request, LS_SWEEP_KNOB_WORKERS) == 0
@@ -180,11 +192,13 @@ ls_setup_page_get_request (LsSetupPage *self, GError **error)
       || !ls_setup_page_ranks_check (self, request, error))
     return NULL;
   if (ls_setup_page_get_target (self) == LS_SETUP_TARGET_LOADSCOPE)
-    ls_sweep_request_add (request, LS_SWEEP_KNOB_DATASET, self->dataset);
-  else if (!ls_target_pytorch_request (request, self->script, gtk_editable_get_text (GTK_EDITABLE (self->python)),
+    ls_sweep_request_add (request, LS_SWEEP_KNOB_DATASET, on ? there : self->dataset);
+  else if (!ls_target_pytorch_request (request, on ? there : self->script,
+                                       gtk_editable_get_text (GTK_EDITABLE (self->python)),
                                        gtk_editable_get_text (GTK_EDITABLE (self->script_args)),
                                        gtk_spin_button_get_value_as_int (self->loader_index), error))
     return NULL;
+  request->on = g_steal_pointer (&on);
   return g_steal_pointer (&request);
 }
 
@@ -302,6 +316,7 @@ ls_setup_page_bind (LsSetupPage *self, GSettings *s)
   g_autofree char *script = g_settings_get_string (s, "last-script");
   if (script && *script)
     ls_setup_page_set_script (self, script);
+  ls_setup_machine_bind (self->machine, s, NULL);
   g_set_object (&self->settings, s);
   only_spawn_on_windows (self);
   ls_setup_page_update_estimate (self);
@@ -329,7 +344,9 @@ ls_setup_page_class_init (LsSetupPageClass *klass)
 
   G_OBJECT_CLASS (klass)->dispose = ls_setup_page_dispose;
   gtk_widget_class_set_template_from_resource (widget_class, "/org/loadscope/Loadscope/ui/ls-setup-page.ui");
+  g_type_ensure (LS_TYPE_SETUP_MACHINE);
   gtk_widget_class_bind_template_child (widget_class, LsSetupPage, target_row);
+  gtk_widget_class_bind_template_child (widget_class, LsSetupPage, machine);
   gtk_widget_class_bind_template_child (widget_class, LsSetupPage, script_own_knobs);
   gtk_widget_class_bind_template_child (widget_class, LsSetupPage, dataset_group);
   gtk_widget_class_bind_template_child (widget_class, LsSetupPage, script_group);

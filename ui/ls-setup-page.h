@@ -6,6 +6,7 @@
 #include <adwaita.h>
 
 #include "app/core/sweep-request.h"
+#include "ui/ls-setup-machine.h"
 
 G_BEGIN_DECLS
 
@@ -46,5 +47,8 @@ const char *ls_setup_page_get_script (LsSetupPage *self);
 void ls_setup_page_set_script_args (LsSetupPage *self, const char *args);
 /* Sets the interpreter and checks the script with it again. */
 void ls_setup_page_set_python (LsSetupPage *self, const char *python);
+
+/* The Machine choice (ls-setup-machine.h): where the sweep runs. */
+LsSetupMachine *ls_setup_page_get_machine (LsSetupPage *self);
 
 G_END_DECLS

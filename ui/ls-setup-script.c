@@ -25,8 +25,12 @@ void
 ls_setup_page_on_target_changed (LsSetupPage *self)
 {
   gboolean script = ls_setup_page_get_target (self) == LS_SETUP_TARGET_PYTORCH;
-  gtk_widget_set_visible (GTK_WIDGET (self->dataset_group), !script);
+  gboolean local = ls_setup_machine_is_local (self->machine); /* else the path there is typed under it */
+  gtk_widget_set_visible (GTK_WIDGET (self->dataset_group), !script && local);
   gtk_widget_set_visible (GTK_WIDGET (self->script_group), script);
+  gtk_widget_set_visible (GTK_WIDGET (self->script_row), local);
+  gtk_widget_set_visible (GTK_WIDGET (self->script_problem_label), local && self->script_problem);
+  ls_setup_machine_set_script (self->machine, script);
   gtk_widget_set_sensitive (GTK_WIDGET (self->model_row), !script);
   ls_setup_page_knob_rows_sensitive (self);
   ls_setup_page_update_estimate (self);

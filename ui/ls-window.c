@@ -2,6 +2,7 @@
 
 #include "loadscope-ui-resources.h"
 
+#include "app/core/i18n.h"
 #include "app/store/store.h"
 #include "app/sweep/sweep-session.h"
 #include "ui/ls-history-page.h"
@@ -91,7 +92,7 @@ on_run_finished (LsSweepSession *session, guint index, JsonObject *summary, LsWi
   /* A runner that ended without a summary was reported by "error". */
   if (summary && g_strcmp0 (json_object_get_string_member_with_default (summary, "status", ""), "failed") == 0)
     {
-      g_autofree char *msg = g_strdup_printf ("Run %u failed: %s", index,
+      g_autofree char *msg = g_strdup_printf (_("Run %u failed: %s"), index,
                                               json_object_get_string_member_with_default (summary, "error", "?"));
       sweep_toast (self, msg);
     }
@@ -109,7 +110,11 @@ static void
 on_finished (LsSweepSession *session, gboolean cancelled, LsWindow *self)
 {
   const char *failure = ls_sweep_session_get_failure (session);
+  LsSetupMachine *machine = ls_setup_page_get_machine (self->setup_page);
   set_running (self, FALSE);
+  /* What went wrong on another machine is said under its row too. */
+  if (failure && !ls_setup_machine_is_local (machine))
+    ls_setup_machine_show_problem (machine, failure);
   ls_run_page_sweep_finished (self->run_page, cancelled, failure);
   JsonArray *summaries = ls_sweep_session_get_summaries (session);
   if (!failure && summaries && json_array_get_length (summaries) > 0)
@@ -119,7 +124,7 @@ on_finished (LsSweepSession *session, gboolean cancelled, LsWindow *self)
     }
   ls_history_page_reload (self->history_page);
   if (cancelled)
-    sweep_toast (self, "Sweep cancelled; the current run is recorded as interrupted.");
+    sweep_toast (self, _("Sweep cancelled; the current run is recorded as interrupted."));
   g_signal_group_set_target (self->session_signals, NULL);
   g_clear_object (&self->session);
 }
@@ -167,6 +172,7 @@ run_activated (GtkWidget *widget, const char *action, GVariant *param)
     }
   request->db = g_strdup (self->db);
   request->runner = g_strdup (g_getenv ("LOADSCOPE"));
+  ls_setup_machine_show_problem (ls_setup_page_get_machine (self->setup_page), NULL);
   self->session = ls_sweep_session_new (request);
   g_signal_group_set_target (self->session_signals, self->session);
   set_running (self, TRUE);
@@ -206,6 +212,15 @@ tune_activated (GtkWidget *widget, const char *action, GVariant *param)
   if (!request)
     {
       ls_window_toast (self, error->message);
+      return;
+    }
+  if (request->on)
+    {
+      /* The Tune window's session has no --on yet: it would measure here. */
+      g_autofree char *message = g_strdup_printf (
+          _("Tune runs on this computer only in the window; for %s use: loadscope tune --on %s"), request->on,
+          request->on);
+      ls_window_toast (self, message);
       return;
     }
   LsTuneDialog *dialog = ls_tune_dialog_new (GTK_WINDOW (self), request, self->db, tune_done, self);

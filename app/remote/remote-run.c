@@ -59,6 +59,7 @@ typedef struct {
   FILE *events;          /* where events go (NULL: nowhere) */
   gboolean out_done, err_done, exited;
   gboolean started;      /* the runner said "started" */
+  gboolean passthrough;  /* run --diagnose: its report, not events, comes back (to stdout) */
   JsonObject *summary;   /* of its "finished" */
   GString *said;         /* its stderr, the last lines */
   volatile sig_atomic_t *stops;
@@ -94,6 +95,25 @@ on_out_line (GObject *source, GAsyncResult *result, gpointer user_data)
     {
       f->out_done = TRUE;
       maybe_quit (f);
+      return;
+    }
+  if (f->passthrough)
+    {
+      /* The target's report, printed here: its controls (escapes) shown, not obeyed. */
+      g_autofree char *valid = g_utf8_make_valid (line, (gssize) len);
+      GString *shown = g_string_sized_new (strlen (valid));
+      for (const char *p = valid; *p; p = g_utf8_next_char (p))
+        {
+          gunichar c = g_utf8_get_char (p);
+          if (g_unichar_iscntrl (c) && c != '\t')
+            g_string_append_printf (shown, "\\x%02x", c);
+          else
+            g_string_append_unichar (shown, c);
+        }
+      printf ("%s\n", shown->str);
+      fflush (stdout);
+      g_string_free (shown, TRUE);
+      g_data_input_stream_read_line_async (f->out, G_PRIORITY_DEFAULT, NULL, on_out_line, f);
       return;
     }
   g_autoptr (JsonObject) event = ls_run_events_parse_line (line, len);
@@ -276,7 +296,7 @@ ls_remote_run_main (const char *target_text, int argc, char **argv)
 
   /* The local options; everything else goes to the target's runner. */
   char *db = NULL, *events_path = NULL;
-  gboolean no_db = FALSE, json = FALSE;
+  gboolean no_db = FALSE, json = FALSE, diagnose = FALSE;
   gint64 sweep_id = 0;
   GOptionEntry entries[] = {
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, NULL, NULL },
@@ -284,6 +304,7 @@ ls_remote_run_main (const char *target_text, int argc, char **argv)
     { "sweep-id", 0, 0, G_OPTION_ARG_INT64, &sweep_id, NULL, NULL },
     { "events", 0, 0, G_OPTION_ARG_FILENAME, &events_path, NULL, NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, NULL, NULL },
+    { "diagnose", 0, 0, G_OPTION_ARG_NONE, &diagnose, NULL, NULL },
     { NULL },
   };
   g_autoptr (GOptionContext) context = g_option_context_new (NULL);
@@ -323,8 +344,20 @@ ls_remote_run_main (const char *target_text, int argc, char **argv)
   g_ptr_array_add (remote, name);
   for (guint i = 1; args[i]; i++)
     g_ptr_array_add (remote, args[i]);
-  g_ptr_array_add (remote, (char *) "--events");
-  g_ptr_array_add (remote, (char *) "-");
+  if (diagnose)
+    {
+      /* Its three runs are not recorded: its report comes back as it is
+       * printed there (--json: its JSON), nothing to bring home. */
+      f.passthrough = TRUE;
+      g_ptr_array_add (remote, (char *) "--diagnose");
+      if (json)
+        g_ptr_array_add (remote, (char *) "--json");
+    }
+  else
+    {
+      g_ptr_array_add (remote, (char *) "--events");
+      g_ptr_array_add (remote, (char *) "-");
+    }
   g_ptr_array_add (remote, NULL);
   local = ls_remote_sh_argv (target, script, (const char *const *) remote->pdata);
 
@@ -368,6 +401,23 @@ ls_remote_run_main (const char *target_text, int argc, char **argv)
     }
   if (!f.summary && status == 2)
     goto out; /* the runner there refused its input and said why */
+  if (diagnose)
+    {
+      /* Its exit status is the runner's there (0 done, 1 a run failed);
+       * a transport that failed says so. Its pid file there goes. */
+      const char *forget_args[] = { key, name, NULL };
+      g_autofree char *forget = g_strconcat (ls_remote_script_prelude, forget_script, NULL);
+      g_autoptr (GPtrArray) argv2 = ls_remote_sh_argv (target, forget, forget_args);
+      g_autoptr (GBytes) none = ls_remote_command (target, argv2, NULL, NULL, NULL);
+      if (status == 0 || status == 1)
+        exit_code = status;
+      else
+        {
+          m = g_strdup_printf ("%s: the diagnosis did not finish there: %s", target->text, why);
+          emit_error (&f, m);
+        }
+      goto out;
+    }
 
   /* Whatever ended it, what the target recorded comes home. */
   local_id = no_db ? 0 : bring_home (target, key, name, db, sweep_id, &home_error);

@@ -6,7 +6,8 @@
 #   bin/       loadscope, loadscope-worker, test-sink-cuda (the real ELF files)
 #   lib/       every shared library they need that is not the C runtime,
 #              found from DT_NEEDED, recursively (see bundle-lib.sh)
-#   share/     the compiled GSettings schema, a font and a fontconfig file
+#   share/     the compiled GSettings schema, the PyTorch probe, a font and
+#              a fontconfig file
 #              (the charts need a font; a CUDA image may have none)
 #   env.sh     the library path and friends, for the wrappers
 #   loadscope, loadscope-worker, test-sink-cuda   wrappers: env.sh, then bin/
@@ -101,6 +102,12 @@ elif [ -f "$FROM/data/gschemas.compiled" ]; then
 else
   echo "bundle: no glib-compile-schemas and no compiled schema in $FROM/data: none bundled" >&2
 fi
+
+# The PyTorch probe, where app/target/target-pytorch.c looks beside the
+# executable (bin/../share/loadscope/probe): `--target pytorch` on a target
+# machine (`sweep --on`) runs it under that machine's Python.
+mkdir -p "$OUT_DIR/share/loadscope/probe/loadscope_probe"
+cp "$ROOT"/data/probe/loadscope_probe/*.py "$OUT_DIR/share/loadscope/probe/loadscope_probe/"
 
 # A font for the charts, found through a fontconfig file of the bundle's
 # own (the system's fonts too, where there are any).
