@@ -9,7 +9,16 @@
    translatable="yes", or translatable="no" where it is an identifier the
    code reads back (a knob value such as "fork" or "staging").
 2. Every .ui file is listed in po/POTFILES.in (else xgettext never sees it).
-3. The strings xgettext finds now in the files of po/POTFILES.in are all
+3. Every C file in po/POTFILES.in passes no unmarked sentence to a
+   printf-like call (printf, fprintf, g_strdup_printf, g_string_append_printf,
+   g_strdup, fputs, g_set_error, ...): a string literal that is that call's
+   own argument (not inside _(), N_() or ngettext) and holds two words in a
+   row is reported with its line, unless a comment on its line or the line
+   above says "untranslated" (English on purpose: the DataLoader line, a
+   knob as typed). A heuristic: sentences built elsewhere (a table, a
+   GOptionEntry) are not looked at. A sample with one unmarked sentence
+   checks that the heuristic still finds it.
+4. The strings xgettext finds now in the files of po/POTFILES.in are all
    translated in every po/LINGUAS catalogue: the catalogue merged with a
    fresh template (msgmerge), then `msgfmt --check --statistics` must say
    no fuzzy and no untranslated message.
@@ -49,6 +58,109 @@ def unmarked_ui_texts(path):
     return bad
 
 
+# Calls whose string argument is text a person reads.
+PRINTF_LIKE = {"printf", "fprintf", "g_printf", "g_fprintf", "g_print", "g_printerr", "puts", "fputs",
+               "g_strdup_printf", "g_strdup", "g_string_append_printf", "g_string_printf", "g_string_append",
+               "g_snprintf", "g_set_error", "g_set_error_literal", "g_prefix_error", "g_option_context_new",
+               "g_option_context_set_summary"}
+MARKS = {"_", "N_", "C_", "NC_", "ngettext", "g_dngettext", "g_dgettext", "g_dpgettext2"}
+SENTENCE = re.compile(r"[A-Za-z]{2,} [A-Za-z]{2,}")
+FORMAT_SPEC = re.compile(r"%[-+ #0-9.*'$]*(?:hh|h|ll|l|z|j|t|L|q)?[a-zA-Z%]")
+# "loadscope sweep: %s\n": the program's name before a message said elsewhere
+PROGRAM_PREFIX = re.compile(r"^loadscope [a-z-]+: ")
+
+
+def unmarked_c_strings(text):
+    """(line, literal) of each sentence passed unmarked to a printf-like call in C source TEXT."""
+    found = []
+    comments = {}  # line -> comment text on it
+    stack = []     # one entry per open ( or {: the name of the call, or None
+    i, n, line = 0, len(text), 1
+    last_ident = None
+    literal, literal_line, literal_call = None, 0, None
+
+    def flush():
+        nonlocal literal
+        if literal is not None:
+            words = FORMAT_SPEC.sub(" ", PROGRAM_PREFIX.sub("", literal))
+            said = comments.get(literal_line, "") + comments.get(literal_line - 1, "")
+            if literal_call in PRINTF_LIKE and SENTENCE.search(words) and "untranslated" not in said:
+                found.append((literal_line, literal))
+        literal = None
+
+    at_line_start = True
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            line += 1
+            i += 1
+            at_line_start = True
+            continue
+        if at_line_start and c == "#":
+            while i < n and text[i] != "\n":  # a preprocessor line (no continuation lines here)
+                i += 1
+            continue
+        if not c.isspace():
+            at_line_start = False
+        if text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            end = n if end < 0 else end + 2
+            body = text[i:end]
+            for k, part in enumerate(body.split("\n")):
+                comments[line + k] = comments.get(line + k, "") + part
+            line += body.count("\n")
+            i = end
+            continue
+        if text.startswith("//", i):
+            end = text.find("\n", i)
+            end = n if end < 0 else end
+            comments[line] = comments.get(line, "") + text[i:end]
+            i = end
+            continue
+        if c == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            piece = text[i + 1:j]
+            if literal is None:  # adjacent literals are one
+                literal, literal_line = piece, line
+                literal_call = stack[-1] if stack else None
+            else:
+                literal += piece
+            line += piece.count("\n")
+            i = j + 1
+            continue
+        if c == "'":
+            j = i + 1
+            while j < n and text[j] != "'":
+                j += 2 if text[j] == "\\" else 1
+            i = j + 1
+            continue
+        if c.isalpha() or c == "_":
+            j = i
+            while j < n and (text[j].isalnum() or text[j] == "_"):
+                j += 1
+            last_ident = text[i:j]
+            if literal is not None and not last_ident.isupper():
+                flush()  # an identifier such as G_GINT64_FORMAT continues a literal; others end it
+            i = j
+            continue
+        if c.isspace():
+            i += 1
+            continue
+        flush()
+        if c == "(":
+            stack.append(last_ident)
+        elif c == "{":
+            stack.append(None)
+        elif c in ")}" and stack:
+            stack.pop()
+        last_ident = None
+        i += 1
+    flush()
+    return found
+
+
 potfiles_path = os.path.join(root, "po", "POTFILES.in")
 potfiles = [l.strip() for l in open(potfiles_path, encoding="utf-8")
             if l.strip() and not l.lstrip().startswith("#")]
@@ -62,6 +174,19 @@ for f in sorted(os.listdir(ui_dir)):
     check(f"ui/{f}" in potfiles, f"ui/{f} is listed in po/POTFILES.in")
 for f in potfiles:
     check(os.path.isfile(os.path.join(root, f)), f"po/POTFILES.in: {f} exists")
+
+sample = 'static void f (int n) {\n  printf (_("%d done\\n"), n);\n  printf ("%d runs left\\n", n);\n' \
+         '  /* untranslated: a knob as typed */\n  puts ("pin_memory=True is the nearest");\n' \
+         '  fprintf (stderr, "loadscope sweep: %s\\n", "x");\n}\n'
+hits = unmarked_c_strings(sample)
+check([h[0] for h in hits] == [3], f"the unmarked-string check finds the one unmarked sentence of its sample: {hits}")
+for f in potfiles:
+    if not f.endswith(".c") or not os.path.isfile(os.path.join(root, f)):
+        continue
+    bad = unmarked_c_strings(open(os.path.join(root, f), encoding="utf-8").read())
+    check(not bad, f"{f}: every sentence given to a printf-like call is marked" + ("" if not bad else
+          ": not marked: " + "; ".join(f'line {l}: "{t[:50]}"' for l, t in bad[:8])
+          + (f" (and {len(bad) - 8} more)" if len(bad) > 8 else "")))
 
 # A fresh template, as the loadscope-pot target makes it (meson's glib preset).
 keywords = ["--keyword=_", "--keyword=N_", "--keyword=C_:1c,2", "--keyword=NC_:1c,2",

@@ -1,12 +1,15 @@
 /* Translation helpers (app/core/i18n.h): terminal display widths, which
- * commands stay in the C locale, and the sweep table padded by display
- * width so a wide (CJK) cell keeps the columns after it aligned. */
+ * commands stay in the C locale, the sweep table padded by display width
+ * so a wide (CJK) cell keeps the columns after it aligned, and English on
+ * request (ls_i18n_set_english) for what is kept, on its thread only. */
 #include <glib.h>
 #include <json-glib/json-glib.h>
+#include <locale.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "app/core/i18n.h"
+#include "app/core/verdict.h"
 #include "app/sweep/sweep-text.h"
 #include "test-util.h"
 
@@ -72,6 +75,77 @@ test_table_aligned_with_wide_cells (void)
   g_assert_cmpuint (g_array_index (widths, gsize, 2), ==, g_array_index (widths, gsize, 0));
 }
 
+/* The build's catalogue (BUILD/po, beside BUILD/app/loadscope) under
+ * zh_CN.UTF-8; FALSE (the test skipped) where either is missing. */
+static gboolean
+use_chinese (void)
+{
+  const char *exe = g_getenv ("LOADSCOPE");
+  if (!exe)
+    {
+      g_test_skip ("LOADSCOPE is not set (the build's catalogue is found beside it)");
+      return FALSE;
+    }
+  g_autofree char *app = g_path_get_dirname (exe);
+  g_autofree char *po = g_build_filename (app, "..", "po", NULL);
+  g_autofree char *mo = g_build_filename (po, "zh_CN", "LC_MESSAGES", GETTEXT_PACKAGE ".mo", NULL);
+  if (!g_file_test (mo, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("the zh_CN catalogue is not built (gettext's msgfmt)");
+      return FALSE;
+    }
+  if (!setlocale (LC_ALL, "zh_CN.UTF-8"))
+    {
+      g_test_skip ("the zh_CN.UTF-8 locale is not generated (scripts/setup.sh --tests)");
+      return FALSE;
+    }
+  g_unsetenv ("LANGUAGE");
+  bindtextdomain (GETTEXT_PACKAGE, po);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  return TRUE;
+}
+
+static gpointer
+translate_in_thread (gpointer data)
+{
+  return g_strdup (_((const char *) data));
+}
+
+static void
+test_english_on_request (void)
+{
+  if (!use_chinese ())
+    return;
+  g_assert_cmpstr (_("Verdict: %s"), ==, "结论：%s");
+  g_assert_cmpstr (ngettext ("%lld worker (%s)", "%lld workers (%s)", 4), ==, "%lld 个工作进程（%s）");
+
+  g_assert_false (ls_i18n_set_english (TRUE));
+  g_assert_cmpstr (_("Verdict: %s"), ==, "Verdict: %s");
+  g_assert_cmpstr (ngettext ("%lld worker (%s)", "%lld workers (%s)", 1), ==, "%lld worker (%s)");
+  g_assert_cmpstr (ngettext ("%lld worker (%s)", "%lld workers (%s)", 4), ==, "%lld workers (%s)");
+  /* another thread still reads the catalogue */
+  GThread *other = g_thread_new ("translate", translate_in_thread, (gpointer) "Verdict: %s");
+  g_autofree char *there = g_thread_join (other);
+  g_assert_cmpstr (there, ==, "结论：%s");
+
+  /* a verdict built now is English; after, in Chinese */
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (parser, "[{\"status\": \"failed\", \"workers\": 0}]", -1, NULL));
+  JsonArray *summaries = json_node_get_array (json_parser_get_root (parser));
+  ls_verdict v;
+  ls_verdict_for_sweep (summaries, 2, &v);
+  g_autofree char *english = ls_verdict_text (&v);
+  ls_verdict_clear (&v);
+  g_assert_true (ls_i18n_set_english (FALSE));
+  ls_verdict_for_sweep (summaries, 2, &v);
+  g_autofree char *chinese = ls_verdict_text (&v);
+  ls_verdict_clear (&v);
+  g_assert_cmpstr (english, ==, "Recommendation: No run finished, so there is nothing to recommend.\n"
+                                "Verdict: no run finished: no verdict\n");
+  g_assert_cmpstr (chinese, ==, "建议：没有运行完成，因此无可建议。\n结论：没有运行完成：没有结论\n");
+  setlocale (LC_ALL, "C");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -79,5 +153,6 @@ main (int argc, char **argv)
   g_test_add_func ("/app/i18n/display-width", test_display_width);
   g_test_add_func ("/app/i18n/machine-output", test_machine_output);
   g_test_add_func ("/app/i18n/table-aligned-with-wide-cells", test_table_aligned_with_wide_cells);
+  g_test_add_func ("/app/i18n/english-on-request", test_english_on_request);
   return g_test_run ();
 }

@@ -3,10 +3,16 @@
 #   1. under LANG=zh_CN.UTF-8 `loadscope sweep` prints its table with the
 #      catalogue's headers (工作进程, 预取, 锁页), and every line of the table
 #      has the same display width (wide characters count 2): aligned
-#   2. its --json has the same keys and the same words as under LANG=C:
-#      only numbers (measured, so they differ) and times may differ
-#   3. `loadscope demo --help` says its summary in Chinese
-#   4. (where Xvfb, xwininfo and ImageMagick are) the window opens under
+#   2. the recommendation, the verdict (headline, findings, warnings) and
+#      the sweep's summary line are Chinese, with none of their English
+#      phrases left
+#   3. its --json has the same keys and the same words as under LANG=C:
+#      only numbers (measured, so they differ) and times may differ; the
+#      same for `loadscope run --json`
+#   4. `loadscope run` prints its verdict in Chinese and records it in
+#      English (the store is never translated: `show --json` reads it back)
+#   5. `loadscope demo --help` says its summary in Chinese
+#   6. (where Xvfb, xwininfo and ImageMagick are) the window opens under
 #      zh_CN.UTF-8, a CJK font is installed so its text has no empty boxes,
 #      and a screenshot is kept: ARTIFACTS/window-zh_CN.png (look at it)
 # Skips where the locale is not generated (scripts/setup.sh --tests does it).
@@ -23,7 +29,53 @@ trap 'rm -rf "$T"' EXIT
 n=0
 fails=0
 check() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; fails=$((fails + 1)); fi; }
-sweep() { "$loadscope" sweep --dataset synthetic --workers 0,1 --batches 4 --db "$T/runs.sqlite" "$@" </dev/null; }
+# 12 batches: enough measured after the warm-up for a verdict with findings.
+sweep() { "$loadscope" sweep --dataset synthetic --workers 0,1 --batches 12 --db "$T/runs.sqlite" "$@" </dev/null; }
+run() { "$loadscope" run --dataset synthetic --batches 12 "$@" </dev/null; }
+# Whether stdin holds at least N (default 1) CJK characters, or with
+# --each-line, whether every line holds one: python, not grep, whose ranges
+# depend on the test's locale.
+cjk() {
+  python3 -c '
+import re, sys
+text = sys.stdin.read()
+if sys.argv[1:] == ["--each-line"]:
+    lines = [l for l in text.splitlines() if l.strip()]
+    sys.exit(0 if lines and all(re.search(r"[\u4e00-\u9fff]", l) for l in lines) else 1)
+sys.exit(0 if len(re.findall(r"[\u4e00-\u9fff]", text)) >= int((sys.argv[1:] or ["1"])[0]) else 1)' "$@"
+}
+# What the recommendation and verdict say in English (app/core/verdict.c,
+# recommend.c): none of it may be left under zh_CN.
+english='Recommendation:|Verdict:|In PyTorch:|To try:|the best throughput|samples/s|simulated GPU|workers on|'\
+'the machine was busy|memory grows|-bound|GPU busy|GPU idle|no verdict|workers spend|the batches are built|cores are idle'
+# The same JSON apart from numbers, times, ids and paths (and no Chinese in
+# the second): python3 -c "$same_json" C.json ZH.json
+read -r -d '' same_json <<'PY'
+import json, re, sys
+def shape(v, measured=False):
+    """Numbers, times, ids and paths out: what a translation could change
+    stays. A verdict's sentences follow the figures (one run is loading-bound,
+    the next copy-bound): only their keys and kinds of value stay."""
+    if isinstance(v, dict):
+        return {k: shape(x, measured or k == "verdict") for k, x in v.items()}
+    if isinstance(v, list):
+        return "list" if measured else [shape(x) for x in v]
+    if measured and isinstance(v, str):
+        return "text"
+    if isinstance(v, bool) or v is None:
+        return v
+    if isinstance(v, (int, float)):
+        return 0
+    if re.match(r"^\d{4}-\d\d-\d\d[T ]", v) or re.match(r"^[0-9a-f-]{36}$", v) or "/" in v:
+        return "T"
+    return re.sub(r"\d+(\.\d+)?", "N", v)
+c, zh = (shape(json.load(open(p, encoding="utf-8"))) for p in sys.argv[1:3])
+if c != zh:
+    a, b = json.dumps(c, sort_keys=True, ensure_ascii=False), json.dumps(zh, sort_keys=True, ensure_ascii=False)
+    i = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), 0)
+    print(f"# differs at: C {a[max(0, i - 60):i + 60]!r}\n#       zh_CN {b[max(0, i - 60):i + 60]!r}")
+sys.exit(0 if c == zh and re.search(r"[\u4e00-\u9fff]", open(sys.argv[2], encoding="utf-8").read()) is None else 1)
+PY
 
 LANG=zh_CN.UTF-8 LC_ALL= LANGUAGE= sweep >"$T/zh.out" 2>"$T/zh.err"
 check $? "LANG=zh_CN.UTF-8 loadscope sweep exits 0"
@@ -49,34 +101,45 @@ sys.exit(0 if len(table) >= 3 and len(widths) == 1 else 1)
 PY
 check $? "every line of the Chinese table has one display width (aligned)"
 
+rec=$(grep '^建议：' "$T/zh.out")
+cjk 3 <<<"${rec#建议：}"; check $? "the recommendation is Chinese: ${rec:0:90}"
+verdict=$(grep '^结论：' "$T/zh.out")
+cjk 3 <<<"${verdict#结论：}"; check $? "the verdict's headline is Chinese: ${verdict:0:90}"
+# findings (-) and warnings (!) after the headline: each one Chinese
+lines=$(sed -n '/^结论：/,/^$/p' "$T/zh.out" | grep -E '^  [-!] ')
+cjk --each-line <<<"$lines"
+check $? "each of the verdict's $(wc -l <<<"$lines") findings and warnings is Chinese"
+left=$(sed -n '/^建议：/,$p' "$T/zh.out" | sed 's/DataLoader(.*//' | grep -E "$english")
+[ -z "$left" ]; check $? "no English phrase of the recommendation or verdict is left${left:+: $left}"
+grep -q "^扫描 [0-9]*：.*次完成" "$T/zh.err" && ! grep -q ' done, ' "$T/zh.err"
+check $? "the sweep's summary line is Chinese: $(grep '^扫描' "$T/zh.err")"
+
 LANG=C sweep --json >"$T/c.json" 2>/dev/null
 rc_c=$?
 LANG=zh_CN.UTF-8 sweep --json >"$T/zh.json" 2>/dev/null
 rc_zh=$?
 [ "$rc_c" -eq 0 ] && [ "$rc_zh" -eq 0 ]; check $? "sweep --json exits 0 under LANG=C and zh_CN.UTF-8"
-python3 - "$T/c.json" "$T/zh.json" <<'PY'
-import json, re, sys
-def shape(v):
-    """Numbers, times, ids and paths out: what a translation could change stays."""
-    if isinstance(v, dict):
-        return {k: shape(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [shape(x) for x in v]
-    if isinstance(v, bool) or v is None:
-        return v
-    if isinstance(v, (int, float)):
-        return 0
-    if re.match(r"^\d{4}-\d\d-\d\d[T ]", v) or re.match(r"^[0-9a-f-]{36}$", v) or "/" in v:
-        return "T"
-    return re.sub(r"\d+(\.\d+)?", "N", v)
-c, zh = (shape(json.load(open(p, encoding="utf-8"))) for p in sys.argv[1:3])
-if c != zh:
-    a, b = json.dumps(c, sort_keys=True, ensure_ascii=False), json.dumps(zh, sort_keys=True, ensure_ascii=False)
-    i = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), 0)
-    print(f"# differs at: C {a[max(0, i - 60):i + 60]!r}\n#       zh_CN {b[max(0, i - 60):i + 60]!r}")
-sys.exit(0 if c == zh and re.search(r"[\u4e00-\u9fff]", open(sys.argv[2], encoding="utf-8").read()) is None else 1)
-PY
+python3 -c "$same_json" "$T/c.json" "$T/zh.json"
 check $? "--json under zh_CN.UTF-8 has the keys and words of LANG=C, and no Chinese"
+
+LANG=C run --no-db --json >"$T/run-c.json" 2>/dev/null
+rc_c=$?
+LANG=zh_CN.UTF-8 run --no-db --json >"$T/run-zh.json" 2>/dev/null
+rc_zh=$?
+[ "$rc_c" -eq 0 ] && [ "$rc_zh" -eq 0 ] && python3 -c "$same_json" "$T/run-c.json" "$T/run-zh.json"
+check $? "run --json (its verdict too) under zh_CN.UTF-8 has the keys and words of LANG=C, and no Chinese"
+
+LANG=zh_CN.UTF-8 run --db "$T/one.sqlite" >"$T/run-zh.out" 2>&1
+grep '^结论：' "$T/run-zh.out" | cjk 3; check $? "loadscope run prints its verdict in Chinese: $(grep '^结论' "$T/run-zh.out" | cut -c1-60)"
+LANG=zh_CN.UTF-8 "$loadscope" show 1 --db "$T/one.sqlite" --json >"$T/shown.json" 2>/dev/null
+python3 - "$T/shown.json" <<'PY'
+import json, re, sys
+v = json.load(open(sys.argv[1], encoding="utf-8")).get("verdict") or {}
+text = json.dumps(v, ensure_ascii=False)
+print(f"# recorded: {v.get('headline')!r}")
+sys.exit(0 if v.get("headline") and v.get("findings") is not None and not re.search(r"[\u4e00-\u9fff]", text) else 1)
+PY
+check $? "the verdict it recorded is English (show --json reads it back from the store)"
 
 LANG=zh_CN.UTF-8 "$loadscope" demo --help >"$T/help.out" 2>&1
 grep -q '生成 JPEG 图像示例数据集' "$T/help.out"; check $? "loadscope demo --help says its summary in Chinese"

@@ -13,6 +13,7 @@
 #include "app/core/run-events.h"
 #include "app/remote/remote.h"
 #include "app/core/error-bridge.h"
+#include "app/core/i18n.h"
 #include "app/core/run-diagnose.h"
 #include "app/core/run-options.h"
 #include "app/core/run-summary.h"
@@ -297,8 +298,13 @@ ls_cli_run (int argc, char **argv)
       ls_target_machine_busy (json_node_get_object (node), target);
       ls_target_summary_unknowns (json_node_get_object (node));
     }
+  /* The verdict in the summary (the store, --json, --events, an export)
+   * stays English whatever the locale; the one printed below is built
+   * again in the user's language. */
   ls_verdict verdict;
+  gboolean was_english = ls_i18n_set_english (TRUE);
   ls_verdict_for_run (json_node_get_object (node), 0, &verdict);
+  ls_i18n_set_english (was_english);
   json_object_set_member (json_node_get_object (node), "verdict", ls_verdict_to_json (&verdict));
   if (obs.recorder)
     {
@@ -331,7 +337,10 @@ ls_cli_run (int argc, char **argv)
       ls_run_summary_print (stdout, &config, &result);
       if (target)
         ls_target_print (stdout, target);
-      ls_verdict_print (stdout, &verdict);
+      ls_verdict shown;
+      ls_verdict_for_run (json_node_get_object (node), 0, &shown);
+      ls_verdict_print (stdout, &shown);
+      ls_verdict_clear (&shown);
     }
   ls_verdict_clear (&verdict);
   if (result.status != LS_RUN_DONE)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "app/core/i18n.h"
 #include "app/core/json-util.h"
 #include "app/core/summary-keys.h"
 #include "app/core/terminal-text.h"
@@ -77,9 +78,12 @@ on_run_started (LsSweepSession *s, guint index, const char *label, driver *d)
   d->index = index;
   d->batches = d->planned = 0;
   d->started = FALSE;
-  if (!d->tty)
-    fprintf (stderr, "[%u/%u] %s%s\n", index, ls_sweep_session_get_total (s),
-             ls_sweep_session_get_configuration_label (s), d->repeat > 1 ? " (repeat)" : "");
+  /* The label is the configuration's knobs as typed (workers=2 pin=off). */
+  if (!d->tty && d->repeat > 1)
+    fprintf (stderr, _("[%u/%u] %s (repeat)\n"), index, ls_sweep_session_get_total (s),
+             ls_sweep_session_get_configuration_label (s));
+  else if (!d->tty)
+    fprintf (stderr, "[%u/%u] %s\n", index, ls_sweep_session_get_total (s), ls_sweep_session_get_configuration_label (s));
   show_progress (d);
 }
 
@@ -129,27 +133,28 @@ on_run_finished (LsSweepSession *s, guint index, JsonObject *summary, driver *d)
         result->runs_failed++;
       if (strcmp (st, "done") != 0)
         {
-          /* The script's own text: it may hold terminal escapes. */
+          /* The script's own text: it may hold terminal escapes. The
+           * status and the error are the summary's, as recorded (English). */
           g_autofree char *why = ls_terminal_text (json_object_get_string_member_with_default (summary, "error", "?"));
           g_autofree char *status = ls_terminal_text (st);
           fprintf (stderr, "[%u/%u] %s: %s: %s\n", index, total, label, status, why);
         }
       else if (d->tty)
-        fprintf (stderr, "[%u/%u] %s: %.0f samples/s\n", index, total, label,
+        fprintf (stderr, _("[%u/%u] %s: %.0f samples/s\n"), index, total, label,
                  ls_json_number_or (summary, LS_KEY_THROUGHPUT, 0));
     }
   else if (ls_sweep_session_get_failure (s))
     {
       /* Bad input: the runner said why (above); the rest would say it too. */
       result->refused = TRUE;
-      fprintf (stderr, "[%u/%u] %s: the runner refused its input (exit status 2); the sweep stops here\n", index,
+      fprintf (stderr, _("[%u/%u] %s: the runner refused its input (exit status 2); the sweep stops here\n"), index,
                total, label);
     }
   else
     {
       /* Its run, if recorded, is marked interrupted by the session. */
       result->runs_lost++;
-      fprintf (stderr, "[%u/%u] %s: the runner ended without a summary (exit status %d)\n", index, total, label,
+      fprintf (stderr, _("[%u/%u] %s: the runner ended without a summary (exit status %d)\n"), index, total, label,
                ls_sweep_session_get_exit_status (s));
     }
 }
@@ -225,7 +230,7 @@ ls_cli_sweep_run (const ls_sweep_request *request, ls_cli_sweep_flags flags, ls_
         }
       /* The store could not be opened, or not written. */
       fprintf (stderr, "loadscope sweep: %s\n%s", error->message,
-               ls_sweep_session_get_store_path (session) ? "" : "(use --no-db to sweep without recording)\n");
+               ls_sweep_session_get_store_path (session) ? "" : _("(use --no-db to sweep without recording)\n"));
       return 1;
     }
   progress_clear (&d);
@@ -249,8 +254,10 @@ ls_cli_sweep_run (const ls_sweep_request *request, ls_cli_sweep_flags flags, ls_
       ls_verdict_clear (&verdict);
     }
   if (!(flags & LS_CLI_SWEEP_JSON) && result->store_path)
-    fprintf (stderr, "sweep %" G_GINT64_FORMAT ": %u done, %u failed, %u lost%s; recorded in %s\n", result->sweep_id,
-             result->runs_done, result->runs_failed, result->runs_lost, result->interrupted ? ", interrupted" : "",
+    fprintf (stderr,
+             result->interrupted ? _("sweep %lld: %u done, %u failed, %u lost, interrupted; recorded in %s\n")
+                                 : _("sweep %lld: %u done, %u failed, %u lost; recorded in %s\n"),
+             (long long) result->sweep_id, result->runs_done, result->runs_failed, result->runs_lost,
              result->store_path);
   return result->refused ? 2 : result->runs_failed || result->runs_lost || result->interrupted ? 1 : 0;
 }
@@ -258,7 +265,7 @@ ls_cli_sweep_run (const ls_sweep_request *request, ls_cli_sweep_flags flags, ls_
 int
 ls_cli_sweep (int argc, char **argv)
 {
-  g_autoptr (GOptionContext) context = g_option_context_new ("- run every combination of the knobs given as lists");
+  g_autoptr (GOptionContext) context = g_option_context_new (_("- run every combination of the knobs given as lists"));
   g_autoptr (GError) error = NULL;
   g_autoptr (ls_sweep_request) request = ls_sweep_request_new ();
   char *values[LS_SWEEP_N_KNOBS] = { 0 };
@@ -274,35 +281,39 @@ ls_cli_sweep (int argc, char **argv)
   for (guint k = 0; k < LS_SWEEP_N_KNOBS; k++)
     entries[k] = (GOptionEntry){ ls_sweep_knobs[k].name, 0, 0, G_OPTION_ARG_STRING, &values[k],
                                  ls_sweep_knobs[k].help, ls_sweep_knobs[k].sweepable ? "A,B,..." : "VALUE" };
-  entries[LS_SWEEP_N_KNOBS] = (GOptionEntry){ "repeat", 0, 0, G_OPTION_ARG_INT, &repeat, "Run every configuration R times (default: 1, or as many as --time-budget allows)", "R" };
-  entries[LS_SWEEP_N_KNOBS + 6] = (GOptionEntry){ "time-budget", 0, 0, G_OPTION_ARG_STRING, &time_budget, "Repeat every configuration as often as fits in this time (e.g. 120s, 5m), 1 to 5 times, from the sweep's estimate (needs --batches)", "TIME" };
-  entries[LS_SWEEP_N_KNOBS + 1] = (GOptionEntry){ "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the summaries as a JSON array", NULL };
-  entries[LS_SWEEP_N_KNOBS + 2] = (GOptionEntry){ "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "The run store", "PATH" };
-  entries[LS_SWEEP_N_KNOBS + 3] = (GOptionEntry){ "no-db", 0, 0, G_OPTION_ARG_NONE, &no_db, "Do not record the runs", NULL };
-  entries[LS_SWEEP_N_KNOBS + 4] = (GOptionEntry){ "drop-last", 0, 0, G_OPTION_ARG_NONE, &drop_last, "Drop each epoch's last partial batch", NULL };
-  entries[LS_SWEEP_N_KNOBS + 7] = (GOptionEntry){ "on", 0, 0, G_OPTION_ARG_STRING, &on, "Run on a target machine: ssh:HOST or exec:COMMAND (see `loadscope remote --help`); recorded here with its machine", "TARGET" };
+  entries[LS_SWEEP_N_KNOBS] = (GOptionEntry){ "repeat", 0, 0, G_OPTION_ARG_INT, &repeat, N_("Run every configuration R times (default: 1, or as many as --time-budget allows)"), "R" };
+  entries[LS_SWEEP_N_KNOBS + 6] = (GOptionEntry){ "time-budget", 0, 0, G_OPTION_ARG_STRING, &time_budget, N_("Repeat every configuration as often as fits in this time (e.g. 120s, 5m), 1 to 5 times, from the sweep's estimate (needs --batches)"), N_("TIME") };
+  entries[LS_SWEEP_N_KNOBS + 1] = (GOptionEntry){ "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print the summaries as a JSON array"), NULL };
+  entries[LS_SWEEP_N_KNOBS + 2] = (GOptionEntry){ "db", 0, 0, G_OPTION_ARG_FILENAME, &db, N_("The run store"), N_("PATH") };
+  entries[LS_SWEEP_N_KNOBS + 3] = (GOptionEntry){ "no-db", 0, 0, G_OPTION_ARG_NONE, &no_db, N_("Do not record the runs"), NULL };
+  entries[LS_SWEEP_N_KNOBS + 4] = (GOptionEntry){ "drop-last", 0, 0, G_OPTION_ARG_NONE, &drop_last, N_("Drop each epoch's last partial batch"), NULL };
+  entries[LS_SWEEP_N_KNOBS + 7] = (GOptionEntry){ "on", 0, 0, G_OPTION_ARG_STRING, &on, N_("Run on a target machine: ssh:HOST or exec:COMMAND (see `loadscope remote --help`); recorded here with its machine"), "TARGET" };
   entries[LS_SWEEP_N_KNOBS + 5] = (GOptionEntry){ "quiet", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &quiet, "No table", NULL };
-  g_option_context_add_main_entries (context, entries, NULL);
+  /* The entries of this file through the catalogue (N_); the knobs' own
+   * help (app/core/sweep-grid.c) is not marked yet and stays English. */
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   g_option_context_add_group (context, ls_slurm_option_group (&slurm));
-  g_option_context_set_summary (context,
-                                "Any run knob (see `loadscope run --help`) may be a comma list; the sweep runs\n"
-                                "their product, each configuration in its own runner process, and records every\n"
-                                "run. Example:\n"
-                                "  loadscope sweep --dataset D --workers 0,1,2,4 --pin off,staging --batches 40\n"
-                                "\n"
-                                "Knobs not given take the defaults of every run (the same in `run`, `demo` and\n"
-                                "the window): workers " G_STRINGIFY (LS_RUN_DEFAULT_WORKERS) ", " LS_RUN_DEFAULTS_TEXT ".\n"
-                                "After the table come the spread of repeated configurations, the\n"
-                                "recommendation and the verdict (the limiting stage and the knob to turn),\n"
-                                "also as a PyTorch DataLoader call.\n"
-                                "\n"
-                                "--repeat R runs the whole grid R times; --time-budget T picks R (1 to 5)\n"
-                                "from the sweep's estimate; neither: once.\n"
-                                "\n"
-                                "Ctrl-C stops after marking the current run interrupted.\n"
-                                "\n"
-                                "--slurm runs the grid as a Slurm job array, one task per configuration,\n"
-                                "and merges the tasks' stores into the history (--help-slurm).");
+  g_autofree char *summary = g_strdup_printf (
+    _("Any run knob (see `loadscope run --help`) may be a comma list; the sweep runs\n"
+      "their product, each configuration in its own runner process, and records every\n"
+      "run. Example:\n"
+      "  loadscope sweep --dataset D --workers 0,1,2,4 --pin off,staging --batches 40\n"
+      "\n"
+      "Knobs not given take the defaults of every run (the same in `run`, `demo` and\n"
+      "the window): workers %d, %s.\n"
+      "After the table come the spread of repeated configurations, the\n"
+      "recommendation and the verdict (the limiting stage and the knob to turn),\n"
+      "also as a PyTorch DataLoader call.\n"
+      "\n"
+      "--repeat R runs the whole grid R times; --time-budget T picks R (1 to 5)\n"
+      "from the sweep's estimate; neither: once.\n"
+      "\n"
+      "Ctrl-C stops after marking the current run interrupted.\n"
+      "\n"
+      "--slurm runs the grid as a Slurm job array, one task per configuration,\n"
+      "and merges the tasks' stores into the history (--help-slurm)."),
+    LS_RUN_DEFAULT_WORKERS, LS_RUN_DEFAULTS_TEXT);
+  g_option_context_set_summary (context, summary);
 
   char **args = argv;
   if (!ls_cli_parse_args (context, &argc, &args, &error))
@@ -312,19 +323,19 @@ ls_cli_sweep (int argc, char **argv)
     }
   if (argc > 1)
     {
-      fprintf (stderr, "loadscope sweep: unexpected argument '%s'\n", args[1]);
+      fprintf (stderr, _("loadscope sweep: unexpected argument '%s'\n"), args[1]);
       goto out;
     }
   if (repeat != 0 && time_budget)
     {
-      fprintf (stderr, "loadscope sweep: --repeat and --time-budget: give one of them\n");
+      fprintf (stderr, "%s\n", _("loadscope sweep: --repeat and --time-budget: give one of them"));
       goto out;
     }
   if (repeat == 0)
     repeat = 1;
   if (repeat < 1 || repeat > LS_SWEEP_REPEAT_MAX)
     {
-      fprintf (stderr, "loadscope sweep: --repeat %d: must be between 1 and %d\n", repeat, LS_SWEEP_REPEAT_MAX);
+      fprintf (stderr, _("loadscope sweep: --repeat %d: must be between 1 and %d\n"), repeat, LS_SWEEP_REPEAT_MAX);
       goto out;
     }
 
@@ -341,12 +352,14 @@ ls_cli_sweep (int argc, char **argv)
       double budget_s = ls_sweep_parse_duration (time_budget);
       if (budget_s <= 0)
         {
-          fprintf (stderr, "loadscope sweep: --time-budget %s: give a duration such as 90s, 5m or 1h\n", time_budget);
+          fprintf (stderr, _("loadscope sweep: --time-budget %s: give a duration such as 90s, 5m or 1h\n"), time_budget);
           goto out;
         }
       request->repeat = ls_sweep_repeat_for_budget (request, budget_s, g_get_num_processors ());
-      fprintf (stderr, "loadscope sweep: --time-budget %s: every configuration %u time%s\n", time_budget,
-               request->repeat, request->repeat == 1 ? "" : "s");
+      fprintf (stderr,
+               ngettext ("loadscope sweep: --time-budget %s: every configuration %u time\n",
+                         "loadscope sweep: --time-budget %s: every configuration %u times\n", request->repeat),
+               time_budget, request->repeat);
     }
   request->drop_last = drop_last;
   request->no_db = no_db;

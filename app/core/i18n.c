@@ -22,6 +22,31 @@ locale_dir (void)
   return g_strdup (LS_LOCALEDIR);
 }
 
+/* Per thread: the window's threads and the CLI's never share the setting. */
+static _Thread_local gboolean english;
+
+gboolean
+ls_i18n_set_english (gboolean on)
+{
+  gboolean was = english;
+  english = on;
+  return was;
+}
+
+const char *
+ls_i18n_gettext (const char *msgid)
+{
+  return english ? msgid : g_dgettext (GETTEXT_PACKAGE, msgid);
+}
+
+const char *
+ls_i18n_ngettext (const char *one, const char *many, unsigned long n)
+{
+  if (english)
+    return n == 1 ? one : many;
+  return g_dngettext (GETTEXT_PACKAGE, one, many, n);
+}
+
 gboolean
 ls_i18n_machine_output (int argc, char **argv)
 {

@@ -10,8 +10,32 @@
  *                      every count ("1 run" / "2 runs")
  *
  * Never for machine-readable output: --json, CSV headers, the store, the
- * exchange format and the DataLoader(...) line stay as they are. */
+ * exchange format and the DataLoader(...) line stay as they are.
+ *
+ * A sentence is one format, whole, through the catalogue; a part put into
+ * it is a figure, a knob as typed, or a phrase marked on its own that
+ * reads right wherever it goes (a translation may reorder with %1$s).
+ * In a file of po/POTFILES.in, a sentence given to printf and its kin
+ * without _() fails tests/check-translations.py unless a comment on its
+ * line or the line above says "untranslated". */
 #include <glib/gi18n-lib.h>
+
+/* _() and ngettext as above, through the two functions below: the same
+ * catalogue lookup, except on a thread that has asked for English. */
+#undef _
+#define _(String) ((char *) ls_i18n_gettext (String))
+#undef ngettext
+#define ngettext(One, Many, N) ((char *) ls_i18n_ngettext (One, Many, N))
+
+const char *ls_i18n_gettext (const char *msgid) G_GNUC_FORMAT (1);
+const char *ls_i18n_ngettext (const char *one, const char *many, unsigned long n) G_GNUC_FORMAT (1) G_GNUC_FORMAT (2);
+
+/* A text that is both kept and shown (`loadscope run` prints the verdict
+ * it also writes into the store): built once with ENGLISH TRUE for what is
+ * kept, once again for what is shown. While set, _() and ngettext on this
+ * thread return their English text whatever the locale. Returns the
+ * previous setting, to put back. */
+gboolean ls_i18n_set_english (gboolean english);
 
 /* Once, first thing in main(): the locale from the environment (LANG,
  * LC_ALL, LANGUAGE) for messages, text and time, LC_NUMERIC kept "C" (the

@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "app/core/i18n.h"
 #include "app/core/json-util.h"
 #include "app/core/summary-keys.h"
 
@@ -57,20 +58,22 @@ ls_recommend_knobs_text (JsonObject *o)
   const char *pin = pin_of (o);
   GString *s = g_string_new (NULL);
 
+  /* A list: each part after the first says its own separator (", "). The
+   * start method and the pin mode are knob values, as typed. */
   if (workers == 0)
-    g_string_append (s, "0 workers (loading in the training process)");
+    g_string_append (s, _("0 workers (loading in the training process)"));
   else
-    g_string_append_printf (s, "%" G_GINT64_FORMAT " worker%s (%s)", workers, workers == 1 ? "" : "s",
-                            json_object_get_string_member_with_default (o, "start", "fork"));
-  g_string_append_printf (s, ", batch %" G_GINT64_FORMAT, json_object_get_int_member_with_default (o, "batch_size", 0));
+    g_string_append_printf (s, ngettext ("%lld worker (%s)", "%lld workers (%s)", (unsigned long) workers),
+                            (long long) workers, json_object_get_string_member_with_default (o, "start", "fork"));
+  g_string_append_printf (s, _(", batch %lld"), (long long) json_object_get_int_member_with_default (o, "batch_size", 0));
   if (workers > 0)
-    g_string_append_printf (s, ", prefetch %" G_GINT64_FORMAT ", persistent workers %s",
-                            json_object_get_int_member_with_default (o, "prefetch", 0),
-                            flag_of (o, "persistent") ? "on" : "off");
+    g_string_append_printf (s, flag_of (o, "persistent") ? _(", prefetch %lld, persistent workers on")
+                                                         : _(", prefetch %lld, persistent workers off"),
+                            (long long) json_object_get_int_member_with_default (o, "prefetch", 0));
   if (pin)
-    g_string_append_printf (s, ", pin %s", pin);
+    g_string_append_printf (s, _(", pin %s"), pin);
   if (pin && flag_of (o, "non_blocking"))
-    g_string_append (s, ", non-blocking copies");
+    g_string_append (s, _(", non-blocking copies"));
   return g_string_free (s, FALSE);
 }
 
@@ -101,6 +104,7 @@ ls_recommend_dataloader_text (JsonObject *o)
   if (pin && flag_of (o, "non_blocking"))
     g_string_append (s, "; batch.to(device, non_blocking=True)");
   if (pin && strcmp (pin, "arena") == 0)
+    /* untranslated: part of the DataLoader line, which is never translated */
     g_string_append (s, "  # pin arena has no DataLoader equivalent: pin_memory=True is the nearest");
   return g_string_free (s, FALSE);
 }
@@ -280,8 +284,8 @@ char *
 ls_config_group_throughput_text (const ls_config_group *g)
 {
   if (g->done > 1)
-    return g_strdup_printf ("%.0f samples/s (mean of %u, %.0f\u2013%.0f)", g->mean, g->done, g->min, g->max);
-  return g_strdup_printf ("%.0f samples/s", g->mean);
+    return g_strdup_printf (_("%.0f samples/s (mean of %u, %.0f\u2013%.0f)"), g->mean, g->done, g->min, g->max);
+  return g_strdup_printf (_("%.0f samples/s"), g->mean);
 }
 
 gboolean
@@ -292,7 +296,8 @@ ls_config_group_close (const ls_config_group *g, const ls_config_group *best)
 }
 
 /* Why configuration a costs the machine less than b, in words ("fewer
- * workers", "no pinning", "less memory"); NULL when it does not. */
+ * workers", "no pinning", "less memory", marked: translate where shown);
+ * NULL when it does not. */
 static const char *
 config_cheaper (JsonArray *summaries, const ls_config_group *a, const ls_config_group *b)
 {
@@ -301,14 +306,14 @@ config_cheaper (JsonArray *summaries, const ls_config_group *a, const ls_config_
   gint64 wx = json_object_get_int_member_with_default (x, "workers", 0);
   gint64 wy = json_object_get_int_member_with_default (y, "workers", 0);
   if (wx != wy)
-    return wx < wy ? "fewer workers" : NULL;
+    return wx < wy ? N_("fewer workers") : NULL;
   const char *px = pin_of (x), *py = pin_of (y);
   gboolean pinned_x = px && strcmp (px, "off") != 0, pinned_y = py && strcmp (py, "off") != 0;
   if (pinned_x != pinned_y)
-    return pinned_y ? "no pinning" : NULL;
+    return pinned_y ? N_("no pinning") : NULL;
   /* Less memory counts when it is noticeably less (5 %), not noise. */
   if (a->memory >= 0 && (b->memory < 0 || a->memory < b->memory * (1 - LS_RECOMMEND_TOLERANCE)))
-    return "less memory";
+    return N_("less memory");
   return NULL;
 }
 
@@ -327,7 +332,7 @@ ls_recommend (JsonArray *summaries)
     }
   if (!best)
     {
-      rec.reason = g_strdup ("No run finished, so there is nothing to recommend.");
+      rec.reason = g_strdup (_("No run finished, so there is nothing to recommend."));
       return rec;
     }
 
@@ -346,27 +351,35 @@ ls_recommend (JsonArray *summaries)
   g_autofree char *knobs = ls_recommend_knobs_text (p);
   g_autofree char *tput = ls_config_group_throughput_text (pick);
   double util = ls_json_number_or (p, LS_KEY_GPU_UTIL_EXACT, -1);
-  g_autofree char *util_text = util >= 0 ? g_strdup_printf (", GPU busy %.0f %%%s", util * 100,
-                                                            flag_of (p, "simulated") ? " (simulated)" : "")
-                                         : g_strdup ("");
-  g_autofree char *mem_text = pick->memory >= 0 ? g_strdup_printf (" (%.0f MB peak)", pick->memory / 1e6)
+  /* Whole sentences, each with its own format; the parts put into them
+   * (the knobs, the throughput, the GPU and memory figures) are complete
+   * phrases that keep their place whatever the language. */
+  g_autofree char *util_text = util < 0                       ? g_strdup ("")
+                               : flag_of (p, "simulated")     ? g_strdup_printf (_(", GPU busy %.0f %% (simulated)"), util * 100)
+                                                              : g_strdup_printf (_(", GPU busy %.0f %%"), util * 100);
+  g_autofree char *mem_text = pick->memory >= 0 ? g_strdup_printf (_(" (%.0f MB peak)"), pick->memory / 1e6)
                                                 : g_strdup ("");
   GString *reason = g_string_new (NULL);
   if (pick == best)
-    g_string_append_printf (reason, "Use %s: the best throughput, %s%s, and no configuration within 5 %% "
-                                    "of it is cheaper (fewer workers, no pinning, less memory)%s.",
+    g_string_append_printf (reason, _("Use %s: the best throughput, %s%s, and no configuration within 5 %% "
+                                      "of it is cheaper (fewer workers, no pinning, less memory)%s."),
                             knobs, tput, util_text, mem_text);
   else
     {
-      const char *why = config_cheaper (summaries, pick, best);
-      g_string_append_printf (reason, "Use %s: %s%s, within %s of the best (%.0f samples/s) and cheaper than it (%s",
-                              knobs, tput, util_text,
-                              pick->mean >= best->mean * (1 - LS_RECOMMEND_TOLERANCE) ? "5 %" : "the spread of repeats",
-                              best->mean, why ? why : "");
-      if (pick->memory >= 0 && best->memory >= 0)
-        g_string_append_printf (reason, ", %.0f MB peak against %.0f MB", pick->memory / 1e6, best->memory / 1e6);
-      g_string_append_c (reason, ')');
-      g_string_append_c (reason, '.');
+      const char *cheaper = config_cheaper (summaries, pick, best);
+      const char *why = cheaper ? _(cheaper) : "";
+      g_autofree char *why_text = pick->memory >= 0 && best->memory >= 0
+                                      ? g_strdup_printf (_("%s, %.0f MB peak against %.0f MB"), why, pick->memory / 1e6,
+                                                         best->memory / 1e6)
+                                      : g_strdup (why);
+      if (pick->mean >= best->mean * (1 - LS_RECOMMEND_TOLERANCE))
+        g_string_append_printf (reason, _("Use %s: %s%s, within 5 %% of the best (%.0f samples/s) and cheaper than it "
+                                          "(%s)."),
+                                knobs, tput, util_text, best->mean, why_text);
+      else
+        g_string_append_printf (reason, _("Use %s: %s%s, within the spread of repeats of the best (%.0f samples/s) "
+                                          "and cheaper than it (%s)."),
+                                knobs, tput, util_text, best->mean, why_text);
     }
 
   /* The configurations the repeats cannot tell from the pick. */
@@ -379,12 +392,19 @@ ls_recommend (JsonArray *summaries)
     }
   if (same->len)
     {
-      g_string_append_printf (reason, " %s", pick->label);
+      /* "A, B and C": the labels are knob settings (workers=2 pin=off). */
+      char *list = g_strdup (pick->label);
       for (guint j = 0; j < same->len; j++)
-        g_string_append_printf (reason, "%s%s", j + 1 == same->len ? " and " : ", ", (char *) same->pdata[j]);
-      g_string_append_printf (reason, " are within the spread of repeats: measuring cannot tell them apart, so "
-                                      "the cheapest, %s, is the one to use.",
-                              pick->label);
+        {
+          char *longer = g_strdup_printf (j + 1 == same->len ? _("%s and %s") : _("%s, %s"), list,
+                                          (char *) same->pdata[j]);
+          g_free (list);
+          list = longer;
+        }
+      g_string_append_printf (reason, _(" %s are within the spread of repeats: measuring cannot tell them apart, so "
+                                        "the cheapest, %s, is the one to use."),
+                              list, pick->label);
+      g_free (list);
     }
   rec.reason = g_string_free (reason, FALSE);
   rec.dataloader = ls_recommend_dataloader_text (p);

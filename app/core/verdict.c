@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "app/core/i18n.h"
 #include "app/core/json-util.h"
 #include "app/core/machine-busy.h"
 #include "app/core/recommend.h"
@@ -60,6 +61,11 @@ stage_ms (JsonObject *stages, const char *name)
   return ls_json_number_or (stages, name, -1);
 }
 
+/* The sentences below are whole formats, one per wording, each through
+ * the catalogue (app/core/i18n.h); what is put into them is a figure with
+ * its unit ("84 ms", "1.2 GB"), a knob as PyTorch spells it, or a phrase
+ * marked on its own that reads the same wherever it is put. */
+
 /* "84 ms", "1.6 ms", "0.12 ms". */
 static char *
 ms_text (double ms)
@@ -85,12 +91,6 @@ much (double a, double b)
   return a >= 10 * b ? "\u226b" : ">";
 }
 
-static char *
-cores_text (int cores)
-{
-  return cores == 2 ? g_strdup ("both cores") : g_strdup_printf ("all %d cores", cores);
-}
-
 /* No GPU consumer: the none sink, which is also where a script runs its
  * step on the CPU. Nothing said about such a run speaks of a GPU. */
 static gboolean
@@ -102,17 +102,17 @@ no_gpu (JsonObject *o)
 /* A script's own step (--target pytorch), declared here for the wording. */
 static gboolean is_script_run (JsonObject *o);
 
-/* What the loader has to keep up with, for a sentence: "keep the GPU busy",
- * "keep up with the training step on the CPU", "keep up with a 20 ms step". */
-static char *
-keep_up_text (JsonObject *o, double step_ms)
+/* What the loader has to keep up with, which picks a sentence's wording:
+ * "keep the GPU busy", "keep up with the training step on the CPU", "keep
+ * up with a 20 ms step". */
+typedef enum { KEEP_GPU, KEEP_SCRIPT_CPU, KEEP_STEP } keep_up;
+
+static keep_up
+keep_up_of (JsonObject *o)
 {
   if (!no_gpu (o))
-    return g_strdup ("keep the GPU busy");
-  if (is_script_run (o))
-    return g_strdup ("keep up with the training step on the CPU");
-  g_autofree char *s = ms_text (step_ms);
-  return g_strdup_printf ("keep up with a %s step", s);
+    return KEEP_GPU;
+  return is_script_run (o) ? KEEP_SCRIPT_CPU : KEEP_STEP;
 }
 
 /* ---- building ------------------------------------------------------- */
@@ -176,20 +176,28 @@ suggested_dataloader (JsonObject *o, const knob_change *c)
 static void
 stage_finding (JsonObject *o, GPtrArray *findings)
 {
+  /* advice and label marked (N_), translated where put in the sentence */
   static const struct {
-    const char *name, *advice, *label; /* label: NULL is the name */
+    const char *name, *advice, *label;
   } stages[] = {
-    { "read", "reading the files is the slow part: faster storage, or a dataset that fits the page cache", NULL },
-    { "decode", "decoding is the slow part: smaller or fewer-pixel JPEGs, or a pre-decoded (uint8 HDF5) copy", NULL },
-    { "transform", "the transforms are the slow part: cheaper ones, or run them on the GPU after the copy", NULL },
-    { "write", "writing into shared memory is the slow part: smaller samples (uint8 output, normalize on the GPU)", NULL },
+    /* TRANSLATORS: a stage of a loader's worker: "workers spend most of a batch in read" */
+    { "read", N_("reading the files is the slow part: faster storage, or a dataset that fits the page cache"), N_("read") },
+    /* TRANSLATORS: a stage of a loader's worker (decoding JPEG images) */
+    { "decode", N_("decoding is the slow part: smaller or fewer-pixel JPEGs, or a pre-decoded (uint8 HDF5) copy"),
+      N_("decode") },
+    /* TRANSLATORS: a stage of a loader's worker (the sample's transforms) */
+    { "transform", N_("the transforms are the slow part: cheaper ones, or run them on the GPU after the copy"),
+      N_("transform") },
+    /* TRANSLATORS: a stage of a loader's worker (writing the batch into shared memory) */
+    { "write", N_("writing into shared memory is the slow part: smaller samples (uint8 output, normalize on the GPU)"),
+      N_("write") },
     /* a PyTorch script's own stages (--target pytorch) */
-    { "getitem", "make each sample cheaper (smaller images, cheaper transforms, a pre-decoded copy)",
-      "the Dataset's __getitem__" },
-    { "collate", "return tensors from __getitem__, or a cheaper collate_fn", "collate_fn" },
-    { "handoff", "return plain tensors, not Python objects (they are pickled through a queue)",
-      "the hand-off to the training process" },
-    { "pin", "pin_memory=False, or smaller batches", "the pin-memory thread" },
+    { "getitem", N_("make each sample cheaper (smaller images, cheaper transforms, a pre-decoded copy)"),
+      N_("the Dataset's __getitem__") },
+    { "collate", N_("return tensors from __getitem__, or a cheaper collate_fn"), "collate_fn" },
+    { "handoff", N_("return plain tensors, not Python objects (they are pickled through a queue)"),
+      N_("the hand-off to the training process") },
+    { "pin", N_("pin_memory=False, or smaller batches"), N_("the pin-memory thread") },
   };
   JsonObject *st = obj (o, "stages_ms");
   double total = 0, best = -1, idle = stage_ms (st, "idle");
@@ -212,19 +220,19 @@ stage_finding (JsonObject *o, GPtrArray *findings)
     return;
   g_autofree char *t = ms_text (best), *all = ms_text (total);
   /* Without a GPU there is nothing to move the work to after a copy. */
-  const char *advice = stages[which].advice;
+  const char *advice = _(stages[which].advice);
   if (no_gpu (o) && strcmp (stages[which].name, "transform") == 0)
-    advice = "the transforms are the slow part: cheaper ones, or apply them once to a pre-processed copy";
+    advice = _("the transforms are the slow part: cheaper ones, or apply them once to a pre-processed copy");
   else if (no_gpu (o) && strcmp (stages[which].name, "write") == 0)
-    advice = "writing into shared memory is the slow part: smaller samples (uint8 output)";
-  add (findings, g_strdup_printf ("workers spend most of a batch in %s (%s of %s, %.0f %%): %s",
-                                  stages[which].label ? stages[which].label : stages[which].name, t, all,
-                                  100 * best / total, advice));
+    advice = _("writing into shared memory is the slow part: smaller samples (uint8 output)");
+  /* TRANSLATORS: the stage, its time per batch, the workers' whole time per batch, its share, the advice */
+  add (findings, g_strdup_printf (_("workers spend most of a batch in %s (%s of %s, %.0f %%): %s"),
+                                  _(stages[which].label), t, all, 100 * best / total, advice));
   if (idle >= 0 && idle > total)
     {
       g_autofree char *i = ms_text (idle);
-      add (findings, g_strdup_printf ("workers sit idle %s per batch, longer than they work: they wait for free "
-                                      "slots; a larger prefetch_factor lets them run ahead",
+      add (findings, g_strdup_printf (_("workers sit idle %s per batch, longer than they work: they wait for free "
+                                        "slots; a larger prefetch_factor lets them run ahead"),
                                       i));
     }
 }
@@ -237,18 +245,24 @@ run_warnings (JsonObject *o, int cores, gboolean busy_warning, ls_verdict *v)
   gint64 workers = json_object_get_int_member_with_default (o, "workers", 0);
   double other = num2 (o, "machine_busy", "other_cpu_percent");
   if (busy_warning && other > LS_MACHINE_BUSY_OTHER_PERCENT)
-    add (v->warnings, g_strdup_printf ("the machine was busy: other processes used %.0f %% of a core during the run "
-                                       "(more than %.0f %%), so its figures may be low and differ between repeats",
+    add (v->warnings, g_strdup_printf (_("the machine was busy: other processes used %.0f %% of a core during the run "
+                                         "(more than %.0f %%), so its figures may be low and differ between repeats"),
                                        other, LS_MACHINE_BUSY_OTHER_PERCENT));
   if (workers > cores)
-    add (v->warnings, g_strdup_printf ("%" G_GINT64_FORMAT " workers on %d cores: the workers beyond the cores share "
-                                       "them, so each runs slower",
-                                       workers, cores));
-  if (ls_json_number_or (o, "skipped_samples", -1) > 0)
-    add (v->warnings, g_strdup_printf ("%.0f samples could not be read and were replaced",
-                                       ls_json_number_or (o, "skipped_samples", -1)));
+    add (v->warnings, g_strdup_printf (ngettext ("%lld workers on %d core: the workers beyond the core share it, so "
+                                                 "each runs slower",
+                                                 "%lld workers on %d cores: the workers beyond the cores share them, so "
+                                                 "each runs slower",
+                                                 (unsigned long) cores),
+                                       (long long) workers, cores));
+  double skipped = ls_json_number_or (o, "skipped_samples", -1);
+  if (skipped > 0)
+    add (v->warnings, g_strdup_printf (ngettext ("%.0f sample could not be read and was replaced",
+                                                 "%.0f samples could not be read and were replaced",
+                                                 (unsigned long) skipped),
+                                       skipped));
   if (flag (o, "simulated"))
-    add (v->warnings, g_strdup ("simulated GPU: the copy and the model step are modelled, not measured on a device"));
+    add (v->warnings, g_strdup (_("simulated GPU: the copy and the model step are modelled, not measured on a device")));
 }
 
 /* Cores the run had: its own record, else the caller's, else this machine's. */
@@ -279,51 +293,85 @@ loading_findings (JsonObject *o, int cores, double step_ms, ls_verdict *v, knob_
   double batch_cpu = cpu_per_batch (o);
   gboolean saturated = cpu >= LS_VERDICT_CPU_SATURATED * cores * 100;
   int needed = batch_cpu > 0 && step_ms > 0 ? (int) ceil (batch_cpu / step_ms) : -1;
-  g_autofree char *all = cores_text (cores);
 
   stage_finding (o, v->findings);
   if (saturated || workers >= cores)
     {
       double other = num2 (o, "machine_busy", "other_cpu_percent");
-      if (saturated)
-        add (v->findings, g_strdup_printf ("%s busy (CPU %.0f %% of %d %%): more workers will not help on this "
-                                           "machine; make each sample cheaper or use more cores",
-                                           all, cpu, cores * 100));
+      if (saturated && cores == 2)
+        add (v->findings, g_strdup_printf (_("both cores busy (CPU %.0f %% of %d %%): more workers will not help on "
+                                             "this machine; make each sample cheaper or use more cores"),
+                                           cpu, cores * 100));
+      else if (saturated)
+        add (v->findings, g_strdup_printf (ngettext ("all %d core busy (CPU %.0f %% of %d %%): more workers will not "
+                                                     "help on this machine; make each sample cheaper or use more cores",
+                                                     "all %d cores busy (CPU %.0f %% of %d %%): more workers will not "
+                                                     "help on this machine; make each sample cheaper or use more cores",
+                                                     (unsigned long) cores),
+                                           cores, cpu, cores * 100));
+      else if (other > LS_MACHINE_BUSY_OTHER_PERCENT)
+        add (v->findings, g_strdup_printf (ngettext ("%lld workers on %d core already (CPU %.0f %% of %d %%, the rest "
+                                                     "went to other processes): more workers will not help on this "
+                                                     "machine; make each sample cheaper or use more cores",
+                                                     "%lld workers on %d cores already (CPU %.0f %% of %d %%, the rest "
+                                                     "went to other processes): more workers will not help on this "
+                                                     "machine; make each sample cheaper or use more cores",
+                                                     (unsigned long) cores),
+                                           (long long) workers, cores, cpu, cores * 100));
       else
-        add (v->findings, g_strdup_printf ("%" G_GINT64_FORMAT " workers on %d cores already (CPU %.0f %% of %d %%%s): "
-                                           "more workers will not help on this machine; make each sample cheaper or "
-                                           "use more cores",
-                                           workers, cores, cpu, cores * 100,
-                                           other > LS_MACHINE_BUSY_OTHER_PERCENT ? ", the rest went to other processes"
-                                                                                 : ""));
+        add (v->findings, g_strdup_printf (ngettext ("%lld workers on %d core already (CPU %.0f %% of %d %%): more "
+                                                     "workers will not help on this machine; make each sample cheaper "
+                                                     "or use more cores",
+                                                     "%lld workers on %d cores already (CPU %.0f %% of %d %%): more "
+                                                     "workers will not help on this machine; make each sample cheaper "
+                                                     "or use more cores",
+                                                     (unsigned long) cores),
+                                           (long long) workers, cores, cpu, cores * 100));
       if (needed > cores)
         {
           g_autofree char *b = ms_text (batch_cpu), *s = ms_text (step_ms);
-          g_autofree char *keep = keep_up_text (o, step_ms);
-          add (v->findings, g_strdup_printf ("to %s would take about %d cores (%s of CPU per batch against a %s "
-                                             "step)%s; this machine has %d",
-                                             keep, needed, b, s,
-                                             no_gpu (o) ? ", and on the CPU the step needs cores of its own" : "",
-                                             cores));
+          char *said;
+          switch (keep_up_of (o))
+            {
+            case KEEP_GPU:
+              said = g_strdup_printf (_("to keep the GPU busy would take about %d cores (%s of CPU per batch against "
+                                        "a %s step); this machine has %d"),
+                                      needed, b, s, cores);
+              break;
+            case KEEP_SCRIPT_CPU:
+              said = g_strdup_printf (_("to keep up with the training step on the CPU would take about %d cores (%s "
+                                        "of CPU per batch against a %s step), and on the CPU the step needs cores of "
+                                        "its own; this machine has %d"),
+                                      needed, b, s, cores);
+              break;
+            case KEEP_STEP:
+            default:
+              said = g_strdup_printf (_("to keep up with a %s step would take about %d cores (%s of CPU per batch "
+                                        "against a %s step), and on the CPU the step needs cores of its own; this "
+                                        "machine has %d"),
+                                      s, needed, b, s, cores);
+              break;
+            }
+          add (v->findings, said);
         }
       return;
     }
   gint64 want = needed > 0 ? MIN (MAX (needed, workers + 1), cores) : MIN (MAX (workers * 2, 1), cores);
   if (workers == 0)
-    add (v->findings, g_strdup_printf ("the batches are built in the training process, on one core of %d: "
-                                       "num_workers=%" G_GINT64_FORMAT,
-                                       cores, want));
+    add (v->findings, g_strdup_printf (_("the batches are built in the training process, on one core of %d: "
+                                         "num_workers=%lld"),
+                                       cores, (long long) want));
   else
-    add (v->findings, g_strdup_printf ("cores are idle (CPU %.0f %% of %d %%): num_workers=%" G_GINT64_FORMAT, cpu,
-                                       cores * 100, want));
+    add (v->findings, g_strdup_printf (_("cores are idle (CPU %.0f %% of %d %%): num_workers=%lld"), cpu, cores * 100,
+                                       (long long) want));
   change->workers = want;
   double p50 = num2 (o, LS_KEY_BATCH_WAIT_MS, "p50"), p95 = num2 (o, LS_KEY_BATCH_WAIT_MS, "p95");
   gint64 prefetch = json_object_get_int_member_with_default (o, "prefetch", 2);
   if (workers > 0 && p95 > 4 * p50 && p95 > 1 && prefetch < 4)
     {
       g_autofree char *a = ms_text (p95), *b = ms_text (p50);
-      add (v->findings, g_strdup_printf ("waits are uneven (p95 %s against p50 %s): prefetch_factor=4 lets the "
-                                         "workers run further ahead",
+      add (v->findings, g_strdup_printf (_("waits are uneven (p95 %s against p50 %s): prefetch_factor=4 lets the "
+                                           "workers run further ahead"),
                                          a, b));
       change->prefetch = 4;
     }
@@ -352,8 +400,8 @@ epoch_finding (JsonObject *o, ls_verdict *v, knob_change *change)
   if (excess < 1 || excess < 3 * wait || share < 0.02)
     return FALSE;
   g_autofree char *each = excess >= 1000 ? g_strdup_printf ("%.1f s", excess / 1000) : ms_text (excess);
-  add (v->findings, g_strdup_printf ("epoch boundaries cost %s each, %.0f %% of the run (the workers are stopped and "
-                                     "started again): persistent_workers=True",
+  add (v->findings, g_strdup_printf (_("epoch boundaries cost %s each, %.0f %% of the run (the workers are stopped "
+                                       "and started again): persistent_workers=True"),
                                      each, 100 * share));
   change->persistent = 1;
   return share >= 0.25;
@@ -381,38 +429,46 @@ script_verdict (JsonObject *o, int cores, double wait, double step, ls_verdict *
   double speedup = step > 0 ? cycle / step : 1;
   gboolean cpu = no_gpu (o);
   g_autofree char *w = ms_text (MAX (wait, 0)), *s = ms_text (step);
-  g_autofree char *most = speedup < 1.5 ? g_strdup_printf ("%.0f %% faster", 100 * (speedup - 1))
-                                        : g_strdup_printf ("%.1f\u00d7 as fast", speedup);
   /* On the CPU the step is the training step on the CPU, and the workers
    * share its cores: "N× as fast" would promise a speed no core gives. */
-  const char *step_name = cpu ? "the training step on the CPU" : "the training step";
-
   if (wait <= 0.1 * step)
     {
       v->limit = LS_LIMIT_STEP;
-      v->headline = g_strdup_printf ("step-bound: %s takes %s per batch, the wait for the next batch "
-                                     "%s (%.0f %% of the time): the loader keeps up",
-                                     step_name, s, w, 100 * gain);
-      add (v->findings, g_strdup_printf ("no DataLoader knob can make this run more than %s; %s is what would help",
-                                         most,
-                                         cpu ? "a cheaper training step on the CPU (a smaller model, fewer samples "
-                                               "per step)"
-                                             : "a faster step (the model, the device, mixed precision)"));
+      v->headline = g_strdup_printf (cpu ? _("step-bound: the training step on the CPU takes %s per batch, the wait "
+                                             "for the next batch %s (%.0f %% of the time): the loader keeps up")
+                                         : _("step-bound: the training step takes %s per batch, the wait for the next "
+                                             "batch %s (%.0f %% of the time): the loader keeps up"),
+                                     s, w, 100 * gain);
+      const char *help = cpu ? _("a cheaper training step on the CPU (a smaller model, fewer samples per step)")
+                             : _("a faster step (the model, the device, mixed precision)");
+      if (speedup < 1.5)
+        add (v->findings, g_strdup_printf (_("no DataLoader knob can make this run more than %.0f %% faster; %s is "
+                                             "what would help"),
+                                           100 * (speedup - 1), help));
+      else
+        add (v->findings, g_strdup_printf (_("no DataLoader knob can make this run more than %.1f\u00d7 as fast; %s "
+                                             "is what would help"),
+                                           speedup, help));
     }
   else
     {
       v->limit = LS_LIMIT_LOADING;
-      v->headline = g_strdup_printf ("loading-bound: the script waits %s for each batch against a %s %s (%.0f %% of "
-                                     "its time)",
-                                     w, s, cpu ? "training step on the CPU" : "step", 100 * gain);
+      v->headline = g_strdup_printf (cpu ? _("loading-bound: the script waits %s for each batch against a %s training "
+                                             "step on the CPU (%.0f %% of its time)")
+                                         : _("loading-bound: the script waits %s for each batch against a %s step "
+                                             "(%.0f %% of its time)"),
+                                     w, s, 100 * gain);
       loading_findings (o, cores, step, v, change);
     }
   if (cpu && speedup >= 1.5)
-    v->gain = g_strdup_printf ("the wait is %.0f %% of each batch's time (%s takes %s, the wait %s); on the CPU "
-                               "the workers share the %d cores with that step, so only idle cores take the wait away",
-                               100 * gain, step_name, s, w, cores);
+    v->gain = g_strdup_printf (_("the wait is %.0f %% of each batch's time (the training step on the CPU takes %s, "
+                                 "the wait %s); on the CPU the workers share the %d cores with that step, so only idle "
+                                 "cores take the wait away"),
+                               100 * gain, s, w, cores);
+  else if (speedup < 1.5)
+    v->gain = g_strdup_printf (_("at most %.0f %% faster: the step takes %s, the wait %s"), 100 * (speedup - 1), s, w);
   else
-    v->gain = g_strdup_printf ("at most %s: the step takes %s, the wait %s", most, s, w);
+    v->gain = g_strdup_printf (_("at most %.1f\u00d7 as fast: the step takes %s, the wait %s"), speedup, s, w);
 }
 
 /* The verdict of run o; the knobs its findings name in *out_change. */
@@ -431,15 +487,16 @@ run_verdict (JsonObject *o, int machine_cores, gboolean busy_warning, ls_verdict
   run_warnings (o, cores, busy_warning, v);
   if (strcmp (status, "done") != 0 || ls_json_number_or (o, LS_KEY_THROUGHPUT, -1) <= 0)
     {
-      v->headline = g_strdup_printf ("the run did not finish (%s): no verdict", status);
+      /* TRANSLATORS: %s is the run's status as the store has it (failed, interrupted) */
+      v->headline = g_strdup_printf (_("the run did not finish (%s): no verdict"), status);
       return;
     }
   double measured = ls_json_number_or (o, "batches", -1) - MAX (ls_json_number_or (o, "warmup_batches", -1), 0);
   if (measured < LS_VERDICT_MIN_BATCHES)
     {
-      v->headline = g_strdup_printf ("too few batches to tell: %.0f measured after the warm-up", MAX (measured, 0));
-      add (v->warnings, g_strdup_printf ("only %.0f batches after the warm-up were measured (fewer than %d): too few "
-                                         "to tell; give more --batches or a larger dataset",
+      v->headline = g_strdup_printf (_("too few batches to tell: %.0f measured after the warm-up"), MAX (measured, 0));
+      add (v->warnings, g_strdup_printf (_("only %.0f batches after the warm-up were measured (fewer than %d): too few "
+                                           "to tell; give more --batches or a larger dataset"),
                                          MAX (measured, 0), LS_VERDICT_MIN_BATCHES));
       return;
     }
@@ -459,16 +516,16 @@ run_verdict (JsonObject *o, int machine_cores, gboolean busy_warning, ls_verdict
     {
       g_autofree char *m = bytes_text (mem), *r = bytes_text (ram);
       v->limit = LS_LIMIT_MEMORY;
-      v->headline = g_strdup_printf ("memory-bound: the loader's peak memory is %s of %s RAM (%.0f %%)", m, r,
+      v->headline = g_strdup_printf (_("memory-bound: the loader's peak memory is %s of %s RAM (%.0f %%)"), m, r,
                                      100 * mem / ram);
-      add (v->findings, g_strdup ("more workers would swap: fewer workers, a smaller prefetch_factor or batch_size, "
-                                  "or samples that take less memory"));
+      add (v->findings, g_strdup (_("more workers would swap: fewer workers, a smaller prefetch_factor or batch_size, "
+                                    "or samples that take less memory")));
     }
   else if (epoch_bound)
     {
       v->limit = LS_LIMIT_EPOCH_BOUNDARY;
-      v->headline = g_strdup_printf ("epoch-boundary-bound: the first batch of every epoch waits %.0f ms while the "
-                                     "workers start again",
+      v->headline = g_strdup_printf (_("epoch-boundary-bound: the first batch of every epoch waits %.0f ms while the "
+                                       "workers start again"),
                                      ls_json_number_or (o, "epoch_boundary_ms", -1));
     }
   else if (is_script_run (o) && step >= 0)
@@ -477,8 +534,8 @@ run_verdict (JsonObject *o, int machine_cores, gboolean busy_warning, ls_verdict
     {
       /* No device: the loader alone. */
       v->limit = LS_LIMIT_LOADING;
-      v->headline = g_strdup_printf ("no GPU consumer (sink none): the loader alone delivers %.0f samples/s (wait %s "
-                                     "per batch)",
+      v->headline = g_strdup_printf (_("no GPU consumer (sink none): the loader alone delivers %.0f samples/s (wait "
+                                       "%s per batch)"),
                                      tput, w);
       loading_findings (o, cores, period, v, &change);
     }
@@ -491,38 +548,45 @@ run_verdict (JsonObject *o, int machine_cores, gboolean busy_warning, ls_verdict
       if (util >= LS_VERDICT_GPU_BOUND)
         {
           v->limit = LS_LIMIT_GPU;
-          v->headline = g_strdup_printf ("GPU busy %.0f %%: GPU-bound (model step %s %s wait %s, copy %s): the loader "
-                                         "keeps up, more workers will not help",
+          /* TRANSLATORS: the third %s is ≫ or > */
+          v->headline = g_strdup_printf (_("GPU busy %.0f %%: GPU-bound (model step %s %s wait %s, copy %s): the "
+                                           "loader keeps up, more workers will not help"),
                                          util * 100, s, much (step, MAX (wait, copy)), w, c);
           double batch_cpu = cpu_per_batch (o);
           gint64 workers = json_object_get_int_member_with_default (o, "workers", 0);
           int needed = batch_cpu > 0 && step > 0 ? (int) ceil (batch_cpu / step) : -1;
           if (needed >= 1 && workers > 2 * needed)
-            add (v->findings, g_strdup_printf ("fewer workers would likely keep up too (about %d core%s of loading "
-                                               "per step) and use less memory",
-                                               needed, needed == 1 ? "" : "s"));
+            add (v->findings, g_strdup_printf (ngettext ("fewer workers would likely keep up too (about %d core of "
+                                                         "loading per step) and use less memory",
+                                                         "fewer workers would likely keep up too (about %d cores of "
+                                                         "loading per step) and use less memory",
+                                                         (unsigned long) needed),
+                                               needed));
         }
       else if (wait >= copy_cost && wait >= 0.05 * period)
         {
           v->limit = LS_LIMIT_LOADING;
-          v->headline = g_strdup_printf ("GPU idle %.0f %%: loading-bound (wait %s %s copy %s)", (1 - util) * 100, w,
-                                         much (wait, copy), c);
+          /* TRANSLATORS: the third %s is ≫ or > */
+          v->headline = g_strdup_printf (_("GPU idle %.0f %%: loading-bound (wait %s %s copy %s)"), (1 - util) * 100,
+                                         w, much (wait, copy), c);
           loading_findings (o, cores, MAX (step, copy_cost), v, &change);
         }
       else if (copy_cost > wait && copy_cost >= 0.05 * period)
         {
           v->limit = LS_LIMIT_COPY;
           gboolean pinned = pin && strcmp (pin, "off") != 0;
-          v->headline = g_strdup_printf ("GPU idle %.0f %%: copy-bound (copy %s %s wait %s)", (1 - util) * 100, c,
+          /* TRANSLATORS: the third %s is ≫ or > */
+          v->headline = g_strdup_printf (_("GPU idle %.0f %%: copy-bound (copy %s %s wait %s)"), (1 - util) * 100, c,
                                          much (copy, wait), w);
           if (!pinned || !non_blocking)
             {
               add (v->findings,
-                   g_strdup_printf ("copy-bound: %s%s%s", !pinned ? "pin_memory=True (pinned memory copies faster)" : "",
-                                    !pinned && !non_blocking ? " and " : "",
-                                    !non_blocking ? ".to(device, non_blocking=True) (the copy overlaps the previous "
-                                                    "step)"
-                                                  : ""));
+                   g_strdup (!pinned && !non_blocking
+                                 ? _("copy-bound: pin_memory=True (pinned memory copies faster) and .to(device, "
+                                     "non_blocking=True) (the copy overlaps the previous step)")
+                             : !pinned ? _("copy-bound: pin_memory=True (pinned memory copies faster)")
+                                       : _("copy-bound: .to(device, non_blocking=True) (the copy overlaps the previous "
+                                           "step)")));
               change.pin_memory = pinned ? -1 : 1;
               change.non_blocking = non_blocking ? -1 : 1;
             }
@@ -530,9 +594,9 @@ run_verdict (JsonObject *o, int machine_cores, gboolean busy_warning, ls_verdict
             {
               double bytes = ls_json_number_or (o, "batch_bytes", -1);
               g_autofree char *b = bytes_text (MAX (bytes, 0));
-              add (v->findings, g_strdup_printf ("pinned and non-blocking already: the link itself is the limit "
-                                                 "(%s per batch in %s); send fewer bytes (uint8 images, normalized on "
-                                                 "the GPU)",
+              add (v->findings, g_strdup_printf (_("pinned and non-blocking already: the link itself is the limit "
+                                                   "(%s per batch in %s); send fewer bytes (uint8 images, normalized "
+                                                   "on the GPU)"),
                                                  b, c));
             }
         }
@@ -541,12 +605,15 @@ run_verdict (JsonObject *o, int machine_cores, gboolean busy_warning, ls_verdict
           v->limit = util >= 0.7 ? LS_LIMIT_GPU : LS_LIMIT_UNKNOWN;
           double mean = num2 (o, LS_KEY_BATCH_WAIT_MS, "mean");
           g_autofree char *m = ms_text (MAX (mean, 0));
-          g_autofree char *spikes = mean > 2 * MAX (wait, 0.01) ? g_strdup_printf (", mean %s: a few long waits", m)
+          g_autofree char *spikes = mean > 2 * MAX (wait, 0.01) ? g_strdup_printf (_(", mean %s: a few long waits"), m)
                                                                 : g_strdup ("");
-          v->headline = g_strdup_printf ("GPU busy %.0f %%: no stage of the loader stands out (wait %s%s, copy %s per "
-                                         "%s step)%s",
-                                         util * 100, w, spikes, c, s,
-                                         v->limit == LS_LIMIT_GPU ? ": mostly GPU-bound" : "");
+          /* TRANSLATORS: the second %s is empty, or ", mean 12 ms: a few long waits" */
+          v->headline = g_strdup_printf (v->limit == LS_LIMIT_GPU
+                                             ? _("GPU busy %.0f %%: no stage of the loader stands out (wait %s%s, copy "
+                                                 "%s per %s step): mostly GPU-bound")
+                                             : _("GPU busy %.0f %%: no stage of the loader stands out (wait %s%s, copy "
+                                                 "%s per %s step)"),
+                                         util * 100, w, spikes, c, s);
         }
     }
   ls_verdict_ranks_findings (o, node_cores, v, &change.workers);
@@ -628,7 +695,7 @@ ls_verdict_for_sweep (JsonArray *summaries, int cores, ls_verdict *out)
   out->index = rec.index;
   if (rec.index < 0)
     {
-      out->headline = g_strdup ("no run finished: no verdict");
+      out->headline = g_strdup (_("no run finished: no verdict"));
       ls_recommendation_clear (&rec);
       return;
     }
@@ -647,7 +714,7 @@ ls_verdict_for_sweep (JsonArray *summaries, int cores, ls_verdict *out)
     {
       int at = MAX (8, 2 * machine_cores);
       g_autofree char *per = bytes_text (slope), *total = bytes_text (intercept + slope * at);
-      add (out->findings, g_strdup_printf ("memory grows %s per worker: at %d workers %s", per, at, total));
+      add (out->findings, g_strdup_printf (_("memory grows %s per worker: at %d workers %s"), per, at, total));
       if (out->limit == LS_LIMIT_LOADING && ram > 0)
         {
           /* The workers loading would need, by CPU: do they fit? */
@@ -657,10 +724,21 @@ ls_verdict_for_sweep (JsonArray *summaries, int cores, ls_verdict *out)
           if (needed > 0 && need_mem >= LS_VERDICT_MEMORY_BOUND * ram)
             {
               g_autofree char *m = bytes_text (need_mem), *r = bytes_text (ram), *old = out->headline;
-              g_autofree char *keep = keep_up_text (o, step);
+              g_autofree char *s = ms_text (step);
               out->limit = LS_LIMIT_MEMORY;
-              out->headline = g_strdup_printf ("memory-bound: the %d workers that would %s need about %s of %s RAM (%s)",
-                                               needed, keep, m, r, old);
+              /* TRANSLATORS: the last %s is the verdict's headline before memory was looked at */
+              if (keep_up_of (o) == KEEP_GPU)
+                out->headline = g_strdup_printf (_("memory-bound: the %d workers that would keep the GPU busy need "
+                                                   "about %s of %s RAM (%s)"),
+                                                 needed, m, r, old);
+              else if (keep_up_of (o) == KEEP_SCRIPT_CPU)
+                out->headline = g_strdup_printf (_("memory-bound: the %d workers that would keep up with the training "
+                                                   "step on the CPU need about %s of %s RAM (%s)"),
+                                                 needed, m, r, old);
+              else
+                out->headline = g_strdup_printf (_("memory-bound: the %d workers that would keep up with a %s step "
+                                                   "need about %s of %s RAM (%s)"),
+                                                 needed, s, m, r, old);
             }
         }
     }
@@ -686,12 +764,14 @@ ls_verdict_for_sweep (JsonArray *summaries, int cores, ls_verdict *out)
       g_autofree char *t = ls_config_group_throughput_text (tried);
       gboolean slower = mine && tried->mean < mine->mean;
       gboolean close = mine && !slower && ls_config_group_close (mine, tried);
-      add (out->findings, g_strdup_printf ("the knobs above point to %s, which this sweep measured: %s%s", tried->label,
-                                           t,
-                                           slower  ? ", slower than the recommendation"
-                                           : close ? ", no more than the spread of repeats or 5 % faster: the "
-                                                     "recommendation costs less"
-                                                   : ""));
+      /* TRANSLATORS: the first %s is a configuration's knobs (workers=4 pin=staging), the second its throughput */
+      add (out->findings,
+           g_strdup_printf (slower  ? _("the knobs above point to %s, which this sweep measured: %s, slower than the "
+                                        "recommendation")
+                            : close ? _("the knobs above point to %s, which this sweep measured: %s, no more than the "
+                                        "spread of repeats or 5 %% faster: the recommendation costs less")
+                                    : _("the knobs above point to %s, which this sweep measured: %s"),
+                            tried->label, t));
       g_clear_pointer (&out->suggested, g_free);
     }
   gboolean repeated = FALSE;
@@ -708,8 +788,8 @@ ls_verdict_for_sweep (JsonArray *summaries, int cores, ls_verdict *out)
     {
       double top = g_array_index (means, double, means->len - 1), second = g_array_index (means, double, means->len - 2);
       if (top > 0 && (top - second) / top < 0.10)
-        add (out->warnings, g_strdup_printf ("each configuration ran once and the best two differ by %.0f %%: "
-                                             "without repeats that may be noise (--repeat 3, or --time-budget)",
+        add (out->warnings, g_strdup_printf (_("each configuration ran once and the best two differ by %.0f %%: "
+                                               "without repeats that may be noise (--repeat 3, or --time-budget)"),
                                              100 * (top - second) / top));
     }
   guint busy = 0, measured = 0;
@@ -725,8 +805,13 @@ ls_verdict_for_sweep (JsonArray *summaries, int cores, ls_verdict *out)
       worst = MAX (worst, other);
     }
   if (busy)
-    add (out->warnings, g_strdup_printf ("the machine was busy during %u of %u runs (other processes used up to %.0f %% "
-                                         "of a core): their figures may be low and differ between repeats",
+    add (out->warnings, g_strdup_printf (ngettext ("the machine was busy during %u of %u run (other processes used up "
+                                                   "to %.0f %% of a core): their figures may be low and differ between "
+                                                   "repeats",
+                                                   "the machine was busy during %u of %u runs (other processes used up "
+                                                   "to %.0f %% of a core): their figures may be low and differ between "
+                                                   "repeats",
+                                                   measured),
                                          busy, measured, worst));
 }
 
@@ -798,27 +883,45 @@ ls_verdict_to_json (const ls_verdict *v)
   return json_builder_get_root (b);
 }
 
+/* "  LABEL PADDING TEXT": the labels of the PyTorch lines padded to one
+ * display width (a translated label may hold wide characters). */
+static void
+append_labelled (GString *s, const char *label, gsize width, const char *text)
+{
+  g_string_append (s, "  ");
+  g_string_append (s, label);
+  for (gsize w = ls_i18n_display_width (label); w < width; w++)
+    g_string_append_c (s, ' ');
+  g_string_append_printf (s, " %s\n", text);
+}
+
 char *
 ls_verdict_text (const ls_verdict *v)
 {
   GString *s = g_string_new (NULL);
   if (v->recommendation)
     {
-      g_string_append_printf (s, "Recommendation: %s\n", v->recommendation);
+      g_string_append_printf (s, _("Recommendation: %s"), v->recommendation);
+      g_string_append_c (s, '\n');
       if (v->dataloader)
         g_string_append_printf (s, "  %s\n", v->dataloader);
     }
-  g_string_append_printf (s, "Verdict: %s\n", v->headline ? v->headline : "none");
+  g_string_append_printf (s, _("Verdict: %s"), v->headline ? v->headline : _("none"));
+  g_string_append_c (s, '\n');
   for (guint i = 0; v->findings && i < v->findings->len; i++)
     g_string_append_printf (s, "  - %s\n", (char *) v->findings->pdata[i]);
   for (guint i = 0; v->warnings && i < v->warnings->len; i++)
     g_string_append_printf (s, "  ! %s\n", (char *) v->warnings->pdata[i]);
+  /* TRANSLATORS: labels of a verdict's last lines, before a PyTorch DataLoader call or a sentence */
+  const char *in_pytorch = _("In PyTorch:"), *to_try = _("To try:"), *expected = _("Expected:");
+  gsize width = MAX (ls_i18n_display_width (in_pytorch),
+                     MAX (ls_i18n_display_width (to_try), ls_i18n_display_width (expected)));
   if (!v->recommendation && v->dataloader)
-    g_string_append_printf (s, "  In PyTorch: %s\n", v->dataloader);
+    append_labelled (s, in_pytorch, width, v->dataloader);
   if (v->suggested)
-    g_string_append_printf (s, "  To try:     %s\n", v->suggested);
+    append_labelled (s, to_try, width, v->suggested);
   if (v->gain)
-    g_string_append_printf (s, "  Expected:   %s\n", v->gain);
+    append_labelled (s, expected, width, v->gain);
   return g_string_free (s, FALSE);
 }
 
