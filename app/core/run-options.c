@@ -125,7 +125,7 @@ ls_run_options_add_to (ls_run_options *o, GOptionContext *context)
     { "sim-bandwidth-pinned", 0, 0, G_OPTION_ARG_DOUBLE, &o->sim_bw_pinned,
       "Sim sink: host-to-device GB/s from pinned memory (default 24)", "GBPS" },
     { "seed", 0, 0, G_OPTION_ARG_INT64, &o->seed, "Seed of shuffling and random transforms (default 0)", "S" },
-    { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &o->timeout, "Seconds to wait for a batch before failing; 0 waits forever (default 60)", "SEC" },
+    { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &o->timeout, "Seconds to wait for a batch before failing, counted once the workers have started (a start may take up to 120 s); 0 waits forever (default 60)", "SEC" },
     { "on-error", 0, 0, G_OPTION_ARG_STRING, &o->on_error, "A sample that fails stops the run, or is replaced and counted (default fail)", "fail|skip" },
     { "output", 0, 0, G_OPTION_ARG_STRING, &o->output, "Sample layout (default f32-chw)", "f32-chw|u8-hwc" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, "Print the run summary as one JSON object", NULL },
