@@ -8,9 +8,11 @@
 #include <string.h>
 
 #include "app/core/text-controls.h"
+#include "app/file/test-hold.h"
 #include "app/store/export-format-private.h"
 #include "app/store/import-input.h"
 #include "app/store/store-private.h"
+#include "platform/cleanup.h"
 
 #define RUNNING_NOTE "it was still running when it was exported"
 
@@ -461,24 +463,56 @@ import_json (importer *imp, JsonNode *root, GError **error)
 
 /* ---- sqlite bundles ---------------------------------------------------- */
 
+static const char *const copy_suffixes[] = { "", "-wal", "-shm", "-journal" };
+#define N_COPY_FILES G_N_ELEMENTS (copy_suffixes)
+
 typedef struct {
   char *dir;
   char *copy;
   ls_store *store;
+  /* The folder and its files, armed while they exist: a stop that ends the
+   * process (Ctrl-C, SIGTERM) removes them (platform/cleanup.h). */
+  int armed[N_COPY_FILES + 1];
 } bundle;
+
+static void
+bundle_init (bundle *b)
+{
+  memset (b, 0, sizeof *b);
+  for (guint i = 0; i < G_N_ELEMENTS (b->armed); i++)
+    b->armed[i] = -1;
+}
+
+/* The private copy's folder, made and armed. */
+static gboolean
+bundle_make_dir (bundle *b, GError **error)
+{
+  b->dir = ls_import_make_tmp_dir (error);
+  if (!b->dir)
+    return FALSE;
+  b->copy = g_build_filename (b->dir, "bundle.sqlite", NULL);
+  b->armed[0] = ls_cleanup_arm (b->dir, LS_CLEANUP_DIR);
+  for (guint i = 0; i < N_COPY_FILES; i++)
+    {
+      g_autofree char *p = g_strconcat (b->copy, copy_suffixes[i], NULL);
+      b->armed[i + 1] = ls_cleanup_arm (p, LS_CLEANUP_FILE);
+    }
+  return TRUE;
+}
 
 static void
 bundle_clear (bundle *b)
 {
-  static const char *const suffixes[] = { "", "-wal", "-shm", "-journal" };
   g_clear_pointer (&b->store, ls_store_close);
-  for (guint i = 0; b->copy && i < G_N_ELEMENTS (suffixes); i++)
+  for (guint i = 0; b->copy && i < N_COPY_FILES; i++)
     {
-      g_autofree char *p = g_strconcat (b->copy, suffixes[i], NULL);
+      g_autofree char *p = g_strconcat (b->copy, copy_suffixes[i], NULL);
       g_unlink (p);
     }
   if (b->dir)
     g_rmdir (b->dir);
+  for (guint i = 0; i < G_N_ELEMENTS (b->armed); i++)
+    ls_cleanup_disarm (b->armed[i]);
   g_clear_pointer (&b->copy, g_free);
   g_clear_pointer (&b->dir, g_free);
 }
@@ -596,10 +630,8 @@ bundle_open (bundle *b, const char *path, GError **error)
   if (!check_size (path, error))
     return FALSE;
 
-  b->dir = ls_import_make_tmp_dir (error);
-  if (!b->dir)
+  if (!bundle_make_dir (b, error))
     return FALSE;
-  b->copy = g_build_filename (b->dir, "bundle.sqlite", NULL);
   if (!copy_file (path, b->copy, error))
     return FALSE;
   /* A store copied while open keeps recent rows in its WAL. */
@@ -784,12 +816,13 @@ ls_import_file_runs (ls_store *store, const char *path, ls_import_counts *counts
 {
   g_autoptr (JsonParser) parser = NULL;
   g_autoptr (GError) local = NULL;
-  bundle b = { 0 };
+  bundle b;
   importer imp;
   guint8 head[LS_IMPORT_SNIFF_BYTES] = { 0 };
   gboolean ok = FALSE, in_transaction = FALSE;
 
   memset (counts, 0, sizeof *counts);
+  bundle_init (&b);
   if (runs)
     *runs = NULL;
   FILE *f = fopen (path, "rb");
@@ -873,6 +906,8 @@ ls_import_file_runs (ls_store *store, const char *path, ls_import_counts *counts
       goto clear;
     }
   in_transaction = TRUE;
+  if (is_sqlite)
+    ls_test_hold ("import", b.copy);
   ok = is_sqlite ? import_bundle (&imp, &b, &local) : import_json (&imp, json_parser_get_root (parser), &local);
   if (ok && !ls_store_exec (store, "COMMIT", &local))
     ok = FALSE;
