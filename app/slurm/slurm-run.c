@@ -453,6 +453,33 @@ ls_slurm_run_job_ids (const ls_slurm_run *run)
   return g_string_free (s, FALSE);
 }
 
+char *
+ls_slurm_run_jobs_text (const ls_slurm_run *run)
+{
+  GString *s = g_string_new (NULL);
+  for (guint j = 0; j < run->jobs->len; j++)
+    {
+      const job *one = &g_array_index (run->jobs, job, j);
+      g_string_append_printf (s, "%s%s:%u-%u", j ? " " : "", one->id, one->first, one->last);
+    }
+  return g_string_free (s, FALSE);
+}
+
+char *
+ls_slurm_run_labels_text (const ls_slurm_run *run)
+{
+  GString *s = g_string_new (NULL);
+  for (guint c = 0; c < run->labels->len; c++)
+    g_string_append_printf (s, "%s%s", c ? "\n" : "", (const char *) run->labels->pdata[c]);
+  return g_string_free (s, FALSE);
+}
+
+guint
+ls_slurm_run_n_configurations (const ls_slurm_run *run)
+{
+  return run->configurations;
+}
+
 /* states.tsv: "task<TAB>slurm state<TAB>node<TAB>exit" per line; a cache
  * of this program's own, read as capped as the rest of the folder. */
 static void

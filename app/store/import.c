@@ -35,6 +35,8 @@ typedef struct {
   sqlite3_stmt *find[3];
   sqlite3_stmt *insert[N_KINDS];
   ls_import_counts counts;
+  gboolean in_sweep_only; /* every sweep and run of the file is in_sweep's */
+  const char *in_sweep;   /* NULL: the file may hold no sweep */
 } importer;
 
 static gboolean
@@ -237,6 +239,9 @@ import_sweep (importer *imp, ls_field_value *v, const char *where, GError **erro
   const char *machine = value (k, v, "machine_fingerprint")->s;
   if (g_hash_table_contains (imp->sweeps, uuid))
     return invalid (error, "%s: sweep %s appears twice", where, uuid);
+  if (imp->in_sweep_only && g_strcmp0 (uuid, imp->in_sweep) != 0)
+    return invalid (error, "%s: sweep %s is not the one this file belongs to (%s)", where, uuid,
+                    imp->in_sweep ? imp->in_sweep : "none");
   if (!g_hash_table_contains (imp->machines, machine))
     return invalid (error, "%s.machine_fingerprint: no machine %s in the file", where, machine);
   ls_field_value *status = value (k, v, "status");
@@ -275,6 +280,10 @@ import_run (importer *imp, ls_field_value *v, gint64 source_id, const char *wher
     return invalid (error, "%s.machine_fingerprint: no machine %s in the file", where, machine), -1;
   if (sweep->type == LS_VALUE_TEXT && !g_hash_table_contains (imp->sweeps, sweep->s))
     return invalid (error, "%s.sweep_uuid: no sweep %s in the file", where, sweep->s), -1;
+  if (imp->in_sweep_only && (sweep->type != LS_VALUE_TEXT || g_strcmp0 (sweep->s, imp->in_sweep) != 0))
+    return invalid (error, "%s.sweep_uuid: %s, not the sweep this file belongs to (%s)", where,
+                    sweep->type == LS_VALUE_TEXT ? sweep->s : "none", imp->in_sweep ? imp->in_sweep : "none"),
+           -1;
   gboolean sim_sink = strcmp (value (k, v, "sink")->s, "sim") == 0;
   if (value (k, v, "simulated")->i != sim_sink)
     return invalid (error, "%s.simulated: %s, but the sink is %s", where,
@@ -811,8 +820,25 @@ ls_import_file (ls_store *store, const char *path, ls_import_counts *counts, GEr
   return ls_import_file_runs (store, path, counts, NULL, error);
 }
 
+static gboolean import_file (ls_store *store, const char *path, gboolean in_sweep_only, const char *in_sweep,
+                             ls_import_counts *counts, GArray **runs, GError **error);
+
 gboolean
 ls_import_file_runs (ls_store *store, const char *path, ls_import_counts *counts, GArray **runs, GError **error)
+{
+  return import_file (store, path, FALSE, NULL, counts, runs, error);
+}
+
+gboolean
+ls_import_file_in_sweep (ls_store *store, const char *path, const char *sweep_uuid, ls_import_counts *counts,
+                         GError **error)
+{
+  return import_file (store, path, TRUE, sweep_uuid, counts, NULL, error);
+}
+
+static gboolean
+import_file (ls_store *store, const char *path, gboolean in_sweep_only, const char *in_sweep,
+             ls_import_counts *counts, GArray **runs, GError **error)
 {
   g_autoptr (JsonParser) parser = NULL;
   g_autoptr (GError) local = NULL;
@@ -893,6 +919,8 @@ ls_import_file_runs (ls_store *store, const char *path, ls_import_counts *counts
 
   if (!importer_init (&imp, store, &local))
     goto clear;
+  imp.in_sweep_only = in_sweep_only;
+  imp.in_sweep = in_sweep;
   /* IMMEDIATE: wait for (or fail on) another writer now, not halfway. */
   if (!ls_store_exec (store, "BEGIN IMMEDIATE", &local))
     {
