@@ -62,7 +62,10 @@ def main():
         sys.stderr.write("usage: python -m loadscope_probe SCRIPT [ARGS...]\n")
         return 2
     config = json.loads(os.environ.get("LOADSCOPE_PROBE_CONFIG", "{}"))
-    out = Output(channel_fd(os.environ.get("LOADSCOPE_PROBE_FD", "-1")))
+    # Gone from the environment before the script runs: a "finished" line
+    # the script writes itself cannot carry it.
+    end_token = os.environ.pop("LOADSCOPE_PROBE_TOKEN", None)
+    out = Output(channel_fd(os.environ.get("LOADSCOPE_PROBE_FD", "-1")), end_token)
     script = os.path.abspath(sys.argv[1])
     name = os.path.basename(script)
     if config.get("ranks"):

@@ -32,13 +32,18 @@ def plain(value):
 class Output:
     """JSON lines on the runner's pipe; nothing when there is none."""
 
-    def __init__(self, fd):
+    def __init__(self, fd, end_token=None):
         self.fd = fd
+        # The runner's proof that a "finished" line is the probe's own end
+        # (taken out of the environment before the script runs).
+        self.end_token = end_token
 
     def send(self, event, **fields):
         if self.fd < 0:
             return
         fields = dict(event=event, **fields)
+        if event == "finished" and self.end_token:
+            fields["end"] = self.end_token
         data = (json.dumps(fields, separators=(",", ":"), default=plain) + "\n").encode()
         while data:
             data = data[os.write(self.fd, data):]
