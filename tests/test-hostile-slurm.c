@@ -613,6 +613,57 @@ test_task_store_of_another_sweep (void)
   g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM slurm_submission"), ==, 1);
 }
 
+/* Collect asks sacct once for many jobs, not once a job: a stand-in
+ * sacct on PATH logs each call and answers for every job it is given. */
+static void
+test_sacct_batched (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autofree char *bin = g_build_filename (tmp_dir, "fake-slurm", NULL);
+      g_autofree char *log = g_build_filename (tmp_dir, "fake-slurm", "calls.log", NULL);
+      g_autofree char *sacct = g_build_filename (bin, "sacct", NULL);
+      g_assert_cmpint (g_mkdir_with_parents (bin, 0755), ==, 0);
+      g_autofree char *script = g_strdup_printf (
+          "#!/bin/sh\n"
+          "echo \"$*\" >> '%s'\n"
+          "while [ $# -gt 0 ]; do if [ \"$1\" = -j ]; then ids=$2; fi; shift; done\n"
+          "IFS=,\n"
+          "for id in $ids; do echo \"${id}_$((id - 101))|COMPLETED|0:0|node-a\"; done\n",
+          log);
+      g_assert_true (g_file_set_contents (sacct, script, -1, NULL));
+      g_assert_cmpint (g_chmod (sacct, 0755), ==, 0);
+      g_setenv ("PATH", bin, TRUE);
+      GString *jobs = g_string_new (NULL);
+      for (guint j = 0; j < 300; j++)
+        g_string_append_printf (jobs, "%s{\"id\": \"%u\", \"first\": %u, \"last\": %u}", j ? ", " : "", 101 + j, j, j);
+      g_autofree char *text = g_strdup_printf ("{\"format\": \"loadscope-slurm\", \"version\": 1, \"configurations\": 1, "
+                                               "\"tasks\": 300, \"labels\": [\"a\"], \"jobs\": [%s]}",
+                                               jobs->str);
+      g_string_free (jobs, TRUE);
+      g_autofree char *dir = folder ("sacct-batched", text);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (ls_slurm_run) run = ls_slurm_run_load (dir, &error);
+      g_assert_no_error (error);
+      ls_slurm_run_refresh (run);
+      for (guint t = 0; t < 300; t++)
+        {
+          g_assert_cmpint (ls_slurm_run_task (run, t)->state, ==, LS_TASK_DONE);
+          g_assert_cmpstr (ls_slurm_run_task (run, t)->node, ==, "node-a");
+        }
+      g_autofree char *calls = NULL;
+      g_assert_true (g_file_get_contents (log, &calls, NULL, NULL));
+      guint n = 0;
+      for (const char *p = calls; (p = strchr (p, '\n')); p++)
+        n++;
+      /* 300 jobs: two calls of at most 256, not 300 */
+      g_assert_cmpuint (n, ==, 2);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 60000000, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -637,6 +688,7 @@ main (int argc, char **argv)
   g_test_add_func ("/slurm/hostile/store-links", test_store_links);
   g_test_add_func ("/slurm/hostile/tasks-link", test_tasks_link);
   g_test_add_func ("/slurm/hostile/foreign-sweep", test_foreign_sweep);
+  g_test_add_func ("/slurm/hostile/sacct-batched", test_sacct_batched);
   g_test_add_func ("/slurm/hostile/forged-manifest-names-a-home-sweep", test_forged_manifest_names_a_home_sweep);
   g_test_add_func ("/slurm/hostile/forged-manifest-jobs-and-knobs", test_forged_manifest_jobs_and_knobs);
   g_test_add_func ("/slurm/hostile/task-store-of-another-sweep", test_task_store_of_another_sweep);
