@@ -86,6 +86,18 @@ ls_fs_drop_cache (const char *path, ls_error *err)
 }
 
 int
+ls_fs_sync_dir (const char *dir, ls_error *err)
+{
+  int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return ls_error_set_os (err, "%s", dir);
+  /* Some file systems cannot sync a folder (EINVAL): nothing more to do. */
+  int rc = fsync (fd) == 0 || errno == EINVAL ? LS_OK : ls_error_set_os (err, "%s: fsync", dir);
+  close (fd);
+  return rc;
+}
+
+int
 ls_fs_read_file (const char *path, uint8_t **buf, size_t *cap, size_t *len, ls_error *err)
 {
   int fd = open (path, O_RDONLY | O_CLOEXEC);

@@ -83,6 +83,14 @@ ls_fs_drop_cache (const char *path, ls_error *err)
 }
 
 int
+ls_fs_sync_dir (const char *dir, ls_error *err)
+{
+  (void) dir;
+  (void) err;
+  return LS_OK;
+}
+
+int
 ls_fs_read_file (const char *path, uint8_t **buf, size_t *cap, size_t *len, ls_error *err)
 {
   wchar_t *w = ls_win_utf8_to_wide (path);

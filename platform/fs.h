@@ -71,3 +71,8 @@ bool ls_fs_same_file (const char *a, const char *b);
 
 /* Joins a folder and a name with the system's separator. malloc'ed. */
 char *ls_fs_join (const char *dir, const char *name);
+
+/* Makes a rename or a new file in the folder durable: the folder's entry
+ * synced to the disk (POSIX fsync of the folder). Windows: nothing to do
+ * (NTFS journals its metadata), LS_OK. */
+int ls_fs_sync_dir (const char *dir, ls_error *err);

@@ -1,6 +1,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "platform/interrupt.h"
 
+#include "platform/cleanup.h"
+
 #include <string.h>
 #include <unistd.h>
 
@@ -13,6 +15,7 @@ on_signal (int sig)
 {
   if ((mode & LS_INTERRUPT_SECOND_ENDS) && counter && *counter > 0)
     {
+      ls_cleanup_run_now ();
       signal (sig, SIG_DFL);
       raise (sig);
       return;
@@ -36,6 +39,12 @@ ls_interrupt_listen (volatile sig_atomic_t *count, ls_interrupt_flags flags, ls_
   sigaction (SIGINT, &sa, &before_int);
   sigaction (SIGTERM, &sa, &before_term);
   return LS_OK;
+}
+
+int
+ls_interrupt_takes_next_stop (void)
+{
+  return counter && !((mode & LS_INTERRUPT_SECOND_ENDS) && *counter > 0);
 }
 
 void

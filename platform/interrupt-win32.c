@@ -32,6 +32,12 @@ ls_interrupt_listen (volatile sig_atomic_t *count, ls_interrupt_flags flags, ls_
   return ls_process_interrupt_listen (count, err);
 }
 
+int
+ls_interrupt_takes_next_stop (void)
+{
+  return counter && !((mode & LS_INTERRUPT_SECOND_ENDS) && *counter > 0);
+}
+
 void
 ls_interrupt_from_driver_only (void)
 {

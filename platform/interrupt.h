@@ -23,6 +23,10 @@ typedef enum {
  * listener per process: a second call replaces the first. */
 int ls_interrupt_listen (volatile sig_atomic_t *count, ls_interrupt_flags flags, ls_error *err);
 
+/* Whether a listener would count the next stop (and the command end
+ * cleanly) rather than let it end the process. */
+int ls_interrupt_takes_next_stop (void);
+
 /* Stops listening: Ctrl-C and SIGTERM do what they did before. */
 void ls_interrupt_stop (void);
 

@@ -17,6 +17,10 @@
  *     --cpu-ms MS    the CPU time "finished" reports (default null)
  *     --error TEXT   after the batches, the script's error with TEXT as its
  *                    message, kind and traceback, and exit status 1
+ *     --forge        after the batches, a "finished" line without the
+ *                    runner's end token (what a script writes itself),
+ *                    then exit status 0, as os._exit(0) would
+ *     --exit-after-finished CODE  the probe's "finished", then exit CODE
  *     --chatter WHEN forever, every 100 ms, a valid line that is no
  *                    progress ("stages"): WHEN is "early" (before the
  *                    DataLoader's line) or "late" (after the batches)
@@ -204,7 +208,7 @@ int
 main (int argc, char **argv)
 {
   int batches = 8, wait_ms = 2, step_ms = 20, exit_code = -1, hang = 0;
-  int start_ms = 0, slow_rank = -1, fail_rank = -1;
+  int start_ms = 0, slow_rank = -1, fail_rank = -1, forge = 0, exit_after = 0;
   const char *pid_file = NULL, *chatter = "", *error_text = NULL, *cpu_ms = "null";
   if (argc < 3 || !strstr (argv[1], "__main__.py"))
     {
@@ -225,6 +229,10 @@ main (int argc, char **argv)
         exit_code = atoi (v), i++;
       else if (strcmp (a, "--hang") == 0)
         hang = 1;
+      else if (strcmp (a, "--forge") == 0)
+        forge = 1;
+      else if (strcmp (a, "--exit-after-finished") == 0)
+        exit_after = atoi (v), i++;
       else if (strcmp (a, "--pid-file") == 0)
         pid_file = v, i++;
       else if (strcmp (a, "--start-ms") == 0)
@@ -353,6 +361,13 @@ main (int argc, char **argv)
       for (int r = 1; r < n_ranks; r++)
         ls_process_free (ranks[r].proc);
     }
-  emit ("{\"event\":\"finished\",\"reason\":\"script_ended\",\"batches\":%d,\"cpu_ms\":%s}", batches, cpu_ms);
-  return 0;
+  /* The probe's end carries the runner's token; a forged one (the
+   * script's own line, then os._exit(0)) does not. */
+  const char *token = getenv ("LOADSCOPE_PROBE_TOKEN");
+  if (forge)
+    emit ("{\"event\":\"finished\",\"reason\":\"batches\",\"batches\":%d,\"cpu_ms\":%s}", batches, cpu_ms);
+  else
+    emit ("{\"event\":\"finished\",\"reason\":\"script_ended\",\"batches\":%d,\"cpu_ms\":%s,\"end\":\"%s\"}",
+          batches, cpu_ms, token ? token : "");
+  return exit_after;
 }

@@ -194,6 +194,9 @@ static const hostile_case cases[] = {
   { "forge-pid", "60", 1, "pid 1 cannot be a worker" },
   { "setsid", "60", 0, NULL },
   { "tempfiles", "60", 1, "hostile.py was killed by signal 9" },
+  /* a "finished" line the script wrote itself, then os._exit(0) */
+  { "forge-finished", "60", 1, "wrote a \"finished\" line that is not the probe's own end" },
+  { "forge-finished-late", "60", 1, "wrote a \"finished\" line that is not the probe's own end" },
   /* a valid line every 0.5 s is no progress: the phase's clock runs on */
   { "chatter-early", "3", 1, "did not build a torch.utils.data.DataLoader within 3 s" },
   { "chatter", "3", 1, "hung: no batch for 3 s (--timeout) after " },
@@ -241,6 +244,12 @@ static const phase_case phase_cases[] = {
   /* the script's CPU time forged: its cpu_percent past the store's range
    * is stored unknown, and the export imports again (check_after) */
   { "forged-cpu", "--batches 2 --cpu-ms 9999999999", "60", NULL },
+  /* a "finished" without the runner's end token, then exit status 0 */
+  { "forged-finished", "--batches 2 --forge", "60",
+    "hostile.py wrote a \"finished\" line that is not the probe's own end (its end proof is missing)" },
+  /* the probe's "finished", then an exit that is not the probe's own */
+  { "finished-then-exit-3", "--batches 2 --exit-after-finished 3", "60",
+    "reported its end, then exited with code 3 (the probe's own end exits with status 0)" },
 };
 
 static void

@@ -466,6 +466,204 @@ test_foreign_sweep (void)
     }
 }
 
+/* A store at path with this machine and one sweep whose uuid is uuid (a
+ * forged task store or seed: anyone can write one). */
+static void
+store_with_sweep (const char *path, const char *uuid)
+{
+  {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (ls_store) s = ls_store_open (path, &error);
+    g_assert_no_error (error);
+    gint64 machine = ls_store_this_machine (s, NULL, NULL, &error);
+    g_assert_no_error (error);
+    ls_store_sweep_begin (s, machine, "{}", 2, 1, &error);
+    g_assert_no_error (error);
+  }
+  g_autofree char *sql = g_strdup_printf ("UPDATE sweep SET uuid = '%s', owner_pid = NULL, owner_start = NULL", uuid);
+  ls_test_sql_exec (path, sql);
+}
+
+/* A home store with one sweep of its own, ended: its uuid. */
+static char *
+home_with_sweep (const char *db)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ls_store) s = ls_store_open (db, &error);
+  g_assert_no_error (error);
+  gint64 machine = ls_store_this_machine (s, NULL, NULL, &error);
+  gint64 sweep = ls_store_sweep_begin (s, machine, "{}", 3, 1, &error);
+  g_assert_no_error (error);
+  g_assert_true (ls_store_sweep_end (s, sweep, "failed", "its reason", &error));
+  return ls_test_sql_text (db, "SELECT uuid FROM sweep");
+}
+
+static char *
+manifest_for (const char *uuid, const char *job)
+{
+  return g_strdup_printf ("{\"format\": \"loadscope-slurm\", \"version\": 1, \"configurations\": 2, "
+                          "\"tasks\": 2, \"labels\": [\"workers=0\", \"workers=1\"], \"jobs\": [%s], "
+                          "\"sweep_uuid\": \"%s\"}",
+                          job ? job : "", uuid);
+}
+
+static void
+test_forged_manifest_names_a_home_sweep (void)
+{
+  /* The manifest names a sweep of the home store that was never
+   * submitted to Slurm from it, and the folder's stores carry that sweep:
+   * refused before anything is merged, naming slurm.json and why. */
+  g_autofree char *db = home_store ("forged-home-sweep");
+  g_autofree char *uuid = home_with_sweep (db);
+  g_autofree char *text = manifest_for (uuid, NULL);
+  g_autofree char *dir = folder ("forged-home-sweep", text);
+  g_autofree char *seed = g_build_filename (dir, "seed.sqlite", NULL);
+  g_autofree char *task = g_build_filename (dir, "tasks", "task-0.sqlite", NULL);
+  store_with_sweep (seed, uuid);
+  store_with_sweep (task, uuid);
+  g_autofree char *before = ls_test_sql_text (db, "SELECT status || ' / ' || ifnull (error, '-') || ' / ' || "
+                                                  "configurations FROM sweep");
+  int rc = 0;
+  g_autofree char *out = collect (dir, db, &rc);
+  g_test_message ("%s", out);
+  g_assert_cmpint (rc, ==, 2);
+  assert_has (out, "slurm.json: its sweep_uuid ");
+  assert_has (out, "is sweep 1 of this store, which was not submitted to Slurm from it");
+  assert_has (out, "nothing is collected");
+  g_autofree char *after = ls_test_sql_text (db, "SELECT status || ' / ' || ifnull (error, '-') || ' / ' || "
+                                                 "configurations FROM sweep");
+  g_assert_cmpstr (after, ==, before);
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM slurm_submission"), ==, 0);
+}
+
+static void
+test_forged_manifest_jobs_and_knobs (void)
+{
+  /* A sweep this store submitted: the folder's manifest rewritten with
+   * other job ids, or other knobs, is refused; the one submitted is not. */
+  g_autofree char *db = home_store ("forged-jobs");
+  g_autofree char *uuid = g_uuid_string_random ();
+  g_autofree char *text = manifest_for (uuid, "{\"id\": \"111\", \"first\": 0, \"last\": 1}");
+  g_autofree char *dir = folder ("forged-jobs", text);
+  {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (ls_slurm_run) run = ls_slurm_run_load (dir, &error);
+    g_assert_no_error (error);
+    g_assert_true (ls_slurm_record_submission (run, db, &error));
+    g_assert_no_error (error);
+  }
+  g_autofree char *json = g_build_filename (dir, "slurm.json", NULL);
+  g_autofree char *other_jobs = manifest_for (uuid, "{\"id\": \"222\", \"first\": 0, \"last\": 1}");
+  g_assert_true (g_file_set_contents (json, other_jobs, -1, NULL));
+  int rc = 0;
+  g_autofree char *out = collect (dir, db, &rc);
+  g_assert_cmpint (rc, ==, 2);
+  assert_has (out, "slurm.json: its jobs (222:0-1) are not those this store submitted for sweep");
+  assert_has (out, "(111:0-1, from ");
+
+  g_autofree char *other_knobs = g_strdup (text);
+  char *at = strstr (other_knobs, "workers=1");
+  g_assert_nonnull (at);
+  at[8] = '9';
+  g_assert_true (g_file_set_contents (json, other_knobs, -1, NULL));
+  g_clear_pointer (&out, g_free);
+  out = collect (dir, db, &rc);
+  g_assert_cmpint (rc, ==, 2);
+  assert_has (out, "its configurations' knobs (labels) are not those this store submitted");
+
+  /* As submitted: collected (the tasks never ran: 1, not 2). */
+  g_assert_true (g_file_set_contents (json, text, -1, NULL));
+  g_clear_pointer (&out, g_free);
+  out = collect (dir, db, &rc);
+  g_test_message ("%s", out);
+  g_assert_cmpint (rc, ==, 1);
+  g_assert_null (strstr (out, "nothing is collected"));
+}
+
+static void
+test_task_store_of_another_sweep (void)
+{
+  /* A fresh manifest, but the task's store carries a sweep of the home
+   * store: that store is refused alone, the home sweep keeps what it had. */
+  g_autofree char *db = home_store ("other-sweep");
+  g_autofree char *victim = home_with_sweep (db);
+  g_autofree char *uuid = g_uuid_string_random ();
+  g_autofree char *text = manifest_for (uuid, NULL);
+  g_autofree char *dir = folder ("other-sweep", text);
+  g_autofree char *task = g_build_filename (dir, "tasks", "task-0.sqlite", NULL);
+  store_with_sweep (task, victim);
+  int rc = 0;
+  g_autofree char *out = collect (dir, db, &rc);
+  g_test_message ("%s", out);
+  g_assert_cmpint (rc, ==, 1);
+  g_autofree char *says = g_strdup_printf ("sweep %s is not the one this file belongs to (%s)", victim, uuid);
+  assert_has (out, "task 0: its store could not be merged");
+  assert_has (out, says);
+
+  /* The first collect of a folder submitted elsewhere records it; the
+   * next collect of the same folder is not refused. */
+  g_autofree char *seed = g_build_filename (dir, "seed.sqlite", NULL);
+  g_unlink (task);
+  store_with_sweep (seed, uuid);
+  g_clear_pointer (&out, g_free);
+  out = collect (dir, db, &rc);
+  g_assert_null (strstr (out, "nothing is collected"));
+  g_autofree char *find = g_strdup_printf ("SELECT count(*) FROM sweep WHERE uuid = '%s'", uuid);
+  g_assert_cmpint (ls_test_sql_int (db, find), ==, 1);
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM slurm_submission"), ==, 1);
+}
+
+/* Collect asks sacct once for many jobs, not once a job: a stand-in
+ * sacct on PATH logs each call and answers for every job it is given. */
+static void
+test_sacct_batched (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autofree char *bin = g_build_filename (tmp_dir, "fake-slurm", NULL);
+      g_autofree char *log = g_build_filename (tmp_dir, "fake-slurm", "calls.log", NULL);
+      g_autofree char *sacct = g_build_filename (bin, "sacct", NULL);
+      g_assert_cmpint (g_mkdir_with_parents (bin, 0755), ==, 0);
+      g_autofree char *script = g_strdup_printf (
+          "#!/bin/sh\n"
+          "echo \"$*\" >> '%s'\n"
+          "while [ $# -gt 0 ]; do if [ \"$1\" = -j ]; then ids=$2; fi; shift; done\n"
+          "IFS=,\n"
+          "for id in $ids; do echo \"${id}_$((id - 101))|COMPLETED|0:0|node-a\"; done\n",
+          log);
+      g_assert_true (g_file_set_contents (sacct, script, -1, NULL));
+      g_assert_cmpint (g_chmod (sacct, 0755), ==, 0);
+      g_setenv ("PATH", bin, TRUE);
+      GString *jobs = g_string_new (NULL);
+      for (guint j = 0; j < 300; j++)
+        g_string_append_printf (jobs, "%s{\"id\": \"%u\", \"first\": %u, \"last\": %u}", j ? ", " : "", 101 + j, j, j);
+      g_autofree char *text = g_strdup_printf ("{\"format\": \"loadscope-slurm\", \"version\": 1, \"configurations\": 1, "
+                                               "\"tasks\": 300, \"labels\": [\"a\"], \"jobs\": [%s]}",
+                                               jobs->str);
+      g_string_free (jobs, TRUE);
+      g_autofree char *dir = folder ("sacct-batched", text);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (ls_slurm_run) run = ls_slurm_run_load (dir, &error);
+      g_assert_no_error (error);
+      ls_slurm_run_refresh (run);
+      for (guint t = 0; t < 300; t++)
+        {
+          g_assert_cmpint (ls_slurm_run_task (run, t)->state, ==, LS_TASK_DONE);
+          g_assert_cmpstr (ls_slurm_run_task (run, t)->node, ==, "node-a");
+        }
+      g_autofree char *calls = NULL;
+      g_assert_true (g_file_get_contents (log, &calls, NULL, NULL));
+      guint n = 0;
+      for (const char *p = calls; (p = strchr (p, '\n')); p++)
+        n++;
+      /* 300 jobs: two calls of at most 256, not 300 */
+      g_assert_cmpuint (n, ==, 2);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 60000000, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -490,6 +688,10 @@ main (int argc, char **argv)
   g_test_add_func ("/slurm/hostile/store-links", test_store_links);
   g_test_add_func ("/slurm/hostile/tasks-link", test_tasks_link);
   g_test_add_func ("/slurm/hostile/foreign-sweep", test_foreign_sweep);
+  g_test_add_func ("/slurm/hostile/sacct-batched", test_sacct_batched);
+  g_test_add_func ("/slurm/hostile/forged-manifest-names-a-home-sweep", test_forged_manifest_names_a_home_sweep);
+  g_test_add_func ("/slurm/hostile/forged-manifest-jobs-and-knobs", test_forged_manifest_jobs_and_knobs);
+  g_test_add_func ("/slurm/hostile/task-store-of-another-sweep", test_task_store_of_another_sweep);
   int rc = ls_test_run_checked_shm_only ();
   ls_test_remove_tree (tmp_dir);
   g_free (tmp_dir);

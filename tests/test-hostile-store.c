@@ -352,6 +352,149 @@ test_killed_sqlite_export_leaves_old_or_new (void)
     }
 }
 
+/* ------------------------------------------------------------ stopped writers */
+
+/* Starts $LOADSCOPE with $LS_TEST_HOLD=hold and $TMPDIR=tmp (NULL: this
+ * test's) and returns once it says it is holding there: the point a test
+ * interrupts, told by the command itself, not guessed by a sleep. */
+static GSubprocess *
+start_held (const char *hold, const char *tmp, const char *const *args)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSubprocessLauncher) launcher
+      = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_subprocess_launcher_setenv (launcher, "LS_TEST_HOLD", hold, TRUE);
+  if (tmp)
+    g_subprocess_launcher_setenv (launcher, "TMPDIR", tmp, TRUE);
+  g_ptr_array_add (argv, (char *) g_getenv ("LOADSCOPE"));
+  for (guint i = 0; args[i]; i++)
+    g_ptr_array_add (argv, (char *) args[i]);
+  g_ptr_array_add (argv, NULL);
+  GSubprocess *p = g_subprocess_launcher_spawnv (launcher, (const char *const *) argv->pdata, &error);
+  g_assert_no_error (error);
+  g_autoptr (GDataInputStream) err = g_data_input_stream_new (g_subprocess_get_stderr_pipe (p));
+  g_autofree char *want = g_strdup_printf ("loadscope: holding at %s: ", hold);
+  for (;;)
+    {
+      g_autofree char *line = g_data_input_stream_read_line_utf8 (err, NULL, NULL, &error);
+      g_assert_no_error (error);
+      if (!line)
+        g_error ("%s ended before holding at %s", args[0], hold);
+      g_test_message ("%s: %s", args[0], line);
+      if (g_str_has_prefix (line, want))
+        break;
+    }
+  return p;
+}
+
+/* Sends sig and checks that it ended the process (not an exit of its own). */
+static void
+stop_held (GSubprocess *p, int sig)
+{
+  g_subprocess_send_signal (p, sig);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (g_subprocess_wait (p, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_get_if_signaled (p));
+  g_assert_cmpint (g_subprocess_get_term_sig (p), ==, sig);
+}
+
+static guint
+entries_of (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  guint n = 0;
+  while (d && g_dir_read_name (d))
+    n++;
+  return n;
+}
+
+/* SIGTERM or Ctrl-C in the middle of an import (its private copy made,
+ * the store's transaction begun): the copy and its folder are gone with
+ * the process, and the store has none of the bundle's runs. */
+static void
+test_stopped_import_leaves_no_copy (void)
+{
+  static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
+  g_autofree char *src = store_with_run ("stopped-import-src.sqlite");
+  g_autofree char *bundle = path_in ("stopped-import.sqlite");
+  ls_test_cli r = run_cli ("export", "--all", "--format", "sqlite", "-o", bundle, "--db", src);
+  g_assert_cmpint (r.status, ==, 0);
+  ls_test_cli_clear (&r);
+  for (guint i = 0; i < G_N_ELEMENTS (sigs); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("stopped-import-tmp-%d", sigs[i]);
+      g_autofree char *tmp = path_in (name);
+      g_autofree char *db = g_strdup_printf ("%s.dst", tmp);
+      g_assert_cmpint (g_mkdir (tmp, 0700), ==, 0);
+      /* the store exists before, so that its runs can be counted after */
+      r = run_cli ("history", "--db", db);
+      ls_test_cli_clear (&r);
+      g_autoptr (GSubprocess) p = start_held ("import", tmp, (const char *const[]){ "import", bundle, "--db", db, NULL });
+      g_assert_cmpuint (entries_of (tmp), ==, 1); /* its folder, while it holds */
+      stop_held (p, sigs[i]);
+      g_assert_cmpuint (entries_of (tmp), ==, 0);
+      g_assert_cmpint (sql_int (db, "SELECT count(*) FROM run"), ==, 0);
+    }
+}
+
+/* Every exported file, stopped half written (SIGTERM, Ctrl-C, SIGHUP in
+ * turn) with --force over an old one: the old file is there as it was,
+ * and nothing else is in its folder (no partial, no journal). */
+static void
+test_stopped_writes_leave_the_old_file (void)
+{
+  static const struct {
+    const char *name;
+    const char *args[8];
+  } writers[] = {
+    { "runs.csv", { "export", "--all", "--format", "csv", NULL } },
+    { "batches.csv", { "export", "--all", "--format", "csv", "--batches", NULL } },
+    { "runs.json", { "export", "--all", "--format", "json", NULL } },
+    { "runs.sqlite", { "export", "--all", "--format", "sqlite", NULL } },
+    { "timeline.svg", { "export", "--run", "1", "--format", "svg", NULL } },
+    { "timeline.png", { "export", "--run", "1", "--format", "png", NULL } },
+    { "timeline.pdf", { "export", "--run", "1", "--format", "pdf", NULL } },
+    { "review.html", { "report", "--all", "--format", "html", NULL } },
+    { "review.md", { "report", "--all", "--format", "md", NULL } },
+  };
+  static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
+  static const char old[] = "the old file\n";
+  g_autofree char *src = store_with_run ("stopped-writes-src.sqlite");
+  for (guint i = 0; i < G_N_ELEMENTS (writers); i++)
+    {
+      g_autofree char *dir_name = g_strdup_printf ("stopped-writes-%u", i);
+      g_autofree char *dir = path_in (dir_name);
+      g_autofree char *file = g_build_filename (dir, writers[i].name, NULL);
+      g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+      g_assert_true (g_file_set_contents (file, old, -1, NULL));
+      g_autoptr (GPtrArray) args = g_ptr_array_new ();
+      for (guint a = 0; writers[i].args[a]; a++)
+        g_ptr_array_add (args, (char *) writers[i].args[a]);
+      const char *rest[] = { "-o", file, "--force", "--db", src, NULL };
+      for (guint a = 0; a < G_N_ELEMENTS (rest); a++)
+        g_ptr_array_add (args, (char *) rest[a]);
+      g_autoptr (GSubprocess) p = start_held ("write", NULL, (const char *const *) args->pdata);
+      g_assert_cmpuint (entries_of (dir), >=, 2); /* the old file and the partial */
+      stop_held (p, sigs[i % G_N_ELEMENTS (sigs)]);
+      g_autofree char *now = NULL;
+      g_assert_true (g_file_get_contents (file, &now, NULL, NULL));
+      g_assert_cmpstr (now, ==, old);
+      if (entries_of (dir) != 1)
+        g_error ("%s: %u files left beside it after the stop", writers[i].name, entries_of (dir) - 1);
+
+      /* Not stopped, the same command replaces it whole. */
+      g_ptr_array_add (args, NULL);
+      ls_test_cli done = ls_test_loadscopev ((const char *const *) args->pdata);
+      g_assert_cmpint (done.status, ==, 0);
+      ls_test_cli_clear (&done);
+      g_clear_pointer (&now, g_free);
+      g_assert_true (g_file_get_contents (file, &now, NULL, NULL));
+      g_assert_cmpstr (now, !=, old);
+    }
+}
+
 /* ------------------------------------------------------------ signals */
 
 static void
@@ -742,6 +885,8 @@ main (int argc, char **argv)
   g_test_add_func ("/store/hostile/options-past-the-store-are-refused", test_options_past_the_store_are_refused);
   g_test_add_func ("/store/hostile/killed-sqlite-export-leaves-old-or-new",
                    test_killed_sqlite_export_leaves_old_or_new);
+  g_test_add_func ("/store/hostile/stopped-import-leaves-no-copy", test_stopped_import_leaves_no_copy);
+  g_test_add_func ("/store/hostile/stopped-writes-leave-the-old-file", test_stopped_writes_leave_the_old_file);
   g_test_add_func ("/store/hostile/bundle-objects-other-than-tables-are-refused",
                    test_bundle_objects_other_than_tables_are_refused);
   g_test_add_func ("/store/hostile/group-sigint-records-the-run", test_group_sigint_records_the_run);

@@ -7,6 +7,7 @@
 
 #include "app/chart/chart-render.h"
 #include "app/chart/chart-theme.h"
+#include "app/file/file-replace.h"
 
 void
 ls_chart_page_default_size (guint n, int *width, int *height)
@@ -121,32 +122,10 @@ gboolean
 ls_write_file_replacing (const char *path, const void *data, gsize len, GError **error)
 {
   g_autoptr (GError) write_error = NULL;
-  if (!g_file_set_contents (path, (const char *) data, (gssize) len, &write_error))
+  if (!ls_file_replace (path, data, len, &write_error))
     {
-      /* GLib's message names its temporary file; say it of the file asked for. */
-      const char *why = write_error->message;
-      if (write_error->domain == G_FILE_ERROR)
-        switch (write_error->code)
-          {
-          case G_FILE_ERROR_NOENT:
-          case G_FILE_ERROR_NOTDIR:
-            why = "its folder does not exist";
-            break;
-          case G_FILE_ERROR_ACCES:
-          case G_FILE_ERROR_PERM:
-          case G_FILE_ERROR_ROFS:
-            why = "permission denied";
-            break;
-          case G_FILE_ERROR_NOSPC:
-            why = "no space left on the device";
-            break;
-          case G_FILE_ERROR_ISDIR:
-            why = "it is a folder";
-            break;
-          default:
-            break;
-          }
-      g_set_error (error, LS_CHART_ERROR, LS_CHART_ERROR_WRITE, "%s: cannot write it: %s", path, why);
+      /* The message names the file asked for and says why in words. */
+      g_set_error_literal (error, LS_CHART_ERROR, LS_CHART_ERROR_WRITE, write_error->message);
       return FALSE;
     }
   return TRUE;

@@ -29,7 +29,8 @@ gboolean ls_chart_export (ls_chart *const *charts, guint n, const char *path, co
 GByteArray *ls_chart_export_bytes (ls_chart *const *charts, guint n, const char *what, const char *format, int width,
                                    int height, gboolean dark, GError **error);
 
-/* Writes data to path in one step (a temporary file renamed over it), so a
- * failure leaves no partial file; the error names path and says why in
- * words ("its folder does not exist", "permission denied"). */
+/* Writes data to path in one step (app/file/file-replace.h: a partial file
+ * beside it, synced and renamed over it), so a failure or a stop leaves no
+ * partial file; the error (LS_CHART_ERROR_WRITE) names path and says why
+ * in words ("its folder does not exist", "permission denied"). */
 gboolean ls_write_file_replacing (const char *path, const void *data, gsize len, GError **error);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "app/cli/cli-export-chart.h"
+#include "app/file/file-replace.h"
 #include "app/cli/cli-store-status.h"
 #include "app/store/export.h"
 #include "app/store/import-input.h"
@@ -133,34 +134,9 @@ ls_cli_export (int argc, char **argv)
   if (strcmp (format, "sqlite") == 0)
     {
       /* Written beside FILE under another name, then renamed over it:
-       * FILE is the old one or the whole new one, never a part (SQLite
-       * syncs the bundle as it commits). A kill leaves only the partial. */
-      static const char *const suffixes[] = { "", "-wal", "-shm", "-journal" };
-      g_autofree char *partial = g_strdup_printf ("%s.%08x.partial", output, g_random_int ());
-      gboolean written = ls_export_sqlite (store, ids, partial, &error);
-      if (written && force)
-        for (guint i = 1; i < G_N_ELEMENTS (suffixes); i++)
-          {
-            /* What SQLite may have left beside the old FILE would read as
-             * the new one's journal. */
-            g_autofree char *p = g_strconcat (output, suffixes[i], NULL);
-            g_unlink (p);
-          }
-      int saved = 0;
-      if (written && g_rename (partial, output) != 0)
+       * FILE is the old one or the whole new one, never a part. */
+      if (!ls_export_sqlite_replacing (store, ids, output, &error))
         {
-          saved = errno;
-          g_set_error (&error, G_FILE_ERROR, g_file_error_from_errno (saved), "%s: cannot replace it: %s", output,
-                       g_strerror (saved));
-          written = FALSE;
-        }
-      if (!written)
-        {
-          for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
-            {
-              g_autofree char *p = g_strconcat (partial, suffixes[i], NULL);
-              g_unlink (p);
-            }
           fprintf (stderr, "loadscope export: %s\n", error->message);
           return 1;
         }
@@ -194,7 +170,7 @@ ls_cli_export (int argc, char **argv)
           fwrite (text->str, 1, text->len, stdout);
           return fflush (stdout) == 0 ? 0 : 1;
         }
-      if (!g_file_set_contents (output, text->str, (gssize) text->len, &error))
+      if (!ls_file_replace (output, text->str, text->len, &error))
         {
           fprintf (stderr, "loadscope export: %s\n", error->message);
           return 1;

@@ -4,6 +4,7 @@
 #include <json-glib/json-glib.h>
 
 #include "app/chart/chart-export.h"
+#include "app/file/file-replace.h"
 #include "app/report/sweep-charts.h"
 #include "app/store/export.h"
 #include "app/store/store-query.h"
@@ -70,7 +71,14 @@ ls_export_by_extension (ls_store *store, GArray *ids, const char *path, gboolean
                    "%s: name the file " LS_EXPORT_EXTENSIONS_TEXT " to choose the format", path);
       return FALSE;
     case LS_EXPORT_SQLITE:
-      return ls_export_sqlite (store, ids, path, error);
+      /* A bundle is never written over another (the window's chooser
+       * asked about CSV and JSON; a store is not replaced by a click). */
+      if (g_file_test (path, G_FILE_TEST_EXISTS))
+        {
+          g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_OPEN, "%s: already exists", path);
+          return FALSE;
+        }
+      return ls_export_sqlite_replacing (store, ids, path, error);
     case LS_EXPORT_PNG:
       return export_charts (store, ids, path, "png", dark, error);
     case LS_EXPORT_SVG:
@@ -93,5 +101,5 @@ ls_export_by_extension (ls_store *store, GArray *ids, const char *path, gboolean
     default:
       g_assert_not_reached ();
     }
-  return g_file_set_contents (path, out->str, (gssize) out->len, error);
+  return ls_file_replace (path, out->str, out->len, error);
 }

@@ -170,13 +170,23 @@ ls_slurm_collect (ls_slurm_run *run, const char *db, FILE *out)
       return 1;
     }
 
+  /* The manifest is a claim: checked against what this store submitted
+   * before anything of the folder is merged. */
+  const char *uuid = ls_slurm_run_sweep_uuid (run);
+  if (!ls_slurm_check_manifest (store, run, &error))
+    {
+      g_autofree char *why = ls_terminal_text (error->message);
+      fprintf (out, "loadscope sweep: %s\n", why);
+      return 2;
+    }
+
   /* The sweep row first (seed.sqlite: the sweep and the submitting
    * machine), so the sweep exists even when no task left a store. */
   g_autofree char *seed = g_build_filename (dir, "seed.sqlite", NULL);
   ls_import_counts seed_counts = { 0 };
   if (!store_file_ok (seed, out, "seed.sqlite"))
     rc = 1;
-  else if (g_file_test (seed, G_FILE_TEST_EXISTS) && !ls_import_file (store, seed, &seed_counts, &error))
+  else if (g_file_test (seed, G_FILE_TEST_EXISTS) && !ls_import_file_in_sweep (store, seed, uuid, &seed_counts, &error))
     {
       g_autofree char *why = ls_terminal_text (error->message);
       fprintf (out, "loadscope sweep: %s\n", why);
@@ -208,7 +218,7 @@ ls_slurm_collect (ls_slurm_run *run, const char *db, FILE *out)
           continue;
         }
       stores++;
-      if (!ls_import_file (store, path, &counts, &error))
+      if (!ls_import_file_in_sweep (store, path, uuid, &counts, &error))
         {
           g_autofree char *why = ls_terminal_text (error->message);
           fprintf (out, "task %u: its store could not be merged: %s\n", t, why);
@@ -238,7 +248,6 @@ ls_slurm_collect (ls_slurm_run *run, const char *db, FILE *out)
 
   /* The sweep ends once nothing is queued: done when every task ran
    * (whatever its outcome), else interrupted. */
-  const char *uuid = ls_slurm_run_sweep_uuid (run);
   gint64 sweep_id = uuid ? ls_store_find_sweep (store, uuid, NULL) : -1;
   const char *sweep_status = n_active ? "running" : unfinished ? "interrupted" : "done";
   if (sweep_id > 0 && n_active == 0)

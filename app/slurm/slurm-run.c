@@ -453,6 +453,33 @@ ls_slurm_run_job_ids (const ls_slurm_run *run)
   return g_string_free (s, FALSE);
 }
 
+char *
+ls_slurm_run_jobs_text (const ls_slurm_run *run)
+{
+  GString *s = g_string_new (NULL);
+  for (guint j = 0; j < run->jobs->len; j++)
+    {
+      const job *one = &g_array_index (run->jobs, job, j);
+      g_string_append_printf (s, "%s%s:%u-%u", j ? " " : "", one->id, one->first, one->last);
+    }
+  return g_string_free (s, FALSE);
+}
+
+char *
+ls_slurm_run_labels_text (const ls_slurm_run *run)
+{
+  GString *s = g_string_new (NULL);
+  for (guint c = 0; c < run->labels->len; c++)
+    g_string_append_printf (s, "%s%s", c ? "\n" : "", (const char *) run->labels->pdata[c]);
+  return g_string_free (s, FALSE);
+}
+
+guint
+ls_slurm_run_n_configurations (const ls_slurm_run *run)
+{
+  return run->configurations;
+}
+
 /* states.tsv: "task<TAB>slurm state<TAB>node<TAB>exit" per line; a cache
  * of this program's own, read as capped as the rest of the folder. */
 static void
@@ -507,39 +534,83 @@ job_has_task (const job *j, guint t)
   return t >= j->first && t <= j->last;
 }
 
+/* Job ids per sacct call: one call for many jobs (a manifest may hold
+ * thousands; a call each took 20 s for 500), the command line kept short. */
+#define SACCT_JOBS_PER_CALL 256
+
+/* The job id a line of sacct's output is about ("123_4|..." -> "123"). */
+static char *
+line_job (const char *line)
+{
+  gsize n = strcspn (line, "_.|[ \t");
+  return n ? g_strndup (line, n) : NULL;
+}
+
+static void
+free_text (gpointer s)
+{
+  g_string_free (s, TRUE);
+}
+
+/* sacct for jobs [from, to) in one call, its lines handed to each job's
+ * parser (grouped by job id first: never each job over all the lines).
+ * FALSE when sacct said nothing (accounting off, or no sacct). */
+static gboolean
+sacct_jobs (ls_slurm_run *run, guint from, guint to)
+{
+  g_autoptr (GString) ids = g_string_new (NULL);
+  for (guint j = from; j < to; j++)
+    g_string_append_printf (ids, "%s%s", j > from ? "," : "", g_array_index (run->jobs, job, j).id);
+  const char *argv[] = { "sacct", "-n", "-P", "-X", "-j", ids->str, "-o", "JobID,State,ExitCode,NodeList", NULL };
+  g_autofree char *text = ls_slurm_command (argv, NULL);
+  if (!text || !*text)
+    return FALSE;
+  g_autoptr (GHashTable) by_job = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, free_text);
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  for (char **l = lines; *l; l++)
+    {
+      g_autofree char *id = line_job (*l);
+      if (!id)
+        continue;
+      GString *mine = g_hash_table_lookup (by_job, id);
+      if (!mine)
+        g_hash_table_insert (by_job, g_strdup (id), mine = g_string_new (NULL));
+      g_string_append (mine, *l);
+      g_string_append_c (mine, '\n');
+    }
+  for (guint j = from; j < to; j++)
+    {
+      const job *one = &g_array_index (run->jobs, job, j);
+      const GString *mine = g_hash_table_lookup (by_job, one->id);
+      if (mine)
+        ls_slurm_parse_sacct (mine->str, one->id, run->infos, run->tasks);
+    }
+  return TRUE;
+}
+
 void
 ls_slurm_run_refresh (ls_slurm_run *run)
 {
   static gboolean no_sacct = FALSE; /* accounting off: do not ask again */
   states_load (run);
-  for (guint j = 0; j < run->jobs->len; j++)
+  for (guint j = 0; !no_sacct && j < run->jobs->len; j += SACCT_JOBS_PER_CALL)
+    if (!sacct_jobs (run, j, MIN (j + SACCT_JOBS_PER_CALL, run->jobs->len)))
+      no_sacct = TRUE;
+  for (guint j = 0; no_sacct && j < run->jobs->len; j++)
     {
       const job *one = &g_array_index (run->jobs, job, j);
-      g_autofree char *text = NULL;
-      if (!no_sacct)
+      /* Without accounting: scontrol, one job at a time (it takes one). */
+      const char *argv[] = { "scontrol", "-o", "show", "job", one->id, NULL };
+      g_autofree char *text = ls_slurm_command (argv, NULL);
+      if (text)
+        ls_slurm_parse_scontrol (text, one->id, run->infos, run->tasks);
+      else
         {
-          const char *argv[] = { "sacct", "-n", "-P", "-X", "-j", one->id, "-o", "JobID,State,ExitCode,NodeList", NULL };
-          text = ls_slurm_command (argv, NULL);
-          if (text && *text)
-            ls_slurm_parse_sacct (text, one->id, run->infos, run->tasks);
-          else
-            no_sacct = TRUE;
-        }
-      if (no_sacct)
-        {
-          const char *argv[] = { "scontrol", "-o", "show", "job", one->id, NULL };
-          g_free (text);
-          text = ls_slurm_command (argv, NULL);
-          if (text)
-            ls_slurm_parse_scontrol (text, one->id, run->infos, run->tasks);
-          else
-            {
-              /* Forgotten by scontrol (or not allowed): what is still queued. */
-              const char *q[] = { "squeue", "-h", "-r", "-j", one->id, "-o", "%i|%T|%N", NULL };
-              g_autofree char *queued = ls_slurm_command (q, NULL);
-              if (queued)
-                ls_slurm_parse_squeue (queued, one->id, run->infos, run->tasks);
-            }
+          /* Forgotten by scontrol (or not allowed): what is still queued. */
+          const char *q[] = { "squeue", "-h", "-r", "-j", one->id, "-o", "%i|%T|%N", NULL };
+          g_autofree char *queued = ls_slurm_command (q, NULL);
+          if (queued)
+            ls_slurm_parse_squeue (queued, one->id, run->infos, run->tasks);
         }
     }
 

@@ -512,6 +512,12 @@ submit_main (const ls_sweep_request *request, const ls_slurm_options *o, const c
         fprintf (stderr, "loadscope sweep: %s\n", error->message);
         goto out;
       }
+    /* What this side submitted, for collect to check the manifest by. */
+    if (!ls_slurm_record_submission (run, db, &error))
+      {
+        fprintf (stderr, "loadscope sweep: recording the submission: %s\n", error->message);
+        g_clear_error (&error);
+      }
     g_autofree char *ids = ls_slurm_run_job_ids (run);
     fprintf (stderr, "submitted job%s %s: %u task%s (%u configuration%s); run folder %s\n", jobs->len == 1 ? "" : "s",
              ids, plan.tasks, plan.tasks == 1 ? "" : "s", plan.configurations, plan.configurations == 1 ? "" : "s",

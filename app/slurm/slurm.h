@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "app/core/sweep-request.h"
+#include "app/store/store.h"
 
 G_BEGIN_DECLS
 
@@ -126,6 +127,23 @@ const char *ls_slurm_run_dir (const ls_slurm_run *run);
 const char *ls_slurm_run_sweep_uuid (const ls_slurm_run *run);
 /* The job ids, space separated ("123 124"). */
 char *ls_slurm_run_job_ids (const ls_slurm_run *run);
+/* Each job and the task numbers it holds: "123:0-3 124:4-7". */
+char *ls_slurm_run_jobs_text (const ls_slurm_run *run);
+/* The configurations' labels (their knobs), one a line. */
+char *ls_slurm_run_labels_text (const ls_slurm_run *run);
+guint ls_slurm_run_n_configurations (const ls_slurm_run *run);
+
+/* The manifest is untrusted (slurm-trust.c). Records what this side
+ * submitted for the run's sweep in the store at db (NULL: the default). */
+gboolean ls_slurm_record_submission (const ls_slurm_run *run, const char *db, GError **error);
+/* Before collect merges anything: a manifest naming a sweep this store
+ * recorded a submission of must match it (job ids and their tasks, the
+ * configurations' labels, the counts); one naming a sweep of this store
+ * with no submission (a sweep run here, or imported) is refused; a sweep
+ * this store does not know is recorded as submitted elsewhere (the first
+ * collect). FALSE with LS_SLURM_ERROR_RUN_DIR naming slurm.json and why. */
+gboolean ls_slurm_check_manifest (ls_store *store, const ls_slurm_run *run, GError **error);
+
 /* Asks Slurm (sacct, else scontrol, else squeue) and the folder (exit
  * files) about every task; remembers what it learnt in states.tsv. */
 void ls_slurm_run_refresh (ls_slurm_run *run);
@@ -143,7 +161,9 @@ gboolean ls_slurm_run_cancel (ls_slurm_run *run, GError **error);
  * The sweep is ended (done, or interrupted when a task was cancelled, timed
  * out or never ran) once no task is pending or running. Returns the exit
  * status (0 all done, 1 a task did not end well or a store could not be
- * merged). */
+ * merged, 2 the manifest was refused by ls_slurm_check_manifest: nothing is
+ * merged). Every store of the folder is imported as the manifest's sweep's
+ * alone (ls_import_file_in_sweep). */
 int ls_slurm_collect (ls_slurm_run *run, const char *db, FILE *out);
 
 /* Caps on what a run folder may hold (slurm-run.c, slurm-collect.c). */

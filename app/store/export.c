@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "app/file/file-replace.h"
 #include "app/store/export-format-private.h"
 #include "app/store/store-private.h"
 
@@ -362,4 +363,17 @@ out:
   if (!ok)
     remove_bundle (path);
   return ok;
+}
+
+gboolean
+ls_export_sqlite_replacing (ls_store *store, GArray *ids, const char *path, GError **error)
+{
+  g_autoptr (ls_partial_file) partial = ls_partial_file_new (path, error);
+  if (!partial)
+    return FALSE;
+  /* SQLite makes the file itself, under the partial's (armed) name. */
+  ls_partial_file_close (partial);
+  g_unlink (ls_partial_file_path (partial));
+  return ls_export_sqlite (store, ids, ls_partial_file_path (partial), error)
+         && ls_partial_file_commit (partial, error);
 }

@@ -26,3 +26,8 @@ JsonNode *ls_export_json (ls_store *store, GArray *ids, GError **error);
  * machines, sweeps, batches, samples and workers, in one file (no WAL).
  * Removes what it wrote if it fails. */
 gboolean ls_export_sqlite (ls_store *store, GArray *ids, const char *path, GError **error);
+
+/* ls_export_sqlite to a partial file beside path, synced and renamed over
+ * path (app/file/file-replace.h): path is the old file or the whole new
+ * bundle, never a part; a stop that ends the process leaves no partial. */
+gboolean ls_export_sqlite_replacing (ls_store *store, GArray *ids, const char *path, GError **error);

@@ -123,7 +123,11 @@ ls_import_read_capped (const char *path, guint64 cap, GBytes **out, GError **err
   g_autoptr (GFile) file = g_file_new_for_path (path);
   g_autoptr (GError) local = NULL;
   g_autoptr (GFileInputStream) in = g_file_read (file, NULL, &local);
-  g_autoptr (GByteArray) buf = g_byte_array_new ();
+  /* Sized from the file's length where it has one: grown by doubling, a
+   * large file would take up to twice its size while it is read. */
+  GStatBuf st;
+  guint64 hint = g_stat (path, &st) == 0 && st.st_size > 0 ? (guint64) st.st_size : 0;
+  g_autoptr (GByteArray) buf = g_byte_array_sized_new ((guint) MIN (hint + 1, cap + 1));
   guint8 chunk[65536];
 
   *out = NULL;

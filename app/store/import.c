@@ -8,9 +8,12 @@
 #include <string.h>
 
 #include "app/core/text-controls.h"
+#include "app/file/test-hold.h"
 #include "app/store/export-format-private.h"
 #include "app/store/import-input.h"
+#include "app/store/json-spans.h"
 #include "app/store/store-private.h"
+#include "platform/cleanup.h"
 
 #define RUNNING_NOTE "it was still running when it was exported"
 
@@ -33,6 +36,8 @@ typedef struct {
   sqlite3_stmt *find[3];
   sqlite3_stmt *insert[N_KINDS];
   ls_import_counts counts;
+  gboolean in_sweep_only; /* every sweep and run of the file is in_sweep's */
+  const char *in_sweep;   /* NULL: the file may hold no sweep */
 } importer;
 
 static gboolean
@@ -235,6 +240,9 @@ import_sweep (importer *imp, ls_field_value *v, const char *where, GError **erro
   const char *machine = value (k, v, "machine_fingerprint")->s;
   if (g_hash_table_contains (imp->sweeps, uuid))
     return invalid (error, "%s: sweep %s appears twice", where, uuid);
+  if (imp->in_sweep_only && g_strcmp0 (uuid, imp->in_sweep) != 0)
+    return invalid (error, "%s: sweep %s is not the one this file belongs to (%s)", where, uuid,
+                    imp->in_sweep ? imp->in_sweep : "none");
   if (!g_hash_table_contains (imp->machines, machine))
     return invalid (error, "%s.machine_fingerprint: no machine %s in the file", where, machine);
   ls_field_value *status = value (k, v, "status");
@@ -273,6 +281,10 @@ import_run (importer *imp, ls_field_value *v, gint64 source_id, const char *wher
     return invalid (error, "%s.machine_fingerprint: no machine %s in the file", where, machine), -1;
   if (sweep->type == LS_VALUE_TEXT && !g_hash_table_contains (imp->sweeps, sweep->s))
     return invalid (error, "%s.sweep_uuid: no sweep %s in the file", where, sweep->s), -1;
+  if (imp->in_sweep_only && (sweep->type != LS_VALUE_TEXT || g_strcmp0 (sweep->s, imp->in_sweep) != 0))
+    return invalid (error, "%s.sweep_uuid: %s, not the sweep this file belongs to (%s)", where,
+                    sweep->type == LS_VALUE_TEXT ? sweep->s : "none", imp->in_sweep ? imp->in_sweep : "none"),
+           -1;
   gboolean sim_sink = strcmp (value (k, v, "sink")->s, "sim") == 0;
   if (value (k, v, "simulated")->i != sim_sink)
     return invalid (error, "%s.simulated: %s, but the sink is %s", where,
@@ -327,74 +339,230 @@ import_child (importer *imp, int k, gint64 run_id, gint64 batch_size, ls_field_v
 
 /* ---- JSON exports ------------------------------------------------------ */
 
-static JsonArray *
-array_member (JsonObject *o, const char *name, const char *where, GError **error)
+/* A JSON export is walked span by span (json-spans.h): the text is held
+ * once and each record parsed alone, so an import takes about the file's
+ * size in memory, not json-glib's tree of all of it. */
+
+/* Syntax: the file is no JSON after all. */
+static gboolean
+not_json (GError **error, const char *why)
 {
-  JsonNode *n = json_object_get_member (o, name);
-  if (!n)
-    return invalid (error, "%s: missing field '%s'", where, name), NULL;
-  if (!JSON_NODE_HOLDS_ARRAY (n))
-    return invalid (error, "%s.%s: expected an array", where, name), NULL;
-  return json_node_get_array (n);
+  return invalid (error, "not a Loadscope export: neither an SQLite bundle nor JSON (%s); " LS_IMPORT_FORMATS_TEXT,
+                  why);
 }
 
-static JsonObject *
-object_element (JsonArray *a, guint i, const char *where, GError **error)
+/* The span parsed (one record, or a scalar) with the import's parser: its
+ * root, owned by the parser until the next parse. */
+static JsonNode *
+parse_span (JsonParser *parser, const char *text, gsize len, GError **error)
 {
-  JsonNode *n = json_array_get_element (a, i);
-  if (!JSON_NODE_HOLDS_OBJECT (n))
-    return invalid (error, "%s: expected an object", where), NULL;
-  return json_node_get_object (n);
+  g_autoptr (GError) local = NULL;
+  if (!json_parser_load_from_data (parser, text, (gssize) len, &local))
+    return not_json (error, local->message), NULL;
+  JsonNode *root = json_parser_get_root (parser);
+  if (!root)
+    return not_json (error, "a value expected"), NULL;
+  return root;
 }
+
+/* A member name's raw text, for messages and lookups (an export's names
+ * hold no escapes; one that does is an unknown field). */
+static char *
+name_text (const char *name, gsize len)
+{
+  g_autofree char *raw = g_strndup (name, len);
+  return ls_text_clean (raw, TRUE);
+}
+
+typedef struct {
+  const char *value;
+  gsize len;
+} span;
+
+/* The object's members whose names are in names[] into spans[] (a name
+ * twice is refused); any other name is refused, unless skip_unknown (then
+ * the caller gets them through others: "name":value text, comma joined). */
+static gboolean
+member_spans (const char *text, gsize len, const char *const *names, span *spans, GString *others,
+              const char *where, GError **error)
+{
+  ls_json_cursor c;
+  g_autoptr (GError) local = NULL;
+  if (!ls_json_cursor_open (&c, text, len, '{', &local))
+    return not_json (error, local->message);
+  const char *name, *value;
+  gsize name_len, value_len;
+  int got;
+  while ((got = ls_json_cursor_member (&c, &name, &name_len, &value, &value_len, &local)) == 1)
+    {
+      gint found = -1;
+      for (gint i = 0; names[i]; i++)
+        if (strlen (names[i]) == name_len && memcmp (names[i], name, name_len) == 0)
+          found = i;
+      if (found < 0)
+        {
+          if (!others)
+            {
+              g_autofree char *shown = name_text (name, name_len);
+              return invalid (error, "%sunknown field '%s'", where, shown);
+            }
+          if (others->len > 1)
+            g_string_append_c (others, ',');
+          g_string_append_c (others, '"');
+          g_string_append_len (others, name, (gssize) name_len);
+          g_string_append (others, "\":");
+          g_string_append_len (others, value, (gssize) value_len);
+          continue;
+        }
+      if (spans[found].value)
+        return invalid (error, "%sfield '%s' appears twice", where, names[found]);
+      spans[found] = (span){ value, value_len };
+    }
+  if (got < 0)
+    return not_json (error, local->message);
+  /* Nothing but blanks after the object. */
+  while (c.pos < c.len && (c.text[c.pos] == ' ' || c.text[c.pos] == '\t' || c.text[c.pos] == '\n'
+                           || c.text[c.pos] == '\r'))
+    c.pos++;
+  if (c.pos < c.len)
+    return not_json (error, "text after the end");
+  return TRUE;
+}
+
+typedef gboolean (*json_row_func) (importer *imp, JsonObject *row, int version, const char *where, gpointer user,
+                                   GError **error);
+
+/* Each element of the array at s (named `name` in `where`), an object,
+ * parsed alone and handed to each. */
+static gboolean
+each_element (importer *imp, JsonParser *parser, span s, const char *where, const char *name, int version,
+              json_row_func each, gpointer user, GError **error)
+{
+  if (!s.value)
+    return invalid (error, "%s: missing field '%s'", where, name);
+  ls_json_cursor c;
+  g_autoptr (GError) local = NULL;
+  if (!ls_json_cursor_open (&c, s.value, s.len, '[', &local))
+    return invalid (error, "%s.%s: expected an array", where, name);
+  const char *value;
+  gsize len;
+  int got;
+  for (guint i = 0; (got = ls_json_cursor_element (&c, &value, &len, &local)) == 1; i++)
+    {
+      g_autofree char *at = g_strdup_printf ("%s%s%s[%u]", where, *where ? "." : "", name, i);
+      JsonNode *n = parse_span (parser, value, len, error);
+      if (!n)
+        return FALSE;
+      if (!JSON_NODE_HOLDS_OBJECT (n))
+        return invalid (error, "%s: expected an object", at);
+      if (!each (imp, json_node_get_object (n), version, at, user, error))
+        return FALSE;
+    }
+  return got == 0 ? TRUE : not_json (error, local->message);
+}
+
+typedef struct {
+  int k;
+  gint64 run_id;
+  gint64 batch_size;
+} json_run_ctx;
 
 static gboolean
-import_json_run (importer *imp, JsonObject *o, int version, const char *where, GError **error)
+json_child (importer *imp, JsonObject *row, int version, const char *where, gpointer user, GError **error)
 {
+  json_run_ctx *c = user;
+  ls_field_value values[64];
+  gboolean ok = ls_record_from_json (kinds[c->k], row, version, NULL, values, where, error)
+                && import_child (imp, c->k, c->run_id, c->batch_size, values, where, error);
+  ls_field_values_clear (values, kinds[c->k]->n_fields);
+  return ok;
+}
+
+/* A run: its own fields parsed apart from its batches, series and worker
+ * processes, which are parsed one row at a time. */
+static gboolean
+json_run (importer *imp, JsonParser *parser, const char *text, gsize len, int version, const char *where,
+          GError **error)
+{
+  static const char *const children[] = { "batches", "series", "worker_processes", NULL };
+  span spans[3] = { { 0 } };
   ls_field_value values[64];
   g_assert (ls_record_run.n_fields <= G_N_ELEMENTS (values));
-
-  if (!ls_record_from_json (&ls_record_run, o, version, child_extra, values, where, error))
+  g_autoptr (GString) own = g_string_new ("{");
+  g_autofree char *prefix = g_strdup_printf ("%s: ", where);
+  if (!member_spans (text, len, children, spans, own, prefix, error))
     return FALSE;
-  gint64 run_id = import_run (imp, values, -1, where, error);
-  gint64 batch_size = value (&ls_record_run, values, "batch_size")->i;
+  g_string_append_c (own, '}');
+  JsonNode *n = parse_span (parser, own->str, own->len, error);
+  if (!n)
+    return FALSE;
+  if (!JSON_NODE_HOLDS_OBJECT (n))
+    return invalid (error, "%s: expected an object", where);
+  if (!ls_record_from_json (&ls_record_run, json_node_get_object (n), version, child_extra, values, where, error))
+    return FALSE;
+  json_run_ctx c = { 0, import_run (imp, values, -1, where, error), value (&ls_record_run, values, "batch_size")->i };
   ls_field_values_clear (values, ls_record_run.n_fields);
-  if (run_id < 0)
+  if (c.run_id < 0)
     return FALSE;
-
-  for (int k = K_BATCH; k <= K_WORKER; k++)
-    {
-      const ls_record_kind *kind = kinds[k];
-      JsonArray *rows = array_member (o, kind->plural, where, error);
-      if (!rows)
-        return FALSE;
-      for (guint i = 0; i < json_array_get_length (rows); i++)
-        {
-          g_autofree char *at = g_strdup_printf ("%s.%s[%u]", where, kind->plural, i);
-          JsonObject *row = object_element (rows, i, at, error);
-          gboolean ok = row && ls_record_from_json (kind, row, version, NULL, values, at, error)
-                        && import_child (imp, k, run_id, batch_size, values, at, error);
-          ls_field_values_clear (values, kind->n_fields);
-          if (!ok)
-            return FALSE;
-        }
-    }
+  for (c.k = K_BATCH; c.k <= K_WORKER; c.k++)
+    if (!each_element (imp, parser, spans[c.k - K_BATCH], where, kinds[c.k]->plural, version, json_child, &c, error))
+      return FALSE;
   return TRUE;
 }
 
 static gboolean
-import_json (importer *imp, JsonNode *root, GError **error)
+json_top_record (importer *imp, JsonObject *row, int version, const char *where, gpointer user, GError **error)
 {
-  static const char *const top[] = { "format", "version", "exported_at", "generator", "machines", "sweeps", "runs" };
+  int k = GPOINTER_TO_INT (user);
   ls_field_value values[64];
+  gboolean ok = ls_record_from_json (kinds[k], row, version, NULL, values, where, error)
+                && (k == K_MACHINE ? import_machine (imp, values, where, error)
+                                   : import_sweep (imp, values, where, error));
+  ls_field_values_clear (values, kinds[k]->n_fields);
+  return ok;
+}
 
-  if (!JSON_NODE_HOLDS_OBJECT (root))
+/* A scalar member of the export's top: its node, or NULL when absent. */
+static JsonNode *
+top_value (JsonParser *parser, span s, GError **error, gboolean *bad)
+{
+  *bad = FALSE;
+  if (!s.value)
+    return NULL;
+  JsonNode *n = parse_span (parser, s.value, s.len, error);
+  *bad = n == NULL;
+  return n;
+}
+
+static gboolean
+import_json (importer *imp, const char *text, gsize len, GError **error)
+{
+  enum { T_FORMAT, T_VERSION, T_EXPORTED_AT, T_GENERATOR, T_MACHINES, T_SWEEPS, T_RUNS };
+  static const char *const top[] = { "format", "version", "exported_at", "generator", "machines", "sweeps", "runs",
+                                     NULL };
+  span spans[7] = { { 0 } };
+  g_autoptr (JsonParser) parser = json_parser_new_immutable ();
+  gboolean bad = FALSE;
+
+  gsize i = 0;
+  if (len >= 3 && (guchar) text[0] == 0xef && (guchar) text[1] == 0xbb && (guchar) text[2] == 0xbf)
+    i = 3;
+  while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r'))
+    i++;
+  if (i < len && text[i] != '{')
     return invalid (error, "not a Loadscope export (JSON, but not an object)");
-  JsonObject *o = json_node_get_object (root);
-  JsonNode *format = json_object_get_member (o, "format");
+  if (!member_spans (text, len, top, spans, NULL, "", error))
+    return FALSE;
+
+  JsonNode *format = top_value (parser, spans[T_FORMAT], error, &bad);
+  if (bad)
+    return FALSE;
   if (!format || !JSON_NODE_HOLDS_VALUE (format) || json_node_get_value_type (format) != G_TYPE_STRING
       || strcmp (json_node_get_string (format), LS_EXPORT_FORMAT_NAME) != 0)
     return invalid (error, "not a Loadscope export (JSON without \"format\": \"%s\")", LS_EXPORT_FORMAT_NAME);
-  JsonNode *version_node = json_object_get_member (o, "version");
+  JsonNode *version_node = top_value (parser, spans[T_VERSION], error, &bad);
+  if (bad)
+    return FALSE;
   if (!version_node || !JSON_NODE_HOLDS_VALUE (version_node) || json_node_get_value_type (version_node) != G_TYPE_INT64)
     return invalid (error, "version: missing, or not an integer");
   gint64 version = json_node_get_int (version_node);
@@ -407,78 +575,104 @@ import_json (importer *imp, JsonNode *root, GError **error)
     }
   if (version < 1)
     return invalid (error, "version: %" G_GINT64_FORMAT " is not a Loadscope export version", version);
-
-  g_autoptr (GList) members = json_object_get_members (o);
-  for (GList *l = members; l; l = l->next)
-    {
-      gboolean known = FALSE;
-      for (guint i = 0; i < G_N_ELEMENTS (top); i++)
-        known |= strcmp (top[i], l->data) == 0;
-      if (!known)
-        return invalid (error, "unknown field '%s'", (const char *) l->data);
-    }
-  JsonNode *when = json_object_get_member (o, "exported_at");
+  JsonNode *when = top_value (parser, spans[T_EXPORTED_AT], error, &bad);
+  if (bad)
+    return FALSE;
   GDateTime *t = when && JSON_NODE_HOLDS_VALUE (when) && json_node_get_value_type (when) == G_TYPE_STRING
                      ? g_date_time_new_from_iso8601 (json_node_get_string (when), NULL)
                      : NULL;
   if (!t)
     return invalid (error, "exported_at: missing, or not an ISO 8601 time");
   g_date_time_unref (t);
-  JsonNode *generator = json_object_get_member (o, "generator");
+  JsonNode *generator = top_value (parser, spans[T_GENERATOR], error, &bad);
+  if (bad)
+    return FALSE;
   if (generator && (!JSON_NODE_HOLDS_VALUE (generator) || json_node_get_value_type (generator) != G_TYPE_STRING))
     return invalid (error, "generator: expected text");
 
-  JsonArray *machines = array_member (o, "machines", "the export", error);
-  JsonArray *sweeps = machines ? array_member (o, "sweeps", "the export", error) : NULL;
-  JsonArray *runs = sweeps ? array_member (o, "runs", "the export", error) : NULL;
-  if (!runs)
+  static const int order[] = { T_MACHINES, T_SWEEPS, T_RUNS };
+  for (guint o = 0; o < G_N_ELEMENTS (order); o++)
+    if (!spans[order[o]].value)
+      return invalid (error, "the export: missing field '%s'", top[order[o]]);
+  if (!each_element (imp, parser, spans[T_MACHINES], "", "machines", (int) version, json_top_record,
+                     GINT_TO_POINTER (K_MACHINE), error)
+      || !each_element (imp, parser, spans[T_SWEEPS], "", "sweeps", (int) version, json_top_record,
+                        GINT_TO_POINTER (K_SWEEP), error))
     return FALSE;
 
-  for (int k = K_MACHINE; k <= K_SWEEP; k++)
+  ls_json_cursor c;
+  g_autoptr (GError) local = NULL;
+  if (!ls_json_cursor_open (&c, spans[T_RUNS].value, spans[T_RUNS].len, '[', &local))
+    return invalid (error, "the export.runs: expected an array");
+  const char *value;
+  gsize value_len;
+  int got;
+  for (guint r = 0; (got = ls_json_cursor_element (&c, &value, &value_len, &local)) == 1; r++)
     {
-      JsonArray *rows = k == K_MACHINE ? machines : sweeps;
-      for (guint i = 0; i < json_array_get_length (rows); i++)
-        {
-          g_autofree char *at = g_strdup_printf ("%s[%u]", kinds[k]->plural, i);
-          JsonObject *row = object_element (rows, i, at, error);
-          gboolean ok = row && ls_record_from_json (kinds[k], row, (int) version, NULL, values, at, error)
-                        && (k == K_MACHINE ? import_machine (imp, values, at, error)
-                                           : import_sweep (imp, values, at, error));
-          ls_field_values_clear (values, kinds[k]->n_fields);
-          if (!ok)
-            return FALSE;
-        }
-    }
-  for (guint i = 0; i < json_array_get_length (runs); i++)
-    {
-      g_autofree char *at = g_strdup_printf ("runs[%u]", i);
-      JsonObject *row = object_element (runs, i, at, error);
-      if (!row || !import_json_run (imp, row, (int) version, at, error))
+      g_autofree char *at = g_strdup_printf ("runs[%u]", r);
+      gsize k = 0;
+      while (k < value_len && value[k] != '{' && (value[k] == ' ' || value[k] == '\n'))
+        k++;
+      if (k >= value_len || value[k] != '{')
+        return invalid (error, "%s: expected an object", at);
+      if (!json_run (imp, parser, value, value_len, (int) version, at, error))
         return FALSE;
     }
-  return TRUE;
+  return got == 0 ? TRUE : not_json (error, local->message);
 }
 
 /* ---- sqlite bundles ---------------------------------------------------- */
+
+static const char *const copy_suffixes[] = { "", "-wal", "-shm", "-journal" };
+#define N_COPY_FILES G_N_ELEMENTS (copy_suffixes)
 
 typedef struct {
   char *dir;
   char *copy;
   ls_store *store;
+  /* The folder and its files, armed while they exist: a stop that ends the
+   * process (Ctrl-C, SIGTERM) removes them (platform/cleanup.h). */
+  int armed[N_COPY_FILES + 1];
 } bundle;
+
+static void
+bundle_init (bundle *b)
+{
+  memset (b, 0, sizeof *b);
+  for (guint i = 0; i < G_N_ELEMENTS (b->armed); i++)
+    b->armed[i] = -1;
+}
+
+/* The private copy's folder, made and armed. */
+static gboolean
+bundle_make_dir (bundle *b, GError **error)
+{
+  b->dir = ls_import_make_tmp_dir (error);
+  if (!b->dir)
+    return FALSE;
+  b->copy = g_build_filename (b->dir, "bundle.sqlite", NULL);
+  b->armed[0] = ls_cleanup_arm (b->dir, LS_CLEANUP_DIR);
+  for (guint i = 0; i < N_COPY_FILES; i++)
+    {
+      g_autofree char *p = g_strconcat (b->copy, copy_suffixes[i], NULL);
+      b->armed[i + 1] = ls_cleanup_arm (p, LS_CLEANUP_FILE);
+    }
+  return TRUE;
+}
 
 static void
 bundle_clear (bundle *b)
 {
-  static const char *const suffixes[] = { "", "-wal", "-shm", "-journal" };
   g_clear_pointer (&b->store, ls_store_close);
-  for (guint i = 0; b->copy && i < G_N_ELEMENTS (suffixes); i++)
+  for (guint i = 0; b->copy && i < N_COPY_FILES; i++)
     {
-      g_autofree char *p = g_strconcat (b->copy, suffixes[i], NULL);
+      g_autofree char *p = g_strconcat (b->copy, copy_suffixes[i], NULL);
       g_unlink (p);
     }
   if (b->dir)
     g_rmdir (b->dir);
+  for (guint i = 0; i < G_N_ELEMENTS (b->armed); i++)
+    ls_cleanup_disarm (b->armed[i]);
   g_clear_pointer (&b->copy, g_free);
   g_clear_pointer (&b->dir, g_free);
 }
@@ -596,10 +790,8 @@ bundle_open (bundle *b, const char *path, GError **error)
   if (!check_size (path, error))
     return FALSE;
 
-  b->dir = ls_import_make_tmp_dir (error);
-  if (!b->dir)
+  if (!bundle_make_dir (b, error))
     return FALSE;
-  b->copy = g_build_filename (b->dir, "bundle.sqlite", NULL);
   if (!copy_file (path, b->copy, error))
     return FALSE;
   /* A store copied while open keeps recent rows in its WAL. */
@@ -779,17 +971,37 @@ ls_import_file (ls_store *store, const char *path, ls_import_counts *counts, GEr
   return ls_import_file_runs (store, path, counts, NULL, error);
 }
 
+static gboolean import_file (ls_store *store, const char *path, gboolean in_sweep_only, const char *in_sweep,
+                             ls_import_counts *counts, GArray **runs, GError **error);
+
 gboolean
 ls_import_file_runs (ls_store *store, const char *path, ls_import_counts *counts, GArray **runs, GError **error)
 {
-  g_autoptr (JsonParser) parser = NULL;
+  return import_file (store, path, FALSE, NULL, counts, runs, error);
+}
+
+gboolean
+ls_import_file_in_sweep (ls_store *store, const char *path, const char *sweep_uuid, ls_import_counts *counts,
+                         GError **error)
+{
+  return import_file (store, path, TRUE, sweep_uuid, counts, NULL, error);
+}
+
+static gboolean
+import_file (ls_store *store, const char *path, gboolean in_sweep_only, const char *in_sweep,
+             ls_import_counts *counts, GArray **runs, GError **error)
+{
+  g_autoptr (GBytes) json_text = NULL;
+  char *json_data = NULL;
+  gsize json_len = 0;
   g_autoptr (GError) local = NULL;
-  bundle b = { 0 };
+  bundle b;
   importer imp;
   guint8 head[LS_IMPORT_SNIFF_BYTES] = { 0 };
   gboolean ok = FALSE, in_transaction = FALSE;
 
   memset (counts, 0, sizeof *counts);
+  bundle_init (&b);
   if (runs)
     *runs = NULL;
   FILE *f = fopen (path, "rb");
@@ -830,36 +1042,20 @@ ls_import_file_runs (ls_store *store, const char *path, ls_import_counts *counts
     }
   else
     {
-      g_autoptr (GBytes) text = NULL;
-      gsize text_len = 0;
-      if (!ls_import_read_capped (path, LS_IMPORT_MAX_BYTES, &text, &local))
+      /* The text is held once; its records are parsed one at a time. */
+      if (!ls_import_read_capped (path, LS_IMPORT_MAX_BYTES, &json_text, &local))
         goto out;
-      char *data = g_bytes_unref_to_data (g_steal_pointer (&text), &text_len);
-      text = g_bytes_new_take (data, text_len);
-      text_len = ls_json_text_repair_numbers (data, text_len);
-      if (!ls_json_text_check (data ? data : "", text_len, &local))
+      json_data = g_bytes_unref_to_data (g_steal_pointer (&json_text), &json_len);
+      json_text = g_bytes_new_take (json_data, json_len); /* owns it; repaired in place */
+      json_len = ls_json_text_repair_numbers (json_data, json_len);
+      if (!ls_json_text_check (json_data ? json_data : "", json_len, &local))
         goto out;
-      parser = json_parser_new_immutable ();
-      if (!json_parser_load_from_data (parser, data ? data : "", (gssize) text_len, &local))
-        {
-          g_autofree char *why = g_strdup (local->message);
-          g_clear_error (&local);
-          if (csv)
-            invalid (&local, "a CSV file: " LS_IMPORT_FORMATS_TEXT);
-          else
-            invalid (&local, "not a Loadscope export: neither an SQLite bundle nor JSON (%s); " LS_IMPORT_FORMATS_TEXT,
-                     why);
-          goto out;
-        }
-      if (!json_parser_get_root (parser))
-        {
-          invalid (&local, "not a Loadscope export: an empty file");
-          goto out;
-        }
     }
 
   if (!importer_init (&imp, store, &local))
     goto clear;
+  imp.in_sweep_only = in_sweep_only;
+  imp.in_sweep = in_sweep;
   /* IMMEDIATE: wait for (or fail on) another writer now, not halfway. */
   if (!ls_store_exec (store, "BEGIN IMMEDIATE", &local))
     {
@@ -873,7 +1069,9 @@ ls_import_file_runs (ls_store *store, const char *path, ls_import_counts *counts
       goto clear;
     }
   in_transaction = TRUE;
-  ok = is_sqlite ? import_bundle (&imp, &b, &local) : import_json (&imp, json_parser_get_root (parser), &local);
+  if (is_sqlite)
+    ls_test_hold ("import", b.copy);
+  ok = is_sqlite ? import_bundle (&imp, &b, &local) : import_json (&imp, json_data ? json_data : "", json_len, &local);
   if (ok && !ls_store_exec (store, "COMMIT", &local))
     ok = FALSE;
   if (ok)

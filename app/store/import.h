@@ -47,3 +47,11 @@ void ls_import_run_clear (ls_import_run *run);
  * elements when freed. */
 gboolean ls_import_file_runs (ls_store *store, const char *path, ls_import_counts *counts, GArray **runs,
                               GError **error);
+
+/* ls_import_file for a file that belongs to one sweep (a Slurm task's
+ * store, a run folder's seed): every sweep of the file must be sweep_uuid
+ * (NULL: none may be there) and every run in it, else nothing is imported
+ * (LS_STORE_ERROR_INVALID naming the record). A forged store cannot bring
+ * runs into another sweep of the home store. */
+gboolean ls_import_file_in_sweep (ls_store *store, const char *path, const char *sweep_uuid, ls_import_counts *counts,
+                                  GError **error);

@@ -84,7 +84,8 @@ typedef struct {
   ls_phase phase;            /* the run's phase and its clock (--timeout) */
   gboolean started;          /* on_started called */
   gboolean have_loader;
-  gboolean finished;         /* the probe said "finished" */
+  gboolean finished;         /* the probe said "finished", with its end proof */
+  const char *end_token;     /* the proof: random per run, given to the probe alone ($LOADSCOPE_PROBE_TOKEN) */
   gboolean failed;           /* the probe said "error" */
   double probe_cpu_ms;       /* the script's own CPU, as it reported at the end (< 0: not) */
   size_t cap_workers, cap_timeline, cap_series;
@@ -476,6 +477,20 @@ on_line (gpointer user, const char *line, gsize len)
         on_batch (s, o);
       break;
     case LS_PROBE_EV_FINISHED:
+      /* The probe's own end carries the token it took out of its
+       * environment before the script ran; a line the script wrote does
+       * not (a forged end followed by os._exit(0) is no finished run). */
+      if (g_strcmp0 (text_or (o, "end", NULL), s->end_token) != 0)
+        {
+          char msg[LS_ERROR_MESSAGE_MAX];
+          g_snprintf (msg, sizeof msg,
+                      "%s wrote a \"finished\" line that is not the probe's own end (its end proof is %s); the run "
+                      "is not taken as done",
+                      s->base, text_or (o, "end", NULL) ? "wrong" : "missing");
+          fail (s, LS_RUN_FAILED, msg);
+          s->broken = TRUE;
+          return FALSE;
+        }
       s->finished = TRUE;
       s->probe_cpu_ms = ls_json_number_or (o, "cpu_ms", -1);
       json_object_set_string_member (s->target, "ended", text_or (o, "reason", "?"));
@@ -772,7 +787,11 @@ ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run
                                                  : g_strdup (probe);
   /* --threads: OpenMP reads it before the probe can call torch.set_num_threads. */
   g_autofree char *omp = t->threads > 0 ? g_strdup_printf ("%d", t->threads) : NULL;
-  const char *env[] = { "PYTHONPATH", path, "LOADSCOPE_PROBE_CONFIG", cfg, omp ? "OMP_NUM_THREADS" : NULL, omp, NULL };
+  /* The probe's end proof: it takes it out of its environment before the
+   * script runs, and its "finished" line carries it. */
+  g_autofree char *token = g_uuid_string_random ();
+  const char *env[] = { "PYTHONPATH", path, "LOADSCOPE_PROBE_CONFIG", cfg, "LOADSCOPE_PROBE_TOKEN", token,
+                        omp ? "OMP_NUM_THREADS" : NULL, omp, NULL };
   g_autoptr (ls_probe_process) proc = ls_probe_process_start ((const char *const *) argv->pdata, env, error);
   if (!proc)
     return FALSE;
@@ -789,6 +808,7 @@ ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run
   s.target = target;
   s.knobs = t->knobs;
   s.probe_cpu_ms = -1;
+  s.end_token = token;
   s.pid = (ls_pid) ls_probe_process_pid (proc);
   s.script_start = ls_process_start_time (s.pid);
   s.base = base;
@@ -844,6 +864,18 @@ ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run
   sample (&s, &result->memory);
   ls_probe_process_end (proc, s.broken ? NULL : on_line, &s);
 
+  /* The probe ends its process with status 0 once it said "finished":
+   * anything else after it (a status, a signal) is not the probe's end. */
+  const ls_exit_status *end_st = ls_probe_process_status (proc);
+  if (result->status == LS_RUN_DONE && s.finished && end_st->kind != LS_EXIT_RUNNING
+      && !(end_st->kind == LS_EXIT_CODE && end_st->code == 0))
+    {
+      char msg[LS_ERROR_MESSAGE_MAX], how[128];
+      ls_exit_status_describe (end_st, how, sizeof how);
+      g_snprintf (msg, sizeof msg, "%s reported its end, then %s%s (the probe's own end exits with status 0)", base,
+                  end_st->kind == LS_EXIT_SIGNAL ? "was " : "", how);
+      fail (&s, LS_RUN_FAILED, msg);
+    }
   if (result->status == LS_RUN_DONE && !s.finished)
     {
       char msg[LS_ERROR_MESSAGE_MAX], how[128];

@@ -80,6 +80,14 @@ def main():
         while True:
             write(b'{"event":"stages","getitem_ms":1}\n')
             time.sleep(0.5)
+    elif mode in ("forge-finished", "forge-finished-late"):
+        # The probe's own "finished" forged, then an exit no atexit sees:
+        # without the runner's end token it is not a finished run.
+        iterate(3)
+        write(b'{"event":"finished","reason":"batches","batches":2,"cpu_ms":1.0}\n')
+        if mode == "forge-finished-late":
+            time.sleep(1)
+        os._exit(0)
     elif mode == "tempfiles":
         iterate(3, workers=2)
         os.kill(os.getpid(), signal.SIGKILL)

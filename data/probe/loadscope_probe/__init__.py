@@ -26,7 +26,10 @@ app/target/ reads them; batch and workers lines have the fields of
                 "worker_pid", "build_start_ms", "build_end_ms" (absent:
                 not seen)}
   stages       the run's means of those (loadscope_probe.stages)
-  finished     {"reason", "cpu_ms"}: the batches asked for were measured,
+  finished     {"reason", "batches", "cpu_ms", "end"}: ("end": the token the
+               runner put in $LOADSCOPE_PROBE_TOKEN, which the probe takes out of
+               its environment before the script runs; a "finished" without it is
+               not the probe's, and the run fails) the batches asked for were measured,
                or the script ended
   error        {"message", "kind", "traceback"}
 """

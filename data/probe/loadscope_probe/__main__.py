@@ -62,6 +62,9 @@ def main():
         sys.stderr.write("usage: python -m loadscope_probe SCRIPT [ARGS...]\n")
         return 2
     config = json.loads(os.environ.get("LOADSCOPE_PROBE_CONFIG", "{}"))
+    # Gone from the environment before the script runs: a "finished" line
+    # the script writes itself cannot carry it.
+    end_token = os.environ.pop("LOADSCOPE_PROBE_TOKEN", None)
     if config.get("ranks_folder"):
         # a rank that --launcher torchrun started: its lines go to a file the
         # launcher follows (torchrun passes no pipe on to its ranks)
@@ -69,7 +72,7 @@ def main():
         path = os.path.join(config["ranks_folder"], "rank-%d.jsonl" % config["rank"])
         out = Output(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), stamp_errors=True)
     else:
-        out = Output(channel_fd(os.environ.get("LOADSCOPE_PROBE_FD", "-1")))
+        out = Output(channel_fd(os.environ.get("LOADSCOPE_PROBE_FD", "-1")), end_token)
     script = os.path.abspath(sys.argv[1])
     name = os.path.basename(script)
     if config.get("ranks"):

@@ -33,8 +33,11 @@ def plain(value):
 class Output:
     """JSON lines on the runner's pipe; nothing when there is none."""
 
-    def __init__(self, fd, stamp_errors=False):
+    def __init__(self, fd, end_token=None, stamp_errors=False):
         self.fd = fd
+        # The runner's proof that a "finished" line is the probe's own end
+        # (taken out of the environment before the script runs).
+        self.end_token = end_token
         # ranks read from files (--launcher torchrun): when each failed, as
         # the launcher cannot tell the first from the order it reads them
         self.stamp_errors = stamp_errors
@@ -43,6 +46,8 @@ class Output:
         if self.fd < 0:
             return
         fields = dict(event=event, **fields)
+        if event == "finished" and self.end_token:
+            fields["end"] = self.end_token
         data = (json.dumps(fields, separators=(",", ":"), default=plain) + "\n").encode()
         while data:
             data = data[os.write(self.fd, data):]
