@@ -288,6 +288,27 @@ test_torchrun (void)
   g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (t, "node"), "slowest_rank"), ==, 1);
   ls_test_cli_clear (&r);
 
+  /* A sweep passes --launcher to each of its runs: every configuration's
+   * ranks started by the stand-in, both measured, recorded. */
+  g_assert_true (g_file_set_contents (log, "", 0, NULL));
+  g_autofree char *db = g_build_filename (scratch, "torchrun-sweep.sqlite", NULL);
+  const char *sweep[] = { "sweep", "--target", "pytorch", "--script", ddp, "--python", python, "--ranks", "2",
+                          "--launcher", "torchrun", "--workers", "0,1", "--batches", "10", "--warmup", "1",
+                          "--timeout", "300", "--db", db, NULL };
+  r = ls_test_loadscope_env (env, sweep);
+  g_test_message ("%s\n%s", r.out, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  ls_test_cli_clear (&r);
+  g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM run WHERE status = 'done' AND "
+                                        "json_extract(summary, '$.target.launcher') = 'torchrun' AND "
+                                        "json_array_length(summary, '$.target.ranks') = 2"), ==, 2);
+  g_autofree char *swept = NULL;
+  g_assert_true (g_file_get_contents (log, &swept, NULL, NULL));
+  guint started_ranks = 0;
+  for (const char *c = swept; *c; c++)
+    started_ranks += *c == '\n';
+  g_assert_cmpuint (started_ranks, ==, 4); /* 2 runs x 2 ranks */
+
   const char *raising[] = { "run", "--target", "pytorch", "--script", ddp, "--python", python, "--script-args",
                             "--raise-rank 1", "--ranks", "2", "--launcher", "torchrun", "--batches", "20",
                             "--timeout", "300", "--no-db", NULL };

@@ -44,6 +44,7 @@ const ls_sweep_knob ls_sweep_knobs[LS_SWEEP_N_KNOBS] = {
   [LS_SWEEP_KNOB_LOADER] = { "loader", FALSE, "--target pytorch: which DataLoader, from 0" },
   [LS_SWEEP_KNOB_RANKS] = { "ranks", TRUE, "--target pytorch: ranks, started as torchrun does" },
   [LS_SWEEP_KNOB_THREADS] = { "threads", TRUE, "--target pytorch: threads per rank" },
+  [LS_SWEEP_KNOB_LAUNCHER] = { "launcher", FALSE, "--target pytorch --ranks: probe|torchrun (who starts the ranks)" },
 };
 
 struct ls_sweep_grid {

@@ -53,6 +53,7 @@ typedef enum {
   LS_SWEEP_KNOB_LOADER,
   LS_SWEEP_KNOB_RANKS,   /* --target pytorch: ranks on the node */
   LS_SWEEP_KNOB_THREADS, /* --target pytorch: threads per rank */
+  LS_SWEEP_KNOB_LAUNCHER, /* --target pytorch --ranks: who starts the ranks */
   LS_SWEEP_N_KNOBS
 } ls_sweep_knob_id;
 
