@@ -9,13 +9,6 @@
 #include "test-sql.h"
 #include "test-util.h"
 
-static char *tmp_dir;
-
-static char *
-tmp_path (const char *name)
-{
-  return g_build_filename (tmp_dir, name, NULL);
-}
 
 static void
 cli_ok (const char *first, ...)
@@ -39,9 +32,9 @@ cli_ok (const char *first, ...)
 static void
 test_recorded_and_round_trip (void)
 {
-  g_autofree char *a = tmp_path ("a.sqlite");
-  g_autofree char *b = tmp_path ("b.sqlite");
-  g_autofree char *bundle = tmp_path ("a.json");
+  g_autofree char *a = ls_test_tmp_path ("a.sqlite");
+  g_autofree char *b = ls_test_tmp_path ("b.sqlite");
+  g_autofree char *bundle = ls_test_tmp_path ("a.json");
 
   cli_ok ("run", "--dataset", "synthetic", "--count", "96", "--size", "64x64", "--workers", "2", "--batch-size", "8",
           "--warmup", "2", "--sink", "none", "--db", a, NULL);
@@ -76,11 +69,9 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  tmp_dir = g_dir_make_tmp ("loadscope-first-batch-XXXXXX", NULL);
-  g_assert_nonnull (tmp_dir);
+  ls_test_tmp_dir_make ("loadscope-first-batch-XXXXXX");
   g_test_add_func ("/store/first-batch-parts/recorded-and-round-trip", test_recorded_and_round_trip);
   int rc = ls_test_run_checked_shm_only ();
-  ls_test_remove_tree (tmp_dir);
-  g_free (tmp_dir);
+  ls_test_tmp_dir_remove ();
   return rc;
 }

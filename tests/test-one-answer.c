@@ -16,7 +16,6 @@
 #include "test-cli-util.h"
 #include "test-util.h"
 
-static char *tmp_dir;
 
 #define DATA "--dataset", "synthetic", "--count", "192", "--size", "32x32", "--sample-cost-us", "300", \
              "--batch-size", "16"
@@ -26,12 +25,6 @@ static const char *const gpu_words[] = {
   "GPU busy", "GPU speed", "faster GPU", "keep the GPU", "keeping the GPU", "GPU-bound", "as fast", "gpu-speed",
   "on the GPU",
 };
-
-static char *
-tmp_path (const char *name)
-{
-  return g_build_filename (tmp_dir, name, NULL);
-}
 
 static void
 assert_ok (ls_test_cli *r, const char *what)
@@ -102,7 +95,7 @@ assert_reports_agree (const char *db, gint64 sweep_id, const ls_verdict *v, gboo
   g_snprintf (id, sizeof id, "%" G_GINT64_FORMAT, sweep_id);
   for (guint f = 0; f < G_N_ELEMENTS (formats); f++)
     {
-      g_autofree char *out = tmp_path (formats[f].file);
+      g_autofree char *out = ls_test_tmp_path (formats[f].file);
       ls_test_cli r = ls_test_loadscope ("report", "--db", db, "--sweep", id, "--format", formats[f].format, "-o", out,
                                          "--force", NULL);
       assert_ok (&r, "report");
@@ -128,7 +121,7 @@ assert_reports_agree (const char *db, gint64 sweep_id, const ls_verdict *v, gboo
 static void
 test_sweep (void)
 {
-  g_autofree char *db = tmp_path ("sweep.sqlite");
+  g_autofree char *db = ls_test_tmp_path ("sweep.sqlite");
   ls_test_cli r = ls_test_loadscope ("sweep", DATA, "--workers", "0,1,2", "--pin", "off,staging", "--repeat", "2",
                                      "--db", db, "--json", NULL);
   assert_ok (&r, "sweep");
@@ -163,7 +156,7 @@ test_sweep (void)
 static void
 test_tune (void)
 {
-  g_autofree char *db = tmp_path ("tune.sqlite");
+  g_autofree char *db = ls_test_tmp_path ("tune.sqlite");
   ls_test_cli r = ls_test_loadscope ("tune", DATA, "--max-runs", "5", "--time-budget", "40s", "--db", db, "--json",
                                      NULL);
   assert_ok (&r, "tune");
@@ -200,11 +193,11 @@ test_tune (void)
 static char *
 cpu_script_store (void)
 {
-  g_autofree char *src = tmp_path ("cpu-source.sqlite");
+  g_autofree char *src = ls_test_tmp_path ("cpu-source.sqlite");
   ls_test_cli r = ls_test_loadscope ("sweep", DATA, "--sink", "none", "--workers", "0,1", "--db", src, NULL);
   assert_ok (&r, "sweep --sink none");
   ls_test_cli_clear (&r);
-  g_autofree char *file = tmp_path ("cpu-script.json");
+  g_autofree char *file = ls_test_tmp_path ("cpu-script.json");
   r = ls_test_loadscope ("export", "--format", "json", "--all", "--db", src, "-o", file, "--force", NULL);
   assert_ok (&r, "export");
   ls_test_cli_clear (&r);
@@ -235,7 +228,7 @@ cpu_script_store (void)
   g_autoptr (JsonGenerator) gen = json_generator_new ();
   json_generator_set_root (gen, json_parser_get_root (parser));
   g_assert_true (json_generator_to_file (gen, file, NULL));
-  char *db = tmp_path ("cpu-script.sqlite");
+  char *db = ls_test_tmp_path ("cpu-script.sqlite");
   r = ls_test_loadscope ("import", file, "--db", db, NULL);
   assert_ok (&r, "import");
   ls_test_cli_clear (&r);
@@ -304,12 +297,11 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  tmp_dir = g_dir_make_tmp ("loadscope-one-answer-XXXXXX", NULL);
+  ls_test_tmp_dir_make ("loadscope-one-answer-XXXXXX");
   g_test_add_func ("/answer/sweep", test_sweep);
   g_test_add_func ("/answer/tune", test_tune);
   g_test_add_func ("/answer/cpu-script", test_cpu_script);
   int rc = g_test_run ();
-  ls_test_remove_tree (tmp_dir);
-  g_free (tmp_dir);
+  ls_test_tmp_dir_remove ();
   return rc;
 }

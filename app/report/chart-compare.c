@@ -5,13 +5,7 @@
 
 #include "app/store/store-named.h"
 #include "app/store/store-query.h"
-
-static int
-compare_double (gconstpointer a, gconstpointer b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
+#include "loader/stats.h"
 
 /* The run's measured waits (after its warm-up), sorted; NULL with the error. */
 static GArray *
@@ -39,7 +33,7 @@ measured_waits (ls_store *store, gint64 run_id, GError **error)
       g_propagate_error (error, local);
       return NULL;
     }
-  g_array_sort (waits, compare_double);
+  g_array_sort (waits, ls_cmp_double);
   return waits;
 }
 
