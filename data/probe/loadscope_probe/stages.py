@@ -26,6 +26,8 @@ from torch.utils.data._utils import fetch as _fetch
 
 _measured = None        # the measured loader's dataset, in this process
 _log_path = None        # where this process appends its lines
+_log_fd = None          # open on it, by this process (a forked worker opens its own)
+_log_fd_key = None      # (pid, path) _log_fd was opened for
 _all_fetches = False    # a spawned worker of the measured loader: every fetch is ours
 _in_fetch = False       # this process is building a batch of the measured loader
 _open_log = None        # run --diagnose: where the files opened while fetching go
@@ -129,6 +131,24 @@ def install_open_log(path):
         sys.addaudithook(_note_open)
 
 
+def _append(data):
+    """Appends a line to the stage log; the file stays open in this process
+    (opened again in a forked child, whose inherited descriptor it closes):
+    an open and a close per batch cost more than the rest of the timers."""
+    global _log_fd, _log_fd_key
+    key = (os.getpid(), _log_path)
+    try:
+        if _log_fd_key != key:
+            if _log_fd is not None:
+                os.close(_log_fd)
+                _log_fd = None
+            _log_fd = os.open(_log_path, os.O_WRONLY | os.O_APPEND)
+            _log_fd_key = key
+        os.write(_log_fd, data)
+    except OSError:
+        pass  # the run's folder is gone: the run is ending
+
+
 def _timed(original):
     def fetch(self, possibly_batched_index):
         global _in_fetch
@@ -174,14 +194,7 @@ def _timed(original):
         line = "%d %d %d %d %d %d %d %d %s\n" % (
             batch_key(possibly_batched_index), done - t0 - spent[0], spent[0], n, done, t0, os.getpid(),
             time.process_time_ns(), ",".join(str(x) for x in samples) or "-")
-        try:
-            fd = os.open(_log_path, os.O_WRONLY | os.O_APPEND)
-            try:
-                os.write(fd, line.encode())
-            finally:
-                os.close(fd)
-        except OSError:
-            pass  # the run's folder is gone: the run is ending
+        _append(line.encode())
         return out
     fetch._loadscope_timed = True
     return fetch
@@ -211,6 +224,7 @@ class StageLog:
         with open(path, "ab"):
             pass
         self.offset = 0
+        self.fd = None
         self.partial = b""
         self.sent = collections.deque()            # (key, sampler_ns), in order
         self.built = collections.defaultdict(collections.deque)  # key -> (getitem, collate, n, done)
@@ -246,12 +260,19 @@ class StageLog:
         base._next_index = _next_index
 
     def _read(self):
+        # The file stays open: the reads go on from where the last one ended.
+        chunks = []
         try:
-            with open(self.path, "rb") as f:
-                f.seek(self.offset)
-                data = f.read()
+            if self.fd is None:
+                self.fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+            while True:
+                chunk = os.read(self.fd, 1 << 20)
+                if not chunk:
+                    break
+                chunks.append(chunk)
         except OSError:
             return
+        data = b"".join(chunks)
         self.offset += len(data)
         lines = (self.partial + data).split(b"\n")
         self.partial = lines.pop()
