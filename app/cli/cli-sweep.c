@@ -293,6 +293,7 @@ ls_cli_sweep (int argc, char **argv)
    * help (app/core/sweep-grid.c) is not marked yet and stays English. */
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   g_option_context_add_group (context, ls_slurm_option_group (&slurm));
+  g_autofree char *defaults = ls_run_defaults_text ();
   g_autofree char *summary = g_strdup_printf (
     _("Any run knob (see `loadscope run --help`) may be a comma list; the sweep runs\n"
       "their product, each configuration in its own runner process, and records every\n"
@@ -312,7 +313,7 @@ ls_cli_sweep (int argc, char **argv)
       "\n"
       "--slurm runs the grid as a Slurm job array, one task per configuration,\n"
       "and merges the tasks' stores into the history (--help-slurm)."),
-    LS_RUN_DEFAULT_WORKERS, LS_RUN_DEFAULTS_TEXT);
+    LS_RUN_DEFAULT_WORKERS, defaults);
   g_option_context_set_summary (context, summary);
 
   char **args = argv;
