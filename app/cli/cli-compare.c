@@ -154,7 +154,7 @@ compare_text (const ls_compare_table *table)
                                              (long long) json_object_get_int_member (g_ptr_array_index (runs, i), "id")));
   print_row ("", cells);
   static const char *const texts[] = { "uuid", "machine_hostname", "dataset", "status" };
-  static const char *const labels[] = { "uuid", "machine", "dataset", "status" };
+  static const char *const labels[] = { "uuid", N_ ("machine"), N_ ("dataset"), N_ ("status") };
   for (guint k = 0; k < G_N_ELEMENTS (texts); k++)
     {
       g_ptr_array_set_size (cells, 0);
@@ -163,7 +163,7 @@ compare_text (const ls_compare_table *table)
           const char *s = str_or (g_ptr_array_index (runs, i), texts[k], "-");
           g_ptr_array_add (cells, k == 0 ? g_strndup (s, 8) : g_strdup (s));
         }
-      print_row (labels[k], cells);
+      print_row (_(labels[k]), cells);
     }
   g_ptr_array_set_size (cells, 0);
   for (guint i = 0; i < runs->len; i++)
