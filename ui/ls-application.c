@@ -1,5 +1,6 @@
 #include "ui/ls-application.h"
 
+#include "app/core/i18n.h"
 #include "app/core/settings.h"
 
 #include "ui/ls-font-fallback.h"
@@ -105,7 +106,7 @@ ls_ui_main (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   g_autoptr (GSettings) settings = ls_settings_new (&error);
   if (!settings) {
-    g_printerr ("loadscope: cannot open the workbench: %s\n", error->message);
+    g_printerr (_("loadscope: cannot open the workbench: %s\n"), error->message);
     return 1;
   }
   g_autoptr (LsApplication) app = ls_application_new (settings);

@@ -3,6 +3,7 @@
 #include <adwaita.h>
 #include <math.h>
 
+#include "app/core/i18n.h"
 #include "app/chart/chart-render.h"
 
 struct _LsChartView {
@@ -110,7 +111,7 @@ ls_chart_view_query_tooltip (GtkWidget *widget, int x, int y, gboolean keyboard,
     {
       g_autofree char *lo = ls_chart_format_value (yaxis->unit, best_point->lo);
       g_autofree char *hi = ls_chart_format_value (yaxis->unit, best_point->hi);
-      band = g_strdup_printf ("\nrange %s to %s", lo, hi);
+      band = g_strdup_printf (_("\nrange %s to %s"), lo, hi);
     }
   g_autofree char *text = g_strdup_printf ("%s\n%s: %s\n%s: %s%s", best_series->label ? best_series->label : "",
                                            self->chart->x.label ? self->chart->x.label : "x", xv,

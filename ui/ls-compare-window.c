@@ -2,6 +2,7 @@
 
 #include <math.h>
 
+#include "app/core/i18n.h"
 #include "app/report/chart-compare.h"
 #include "app/store/store-query.h"
 #include "ui/ls-chart-view.h"
@@ -66,8 +67,8 @@ build (LsCompareWindow *self)
   for (guint r = 0; r < table->runs->len; r++)
     {
       JsonObject *run = table->runs->pdata[r];
-      g_autofree char *head = g_strdup_printf ("Run %" G_GINT64_FORMAT "%s\n%s, %s", json_object_get_int_member (run, "id"),
-                                               r == 0 ? " (baseline)" : "",
+      g_autofree char *head = g_strdup_printf (_("Run %lld%s\n%s, %s"), (long long) json_object_get_int_member (run, "id"),
+                                               r == 0 ? _(" (baseline)") : "",
                                                json_object_get_string_member_with_default (run, "machine_hostname", "?"),
                                                json_object_get_string_member_with_default (run, "machine_os", "?"));
       GtkWidget *h = cell (head, FALSE, FALSE);
@@ -91,16 +92,16 @@ build (LsCompareWindow *self)
       gboolean knob = row->kind == LS_COMPARE_KNOB;
       if (y == 0 || (knob && ((const ls_compare_row *) table->rows->pdata[y - 1])->kind != LS_COMPARE_KNOB))
         {
-          g_autofree char *title = knob ? g_strdup ("Knobs")
-                                        : g_strdup_printf ("Figures, change against run %" G_GINT64_FORMAT,
-                                                           json_object_get_int_member (base, "id"));
+          g_autofree char *title = knob ? g_strdup (_("Knobs"))
+                                        : g_strdup_printf (_("Figures, change against run %lld"),
+                                                           (long long) json_object_get_int_member (base, "id"));
           GtkWidget *h = row_label (title, FALSE);
           gtk_widget_add_css_class (h, "heading");
           gtk_grid_attach (self->labels, h, 0, at, 1, 1);
           gtk_grid_attach (self->body, gtk_label_new (""), 0, at, 1, 1);
           at++;
         }
-      g_autofree char *label = g_strdup_printf ("%s%s", row->label, row->differs ? "  (differs)" : "");
+      g_autofree char *label = g_strdup_printf ("%s%s", row->label, row->differs ? _("  (differs)") : "");
       gtk_grid_attach (self->labels, row_label (label, row->differs), 0, at, 1, 1);
       for (guint r = 0; r < row->cells->len; r++)
         {
@@ -161,7 +162,7 @@ cdf_read_done (GObject *source, GAsyncResult *res, gpointer data)
   if (!chart)
     {
       /* The table stands on its own; say why the waits are missing. */
-      g_autofree char *why = g_strdup_printf ("The runs' batch waits could not be read: %s", error->message);
+      g_autofree char *why = g_strdup_printf (_("The runs' batch waits could not be read: %s"), error->message);
       GtkWidget *l = gtk_label_new (why);
       gtk_label_set_wrap (GTK_LABEL (l), TRUE);
       gtk_widget_add_css_class (l, "dim-label");

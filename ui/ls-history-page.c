@@ -47,29 +47,29 @@ typedef struct {
  * and when; a column with one value for every run shown folds into the
  * line above the table (fold_columns). */
 static const column_spec columns[] = {
-  { "Run", "id", TRUE, 1, 0, "", 46 },
-  { "Status", "status", FALSE, 0, 0, NULL, 120 },
-  { "img/s", LS_KEY_THROUGHPUT, TRUE, 1, 0, "", 55 },
-  { "Wait p50", "wait_p50_ms", TRUE, 1, 1, " ms", 76 },
-  { "Wait p95", "wait_p95_ms", TRUE, 1, 1, " ms", 76 },
-  { "GPU", LS_KEY_GPU_UTIL_EXACT, TRUE, 100, 0, " %", 50 },
-  { "Memory", "memory_peak_bytes", TRUE, 1e-6, 0, " MB", 70 },
-  { "Sweep", "sweep_id", TRUE, 1, 0, "", 54 },
-  { "Workers", "workers", TRUE, 1, 0, "", 62 },
+  { N_("Run"), "id", TRUE, 1, 0, "", 46 },
+  { N_("Status"), "status", FALSE, 0, 0, NULL, 120 },
+  { N_("img/s"), LS_KEY_THROUGHPUT, TRUE, 1, 0, "", 55 },
+  { N_("Wait p50"), "wait_p50_ms", TRUE, 1, 1, " ms", 76 },
+  { N_("Wait p95"), "wait_p95_ms", TRUE, 1, 1, " ms", 76 },
+  { N_("GPU"), LS_KEY_GPU_UTIL_EXACT, TRUE, 100, 0, " %", 50 },
+  { N_("Memory"), "memory_peak_bytes", TRUE, 1e-6, 0, " MB", 70 },
+  { N_("Sweep"), "sweep_id", TRUE, 1, 0, "", 54 },
+  { N_("Workers"), "workers", TRUE, 1, 0, "", 62 },
   /* a script's (the loader's runs show "–" and the columns fold away) */
   { N_("Ranks"), "ranks", TRUE, 1, 0, "", 52 },
   { N_("Threads"), "threads", TRUE, 1, 0, "", 62 },
-  { "Batch", "batch_size", TRUE, 1, 0, "", 50 },
-  { "Pin", "pin", FALSE, 0, 0, NULL, 56 },
-  { "Start", "start", FALSE, 0, 0, NULL, 48 },
-  { "Prefetch", "prefetch_shown", TRUE, 1, 0, "", 62 },
-  { "Persistent", "persistent_shown", FALSE, 0, 0, NULL, 74 },
-  { "Model", "model_ms", TRUE, 1, 0, " ms", 62 },
-  { "Consumer", "sink_shown", FALSE, 0, 0, NULL, 74 },
-  { "Date (UTC)", "started_at", FALSE, 0, 0, NULL, 136 },
-  { "Machine", "machine", FALSE, 0, 0, NULL, 70 },
-  { "OS", "os", FALSE, 0, 0, NULL, 72 },
-  { "Dataset", "dataset", FALSE, 0, 0, NULL, 80 },
+  { N_("Batch"), "batch_size", TRUE, 1, 0, "", 50 },
+  { N_("Pin"), "pin", FALSE, 0, 0, NULL, 56 },
+  { N_("Start"), "start", FALSE, 0, 0, NULL, 48 },
+  { N_("Prefetch"), "prefetch_shown", TRUE, 1, 0, "", 62 },
+  { N_("Persistent"), "persistent_shown", FALSE, 0, 0, NULL, 74 },
+  { N_("Model"), "model_ms", TRUE, 1, 0, " ms", 62 },
+  { N_("Consumer"), "sink_shown", FALSE, 0, 0, NULL, 74 },
+  { N_("Date (UTC)"), "started_at", FALSE, 0, 0, NULL, 136 },
+  { N_("Machine"), "machine", FALSE, 0, 0, NULL, 70 },
+  { N_("OS"), "os", FALSE, 0, 0, NULL, 72 },
+  { N_("Dataset"), "dataset", FALSE, 0, 0, NULL, 80 },
 };
 
 /* Columns that never fold: each run's own. */
@@ -193,10 +193,10 @@ fold_columns (LsHistoryPage *self)
       if (fold && g_strcmp0 (first, "–") != 0)
         g_ptr_array_add (same, g_strdup_printf ("%s %s", _(columns[c].title), first));
     }
-  g_autofree char *runs = g_strdup_printf (g_dngettext (NULL, "%u run", "%u runs", n), n);
+  g_autofree char *runs = g_strdup_printf (ngettext ("%u run", "%u runs", n), n);
   g_ptr_array_add (same, NULL);
   g_autofree char *joined = g_strjoinv (", ", (char **) same->pdata);
-  g_autofree char *text = same->len > 1 ? g_strdup_printf ("All %s shown: %s", runs, joined) : NULL;
+  g_autofree char *text = same->len > 1 ? g_strdup_printf (_("All %s shown: %s"), runs, joined) : NULL;
   gtk_label_set_text (self->folded, text ? text : "");
   gtk_widget_set_visible (GTK_WIDGET (self->folded), text != NULL);
 }
@@ -241,9 +241,9 @@ update_count (LsHistoryPage *self)
   guint all = g_list_model_get_n_items (G_LIST_MODEL (self->runs));
   g_autoptr (GtkBitset) picked = gtk_selection_model_get_selection (GTK_SELECTION_MODEL (self->selection));
   guint64 selected = gtk_bitset_get_size (picked);
-  g_autofree char *runs = g_strdup_printf (g_dngettext (NULL, "%u run", "%u runs", all), all);
-  g_autofree char *text = shown == all ? g_strdup (runs) : g_strdup_printf ("%u of %s", shown, runs);
-  g_autofree char *with = selected > 0 ? g_strdup_printf ("%" G_GUINT64_FORMAT " selected · %s", selected, text)
+  g_autofree char *runs = g_strdup_printf (ngettext ("%u run", "%u runs", all), all);
+  g_autofree char *text = shown == all ? g_strdup (runs) : g_strdup_printf (_("%u of %s"), shown, runs);
+  g_autofree char *with = selected > 0 ? g_strdup_printf (_("%llu selected · %s"), (unsigned long long) selected, text)
                                        : g_strdup (text);
   gtk_label_set_text (self->count, with);
 }
@@ -264,8 +264,8 @@ update_shown (LsHistoryPage *self)
   if (none)
     {
       g_autofree char *exist = values_that_exist (self);
-      g_autofree char *why = g_strdup_printf ("No run matches “%s”: the filter looks in each run's machine, OS, "
-                                              "dataset, date, consumer, status, pin and start. Values recorded: %s.",
+      g_autofree char *why = g_strdup_printf (_("No run matches “%s”: the filter looks in each run's machine, OS, "
+                                                "dataset, date, consumer, status, pin and start. Values recorded: %s."),
                                               filter, exist);
       gtk_label_set_text (self->nothing_label, why);
     }
@@ -428,7 +428,7 @@ compare (LsHistoryPage *self, gboolean all_if_none)
   g_autoptr (GArray) ids = chosen_ids (self, all_if_none);
   if (ids->len < 2)
     {
-      toast (self, "Select two runs or more to compare them (Ctrl+click).");
+      toast (self, _("Select two runs or more to compare them (Ctrl+click)."));
       return;
     }
   ls_store_job_compare (self->db, ids, NULL, on_compare_loaded, job_begin (self, NULL));
@@ -461,9 +461,9 @@ open_position (LsHistoryPage *self, guint position)
   gint64 sweep = ls_run_row_get_sweep_id (row);
   if (sweep <= 0)
     {
-      g_autofree char *msg = g_strdup_printf ("Run %" G_GINT64_FORMAT " was recorded on its own, not in a sweep: "
-                                              "Results shows sweeps; Compare shows a run beside others.",
-                                              ls_run_row_get_id (row));
+      g_autofree char *msg = g_strdup_printf (_("Run %lld was recorded on its own, not in a sweep: "
+                                                "Results shows sweeps; Compare shows a run beside others."),
+                                              (long long) ls_run_row_get_id (row));
       toast (self, msg);
       return;
     }
@@ -483,7 +483,7 @@ open_action (GtkWidget *widget, const char *name, GVariant *parameter)
   g_autoptr (GtkBitset) picked = gtk_selection_model_get_selection (GTK_SELECTION_MODEL (self->selection));
   if (gtk_bitset_is_empty (picked))
     {
-      toast (self, "Select a run first: its sweep opens in Results.");
+      toast (self, _("Select a run first: its sweep opens in Results."));
       return;
     }
   open_position (self, gtk_bitset_get_minimum (picked));
@@ -543,18 +543,18 @@ on_delete (LsHistoryPage *self)
   g_autoptr (GArray) ids = chosen_ids (self, FALSE);
   if (ids->len == 0)
     {
-      toast (self, "Select the runs to delete first.");
+      toast (self, _("Select the runs to delete first."));
       return;
     }
-  g_autofree char *body = g_strdup_printf (g_dngettext (NULL,
+  g_autofree char *body = g_strdup_printf (ngettext (
                                                        "%u run and every batch and sample recorded with it will be "
                                                        "removed from the store. This cannot be undone.",
                                                        "%u runs and every batch and sample recorded with them will be "
                                                        "removed from the store. This cannot be undone.",
                                                        ids->len),
                                            ids->len);
-  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self))), "Delete runs?", body);
-  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog), "cancel", "_Cancel", "delete", "_Delete", NULL);
+  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self))), _("Delete runs?"), body);
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog), "cancel", _("_Cancel"), "delete", _("_Delete"), NULL);
   adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "delete", ADW_RESPONSE_DESTRUCTIVE);
   g_signal_connect (dialog, "response", G_CALLBACK (on_delete_response), self);
   gtk_window_present (GTK_WINDOW (dialog));
@@ -567,7 +567,7 @@ ls_history_page_export_to (LsHistoryPage *self, const char *path)
 {
   g_autoptr (GArray) ids = chosen_ids (self, TRUE);
   ls_store_job_export (self->db, ids, path, adw_style_manager_get_dark (adw_style_manager_get_default ()), NULL,
-                       on_job_done, job_begin (self, g_strdup_printf ("Exported to %s", path)));
+                       on_job_done, job_begin (self, g_strdup_printf (_("Exported to %s"), path)));
 }
 
 static void
@@ -582,10 +582,10 @@ on_imported (GObject *source, GAsyncResult *result, gpointer data)
       job_end (j, error->message);
       return;
     }
-  g_autofree char *imported = g_strdup_printf (g_dngettext (NULL, "Imported %u run", "Imported %u runs",
+  g_autofree char *imported = g_strdup_printf (ngettext ("Imported %u run", "Imported %u runs",
                                                            counts.runs_imported),
                                                counts.runs_imported);
-  g_autofree char *msg = g_strdup_printf ("%s (%u already present) from %s", imported, counts.runs_present, j->done);
+  g_autofree char *msg = g_strdup_printf (_("%s (%u already present) from %s"), imported, counts.runs_present, j->done);
   job_end (j, msg);
   ls_history_page_reload (self);
 }
@@ -612,8 +612,9 @@ void
 ls_history_page_export (LsHistoryPage *self)
 {
   GtkFileChooserNative *dialog = gtk_file_chooser_native_new (
-      "Export the selected runs (or all shown): .csv, .json, .sqlite bundle, or the sweep's charts as .png, .svg, .pdf",
-      GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self))), GTK_FILE_CHOOSER_ACTION_SAVE, "_Export", "_Cancel");
+      _("Export the selected runs (or all shown): .csv, .json, .sqlite bundle, or the sweep's charts as .png, .svg, "
+        ".pdf"),
+      GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self))), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), "loadscope-runs.sqlite");
   g_signal_connect (dialog, "response", G_CALLBACK (on_export_response), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
@@ -625,12 +626,12 @@ ls_history_page_report_to (LsHistoryPage *self, const char *path)
   g_autoptr (GArray) ids = chosen_ids (self, TRUE);
   if (ids->len == 0)
     {
-      g_autofree char *msg = g_strdup_printf ("%s: no runs shown to report on", path);
+      g_autofree char *msg = g_strdup_printf (_("%s: no runs shown to report on"), path);
       job_end (job_begin (self, NULL), msg);
       return;
     }
   ls_store_job_report (self->db, ids, path, NULL, on_job_done,
-                       job_begin (self, g_strdup_printf ("Report written to %s", path)));
+                       job_begin (self, g_strdup_printf (_("Report written to %s"), path)));
 }
 
 static void
@@ -650,8 +651,8 @@ report_action (GtkWidget *widget, const char *name, GVariant *parameter)
 {
   LsHistoryPage *self = LS_HISTORY_PAGE (widget);
   GtkFileChooserNative *dialog = gtk_file_chooser_native_new (
-      "Export a report of the selected runs (or all shown): .html, or .md with its charts as PNG beside it",
-      GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self))), GTK_FILE_CHOOSER_ACTION_SAVE, "_Export", "_Cancel");
+      _("Export a report of the selected runs (or all shown): .html, or .md with its charts as PNG beside it"),
+      GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self))), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), "loadscope-report.html");
   g_signal_connect (dialog, "response", G_CALLBACK (on_report_response), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
@@ -673,8 +674,8 @@ void
 ls_history_page_import (LsHistoryPage *self)
 {
   GtkFileChooserNative *dialog = gtk_file_chooser_native_new (
-      "Import runs from another machine (.sqlite bundle or .json export)",
-      GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self))), GTK_FILE_CHOOSER_ACTION_OPEN, "_Import", "_Cancel");
+      _("Import runs from another machine (.sqlite bundle or .json export)"),
+      GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self))), GTK_FILE_CHOOSER_ACTION_OPEN, _("_Import"), _("_Cancel"));
   g_signal_connect (dialog, "response", G_CALLBACK (on_import_response), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
 }
@@ -695,7 +696,7 @@ timeline_action (GtkWidget *widget, const char *name, GVariant *parameter)
   g_autoptr (GArray) ids = chosen_ids (self, FALSE);
   GtkRoot *root = gtk_widget_get_root (widget);
   if (ids->len != 1)
-    toast (self, "Select one run to see its timeline.");
+    toast (self, _("Select one run to see its timeline."));
   else if (GTK_IS_WINDOW (root))
     gtk_window_present (GTK_WINDOW (ls_timeline_window_new (GTK_WINDOW (root), self->db, g_array_index (ids, gint64, 0))));
 }
@@ -761,9 +762,9 @@ ls_history_page_init (LsHistoryPage *self)
   /* runs -> filtered by the search -> sorted by the column view -> selection. */
   self->filter = gtk_custom_filter_new (matches, self, NULL);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->search),
-                               "Any part of a run's machine, OS, dataset, date, consumer, status, pin or start; "
-                               "machine:NAME for the runs of one machine (node) only; "
-                               "target:pytorch or target:loadscope for the runs of one target");
+                               _("Any part of a run's machine, OS, dataset, date, consumer, status, pin or start; "
+                                 "machine:NAME for the runs of one machine (node) only; "
+                                 "target:pytorch or target:loadscope for the runs of one target"));
   GtkFilterListModel *filtered = gtk_filter_list_model_new (G_LIST_MODEL (g_object_ref (self->runs)),
                                                             GTK_FILTER (self->filter));
   GtkSortListModel *sorted = gtk_sort_list_model_new (G_LIST_MODEL (filtered),

@@ -110,7 +110,7 @@ sentence (const ls_ranks_table *t)
     g_string_append_printf (s,
                             _("Rank %d is the slowest (%s): its median batch wait %.1f ms against the others' "
                               "%.1f ms. DDP waits for it at every step."),
-                            ls_ranks_table_row (t, (guint) t->slowest)->rank, t->slowest_stage, t->slowest_wait_ms,
+                            ls_ranks_table_row (t, (guint) t->slowest)->rank, _(t->slowest_stage), t->slowest_wait_ms,
                             t->others_wait_ms);
   else
     g_string_append (s, _("No rank's waits can be told apart."));
@@ -146,7 +146,7 @@ ls_ranks_view_set_summary (LsRanksView *self, JsonObject *summary)
   for (guint i = 0; i < n; i++)
     {
       const ls_rank_row *r = ls_ranks_table_row (t, i);
-      add_row (self, (int) i + 1, r, t->slowest_stage);
+      add_row (self, (int) i + 1, r, t->slowest_stage ? _(t->slowest_stage) : NULL);
       if (r->slowest)
         self->highlighted = r->rank;
     }

@@ -1,5 +1,6 @@
 #include "ui/ls-results-page.h"
 
+#include "app/core/i18n.h"
 #include "app/core/verdict.h"
 #include "app/report/sweep-charts.h"
 #include "app/report/sweep-open.h"
@@ -160,7 +161,7 @@ show_answer (LsResultsPage *self, JsonArray *summaries)
   gtk_label_set_text (self->code, verdict.dataloader ? verdict.dataloader : "");
   gtk_widget_set_visible (self->code_box, verdict.dataloader != NULL);
   gboolean other = verdict.suggested && g_strcmp0 (verdict.suggested, verdict.dataloader) != 0;
-  g_autofree char *next = other ? g_strdup_printf ("To try next: %s", verdict.suggested) : NULL;
+  g_autofree char *next = other ? g_strdup_printf (_("To try next: %s"), verdict.suggested) : NULL;
   gtk_label_set_text (self->try_next, next ? next : "");
   gtk_widget_set_visible (GTK_WIDGET (self->try_next), next != NULL);
   g_autofree char *all = ls_verdict_text (&verdict);
@@ -188,9 +189,9 @@ show_sweep (LsResultsPage *self, gint64 sweep_id, JsonArray *summaries)
   for (guint i = 0; i < n; i++)
     simulated |= json_object_get_boolean_member_with_default (json_array_get_object_element (summaries, i),
                                                               "simulated", FALSE);
-  g_autofree char *runs = g_strdup_printf (g_dngettext (NULL, "%u run", "%u runs", n), n);
-  g_autofree char *sub = g_strdup_printf ("%s; hover a point for its exact value.%s%s", runs, simulated ? "\n" : "",
-                                          simulated ? LS_CHART_SIMULATED_NOTE : "");
+  g_autofree char *runs = g_strdup_printf (ngettext ("%u run", "%u runs", n), n);
+  g_autofree char *sub = g_strdup_printf (_("%s; hover a point for its exact value.%s%s"), runs, simulated ? "\n" : "",
+                                          simulated ? ls_chart_simulated_note () : "");
   gtk_label_set_text (self->subtitle, sub);
 
   /* The charts come from the store, read off the main loop. */

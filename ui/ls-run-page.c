@@ -1,5 +1,6 @@
 #include "ui/ls-run-page.h"
 
+#include "app/core/i18n.h"
 #include "app/core/json-util.h"
 #include "app/core/summary-keys.h"
 #include "ui/ls-chart-view.h"
@@ -27,7 +28,7 @@ void
 ls_run_page_sweep_started (LsRunPage *self, guint total)
 {
   self->total = total;
-  gtk_label_set_text (self->heading, "Starting the sweep…");
+  gtk_label_set_text (self->heading, _("Starting the sweep…"));
   gtk_widget_set_visible (GTK_WIDGET (self->idle), FALSE);
   gtk_widget_set_visible (self->live, TRUE);
   gtk_progress_bar_set_fraction (self->sweep_progress, 0);
@@ -36,15 +37,15 @@ ls_run_page_sweep_started (LsRunPage *self, guint total)
 void
 ls_run_page_run_started (LsRunPage *self, guint index, guint total, const char *label)
 {
-  g_autofree char *text = g_strdup_printf ("Configuration %u of %u: %s", index, total, label);
+  g_autofree char *text = g_strdup_printf (_("Configuration %u of %u: %s"), index, total, label);
   gtk_label_set_text (self->heading, text);
   gtk_progress_bar_set_fraction (self->sweep_progress, (double) (index - 1) / MAX (total, 1));
-  g_autofree char *of = g_strdup_printf (g_dngettext (NULL, "%u of %u configuration done", "%u of %u configurations done",
+  g_autofree char *of = g_strdup_printf (ngettext ("%u of %u configuration done", "%u of %u configurations done",
                                                      total),
                                          index - 1, total);
   gtk_progress_bar_set_text (self->sweep_progress, of);
   gtk_progress_bar_set_fraction (self->run_progress, 0);
-  gtk_label_set_text (self->figures, "Starting the runner…");
+  gtk_label_set_text (self->figures, _("Starting the runner…"));
   g_array_set_size (self->waits, 0);
   g_array_set_size (self->mem_t, 0);
   g_array_set_size (self->mem_total, 0);
@@ -64,9 +65,9 @@ ls_run_page_event (LsRunPage *self, JsonObject *ev)
       self->planned = json_object_get_int_member_with_default (ev, "planned_batches", 0);
       const char *note = json_object_get_string_member_with_default (ev, "sink_note", NULL);
       gboolean sim = json_object_get_boolean_member_with_default (ev, "simulated", FALSE);
-      g_autofree char *text = sim ? g_strdup_printf ("Simulated GPU: copies and model steps are modelled, not measured%s%s%s",
+      g_autofree char *text = sim ? g_strdup_printf (_("Simulated GPU: copies and model steps are modelled, not measured%s%s%s"),
                                                      note ? " (" : ".", note ? note : "", note ? ")." : "")
-                                  : g_strdup_printf ("Consumer: %s", json_object_get_string_member_with_default (ev, "sink", "?"));
+                                  : g_strdup_printf (_("Consumer: %s"), json_object_get_string_member_with_default (ev, "sink", "?"));
       gtk_label_set_text (self->sink_note, text);
     }
   else if (g_str_equal (kind, "batch"))
@@ -76,9 +77,8 @@ ls_run_page_event (LsRunPage *self, JsonObject *ev)
       g_array_append_val (self->waits, wait);
       if (self->planned > 0)
         gtk_progress_bar_set_fraction (self->run_progress, (double) (seq + 1) / (double) self->planned);
-      g_autofree char *text = g_strdup_printf ("Batch %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT
-                                               ": waited %.2f ms for data%s",
-                                               seq + 1, self->planned, wait,
+      g_autofree char *text = g_strdup_printf (_("Batch %lld of %lld: waited %.2f ms for data%s"),
+                                               (long long) (seq + 1), (long long) self->planned, wait,
                                                json_object_get_member (ev, LS_KEY_COMPUTE_MS)
                                                        && !json_node_is_null (json_object_get_member (ev, LS_KEY_COMPUTE_MS))
                                                    ? ""
@@ -90,7 +90,7 @@ ls_run_page_event (LsRunPage *self, JsonObject *ev)
           double x = i;
           g_array_append_val (xs, x);
         }
-      ls_chart_view_set_series (self->timeline, "wait per batch", (double *) xs->data, xs->len,
+      ls_chart_view_set_series (self->timeline, _("wait per batch"), (double *) xs->data, xs->len,
                                 (double *) self->waits->data, NULL, 0);
     }
   else if (g_str_equal (kind, "sample"))
@@ -104,8 +104,8 @@ ls_run_page_event (LsRunPage *self, JsonObject *ev)
       g_array_append_val (self->mem_t, t);
       g_array_append_val (self->mem_total, total);
       g_array_append_val (self->mem_runner, runner);
-      ls_chart_view_set_series (self->memory, "runner + workers", (double *) self->mem_t->data, self->mem_t->len,
-                                (double *) self->mem_total->data, "runner alone", (double *) self->mem_runner->data);
+      ls_chart_view_set_series (self->memory, _("runner + workers"), (double *) self->mem_t->data, self->mem_t->len,
+                                (double *) self->mem_total->data, _("runner alone"), (double *) self->mem_runner->data);
     }
 }
 
@@ -116,9 +116,9 @@ ls_run_page_sweep_finished (LsRunPage *self, gboolean cancelled, const char *fai
     {
       /* Nothing more to watch: the reason, where the live view was. */
       adw_status_page_set_icon_name (self->idle, "dialog-error-symbolic");
-      adw_status_page_set_title (self->idle, "Sweep failed");
-      g_autofree char *text = g_markup_printf_escaped ("%s\n\nThe sweep is recorded as failed. Fix the setup and run "
-                                                       "it again (Ctrl+R).",
+      adw_status_page_set_title (self->idle, _("Sweep failed"));
+      g_autofree char *text = g_markup_printf_escaped (_("%s\n\nThe sweep is recorded as failed. Fix the setup and run "
+                                                         "it again (Ctrl+R)."),
                                                        failure);
       adw_status_page_set_description (self->idle, text);
       gtk_widget_set_visible (self->live, FALSE);
@@ -126,7 +126,7 @@ ls_run_page_sweep_finished (LsRunPage *self, gboolean cancelled, const char *fai
       return;
     }
   gtk_progress_bar_set_fraction (self->sweep_progress, cancelled ? gtk_progress_bar_get_fraction (self->sweep_progress) : 1);
-  gtk_progress_bar_set_text (self->sweep_progress, cancelled ? "Cancelled" : "Sweep finished");
+  gtk_progress_bar_set_text (self->sweep_progress, cancelled ? _("Cancelled") : _("Sweep finished"));
 }
 
 static void

@@ -3,6 +3,7 @@
  * generated in a thread with its progress. */
 #include "ui/ls-setup-page-private.h"
 
+#include "app/core/i18n.h"
 #include "app/core/dataset-check.h"
 #include "app/maker/sample-dataset.h"
 #include "ui/ls-window.h"
@@ -11,7 +12,7 @@ static void
 show_dataset (LsSetupPage *self, const char *finding, gboolean bad)
 {
   ls_setup_page_show_check (self->dataset_row, self->dataset_problem_label, self->dataset, finding,
-                            bad ? "Cannot be used (see below)" : NULL);
+                            bad ? _("Cannot be used (see below)") : NULL);
 }
 
 static void
@@ -90,7 +91,7 @@ choose (LsSetupPage *self, GtkFileChooserAction action, const char *title)
   if (action == GTK_FILE_CHOOSER_ACTION_OPEN)
     {
       GtkFileFilter *filter = gtk_file_filter_new ();
-      gtk_file_filter_set_name (filter, "HDF5 files");
+      gtk_file_filter_set_name (filter, _("HDF5 files"));
       gtk_file_filter_add_suffix (filter, "h5");
       gtk_file_filter_add_suffix (filter, "hdf5");
       gtk_file_filter_add_suffix (filter, "hdf");
@@ -104,13 +105,13 @@ choose (LsSetupPage *self, GtkFileChooserAction action, const char *title)
 void
 ls_setup_page_on_choose_folder (LsSetupPage *self)
 {
-  choose (self, GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, "Choose a folder of class folders of JPEG images");
+  choose (self, GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, _("Choose a folder of class folders of JPEG images"));
 }
 
 void
 ls_setup_page_on_choose_file (LsSetupPage *self)
 {
-  choose (self, GTK_FILE_CHOOSER_ACTION_OPEN, "Choose an HDF5 file");
+  choose (self, GTK_FILE_CHOOSER_ACTION_OPEN, _("Choose an HDF5 file"));
 }
 
 typedef struct {

@@ -3,6 +3,7 @@
  * their own (ls-setup-dataset.c, ls-setup-script.c). */
 #include "ui/ls-setup-page-private.h"
 
+#include "app/core/i18n.h"
 #include "app/core/run-options.h"
 #include "app/core/sweep-request.h"
 #include "app/target/target-check.h"
@@ -69,7 +70,7 @@ ls_setup_page_show_check (AdwActionRow *row, GtkLabel *problem_label, const char
   gtk_widget_set_visible (GTK_WIDGET (problem_label), bad != NULL);
   if (!path || !*path)
     {
-      adw_action_row_set_subtitle (row, "None chosen yet");
+      adw_action_row_set_subtitle (row, _("None chosen yet"));
       return;
     }
   g_autofree char *text = g_markup_printf_escaped ("%s\n%s", path, bad ? bad : finding);
@@ -91,15 +92,15 @@ ls_setup_page_update_estimate (LsSetupPage *self)
   g_autofree char *text = NULL;
 
   if (configs == 0)
-    text = g_strdup ("Choose at least one worker count, pin mode and start method.");
+    text = g_strdup (_("Choose at least one worker count, pin mode and start method."));
   else
     {
       /* Each count with its own plural: "1 start method", "2 pin modes". */
-      g_autofree char *c = g_strdup_printf (g_dngettext (NULL, "%u configuration", "%u configurations", configs), configs);
-      g_autofree char *w = g_strdup_printf (g_dngettext (NULL, "%u worker count", "%u worker counts", nw), nw);
-      g_autofree char *p = g_strdup_printf (g_dngettext (NULL, "%u pin mode", "%u pin modes", np), np);
-      g_autofree char *s = g_strdup_printf (g_dngettext (NULL, "%u start method", "%u start methods", ns), ns);
-      text = g_strdup_printf ("%s (%s × %s × %s%s), %.0f batches each: about %.0f s.", c, w, p, s, more ? more : "",
+      g_autofree char *c = g_strdup_printf (ngettext ("%u configuration", "%u configurations", configs), configs);
+      g_autofree char *w = g_strdup_printf (ngettext ("%u worker count", "%u worker counts", nw), nw);
+      g_autofree char *p = g_strdup_printf (ngettext ("%u pin mode", "%u pin modes", np), np);
+      g_autofree char *s = g_strdup_printf (ngettext ("%u start method", "%u start methods", ns), ns);
+      text = g_strdup_printf (_("%s (%s × %s × %s%s), %.0f batches each: about %.0f s."), c, w, p, s, more ? more : "",
                               gtk_spin_button_get_value (self->batches),
                               MAX (1.0, ls_sweep_request_estimate_seconds (request, g_get_num_processors ())));
     }
@@ -134,12 +135,12 @@ target_ready (LsSetupPage *self, GError **error)
     {
       if (!self->script)
         {
-          g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "Choose your PyTorch script first.");
+          g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, _("Choose your PyTorch script first."));
           return FALSE;
         }
       if (self->script_problem)
         {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "The script cannot be run: %s",
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, _("The script cannot be run: %s"),
                        self->script_problem);
           return FALSE;
         }
@@ -148,12 +149,12 @@ target_ready (LsSetupPage *self, GError **error)
   if (!self->dataset || !*self->dataset)
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                           "Choose a dataset first, or generate the sample one.");
+                           _("Choose a dataset first, or generate the sample one."));
       return FALSE;
     }
   if (self->dataset_problem)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "The dataset cannot be used: %s",
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, _("The dataset cannot be used: %s"),
                    self->dataset_problem);
       return FALSE;
     }
@@ -183,7 +184,7 @@ ls_setup_page_get_request (LsSetupPage *self, GError **error)
       || ls_sweep_request_count (request, LS_SWEEP_KNOB_START) == 0)
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                           "Choose at least one worker count, pin mode and start method.");
+                           _("Choose at least one worker count, pin mode and start method."));
       return NULL;
     }
   /* The worker counts as typed: an empty one in the list is refused,

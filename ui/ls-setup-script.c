@@ -4,6 +4,7 @@
  * interpreter's name stops changing. */
 #include "ui/ls-setup-page-private.h"
 
+#include "app/core/i18n.h"
 #include "app/target/target-check.h"
 
 LsSetupTarget
@@ -40,7 +41,7 @@ static void
 show_script (LsSetupPage *self, const char *finding, gboolean bad)
 {
   ls_setup_page_show_check (self->script_row, self->script_problem_label, self->script, finding,
-                            bad ? "Cannot be run (see below)" : NULL);
+                            bad ? _("Cannot be run (see below)") : NULL);
 }
 
 static void
@@ -157,10 +158,10 @@ void
 ls_setup_page_on_choose_script (LsSetupPage *self)
 {
   GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
-  GtkFileChooserNative *dialog = gtk_file_chooser_native_new ("Choose your PyTorch training script", GTK_WINDOW (root),
+  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (_("Choose your PyTorch training script"), GTK_WINDOW (root),
                                                               GTK_FILE_CHOOSER_ACTION_OPEN, "_Choose", "_Cancel");
   GtkFileFilter *filter = gtk_file_filter_new ();
-  gtk_file_filter_set_name (filter, "Python scripts");
+  gtk_file_filter_set_name (filter, _("Python scripts"));
   gtk_file_filter_add_suffix (filter, "py");
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
   g_object_unref (filter);
@@ -186,7 +187,7 @@ void
 ls_setup_page_on_choose_python (LsSetupPage *self)
 {
   GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
-  GtkFileChooserNative *dialog = gtk_file_chooser_native_new ("Choose the Python interpreter that imports torch",
+  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (_("Choose the Python interpreter that imports torch"),
                                                               GTK_WINDOW (root), GTK_FILE_CHOOSER_ACTION_OPEN,
                                                               "_Choose", "_Cancel");
   g_signal_connect (dialog, "response", G_CALLBACK (on_python_response), self);

@@ -3,6 +3,7 @@
 #include <adwaita.h>
 #include <math.h>
 
+#include "app/core/i18n.h"
 #include "app/chart/chart-lanes.h"
 #include "app/chart/chart-render.h"
 #include "ui/ls-chart-view.h"
@@ -107,9 +108,9 @@ ls_timeline_view_describe_at (LsTimelineView *self, double x, double y)
     return NULL;
   const ls_chart_lanes *lanes = self->chart->lanes;
   const ls_lane_span *s = &g_array_index (lanes->spans, ls_lane_span, i);
-  return g_strdup_printf ("batch %" G_GINT64_FORMAT " (epoch %u, batch %" G_GINT64_FORMAT ") · %s on %s · from "
-                          "%.2f ms for %.2f ms",
-                          s->seq, s->epoch, s->batch, ls_span_kind_label (s->kind),
+  return g_strdup_printf (_("batch %lld (epoch %u, batch %lld) · %s on %s · from "
+                            "%.2f ms for %.2f ms"),
+                          (long long) s->seq, s->epoch, (long long) s->batch, ls_span_kind_label (s->kind),
                           (const char *) lanes->labels->pdata[s->lane], s->start_ms, s->end_ms - s->start_ms);
 }
 
@@ -292,7 +293,7 @@ range_text (LsTimelineView *self)
   double lo, hi;
   ls_timeline_view_get_range (self, &lo, &hi);
   double end = self->chart->lanes->t_end;
-  return g_strdup_printf ("%.1f – %.1f ms of %.1f ms (%.0f×)", lo, hi, end, hi > lo ? end / (hi - lo) : 1);
+  return g_strdup_printf (_("%.1f – %.1f ms of %.1f ms (%.0f×)"), lo, hi, end, hi > lo ? end / (hi - lo) : 1);
 }
 
 static void

@@ -1,8 +1,9 @@
 #include "ui/ls-timeline-window.h"
 
+#include "app/core/i18n.h"
 #include "app/report/lanes-job.h"
 
-#define HINT "Point at a span for its figures · Ctrl+scroll or pinch to zoom (+ and −), drag to pan"
+#define HINT _("Point at a span for its figures · Ctrl+scroll or pinch to zoom (+ and −), drag to pan")
 
 struct _LsTimelineWindow {
   AdwWindow parent_instance;
@@ -115,10 +116,10 @@ ls_timeline_window_init (LsTimelineWindow *self)
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
   GtkWidget *header = adw_header_bar_new ();
   adw_header_bar_pack_end (ADW_HEADER_BAR (header),
-                           icon_button ("zoom-fit-best-symbolic", "timeline.zoom-reset", "Show the whole run (0)"));
-  adw_header_bar_pack_end (ADW_HEADER_BAR (header), icon_button ("zoom-in-symbolic", "timeline.zoom-in", "Zoom in (+)"));
+                           icon_button ("zoom-fit-best-symbolic", "timeline.zoom-reset", _("Show the whole run (0)")));
+  adw_header_bar_pack_end (ADW_HEADER_BAR (header), icon_button ("zoom-in-symbolic", "timeline.zoom-in", _("Zoom in (+)")));
   adw_header_bar_pack_end (ADW_HEADER_BAR (header),
-                           icon_button ("zoom-out-symbolic", "timeline.zoom-out", "Zoom out (−)"));
+                           icon_button ("zoom-out-symbolic", "timeline.zoom-out", _("Zoom out (−)")));
   gtk_box_append (GTK_BOX (box), header);
 
   self->stack = GTK_STACK (gtk_stack_new ());
@@ -133,7 +134,7 @@ ls_timeline_window_init (LsTimelineWindow *self)
   gtk_stack_add_named (self->stack, GTK_WIDGET (self->view), "lanes");
   self->failed = ADW_STATUS_PAGE (adw_status_page_new ());
   adw_status_page_set_icon_name (self->failed, "dialog-warning-symbolic");
-  adw_status_page_set_title (self->failed, "The timeline could not be read");
+  adw_status_page_set_title (self->failed, _("The timeline could not be read"));
   gtk_stack_add_named (self->stack, GTK_WIDGET (self->failed), "failed");
   gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->stack));
 
@@ -165,7 +166,7 @@ LsTimelineWindow *
 ls_timeline_window_new (GtkWindow *parent, const char *db, gint64 run_id)
 {
   LsTimelineWindow *self = g_object_new (LS_TYPE_TIMELINE_WINDOW, "transient-for", parent, NULL);
-  g_autofree char *title = g_strdup_printf ("Timeline of run %" G_GINT64_FORMAT, run_id);
+  g_autofree char *title = g_strdup_printf (_("Timeline of run %lld"), (long long) run_id);
   gtk_window_set_title (GTK_WINDOW (self), title);
   /* The window object stays alive until the read has come back; closing
    * the window cancels it. */

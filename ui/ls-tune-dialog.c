@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "app/core/i18n.h"
 #include "app/analysis/tune-session.h"
 
 struct _LsTuneDialog {
@@ -72,7 +73,7 @@ on_progress (LsTuneSession *session, const char *line, LsTuneDialog *self)
 {
   if (g_str_has_prefix (line, "measuring "))
     self->measuring++;
-  g_autofree char *text = self->measuring > 0 ? g_strdup_printf ("Run %u: %s", self->measuring, line)
+  g_autofree char *text = self->measuring > 0 ? g_strdup_printf (_("Run %u: %s"), self->measuring, line)
                                               : g_strdup (line);
   gtk_label_set_text (self->progress, text);
 }
@@ -84,7 +85,7 @@ on_finished (LsTuneSession *session, LsTuneDialog *self)
   JsonObject *o = ls_tune_session_get_result (session);
   if (!o)
     {
-      g_autofree char *why = g_strdup_printf ("Tune did not finish: %s", ls_tune_session_get_error (session));
+      g_autofree char *why = g_strdup_printf (_("Tune did not finish: %s"), ls_tune_session_get_error (session));
       show_result (self, why);
       gtk_label_set_text (self->progress, "");
       return;
@@ -92,7 +93,7 @@ on_finished (LsTuneSession *session, LsTuneDialog *self)
   /* The recommendation and verdict as Results and `sweep` give them for
    * the same runs (its DataLoader line in it), then tune's own line. */
   show_result (self, json_object_get_string_member_with_default (o, "verdict", ""));
-  gtk_label_set_text (self->progress, "Done: its runs are on the Results page and in History.");
+  gtk_label_set_text (self->progress, _("Done: its runs are on the Results page and in History."));
   gint64 sweep_id = json_object_get_int_member_with_default (o, "sweep_id", 0);
   if (self->done && sweep_id > 0)
     self->done (self->db, sweep_id, ls_tune_session_get_summaries (session), self->done_data);
@@ -119,7 +120,7 @@ ls_tune_dialog_start (LsTuneDialog *self)
       return;
     }
   show_result (self, "");
-  gtk_label_set_text (self->progress, "Measuring a first configuration…");
+  gtk_label_set_text (self->progress, _("Measuring a first configuration…"));
   set_running (self, TRUE);
 }
 
@@ -136,7 +137,7 @@ ls_tune_dialog_cancel (LsTuneDialog *self)
     return;
   ls_tune_session_cancel (self->session);
   self->cancelling = TRUE;
-  gtk_label_set_text (self->progress, "Cancelling: the run in progress ends and is recorded…");
+  gtk_label_set_text (self->progress, _("Cancelling: the run in progress ends and is recorded…"));
 }
 
 static void

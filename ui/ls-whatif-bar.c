@@ -8,6 +8,7 @@
 
 #include <math.h>
 
+#include "app/core/i18n.h"
 #include "app/analysis/whatif-basis.h"
 #include "app/report/chart-store.h"
 #include "app/store/store-query.h"
@@ -80,7 +81,7 @@ value_text (LsWhatifBar *self)
   if (!without_gpu (self))
     return g_strdup_printf ("%.2g×", speed);
   const ls_whatif_run *r = g_ptr_array_index (self->basis->runs, 0);
-  return g_strdup_printf ("%.3g ms", r->compute_ms / speed);
+  return g_strdup_printf (_("%.3g ms"), r->compute_ms / speed);
 }
 
 /* The words around the scale for the sweep shown. */
@@ -88,18 +89,18 @@ static void
 set_mode (LsWhatifBar *self)
 {
   gboolean cpu = without_gpu (self);
-  gtk_label_set_text (self->title, cpu ? "What if the training step on the CPU took" : "What if the GPU were");
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->scale), cpu ? "The training step's time on the CPU: 4× to ¼× of the "
-                                                                "measured time"
-                                                              : "GPU speed: the model step takes 1/k of the measured "
-                                                                "time");
+  gtk_label_set_text (self->title, cpu ? _("What if the training step on the CPU took") : _("What if the GPU were"));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->scale), cpu ? _("The training step's time on the CPU: 4× to ¼× of the "
+                                                                  "measured time")
+                                                              : _("GPU speed: the model step takes 1/k of the measured "
+                                                                  "time"));
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->scale), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  cpu ? "Training step time" : "GPU speed", -1);
+                                  cpu ? _("Training step time") : _("GPU speed"), -1);
   static const char *const speed_marks[] = { "¼×", "½×", "1×", "2×", "4×" };
-  static const char *const time_marks[] = { "4× time", "2×", "as measured", "½", "¼ time" };
+  static const char *const time_marks[] = { N_ ("4× time"), "2×", N_ ("as measured"), "½", N_ ("¼ time") };
   gtk_scale_clear_marks (self->scale);
   for (int i = 0; i < 5; i++)
-    gtk_scale_add_mark (self->scale, i - 2, GTK_POS_BOTTOM, cpu ? time_marks[i] : speed_marks[i]);
+    gtk_scale_add_mark (self->scale, i - 2, GTK_POS_BOTTOM, cpu ? _(time_marks[i]) : speed_marks[i]);
 }
 
 /* The worker counts and pin modes of the sweep's runs. */
@@ -155,9 +156,9 @@ draw_predictions (LsWhatifBar *self, ls_chart *chart)
   for (guint p = 0; p < MAX (pins->len, 1u); p++)
     {
       const char *pin = pins->len ? g_ptr_array_index (pins, p) : NULL;
-      g_autofree char *label_util = g_strdup_printf ("predicted %s%s%s", cpu ? "share in the step" : "GPU busy",
+      g_autofree char *label_util = g_strdup_printf (_("predicted %s%s%s"), cpu ? _("share in the step") : _("GPU busy"),
                                                      pin ? ", pin " : "", pin ? pin : "");
-      g_autofree char *label_tput = g_strdup_printf ("predicted throughput%s%s", pin ? ", pin " : "", pin ? pin : "");
+      g_autofree char *label_tput = g_strdup_printf (_("predicted throughput%s%s"), pin ? ", pin " : "", pin ? pin : "");
       /* The colour of the pin mode's measured series (the chart's groups
        * come in the sweep's order, as the pins here). */
       ls_chart_series *su = util ? ls_chart_add_series (chart, label_util, LS_CHART_LINE, (int) p, LS_CHART_Y) : NULL;
@@ -191,8 +192,8 @@ draw_predictions (LsWhatifBar *self, ls_chart *chart)
     }
   if (chart->legend->len > 0)
     {
-      g_autofree char *legend = cpu ? g_strdup_printf ("model, a %s step on the CPU", text)
-                                    : g_strdup_printf ("model, GPU %.2g×", speed);
+      g_autofree char *legend = cpu ? g_strdup_printf (_("model, a %s step on the CPU"), text)
+                                    : g_strdup_printf (_("model, GPU %.2g×"), speed);
       ls_chart_add_legend (chart, legend, -1, LS_CHART_LINE, LS_CHART_DASHED, FALSE, FALSE);
     }
   ls_chart_view_set_chart (self->view, chart);
@@ -257,14 +258,14 @@ on_read (GObject *source, GAsyncResult *result, gpointer data)
       self->basis = g_steal_pointer (&r->basis);
       gtk_widget_set_sensitive (GTK_WIDGET (self->scale), self->basis != NULL);
       set_mode (self);
-      g_autofree char *note = !self->basis ? g_strdup ("No finished run to fit the model to.")
+      g_autofree char *note = !self->basis ? g_strdup (_("No finished run to fit the model to."))
                               : without_gpu (self)
-                                  ? g_strdup_printf ("Lines without markers: the model fitted to this sweep (build "
-                                                     "time %s), for every worker count, with the training step on "
-                                                     "the CPU taking the time chosen.", self->basis->source)
-                                  : g_strdup_printf ("Lines without markers in the utilization chart: the model "
-                                                     "fitted to this sweep (build time %s), with the model step "
-                                                     "× 1/speed.", self->basis->source);
+                                  ? g_strdup_printf (_("Lines without markers: the model fitted to this sweep (build "
+                                                       "time %s), for every worker count, with the training step on "
+                                                       "the CPU taking the time chosen."), self->basis->source)
+                                  : g_strdup_printf (_("Lines without markers in the utilization chart: the model "
+                                                       "fitted to this sweep (build time %s), with the model step "
+                                                       "× 1/speed."), self->basis->source);
       gtk_label_set_text (self->note, note);
     }
   if (ok)
@@ -325,7 +326,7 @@ ls_whatif_bar_set_sweep (LsWhatifBar *self, const char *db, gint64 sweep_id, LsC
   g_set_weak_pointer (&self->view, view);
   g_clear_pointer (&self->basis, ls_whatif_basis_free);
   gtk_widget_set_sensitive (GTK_WIDGET (self->scale), FALSE);
-  gtk_label_set_text (self->note, "Fitting the model to this sweep…");
+  gtk_label_set_text (self->note, _("Fitting the model to this sweep…"));
   read_and_draw (self, TRUE);
 }
 

@@ -1,5 +1,6 @@
 #include "app/chart/chart-axis.h"
 
+#include <glib/gi18n-lib.h>
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -33,7 +34,7 @@ ls_chart_display_unit_for (ls_chart_unit unit, double max_abs)
       else if (max_abs >= 1e3)
         u = (ls_chart_display_unit){ 1e-3, "kB" };
       else
-        u = (ls_chart_display_unit){ 1, "bytes" };
+        u = (ls_chart_display_unit){ 1, _("bytes") };
       break;
     case LS_CHART_UNIT_FRACTION:
       u = (ls_chart_display_unit){ 100, "%" };

@@ -1,5 +1,6 @@
 #include "app/chart/chart-export.h"
 
+#include <glib/gi18n-lib.h>
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 #include <math.h>
@@ -145,7 +146,7 @@ ls_chart_export_bytes (ls_chart *const *charts, guint n, const char *what, const
     height = dh;
   if (width > LS_CHART_MAX_SIZE || height > LS_CHART_MAX_SIZE)
     {
-      g_set_error (error, LS_CHART_ERROR, LS_CHART_ERROR_SIZE, "%d x %d: charts can be at most %d x %d", width, height,
+      g_set_error (error, LS_CHART_ERROR, LS_CHART_ERROR_SIZE, _("%d x %d: charts can be at most %d x %d"), width, height,
                    LS_CHART_MAX_SIZE, LS_CHART_MAX_SIZE);
       return NULL;
     }
@@ -171,7 +172,7 @@ ls_chart_export_bytes (ls_chart *const *charts, guint n, const char *what, const
     }
   else
     {
-      g_set_error (error, LS_CHART_ERROR, LS_CHART_ERROR_FORMAT, "%s: not a chart format (png, svg or pdf)", format);
+      g_set_error (error, LS_CHART_ERROR, LS_CHART_ERROR_FORMAT, _("%s: not a chart format (png, svg or pdf)"), format);
       return NULL;
     }
 
@@ -187,13 +188,13 @@ ls_chart_export_bytes (ls_chart *const *charts, guint n, const char *what, const
   cairo_surface_destroy (surface);
   if (status != CAIRO_STATUS_SUCCESS)
     {
-      g_set_error (error, LS_CHART_ERROR, LS_CHART_ERROR_DRAW, "%s: drawing the charts failed: %s", what,
+      g_set_error (error, LS_CHART_ERROR, LS_CHART_ERROR_DRAW, _("%s: drawing the charts failed: %s"), what,
                    cairo_status_to_string (status));
       return NULL;
     }
   if (svg && !add_svg_text (bytes, charts, n))
     {
-      g_set_error (error, LS_CHART_ERROR, LS_CHART_ERROR_DRAW, "%s: cairo wrote no <svg> element", what);
+      g_set_error (error, LS_CHART_ERROR, LS_CHART_ERROR_DRAW, _("%s: cairo wrote no <svg> element"), what);
       return NULL;
     }
 

@@ -1,5 +1,6 @@
 #include "app/chart/chart-lanes.h"
 
+#include <glib/gi18n-lib.h>
 #include <math.h>
 #include <string.h>
 
@@ -22,10 +23,10 @@ const char *
 ls_span_kind_label (ls_span_kind kind)
 {
   static const char *const labels[LS_N_SPAN_KINDS] = {
-    "read", "decode", "transform", "write", "sampler", "__getitem__", "collate_fn", "hand-off",
-    "build (stages not recorded)", "wait for data", "training step",
+    N_ ("read"), N_ ("decode"), N_ ("transform"), N_ ("write"), N_ ("sampler"), "__getitem__", "collate_fn",
+    N_ ("hand-off"), N_ ("build (stages not recorded)"), N_ ("wait for data"), N_ ("training step"),
   };
-  return kind < LS_N_SPAN_KINDS ? labels[kind] : "?";
+  return kind < LS_N_SPAN_KINDS ? _(labels[kind]) : "?";
 }
 
 ls_chart_lanes *
@@ -240,7 +241,7 @@ ls_chart_lanes_span_at (const ls_chart *chart, const ls_lanes_layout *l, double 
 static void
 time_ticks (const ls_lanes_layout *l, double f, ls_chart_axis *axis, ls_chart_ticks *t)
 {
-  *axis = (ls_chart_axis){ .label = (char *) "time since the loop's first next()", .unit = LS_CHART_UNIT_MS,
+  *axis = (ls_chart_axis){ .label = (char *) _("time since the loop's first next()"), .unit = LS_CHART_UNIT_MS,
                            .scale = LS_CHART_LINEAR, .min = l->t_lo, .max = l->t_hi };
   ls_chart_axis_ticks (axis, l->t_lo, l->t_hi, MAX (2, (int) (l->plot_w / (7 * f))), t);
 }
@@ -421,7 +422,7 @@ draw_lanes (const ls_chart *chart, ls_painter *p, const frame *fr)
       cairo_stroke (cr);
       cairo_set_dash (cr, NULL, 0, 0);
       char text[48];
-      g_snprintf (text, sizeof text, "epoch %u", m->epoch);
+      g_snprintf (text, sizeof text, _("epoch %u"), m->epoch);
       ls_painter_text (p, text, VALUE_SIZE, FALSE, x + 0.25 * f, l->plot_y - 0.15 * f, 0, 1, p->theme->text);
     }
 }
@@ -452,7 +453,7 @@ ls_chart_lanes_render (const ls_chart *chart, cairo_t *cr, double width, double 
       draw_lanes (chart, &p, &fr);
       draw_axis (chart, &p, &fr);
       if (chart->lanes->spans->len == 0)
-        ls_painter_text (&p, "No batches to show", 1.0, FALSE, fr.pub.plot_x + fr.pub.plot_w / 2,
+        ls_painter_text (&p, _("No batches to show"), 1.0, FALSE, fr.pub.plot_x + fr.pub.plot_w / 2,
                          fr.pub.plot_y + fr.pub.plot_h / 2, 0.5, 0.5, theme->muted);
     }
 

@@ -1,5 +1,6 @@
 #include "app/chart/chart-render.h"
 
+#include <glib/gi18n-lib.h>
 #include <math.h>
 #include <string.h>
 
@@ -117,7 +118,7 @@ note_lines (const ls_chart *chart)
 {
   GPtrArray *lines = g_ptr_array_new ();
   if (chart->simulated && !chart->simulated_note_elsewhere)
-    g_ptr_array_add (lines, (gpointer) LS_CHART_SIMULATED_NOTE);
+    g_ptr_array_add (lines, (gpointer) ls_chart_simulated_note ());
   for (guint i = 0; i < chart->notes->len; i++)
     g_ptr_array_add (lines, chart->notes->pdata[i]);
   return lines;
@@ -622,7 +623,7 @@ ls_chart_render (const ls_chart *chart, cairo_t *cr, double x, double y, double 
       draw_rule_labels (chart, &p, l);
       draw_axes (chart, &p, &fr, width);
       if (ls_chart_n_points (chart) == 0)
-        ls_painter_text (&p, "No data to show", 1.0, FALSE, l->plot_x + l->plot_w / 2, l->plot_y + l->plot_h / 2, 0.5,
+        ls_painter_text (&p, _("No data to show"), 1.0, FALSE, l->plot_x + l->plot_w / 2, l->plot_y + l->plot_h / 2, 0.5,
                    0.5, theme->muted);
     }
 

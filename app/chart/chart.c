@@ -1,5 +1,6 @@
 #include "app/chart/chart.h"
 
+#include <glib/gi18n-lib.h>
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
@@ -326,15 +327,23 @@ ls_chart_describe (const ls_chart *chart)
   if (chart->subtitle)
     g_string_append_printf (s, "\n%s", chart->subtitle);
   for (guint i = 0; i < legend->len; i++)
-    g_string_append_printf (s, "\n%s %s", i == 0 ? "Legend:" : "-",
+    g_string_append_printf (s, "\n%s %s", i == 0 ? _("Legend:") : "-",
                             g_array_index (legend, ls_chart_legend_entry, i).label);
   for (guint i = 0; chart->lanes && i < chart->lanes->labels->len; i++)
-    g_string_append_printf (s, "\n%s %s", i == 0 ? "Lanes:" : "-", (const char *) chart->lanes->labels->pdata[i]);
+    g_string_append_printf (s, "\n%s %s", i == 0 ? _("Lanes:") : "-", (const char *) chart->lanes->labels->pdata[i]);
   for (guint i = 0; i < chart->notes->len; i++)
     g_string_append_printf (s, "\n%s", (const char *) chart->notes->pdata[i]);
   if (chart->simulated)
-    g_string_append (s, "\n" LS_CHART_SIMULATED_NOTE);
+    g_string_append_printf (s, "\n%s", ls_chart_simulated_note ());
   return g_string_free (s, FALSE);
+}
+
+const char *
+ls_chart_simulated_note (void)
+{
+  /* the same words as LS_CHART_SIMULATED_NOTE */
+  return _("SIMULATED GPU: no device was used. The copy to the GPU and the model step were modelled on the CPU, "
+           "not measured.");
 }
 
 char *

@@ -125,6 +125,10 @@ typedef struct ls_chart {
   "SIMULATED GPU: no device was used. The copy to the GPU and the model step were modelled on the CPU, " \
   "not measured."
 
+/* LS_CHART_SIMULATED_NOTE in the user's language, as charts and the
+ * window show it. */
+const char *ls_chart_simulated_note (void);
+
 ls_chart *ls_chart_new (const char *title);
 void ls_chart_free (ls_chart *chart);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ls_chart, ls_chart_free)

@@ -7,6 +7,7 @@
 #include <locale.h>
 #include <math.h>
 
+#include "app/core/i18n.h"
 /* Every parsed copy, reachable until exit: commands keep pointers into them. */
 static GPtrArray *kept_args;
 
@@ -69,13 +70,13 @@ ls_cli_double_in (const char *option, const char *text, double min, gboolean abo
   double v = g_ascii_strtod (text, &end);
   if (end == text || *end || isnan (v))
     {
-      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s %s: not a number", option, text);
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, _("%s %s: not a number"), option, text);
       return FALSE;
     }
   if (v > max || (above_min ? v <= min : v < min))
     {
-      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s %s: must be %s %g and at most %g%s%s%s", option,
-                   text, above_min ? "above" : "at least", min, max, hint ? " (" : "", hint ? hint : "",
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, _("%s %s: must be %s %g and at most %g%s%s%s"), option,
+                   text, above_min ? _("above") : _("at least"), min, max, hint ? " (" : "", hint ? hint : "",
                    hint ? ")" : "");
       return FALSE;
     }
@@ -90,13 +91,14 @@ ls_cli_int_in (const char *option, const char *text, gint64 min, gint64 max, gin
   g_autoptr (GError) why = NULL;
   if (!g_ascii_string_to_signed (text, 10, G_MININT64, G_MAXINT64, &v, &why))
     {
-      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s %s: not a whole number", option, text);
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, _("%s %s: not a whole number"), option, text);
       return FALSE;
     }
   if (v < min || v > max)
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                   "%s %s: must be between %" G_GINT64_FORMAT " and %" G_GINT64_FORMAT, option, text, min, max);
+                   _("%s %s: must be between %lld and %lld"), option, text, (long long) min,
+                   (long long) max);
       return FALSE;
     }
   *out = v;
@@ -110,6 +112,6 @@ ls_cli_usage_error (const char *command, const char *format, ...)
   va_start (ap, format);
   g_autofree char *message = g_strdup_vprintf (format, ap);
   va_end (ap);
-  fprintf (stderr, "loadscope %s: %s\n", command, message);
+  fprintf (stderr, _("loadscope %s: %s\n"), command, message);
   return 2;
 }

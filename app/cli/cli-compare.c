@@ -1,4 +1,5 @@
 #include "app/cli/cli-compare.h"
+#include "app/core/i18n.h"
 #include "app/cli/cli-args.h"
 
 #include <json-glib/json-glib.h>
@@ -120,11 +121,23 @@ compare_json (const ls_compare_table *table)
 }
 
 static void
+put_padded (const char *text, int width)
+{
+  /* by display width: a CJK character takes two columns */
+  fputs (text, stdout);
+  for (int k = (int) ls_i18n_display_width (text); k < width; k++)
+    putchar (' ');
+}
+
+static void
 print_row (const char *label, GPtrArray *cells)
 {
-  printf ("%-*s", LABEL_WIDTH, label);
+  put_padded (label, LABEL_WIDTH);
   for (guint i = 0; i < cells->len; i++)
-    printf (" %-*s", i + 1 < cells->len ? CELL_WIDTH : 0, (const char *) g_ptr_array_index (cells, i));
+    {
+      putchar (' ');
+      put_padded (g_ptr_array_index (cells, i), i + 1 < cells->len ? CELL_WIDTH : 0);
+    }
   printf ("\n");
 }
 
@@ -137,11 +150,11 @@ compare_text (const ls_compare_table *table)
   gboolean any_simulated = FALSE;
 
   for (guint i = 0; i < runs->len; i++)
-    g_ptr_array_add (cells, g_strdup_printf ("run %" G_GINT64_FORMAT,
-                                             json_object_get_int_member (g_ptr_array_index (runs, i), "id")));
+    g_ptr_array_add (cells, g_strdup_printf (_("run %lld"),
+                                             (long long) json_object_get_int_member (g_ptr_array_index (runs, i), "id")));
   print_row ("", cells);
   static const char *const texts[] = { "uuid", "machine_hostname", "dataset", "status" };
-  static const char *const labels[] = { "uuid", "machine", "dataset", "status" };
+  static const char *const labels[] = { "uuid", N_ ("machine"), N_ ("dataset"), N_ ("status") };
   for (guint k = 0; k < G_N_ELEMENTS (texts); k++)
     {
       g_ptr_array_set_size (cells, 0);
@@ -150,7 +163,7 @@ compare_text (const ls_compare_table *table)
           const char *s = str_or (g_ptr_array_index (runs, i), texts[k], "-");
           g_ptr_array_add (cells, k == 0 ? g_strndup (s, 8) : g_strdup (s));
         }
-      print_row (labels[k], cells);
+      print_row (_(labels[k]), cells);
     }
   g_ptr_array_set_size (cells, 0);
   for (guint i = 0; i < runs->len; i++)
@@ -162,7 +175,7 @@ compare_text (const ls_compare_table *table)
     }
   print_row ("sink", cells);
 
-  printf ("\nfigures (change against run %" G_GINT64_FORMAT "):\n", json_object_get_int_member (first, "id"));
+  printf (_("\nfigures (change against run %lld):\n"), (long long) json_object_get_int_member (first, "id"));
   for (guint f = 0; f < ls_n_run_figures; f++)
     {
       const ls_compare_row *row = ls_compare_table_find (table, ls_run_figures[f].column);
@@ -186,49 +199,49 @@ compare_text (const ls_compare_table *table)
       if (!row || !row->differs)
         continue;
       if (!header)
-        printf ("\nknobs that differ:\n");
+        printf (_("\nknobs that differ:\n"));
       header = TRUE;
       print_row (row->label, row->cells);
     }
   if (!header)
-    printf ("\nthe runs have the same knobs\n");
+    printf (_("\nthe runs have the same knobs\n"));
   if (any_simulated)
-    printf ("* simulated GPU: copy and model step are modelled, not measured on a device.\n");
+    printf (_("* simulated GPU: copy and model step are modelled, not measured on a device.\n"));
 }
 
 int
 ls_cli_compare (int argc, char **argv)
 {
-  g_autoptr (GOptionContext) context = g_option_context_new ("RUN RUN... - headline figures side by side");
+  g_autoptr (GOptionContext) context = g_option_context_new (_("RUN RUN... - headline figures side by side"));
   g_autoptr (GError) error = NULL;
   g_autofree char *db = NULL;
   gboolean json = FALSE;
   GOptionEntry entries[] = {
-    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "The run store (default: $XDG_DATA_HOME/loadscope/history.sqlite)",
-      "PATH" },
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, N_("The run store (default: $XDG_DATA_HOME/loadscope/history.sqlite)"),
+      N_("PATH") },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json,
-      "Print one JSON object: runs, figures (values and delta_percent against the first run), knobs_differ", NULL },
+      N_("Print one JSON object: runs, figures (values and delta_percent against the first run), knobs_differ"), NULL },
     { NULL },
   };
 
-  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   g_option_context_set_summary (
-      context, "Throughput, batch wait p50/p95/p99, GPU utilization (exact and NVML), peak PSS and RSS,\n"
-               "CPU, time to first batch and the epoch boundary of two or more runs, each as a change\n"
-               "in per cent against the first run marked better or worse (units and decimals as in the\n"
-               "charts), and then the knobs in which the runs differ.\n"
-               "RUN is a run id (see `loadscope history`) or the first 4 or more characters of its uuid.\n"
-               "\n"
-               "Exit status: 0 compared, 1 the store could not be read now (locked), 2 bad usage, no such run,\n"
-               "or no store there (a missing file, not a Loadscope store, a newer one).");
+      context, _("Throughput, batch wait p50/p95/p99, GPU utilization (exact and NVML), peak PSS and RSS,\n"
+                 "CPU, time to first batch and the epoch boundary of two or more runs, each as a change\n"
+                 "in per cent against the first run marked better or worse (units and decimals as in the\n"
+                 "charts), and then the knobs in which the runs differ.\n"
+                 "RUN is a run id (see `loadscope history`) or the first 4 or more characters of its uuid.\n"
+                 "\n"
+                 "Exit status: 0 compared, 1 the store could not be read now (locked), 2 bad usage, no such run,\n"
+                 "or no store there (a missing file, not a Loadscope store, a newer one)."));
   if (!ls_cli_parse_args (context, &argc, &argv, &error))
     {
-      fprintf (stderr, "loadscope compare: %s\n", error->message);
+      fprintf (stderr, _("loadscope compare: %s\n"), error->message);
       return 2;
     }
   if (argc < 3)
     {
-      fprintf (stderr, "loadscope compare: give two runs or more (ids or uuid prefixes)\n");
+      fprintf (stderr, _("loadscope compare: give two runs or more (ids or uuid prefixes)\n"));
       return 2;
     }
 
@@ -244,7 +257,7 @@ ls_cli_compare (int argc, char **argv)
     }
   if (error)
     {
-      fprintf (stderr, "loadscope compare: %s\n", error->message);
+      fprintf (stderr, _("loadscope compare: %s\n"), error->message);
       return ls_cli_store_error_status (error);
     }
   /* Imported text may hold terminal escapes and newlines. */

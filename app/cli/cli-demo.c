@@ -66,9 +66,10 @@ ls_cli_demo (int argc, char **argv)
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   /* The option texts through the catalogue (N_ above); the knobs' names
    * and defaults (run-options.h) stay as typed. */
+  g_autofree char *defaults = ls_run_defaults_text ();
   g_autofree char *each_run = g_strdup_printf (_("Each run: %s batches, the first 2 not measured; every other knob as\n"
                                                   "`loadscope run` has it: %s."),
-                                                DEMO_BATCHES, LS_RUN_DEFAULTS_TEXT);
+                                                DEMO_BATCHES, defaults);
   g_autofree char *summary = g_strdup_printf (
     "%s\n\n%s",
     _("Generates a sample dataset of JPEG images (once), runs workers 0,1,2,4 x pin\n"
@@ -106,7 +107,7 @@ ls_cli_demo (int argc, char **argv)
   ls_cli_sweep_result result;
   printf (_("Loadscope demo: %s, workers 0,1,2,4 x pin off,staging, %s batches each;\n"
             "the other knobs as every run has them: %s\n\n"),
-          dataset, DEMO_BATCHES, LS_RUN_DEFAULTS_TEXT);
+          dataset, DEMO_BATCHES, defaults);
   fflush (stdout);
   int rc = ls_cli_sweep_run (request, LS_CLI_SWEEP_QUIET, &result);
   if (rc == 2 || !result.summaries)

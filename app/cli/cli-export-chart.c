@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/core/i18n.h"
 #include "app/chart/chart-export.h"
 #include "app/chart/chart-render.h"
 #include "app/report/chart-store.h"
@@ -16,7 +17,7 @@ static const char *const all_default[] = { "start-cost", NULL }; /* --all withou
 static int
 fail (const GError *error)
 {
-  fprintf (stderr, "loadscope export: %s\n", error->message);
+  fprintf (stderr, _("loadscope export: %s\n"), error->message);
   return error->domain == LS_STORE_ERROR
                  && (error->code == LS_STORE_ERROR_NOT_FOUND || error->code == LS_STORE_ERROR_INVALID)
              ? 2
@@ -46,7 +47,7 @@ ls_cli_export_charts (const ls_chart_export_request *req)
 
   if (g_strv_length (wanted) == 0)
     {
-      fprintf (stderr, "loadscope export: --chart: name a chart (%s: %s)\n", flag, what);
+      fprintf (stderr, _("loadscope export: --chart: name a chart (%s: %s)\n"), flag, what);
       return 2;
     }
   for (guint i = 0; wanted[i]; i++)
@@ -54,14 +55,14 @@ ls_cli_export_charts (const ls_chart_export_request *req)
       g_strstrip (wanted[i]);
       if (!offered (names, wanted[i]))
         {
-          fprintf (stderr, "loadscope export: --chart %s: not a chart of %s (%s: %s)\n", wanted[i],
-                   req->sweep ? "a sweep" : req->run ? "a run" : "the whole store", flag, what);
+          fprintf (stderr, _("loadscope export: --chart %s: not a chart of %s (%s: %s)\n"), wanted[i],
+                   req->sweep ? _("a sweep") : req->run ? _("a run") : _("the whole store"), flag, what);
           return 2;
         }
     }
   if ((req->width > 0 && req->width > LS_CHART_MAX_SIZE) || (req->height > 0 && req->height > LS_CHART_MAX_SIZE))
     {
-      fprintf (stderr, "loadscope export: --width and --height go up to %d\n", LS_CHART_MAX_SIZE);
+      fprintf (stderr, _("loadscope export: --width and --height go up to %d\n"), LS_CHART_MAX_SIZE);
       return 2;
     }
 
@@ -109,11 +110,14 @@ ls_cli_export_charts (const ls_chart_export_request *req)
   for (guint i = 0; i < charts->len; i++)
     simulated |= ((ls_chart *) charts->pdata[i])->simulated;
   if (req->all)
-    printf ("exported the chart (%s) of all runs to %s (%s, %d x %d)\n", list, req->output, req->format, width,
+    printf (_("exported the chart (%s) of all runs to %s (%s, %d x %d)\n"), list, req->output, req->format, width,
             height);
   else
-    printf ("exported %u chart%s (%s) of %s %" G_GINT64_FORMAT " to %s (%s, %d x %d)%s\n", charts->len,
-            charts->len == 1 ? "" : "s", list, req->sweep ? "sweep" : "run", id, req->output, req->format, width,
-            height, simulated ? "; marked SIMULATED GPU" : "");
+    printf (req->sweep ? ngettext ("exported %u chart (%s) of sweep %lld to %s (%s, %d x %d)%s\n",
+                                   "exported %u charts (%s) of sweep %lld to %s (%s, %d x %d)%s\n", charts->len)
+                       : ngettext ("exported %u chart (%s) of run %lld to %s (%s, %d x %d)%s\n",
+                                   "exported %u charts (%s) of run %lld to %s (%s, %d x %d)%s\n", charts->len),
+            charts->len, list, (long long) id, req->output, req->format, width, height,
+            simulated ? _("; marked SIMULATED GPU") : "");
   return 0;
 }

@@ -1,4 +1,5 @@
 #include "app/cli/cli-export.h"
+#include "app/core/i18n.h"
 #include "app/cli/cli-args.h"
 
 #include <errno.h>
@@ -22,7 +23,7 @@
 int
 ls_cli_export (int argc, char **argv)
 {
-  g_autoptr (GOptionContext) context = g_option_context_new ("- write recorded runs to a file");
+  g_autoptr (GOptionContext) context = g_option_context_new (_("- write recorded runs to a file"));
   g_autoptr (GError) error = NULL;
   g_autofree char *db = NULL;
   g_autofree char *run = NULL;
@@ -33,42 +34,43 @@ ls_cli_export (int argc, char **argv)
   gboolean all = FALSE, batches = FALSE, force = FALSE, dark = FALSE, per_machine = FALSE;
   int width = 0, height = 0;
   GOptionEntry entries[] = {
-    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "The run store (default: $XDG_DATA_HOME/loadscope/history.sqlite)",
-      "PATH" },
-    { "run", 0, 0, G_OPTION_ARG_STRING, &run, "One run (id or uuid prefix)", "ID" },
-    { "sweep", 0, 0, G_OPTION_ARG_STRING, &sweep, "The runs of a sweep (id or uuid prefix)", "ID" },
-    { "all", 0, 0, G_OPTION_ARG_NONE, &all, "Every run of the store", NULL },
-    { "format", 0, 0, G_OPTION_ARG_STRING, &format, "csv, json, sqlite, or charts: png, svg or pdf", "FORMAT" },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "The file to write (csv and json: - for stdout)", "FILE" },
-    { "batches", 0, 0, G_OPTION_ARG_NONE, &batches, "csv: one row per batch instead of one per run", NULL },
-    { "force", 0, 0, G_OPTION_ARG_NONE, &force, "Replace FILE if it exists", NULL },
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, N_("The run store (default: $XDG_DATA_HOME/loadscope/history.sqlite)"),
+      N_("PATH") },
+    { "run", 0, 0, G_OPTION_ARG_STRING, &run, N_("One run (id or uuid prefix)"), N_("ID") },
+    { "sweep", 0, 0, G_OPTION_ARG_STRING, &sweep, N_("The runs of a sweep (id or uuid prefix)"), N_("ID") },
+    { "all", 0, 0, G_OPTION_ARG_NONE, &all, N_("Every run of the store"), NULL },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format, N_("csv, json, sqlite, or charts: png, svg or pdf"), N_("FORMAT") },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("The file to write (csv and json: - for stdout)"), N_("FILE") },
+    { "batches", 0, 0, G_OPTION_ARG_NONE, &batches, N_("csv: one row per batch instead of one per run"), NULL },
+    { "force", 0, 0, G_OPTION_ARG_NONE, &force, N_("Replace FILE if it exists"), NULL },
     { "chart", 0, 0, G_OPTION_ARG_STRING, &chart,
-      "Charts: which (comma list; default: all of them on one page)", "NAME" },
-    { "width", 0, 0, G_OPTION_ARG_INT, &width, "Charts: page width, pixels (svg, pdf: points)", "W" },
-    { "height", 0, 0, G_OPTION_ARG_INT, &height, "Charts: page height", "H" },
-    { "dark", 0, 0, G_OPTION_ARG_NONE, &dark, "Charts: the dark theme", NULL },
+      N_("Charts: which (comma list; default: all of them on one page)"), N_("NAME") },
+    { "width", 0, 0, G_OPTION_ARG_INT, &width, N_("Charts: page width, pixels (svg, pdf: points)"), "W" },
+    { "height", 0, 0, G_OPTION_ARG_INT, &height, N_("Charts: page height"), "H" },
+    { "dark", 0, 0, G_OPTION_ARG_NONE, &dark, N_("Charts: the dark theme"), NULL },
     { "per-machine", 0, 0, G_OPTION_ARG_NONE, &per_machine,
-      "Sweep charts: one series per machine too (a sweep run on several nodes)", NULL },
+      N_("Sweep charts: one series per machine too (a sweep run on several nodes)"), NULL },
     { NULL },
   };
 
-  g_option_context_add_main_entries (context, entries, NULL);
-  g_option_context_set_summary (
-      context,
-      "csv:    one row per run: every knob, the headline figures and the machine\n"
-      "        (--batches: run_id,seq,epoch,batch,samples,ready_ms,wait_ms,copy_ms,compute_ms)\n"
-      "json:   {\"format\":\"loadscope-export\",\"version\":N,...,\"machines\":[...],\"sweeps\":[...],\n"
-      "        \"runs\":[{every field, \"batches\":[...],\"series\":[...],\"worker_processes\":[...]}]}\n"
-      "sqlite: a self-contained store holding only these runs, for `loadscope import`\n"
-      "png, svg, pdf: charts on one page (default 1280 x 800 for one, 560 high per chart)\n"
-      "        --sweep ID [--chart " LS_CHARTS_OF_SWEEP "]\n"
-      "        --run ID   [--chart " LS_CHARTS_OF_RUN "]\n"
-      "        --all      [--chart " LS_CHARTS_OF_ALL "]  (worker start-up by platform and start method;\n"
-      "                   target: Loadscope's loader vs PyTorch scripts, throughput by workers)\n"
-      "        charts of runs on the simulated GPU carry a SIMULATED GPU mark\n"
-      "\n"
-      "Exit status: 0 written, 1 the store could not be read now (locked) or FILE written, 2 bad usage,\n"
-      "no such run or sweep, or no store there (a missing file, not a Loadscope store, a newer one).");
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_autofree char *summary = g_strdup_printf (
+      _("csv:    one row per run: every knob, the headline figures and the machine\n"
+        "        (--batches: run_id,seq,epoch,batch,samples,ready_ms,wait_ms,copy_ms,compute_ms)\n"
+        "json:   {\"format\":\"loadscope-export\",\"version\":N,...,\"machines\":[...],\"sweeps\":[...],\n"
+        "        \"runs\":[{every field, \"batches\":[...],\"series\":[...],\"worker_processes\":[...]}]}\n"
+        "sqlite: a self-contained store holding only these runs, for `loadscope import`\n"
+        "png, svg, pdf: charts on one page (default 1280 x 800 for one, 560 high per chart)\n"
+        "        --sweep ID [--chart %s]\n"
+        "        --run ID   [--chart %s]\n"
+        "        --all      [--chart %s]  (worker start-up by platform and start method;\n"
+        "                   target: Loadscope's loader vs PyTorch scripts, throughput by workers)\n"
+        "        charts of runs on the simulated GPU carry a SIMULATED GPU mark\n"
+        "\n"
+        "Exit status: 0 written, 1 the store could not be read now (locked) or FILE written, 2 bad usage,\n"
+        "no such run or sweep, or no store there (a missing file, not a Loadscope store, a newer one)."),
+      LS_CHARTS_OF_SWEEP, LS_CHARTS_OF_RUN, LS_CHARTS_OF_ALL);
+  g_option_context_set_summary (context, summary);
   if (!ls_cli_parse_args (context, &argc, &argv, &error))
     return usage_error ("%s", error->message);
   if (argc > 1)
@@ -115,7 +117,7 @@ ls_cli_export (int argc, char **argv)
   g_autoptr (GArray) ids = store ? ls_store_select_runs (store, run, sweep, &error) : NULL;
   if (!ids)
     {
-      fprintf (stderr, "loadscope export: %s\n", error->message);
+      fprintf (stderr, _("loadscope export: %s\n"), error->message);
       return ls_cli_store_error_status (error);
     }
   /* `-o S --force --db S` would replace the store with its own export. */
@@ -137,7 +139,7 @@ ls_cli_export (int argc, char **argv)
        * FILE is the old one or the whole new one, never a part. */
       if (!ls_export_sqlite_replacing (store, ids, output, &error))
         {
-          fprintf (stderr, "loadscope export: %s\n", error->message);
+          fprintf (stderr, _("loadscope export: %s\n"), error->message);
           return 1;
         }
     }
@@ -162,7 +164,7 @@ ls_cli_export (int argc, char **argv)
         ls_export_csv_runs (store, ids, text, &error);
       if (error)
         {
-          fprintf (stderr, "loadscope export: %s\n", error->message);
+          fprintf (stderr, _("loadscope export: %s\n"), error->message);
           return 1;
         }
       if (to_stdout)
@@ -172,10 +174,10 @@ ls_cli_export (int argc, char **argv)
         }
       if (!ls_file_replace (output, text->str, text->len, &error))
         {
-          fprintf (stderr, "loadscope export: %s\n", error->message);
+          fprintf (stderr, _("loadscope export: %s\n"), error->message);
           return 1;
         }
     }
-  printf ("exported %u run%s to %s\n", ids->len, ids->len == 1 ? "" : "s", output);
+  printf (ngettext ("exported %u run to %s\n", "exported %u runs to %s\n", ids->len), ids->len, output);
   return 0;
 }

@@ -1,4 +1,5 @@
 #include "app/cli/cli-history.h"
+#include "app/core/i18n.h"
 #include "app/cli/cli-args.h"
 
 #include <json-glib/json-glib.h>
@@ -56,6 +57,7 @@ print_table (JsonArray *rows)
 #define ROW "%-5s %-16s %-12s %-16s %3s %-5s %5s %2s %-4s %-7s %5s %-5s %-11s %8s %8s %8s %5s %7s %5s\n"
 
   printf (ROW, "ID", "DATE (UTC)", "MACHINE", "DATASET", "WRK", "START", "BATCH", "PF", "PERS", "PIN", "MODEL", "SINK",
+          /* untranslated: the table's head stays as printf pads it (bytes, not display columns) */
           "STATUS", "IMG/S", "WAIT P50", "WAIT P95", "GPU %", "PSS MB", "SWEEP");
   for (guint i = 0; i < json_array_get_length (rows); i++)
     {
@@ -98,13 +100,13 @@ print_table (JsonArray *rows)
     }
 #undef ROW
   if (any_simulated)
-    printf ("* simulated GPU: copy and model step are modelled, not measured on a device.\n");
+    printf (_("* simulated GPU: copy and model step are modelled, not measured on a device.\n"));
 }
 
 int
 ls_cli_history (int argc, char **argv)
 {
-  g_autoptr (GOptionContext) context = g_option_context_new ("- the recorded runs, newest first");
+  g_autoptr (GOptionContext) context = g_option_context_new (_("- the recorded runs, newest first"));
   g_autoptr (GError) error = NULL;
   g_autofree char *db = NULL;
   g_autofree char *sweep = NULL;
@@ -112,47 +114,47 @@ ls_cli_history (int argc, char **argv)
   gboolean json = FALSE;
   int limit = 0;
   GOptionEntry entries[] = {
-    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "The run store (default: $XDG_DATA_HOME/loadscope/history.sqlite)",
-      "PATH" },
-    { "sweep", 0, 0, G_OPTION_ARG_STRING, &sweep, "Only the runs of this sweep (id or uuid prefix)", "ID" },
-    { "limit", 0, 0, G_OPTION_ARG_INT, &limit, "At most N runs (default: all)", "N" },
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, N_("The run store (default: $XDG_DATA_HOME/loadscope/history.sqlite)"),
+      N_("PATH") },
+    { "sweep", 0, 0, G_OPTION_ARG_STRING, &sweep, N_("Only the runs of this sweep (id or uuid prefix)"), N_("ID") },
+    { "limit", 0, 0, G_OPTION_ARG_INT, &limit, N_("At most N runs (default: all)"), "N" },
     { "target", 0, 0, G_OPTION_ARG_STRING, &target,
-      "Only the runs of Loadscope's loader (loadscope) or of PyTorch scripts (pytorch)", "KIND" },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print a JSON array of runs", NULL },
+      N_("Only the runs of Loadscope's loader (loadscope) or of PyTorch scripts (pytorch)"), N_("KIND") },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print a JSON array of runs"), NULL },
     { NULL },
   };
 
-  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   g_option_context_set_summary (context,
-                                "One line per recorded run: id, date (UTC), machine, dataset, workers, start\n"
-                                "method, batch size, prefetch, persistent workers, pin mode, model step (ms),\n"
-                                "sink (sim* marks the simulated GPU), status, throughput, batch wait p50/p95\n"
-                                "(ms), GPU utilization (exact, else NVML), peak PSS and the sweep's id.\n"
-                                "(WRK workers, PF prefetch, PERS persistent workers, MODEL model step in ms;\n"
-                                "start, prefetch and persistence show - for runs without workers.)\n"
-                                "--target pytorch lists the runs of PyTorch scripts (--target pytorch runs;\n"
-                                "DATASET names the script), --target loadscope those of Loadscope's loader.\n"
-                                "\n"
-                                "Exit status: 0 listed, 1 the store could not be read now (locked), 2 bad usage, no such\n"
-                                "sweep, or no store there (not a Loadscope store, a newer one).");
+                                _("One line per recorded run: id, date (UTC), machine, dataset, workers, start\n"
+                                  "method, batch size, prefetch, persistent workers, pin mode, model step (ms),\n"
+                                  "sink (sim* marks the simulated GPU), status, throughput, batch wait p50/p95\n"
+                                  "(ms), GPU utilization (exact, else NVML), peak PSS and the sweep's id.\n"
+                                  "(WRK workers, PF prefetch, PERS persistent workers, MODEL model step in ms;\n"
+                                  "start, prefetch and persistence show - for runs without workers.)\n"
+                                  "--target pytorch lists the runs of PyTorch scripts (--target pytorch runs;\n"
+                                  "DATASET names the script), --target loadscope those of Loadscope's loader.\n"
+                                  "\n"
+                                  "Exit status: 0 listed, 1 the store could not be read now (locked), 2 bad usage, no such\n"
+                                  "sweep, or no store there (not a Loadscope store, a newer one)."));
   if (!ls_cli_parse_args (context, &argc, &argv, &error))
     {
-      fprintf (stderr, "loadscope history: %s\n", error->message);
+      fprintf (stderr, _("loadscope history: %s\n"), error->message);
       return 2;
     }
   if (argc > 1)
     {
-      fprintf (stderr, "loadscope history: unexpected argument '%s'\n", argv[1]);
+      fprintf (stderr, _("loadscope history: unexpected argument '%s'\n"), argv[1]);
       return 2;
     }
   if (limit < 0)
     {
-      fprintf (stderr, "loadscope history: --limit %d: must not be negative\n", limit);
+      fprintf (stderr, _("loadscope history: --limit %d: must not be negative\n"), limit);
       return 2;
     }
   if (target && !ls_target_kind_check (target, &error))
     {
-      fprintf (stderr, "loadscope history: %s\n", error->message);
+      fprintf (stderr, _("loadscope history: %s\n"), error->message);
       return 2;
     }
 
@@ -164,24 +166,24 @@ ls_cli_history (int argc, char **argv)
           if (json)
             printf ("[]\n");
           else
-            printf ("no runs recorded yet (%s)\n", error->message);
+            printf (_("no runs recorded yet (%s)\n"), error->message);
           return 0;
         }
-      fprintf (stderr, "loadscope history: %s\n", error->message);
+      fprintf (stderr, _("loadscope history: %s\n"), error->message);
       return ls_cli_store_error_status (error);
     }
 
   gint64 sweep_id = 0;
   if (sweep && (sweep_id = ls_store_find_sweep (store, sweep, &error)) < 0)
     {
-      fprintf (stderr, "loadscope history: %s\n", error->message);
+      fprintf (stderr, _("loadscope history: %s\n"), error->message);
       return error->code == LS_STORE_ERROR_NOT_FOUND || error->code == LS_STORE_ERROR_INVALID ? 2 : 1;
     }
   /* --target: every run read, then filtered, so --limit counts the runs shown. */
   g_autoptr (JsonArray) rows = ls_store_history (store, sweep_id, target ? 0 : limit, &error);
   if (!rows)
     {
-      fprintf (stderr, "loadscope history: %s\n", error->message);
+      fprintf (stderr, _("loadscope history: %s\n"), error->message);
       return 1;
     }
   if (target)
@@ -201,8 +203,8 @@ ls_cli_history (int argc, char **argv)
     }
   if (json_array_get_length (rows) == 0)
     {
-      printf ("no runs recorded in %s%s%s%s\n", ls_store_path (store), sweep ? " for this sweep" : "",
-              target ? " with target " : "", target ? target : "");
+      printf (_("no runs recorded in %s%s%s%s\n"), ls_store_path (store), sweep ? _(" for this sweep") : "",
+              target ? _(" with target ") : "", target ? target : "");
       return 0;
     }
   print_table (rows);

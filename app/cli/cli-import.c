@@ -1,4 +1,5 @@
 #include "app/cli/cli-import.h"
+#include "app/core/i18n.h"
 #include "app/cli/cli-args.h"
 
 #include <json-glib/json-glib.h>
@@ -55,46 +56,47 @@ print_json (const char *file, const ls_import_counts *counts, GArray *runs)
 int
 ls_cli_import (int argc, char **argv)
 {
-  g_autoptr (GOptionContext) context = g_option_context_new ("FILE - merge runs recorded elsewhere into the store");
+  g_autoptr (GOptionContext) context = g_option_context_new (_("FILE - merge runs recorded elsewhere into the store"));
   g_autoptr (GError) error = NULL;
   g_autofree char *db = NULL;
   ls_import_counts counts;
   gboolean json = FALSE;
   GOptionEntry entries[] = {
-    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "The run store (default: $XDG_DATA_HOME/loadscope/history.sqlite)",
-      "PATH" },
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, N_("The run store (default: $XDG_DATA_HOME/loadscope/history.sqlite)"),
+      N_("PATH") },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json,
-      "Print one JSON object: the counts and every run of the file with its id here", NULL },
+      N_("Print one JSON object: the counts and every run of the file with its id here"), NULL },
     { NULL },
   };
 
-  g_option_context_add_main_entries (context, entries, NULL);
-  g_option_context_set_summary (
-      context,
-      "FILE is a sqlite bundle or a JSON export (`loadscope export --format sqlite|json`)\n"
-      "from this or another machine. Every field is checked first; runs already in the\n"
-      "store (the same uuid) are kept once, machines keep their own description, and a\n"
-      "run still running when exported arrives as interrupted. Any error imports nothing.\n"
-      "Each run is listed with its id in this store (and in the bundle it came from).\n"
-      "CSV exports do not import: " LS_IMPORT_FORMATS_TEXT ".\n"
-      "\n"
-      "Exit status: 0 imported, 1 the store could not be written, 2 bad usage or a bad FILE.");
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_autofree char *summary = g_strdup_printf (
+      _("FILE is a sqlite bundle or a JSON export (`loadscope export --format sqlite|json`)\n"
+        "from this or another machine. Every field is checked first; runs already in the\n"
+        "store (the same uuid) are kept once, machines keep their own description, and a\n"
+        "run still running when exported arrives as interrupted. Any error imports nothing.\n"
+        "Each run is listed with its id in this store (and in the bundle it came from).\n"
+        "CSV exports do not import: %s.\n"
+        "\n"
+        "Exit status: 0 imported, 1 the store could not be written, 2 bad usage or a bad FILE."),
+      LS_IMPORT_FORMATS_TEXT);
+  g_option_context_set_summary (context, summary);
   if (!ls_cli_parse_args (context, &argc, &argv, &error))
     {
-      fprintf (stderr, "loadscope import: %s\n", error->message);
+      fprintf (stderr, _("loadscope import: %s\n"), error->message);
       return 2;
     }
   if (argc != 2)
     {
-      fprintf (stderr, "loadscope import: %s\n", argc < 2 ? "which file? (a .sqlite bundle or a .json export)"
-                                                           : "one file at a time");
+      fprintf (stderr, _("loadscope import: %s\n"), argc < 2 ? _("which file? (a .sqlite bundle or a .json export)")
+                                                           : _("one file at a time"));
       return 2;
     }
 
   g_autoptr (ls_store) store = ls_store_open (db, &error);
   if (!store)
     {
-      fprintf (stderr, "loadscope import: %s\n", error->message);
+      fprintf (stderr, _("loadscope import: %s\n"), error->message);
       return 1;
     }
   g_autoptr (GArray) runs = NULL;
@@ -102,7 +104,7 @@ ls_cli_import (int argc, char **argv)
     {
       gboolean bad_file = error->domain == LS_STORE_ERROR
                           && (error->code == LS_STORE_ERROR_INVALID || error->code == LS_STORE_ERROR_VERSION);
-      fprintf (stderr, "loadscope import: %s\nloadscope import: nothing was imported; the store is as it was\n",
+      fprintf (stderr, _("loadscope import: %s\nloadscope import: nothing was imported; the store is as it was\n"),
                error->message);
       return bad_file ? 2 : 1;
     }
@@ -111,15 +113,16 @@ ls_cli_import (int argc, char **argv)
       print_json (argv[1], &counts, runs);
       return 0;
     }
-  printf ("imported %u run%s (%u already present) from %s\n", counts.runs_imported, counts.runs_imported == 1 ? "" : "s",
-          counts.runs_present, argv[1]);
+  printf (ngettext ("imported %u run (%u already present) from %s\n", "imported %u runs (%u already present) from %s\n",
+                    counts.runs_imported),
+          counts.runs_imported, counts.runs_present, argv[1]);
   for (guint i = 0; i < runs->len; i++)
     {
       const ls_import_run *r = &g_array_index (runs, ls_import_run, i);
-      g_autofree char *was = r->source_id > 0 ? g_strdup_printf ("was %" G_GINT64_FORMAT, r->source_id)
-                                              : g_strdup_printf ("uuid %.8s", r->uuid);
-      printf ("  %s run %" G_GINT64_FORMAT " (%s on %s)\n", r->present ? "already here as" : "imported as",
-              r->local_id, was, r->source_host ? r->source_host : "?");
+      g_autofree char *was = r->source_id > 0 ? g_strdup_printf (_("was %lld"), (long long) r->source_id)
+                                              : g_strdup_printf (_("uuid %.8s"), r->uuid);
+      printf (r->present ? _("  already here as run %lld (%s on %s)\n") : _("  imported as run %lld (%s on %s)\n"),
+              (long long) r->local_id, was, r->source_host ? r->source_host : "?");
     }
   return 0;
 }

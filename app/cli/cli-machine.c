@@ -1,4 +1,5 @@
 #include "app/cli/cli-machine.h"
+#include "app/core/i18n.h"
 #include "app/cli/cli-args.h"
 #include "app/core/terminal-text.h"
 
@@ -147,36 +148,36 @@ print_json (const ls_sysinfo *info, const gpu_probe *g)
 int
 ls_cli_machine (int argc, char **argv)
 {
-  g_autoptr (GOptionContext) context = g_option_context_new ("- describe this machine");
+  g_autoptr (GOptionContext) context = g_option_context_new (_("- describe this machine"));
   g_autoptr (GError) error = NULL;
   gboolean json = FALSE;
   ls_sysinfo info;
   ls_error err = { 0 };
   gpu_probe gpu = { 0 };
   GOptionEntry entries[] = {
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print one JSON object", NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object"), NULL },
     { NULL },
   };
 
-  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   g_option_context_set_summary (context,
-                                "Prints what every recorded run stores about the machine it ran on, and whether\n"
-                                "a GPU answered: CUDA (device 0, as `--sink auto` asks it, and which driver\n"
-                                "version answered; without one, runs use the simulated GPU) and NVML (without it, runs have no NVML series), each with\n"
-                                "its reason when it did not.");
+                                _("Prints what every recorded run stores about the machine it ran on, and whether\n"
+                                  "a GPU answered: CUDA (device 0, as `--sink auto` asks it, and which driver\n"
+                                  "version answered; without one, runs use the simulated GPU) and NVML (without it, runs have no NVML series), each with\n"
+                                  "its reason when it did not."));
   if (!ls_cli_parse_args (context, &argc, &argv, &error))
     {
-      fprintf (stderr, "loadscope machine: %s\n", error->message);
+      fprintf (stderr, _("loadscope machine: %s\n"), error->message);
       return 2;
     }
   if (argc > 1)
     {
-      fprintf (stderr, "loadscope machine: unexpected argument '%s'\n", argv[1]);
+      fprintf (stderr, _("loadscope machine: unexpected argument '%s'\n"), argv[1]);
       return 2;
     }
   if (ls_sysinfo_read (&info, &err) != LS_OK)
     {
-      fprintf (stderr, "loadscope machine: %s\n", err.message);
+      fprintf (stderr, _("loadscope machine: %s\n"), err.message);
       return 1;
     }
   probe_gpu (&gpu);
@@ -185,29 +186,29 @@ ls_cli_machine (int argc, char **argv)
       print_json (&info, &gpu);
       return 0;
     }
-  printf ("os:        %s\n", info.os_name);
-  printf ("kernel:    %s\n", info.kernel);
-  printf ("arch:      %s\n", info.arch);
-  printf ("cpu:       %s\n", info.cpu_model);
-  printf ("cores:     %d logical, %d usable by this process\n", info.logical_cores, info.affinity_cores);
-  printf ("memory:    %.1f GiB\n", (double) info.total_ram_bytes / (1024.0 * 1024.0 * 1024.0));
-  printf ("hostname:  %s\n", info.hostname);
+  printf (_("os:        %s\n"), info.os_name);
+  printf (_("kernel:    %s\n"), info.kernel);
+  printf (_("arch:      %s\n"), info.arch);
+  printf (_("cpu:       %s\n"), info.cpu_model);
+  printf (_("cores:     %d logical, %d usable by this process\n"), info.logical_cores, info.affinity_cores);
+  printf (_("memory:    %.1f GiB\n"), (double) info.total_ram_bytes / (1024.0 * 1024.0 * 1024.0));
+  printf (_("hostname:  %s\n"), info.hostname);
   size_t spawn_page, fork_page;
   probe_arena_pages (&spawn_page, &fork_page);
   if (fork_page)
-    printf ("arena:     %zu KiB pages with spawn workers, %zu KiB with fork workers%s\n", spawn_page / 1024,
-            fork_page / 1024, spawn_page > 4096 || fork_page > 4096 ? " (huge pages)" : "");
+    printf (_("arena:     %zu KiB pages with spawn workers, %zu KiB with fork workers%s\n"), spawn_page / 1024,
+            fork_page / 1024, spawn_page > 4096 || fork_page > 4096 ? _(" (huge pages)") : "");
   else
-    printf ("arena:     %zu KiB pages\n", spawn_page / 1024);
+    printf (_("arena:     %zu KiB pages\n"), spawn_page / 1024);
   if (gpu.cuda_answered)
-    printf ("GPU:       %s (CUDA device 0, driver %s from %s; runs use it with --sink auto)\n", gpu.cuda_device,
-            gpu.cuda_driver[0] ? gpu.cuda_driver : "of unknown version", gpu.cuda_library);
+    printf (_("GPU:       %s (CUDA device 0, driver %s from %s; runs use it with --sink auto)\n"), gpu.cuda_device,
+            gpu.cuda_driver[0] ? gpu.cuda_driver : _("of unknown version"), gpu.cuda_library);
   else
-    printf ("GPU:       none answered (%s); runs use the simulated GPU\n", gpu.cuda_error);
+    printf (_("GPU:       none answered (%s); runs use the simulated GPU\n"), gpu.cuda_error);
   if (gpu.nvml_answered)
-    printf ("NVML:      %s, driver %s\n", gpu.nvml_device[0] ? gpu.nvml_device : "a device",
+    printf (_("NVML:      %s, driver %s\n"), gpu.nvml_device[0] ? gpu.nvml_device : _("a device"),
             gpu.nvml_driver[0] ? gpu.nvml_driver : "unknown");
   else
-    printf ("NVML:      none answered (%s); runs have no NVML series\n", gpu.nvml_error);
+    printf (_("NVML:      none answered (%s); runs have no NVML series\n"), gpu.nvml_error);
   return 0;
 }

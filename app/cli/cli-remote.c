@@ -2,6 +2,7 @@
  * collect the runs a dropped connection left there, print this build's
  * version key. Runs themselves go through `run --on` and `sweep --on`. */
 #include "app/cli/cli-remote.h"
+#include "app/core/i18n.h"
 #include "app/cli/cli-args.h"
 
 #include <stdio.h>
@@ -12,16 +13,16 @@
 static int
 usage (FILE *to, int code)
 {
-  fprintf (to, "Usage:\n"
-               "  loadscope remote install TARGET [--bundle DIR]   copy the runner's bundle to the target, checked\n"
-               "  loadscope remote collect TARGET [--db PATH]     bring home the runs a dropped connection left there\n"
-               "  loadscope remote key                            this build's version key (the folder it installs to)\n"
-               "\n"
-               "TARGET is ssh:HOST (anything ssh accepts, ~/.ssh/config aliases too; ssh does the connecting\n"
-               "with BatchMode, so a password prompt is an error) or exec:COMMAND, a prefix that runs a\n"
-               "program inside a container and passes stdin and stdout (exec:docker exec -i NAME).\n"
-               "DIR is a bundle made by `bash tests/device/bundle.sh --from BUILD --out DIR --max-mb 0`\n"
-               "(default: $LOADSCOPE_REMOTE_BUNDLE). Then: loadscope sweep --on TARGET --dataset PATH-THERE ...\n");
+  fprintf (to, _("Usage:\n"
+                 "  loadscope remote install TARGET [--bundle DIR]   copy the runner's bundle to the target, checked\n"
+                 "  loadscope remote collect TARGET [--db PATH]     bring home the runs a dropped connection left there\n"
+                 "  loadscope remote key                            this build's version key (the folder it installs to)\n"
+                 "\n"
+                 "TARGET is ssh:HOST (anything ssh accepts, ~/.ssh/config aliases too; ssh does the connecting\n"
+                 "with BatchMode, so a password prompt is an error) or exec:COMMAND, a prefix that runs a\n"
+                 "program inside a container and passes stdin and stdout (exec:docker exec -i NAME).\n"
+                 "DIR is a bundle made by `bash tests/device/bundle.sh --from BUILD --out DIR --max-mb 0`\n"
+                 "(default: $LOADSCOPE_REMOTE_BUNDLE). Then: loadscope sweep --on TARGET --dataset PATH-THERE ...\n"));
   return code;
 }
 
@@ -31,12 +32,12 @@ ls_cli_remote (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   char *bundle = NULL, *db = NULL;
   GOptionEntry entries[] = {
-    { "bundle", 0, 0, G_OPTION_ARG_FILENAME, &bundle, "The bundle folder (tests/device/bundle.sh)", "DIR" },
-    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "The local run store", "PATH" },
+    { "bundle", 0, 0, G_OPTION_ARG_FILENAME, &bundle, N_("The bundle folder (tests/device/bundle.sh)"), N_("DIR") },
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, N_("The local run store"), N_("PATH") },
     { NULL },
   };
-  g_autoptr (GOptionContext) context = g_option_context_new ("install|collect|key [TARGET]");
-  g_option_context_add_main_entries (context, entries, NULL);
+  g_autoptr (GOptionContext) context = g_option_context_new (_("install|collect|key [TARGET]"));
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   g_option_context_set_help_enabled (context, FALSE);
   int code = 2;
   g_autoptr (ls_remote_target) target = NULL;
@@ -82,7 +83,7 @@ ls_cli_remote (int argc, char **argv)
     }
   if (!ls_remote_install (target, dir, stdout, &error))
     {
-      fprintf (stderr, "loadscope remote install: %s\n", error->message);
+      fprintf (stderr, _("loadscope remote install: %s\n"), error->message);
       code = error->domain == LS_REMOTE_ERROR && error->code == LS_REMOTE_ERROR_FAILED ? 1 : 2;
       goto out;
     }

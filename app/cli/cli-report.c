@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/core/i18n.h"
 #include "app/cli/cli-args.h"
 #include "app/cli/cli-store-status.h"
 #include "app/report/report.h"
@@ -18,46 +19,46 @@
 int
 ls_cli_report (int argc, char **argv)
 {
-  g_autoptr (GOptionContext) context = g_option_context_new ("- one report file for a team review");
+  g_autoptr (GOptionContext) context = g_option_context_new (_("- one report file for a team review"));
   g_autoptr (GError) error = NULL;
   g_autofree char *db = NULL, *run = NULL, *runs = NULL, *sweep = NULL, *format_name = NULL, *output = NULL;
   gboolean all = FALSE, force = FALSE;
   GOptionEntry entries[] = {
-    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "The run store (default: $XDG_DATA_HOME/loadscope/history.sqlite)",
-      "PATH" },
-    { "sweep", 0, 0, G_OPTION_ARG_STRING, &sweep, "The runs of a sweep (id or uuid prefix)", "ID" },
-    { "run", 0, 0, G_OPTION_ARG_STRING, &run, "One run (id or uuid prefix)", "ID" },
-    { "runs", 0, 0, G_OPTION_ARG_STRING, &runs, "Some runs, a comma list (ids or uuid prefixes)", "ID,ID,..." },
-    { "all", 0, 0, G_OPTION_ARG_NONE, &all, "Every run of the store", NULL },
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, N_("The run store (default: $XDG_DATA_HOME/loadscope/history.sqlite)"),
+      N_("PATH") },
+    { "sweep", 0, 0, G_OPTION_ARG_STRING, &sweep, N_("The runs of a sweep (id or uuid prefix)"), N_("ID") },
+    { "run", 0, 0, G_OPTION_ARG_STRING, &run, N_("One run (id or uuid prefix)"), N_("ID") },
+    { "runs", 0, 0, G_OPTION_ARG_STRING, &runs, N_("Some runs, a comma list (ids or uuid prefixes)"), N_("ID,ID,...") },
+    { "all", 0, 0, G_OPTION_ARG_NONE, &all, N_("Every run of the store"), NULL },
     { "format", 0, 0, G_OPTION_ARG_STRING, &format_name,
-      "html (one self-contained file) or md (Markdown, charts as PNG beside it); default: from FILE's "
-      "extension (.md: md), else html", "FORMAT" },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "The file to write", "FILE" },
-    { "force", 0, 0, G_OPTION_ARG_NONE, &force, "Replace FILE if it exists", NULL },
+      N_("html (one self-contained file) or md (Markdown, charts as PNG beside it); default: from FILE's "
+      "extension (.md: md), else html"), N_("FORMAT") },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("The file to write"), N_("FILE") },
+    { "force", 0, 0, G_OPTION_ARG_NONE, &force, N_("Replace FILE if it exists"), NULL },
     { NULL },
   };
-  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   g_option_context_set_summary (
       context,
-      "One file a teammate opens in a browser, or pastes into a pull request: the recommendation, the verdict\n"
-      "and its findings, the DataLoader(...) line, the charts (the SIMULATED GPU mark where it applies), the\n"
-      "runs with the knobs that differ highlighted, each machine (OS, CPU, cores, memory, GPU and driver;\n"
-      "Wine marked), the dataset or script, and Loadscope's version and store. Runs from several machines or\n"
-      "systems (an imported Windows bundle next to Linux runs) are put side by side: worker start-up by\n"
-      "platform and start method, throughput and memory at the same knobs, and what differs in words.\n"
-      "\n"
-      "html: one file, no network request of any kind (a Content-Security-Policy forbids them), charts inline\n"
-      "      as SVG, dark-mode aware, printable, readable without JavaScript (with it, tables sort).\n"
-      "md:   Markdown; each chart is written as FILE-STEM-<chart>.png beside it and linked relatively.\n"
-      "Text from the store (dataset, script and machine names, which can come from imported bundles) is\n"
-      "escaped: it reads as text, never as markup. FILE is replaced in one step: a failure leaves none.\n"
-      "\n"
-      "Examples:\n"
-      "  loadscope report --sweep 3 -o sweep-3.html\n"
-      "  loadscope report --runs 12,14,31 --format md -o review.md\n"
-      "\n"
-      "Exit status: 0 written, 1 FILE could not be written or the store read now (locked), 2 bad usage,\n"
-      "no such run or sweep, an empty store, or no store there.");
+      _("One file a teammate opens in a browser, or pastes into a pull request: the recommendation, the verdict\n"
+        "and its findings, the DataLoader(...) line, the charts (the SIMULATED GPU mark where it applies), the\n"
+        "runs with the knobs that differ highlighted, each machine (OS, CPU, cores, memory, GPU and driver;\n"
+        "Wine marked), the dataset or script, and Loadscope's version and store. Runs from several machines or\n"
+        "systems (an imported Windows bundle next to Linux runs) are put side by side: worker start-up by\n"
+        "platform and start method, throughput and memory at the same knobs, and what differs in words.\n"
+        "\n"
+        "html: one file, no network request of any kind (a Content-Security-Policy forbids them), charts inline\n"
+        "      as SVG, dark-mode aware, printable, readable without JavaScript (with it, tables sort).\n"
+        "md:   Markdown; each chart is written as FILE-STEM-<chart>.png beside it and linked relatively.\n"
+        "Text from the store (dataset, script and machine names, which can come from imported bundles) is\n"
+        "escaped: it reads as text, never as markup. FILE is replaced in one step: a failure leaves none.\n"
+        "\n"
+        "Examples:\n"
+        "  loadscope report --sweep 3 -o sweep-3.html\n"
+        "  loadscope report --runs 12,14,31 --format md -o review.md\n"
+        "\n"
+        "Exit status: 0 written, 1 FILE could not be written or the store read now (locked), 2 bad usage,\n"
+        "no such run or sweep, an empty store, or no store there."));
   if (!ls_cli_parse_args (context, &argc, &argv, &error))
     return usage_error ("%s", error->message);
   if (argc > 1)
@@ -78,14 +79,14 @@ ls_cli_report (int argc, char **argv)
   g_autofree char *folder = g_path_get_dirname (output);
   if (!g_file_test (folder, G_FILE_TEST_IS_DIR))
     {
-      fprintf (stderr, "loadscope report: %s: cannot write it: its folder %s does not exist\n", output, folder);
+      fprintf (stderr, _("loadscope report: %s: cannot write it: its folder %s does not exist\n"), output, folder);
       return 1;
     }
 
   g_autoptr (ls_store) store = ls_store_open_to_read (db, &error);
   if (!store)
     {
-      fprintf (stderr, "loadscope report: %s\n", error->message);
+      fprintf (stderr, _("loadscope report: %s\n"), error->message);
       return ls_cli_store_error_status (error);
     }
   /* --force -o STORE would replace the store with its own report. */
@@ -102,14 +103,17 @@ ls_cli_report (int argc, char **argv)
   g_autoptr (ls_report) report = ls_report_write (store, &selection, format, output, &error);
   if (!report)
     {
-      fprintf (stderr, "loadscope report: %s\n", error->message);
+      fprintf (stderr, _("loadscope report: %s\n"), error->message);
       return error->domain == LS_STORE_ERROR ? ls_cli_store_error_status (error) : 1;
     }
-  printf ("wrote the report of %s (%u run%s on %u machine%s, %u chart%s%s) to %s\n", report->title, report->runs->len,
-          report->runs->len == 1 ? "" : "s", report->machines->len, report->machines->len == 1 ? "" : "s",
-          report->charts->len, report->charts->len == 1 ? "" : "s",
-          format == LS_REPORT_MARKDOWN && report->charts->len ? ", as PNG files beside it" : "", output);
+  g_autofree char *n_runs = g_strdup_printf (ngettext ("%u run", "%u runs", report->runs->len), report->runs->len);
+  g_autofree char *n_machines
+      = g_strdup_printf (ngettext ("%u machine", "%u machines", report->machines->len), report->machines->len);
+  g_autofree char *n_charts = g_strdup_printf (ngettext ("%u chart", "%u charts", report->charts->len), report->charts->len);
+  /* TRANSLATORS: wrote the report of TITLE (3 runs on 1 machine, 4 charts[, as PNG files beside it]) to FILE */
+  printf (_("wrote the report of %s (%s on %s, %s%s) to %s\n"), report->title, n_runs, n_machines, n_charts,
+          format == LS_REPORT_MARKDOWN && report->charts->len ? _(", as PNG files beside it") : "", output);
   if (report->simulated)
-    printf ("runs on the simulated GPU are marked SIMULATED GPU\n");
+    printf (_("runs on the simulated GPU are marked SIMULATED GPU\n"));
   return 0;
 }

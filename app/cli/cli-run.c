@@ -40,7 +40,7 @@ static void
 say (const char *message)
 {
   g_autofree char *shown = ls_terminal_text (message);
-  fprintf (stderr, "loadscope run: %s\n", shown);
+  fprintf (stderr, _("loadscope run: %s\n"), shown);
 }
 
 static void
@@ -159,7 +159,7 @@ diagnose (const ls_run_options *opts, ls_run_config *config)
 int
 ls_cli_run (int argc, char **argv)
 {
-  g_autoptr (GOptionContext) context = g_option_context_new ("- one measured run of the loader");
+  g_autoptr (GOptionContext) context = g_option_context_new (_("- one measured run of the loader"));
   g_autoptr (GError) error = NULL;
   g_autoptr (ls_store) store = NULL;
   ls_run_options opts;
@@ -187,20 +187,21 @@ ls_cli_run (int argc, char **argv)
 
   ls_run_options_init (&opts);
   ls_run_options_add_to (&opts, context);
-  g_option_context_set_summary (context,
-                                "Loads --dataset with the given knobs, hands every batch to the consumer (--sink)\n"
-                                "and measures throughput, the consumer's wait per batch, worker start-up,\n"
-                                "memory of the runner and its workers, and CPU. The run is recorded in the\n"
-                                "store (see `loadscope history`) unless --no-db.\n"
-                                "\n"
-                                "Defaults (the same for sweep, demo and the window): workers "
-                                G_STRINGIFY (LS_RUN_DEFAULT_WORKERS) ",\n" LS_RUN_DEFAULTS_TEXT ".\n"
-                                "\n"
-                                "--on ssh:HOST or --on exec:COMMAND runs it on another machine and records it\n"
-                                "here with that machine (see `loadscope remote --help`).\n"
-                                "\n"
-                                "Exit status: 0 the run finished, 1 it failed (the reason is printed),\n"
-                                "2 bad usage or bad input.");
+  g_autofree char *defaults = ls_run_defaults_text ();
+  g_autofree char *summary = g_strdup_printf (_("Loads --dataset with the given knobs, hands every batch to the consumer (--sink)\n"
+                                                 "and measures throughput, the consumer's wait per batch, worker start-up,\n"
+                                                 "memory of the runner and its workers, and CPU. The run is recorded in the\n"
+                                                 "store (see `loadscope history`) unless --no-db.\n"
+                                                 "\n"
+                                                 "Defaults (the same for sweep, demo and the window): workers %d,\n%s.\n"
+                                                 "\n"
+                                                 "--on ssh:HOST or --on exec:COMMAND runs it on another machine and records it\n"
+                                                 "here with that machine (see `loadscope remote --help`).\n"
+                                                 "\n"
+                                                 "Exit status: 0 the run finished, 1 it failed (the reason is printed),\n"
+                                                 "2 bad usage or bad input."),
+                                              LS_RUN_DEFAULT_WORKERS, defaults);
+  g_option_context_set_summary (context, summary);
   if (!ls_cli_parse_args (context, &argc, &argv, &error))
     {
       say (error->message);
@@ -209,7 +210,7 @@ ls_cli_run (int argc, char **argv)
     }
   if (argc > 1)
     {
-      fprintf (stderr, "loadscope run: unexpected argument '%s'\n", argv[1]);
+      fprintf (stderr, _("loadscope run: unexpected argument '%s'\n"), argv[1]);
       ls_run_options_clear (&opts);
       return 2;
     }
@@ -233,7 +234,7 @@ ls_cli_run (int argc, char **argv)
         obs.machine_id = ls_store_this_machine (store, NULL, NULL, &error);
       if (!store || obs.machine_id < 0)
         {
-          fprintf (stderr, "loadscope run: %s\n(use --no-db to run without recording)\n", error->message);
+          fprintf (stderr, _("loadscope run: %s\n(use --no-db to run without recording)\n"), error->message);
           ls_run_options_clear (&opts);
           return 1;
         }
@@ -319,7 +320,7 @@ ls_cli_run (int argc, char **argv)
         obs.recorder = NULL;
     }
   if (obs.store_error)
-    fprintf (stderr, "loadscope run: the run could not be recorded: %s\n", obs.store_error->message);
+    fprintf (stderr, _("loadscope run: the run could not be recorded: %s\n"), obs.store_error->message);
 
   if (obs.events)
     {
@@ -347,7 +348,7 @@ ls_cli_run (int argc, char **argv)
     {
       /* A script's own message (its exception) may hold escapes. */
       g_autofree char *shown = ls_terminal_text (result.error);
-      fprintf (stderr, "loadscope run: %s\n", shown);
+      fprintf (stderr, _("loadscope run: %s\n"), shown);
     }
 
   exit_code = result.status == LS_RUN_DONE ? 0 : 1;

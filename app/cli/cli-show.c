@@ -7,6 +7,7 @@
 
 #include "app/cli/cli-store-status.h"
 #include "app/cli/cli-terminal-text.h"
+#include "app/core/i18n.h"
 #include "app/store/store-query.h"
 #include "app/core/terminal-text.h"
 
@@ -89,6 +90,16 @@ show_json (JsonObject *run, JsonArray *workers, gint64 series)
   return json_node_init_object (json_node_alloc (), root);
 }
 
+/* "  status:" padded to 22 columns by display width (a CJK character
+ * takes two), as printf's "  %-20s" pads an English label. */
+static void
+put_label (const char *label)
+{
+  printf ("  %s", label);
+  for (gsize k = ls_i18n_display_width (label); k < 20; k++)
+    putchar (' ');
+}
+
 /* A knob as shown; epochs and batches as run, not only as asked. */
 static char *
 knob_text (JsonObject *run, const ls_run_knob *knob)
@@ -98,12 +109,12 @@ knob_text (JsonObject *run, const ls_run_knob *knob)
       && ls_json_number (run, "epochs_run", &ran))
     {
       if (asked == 0)
-        return g_strdup_printf ("%.0f run (as many as the batches asked for)", ran);
+        return g_strdup_printf (_("%.0f run (as many as the batches asked for)"), ran);
       if (ran != asked)
-        return g_strdup_printf ("%.0f (%.0f run)", asked, ran);
+        return g_strdup_printf (_("%.0f (%.0f run)"), asked, ran);
     }
   if (strcmp (knob->column, "max_batches") == 0 && ls_json_number (run, "max_batches", &asked) && asked == 0)
-    return g_strdup ("every batch of each epoch");
+    return g_strdup (_("every batch of each epoch"));
   return ls_run_knob_text (run, knob);
 }
 
@@ -112,6 +123,7 @@ static void
 show_stages (JsonObject *run)
 {
   static const char *const stages[] = { "read", "decode", "transform", "write", "idle" };
+  static const char *const shown[] = { N_ ("read"), N_ ("decode"), N_ ("transform"), N_ ("write") };
   double ms[G_N_ELEMENTS (stages)], busy = 0, sum = 0;
 
   for (guint i = 0; i < G_N_ELEMENTS (stages); i++)
@@ -123,13 +135,16 @@ show_stages (JsonObject *run)
         sum += ms[i];
     }
   ls_json_number (run, "stage_busy_ms", &busy);
-  printf ("  %-20s", "build per batch:");
+  put_label (_("build per batch:"));
   for (guint i = 0; i < 4; i++)
-    printf (" %s %.2f%s", stages[i], ms[i], i < 3 ? " +" : " ms");
+    printf (" %s %.2f%s", _(shown[i]), ms[i], i < 3 ? " +" : " ms");
   if (sum > 0)
-    printf (" (%.0f %% decode)", 100.0 * ms[1] / sum);
-  printf ("\n  %-20s %.2f ms busy, %.2f ms idle waiting for a task (mean after the warm-up; summed over samples and workers)\n",
-          "workers per batch:", busy, ms[4]);
+    printf (_(" (%.0f %% decode)"), 100.0 * ms[1] / sum);
+  printf ("\n");
+  put_label (_("workers per batch:"));
+  printf (_(" %.2f ms busy, %.2f ms idle waiting for a task (mean after the warm-up; summed over samples and "
+            "workers)\n"),
+          busy, ms[4]);
 }
 
 static void
@@ -138,110 +153,130 @@ show_text (JsonObject *run, JsonArray *workers, gint64 series)
   gboolean sim = json_object_get_int_member (run, "simulated") != 0;
   double v;
 
-  printf ("run %" G_GINT64_FORMAT "  %s\n", json_object_get_int_member (run, "id"), str_or (run, "uuid", ""));
-  printf ("  %-20s %s\n", "status:", str_or (run, "status", "-"));
+  printf (_("run %lld  %s\n"), (long long) json_object_get_int_member (run, "id"), str_or (run, "uuid", ""));
+  /* the status and error as recorded */
+  put_label (_("status:"));
+  printf (" %s\n", str_or (run, "status", "-"));
   if (str_or (run, "error", NULL))
-    printf ("  %-20s %s\n", "error:", str_or (run, "error", ""));
-  printf ("  %-20s %s\n", "started:", str_or (run, "started_at", "-"));
-  printf ("  %-20s %s\n", "finished:", str_or (run, "finished_at", "-"));
-  printf ("  %-20s %s\n", "sweep:", str_or (run, "sweep_uuid", "-"));
+    {
+      put_label (_("error:"));
+      printf (" %s\n", str_or (run, "error", ""));
+    }
+  put_label (_("started:"));
+  printf (" %s\n", str_or (run, "started_at", "-"));
+  put_label (_("finished:"));
+  printf (" %s\n", str_or (run, "finished_at", "-"));
+  put_label (_("sweep:"));
+  printf (" %s\n", str_or (run, "sweep_uuid", "-"));
 
   ls_json_number (run, "machine_ram_bytes", &v);
-  printf ("  %-20s %s: %s, %s, %s, %s, %" G_GINT64_FORMAT " logical cores, %.1f GiB\n", "machine:",
-          str_or (run, "machine_hostname", "?"), str_or (run, "machine_os", "?"), str_or (run, "machine_kernel", "?"),
-          str_or (run, "machine_arch", "?"), str_or (run, "machine_cpu_model", "?"),
-          json_object_get_int_member (run, "machine_logical_cores"), v / (1024.0 * 1024.0 * 1024.0));
+  put_label (_("machine:"));
+  printf (_(" %s: %s, %s, %s, %s, %lld logical cores, %.1f GiB\n"), str_or (run, "machine_hostname", "?"),
+          str_or (run, "machine_os", "?"), str_or (run, "machine_kernel", "?"), str_or (run, "machine_arch", "?"),
+          str_or (run, "machine_cpu_model", "?"), (long long) json_object_get_int_member (run, "machine_logical_cores"),
+          v / (1024.0 * 1024.0 * 1024.0));
   if (str_or (run, "machine_gpu", NULL))
-    printf ("  %-20s %s (driver %s, CUDA %s)\n", "GPU:", str_or (run, "machine_gpu", ""),
-            str_or (run, "machine_driver", "?"), str_or (run, "machine_cuda", "?"));
+    {
+      put_label ("GPU:");
+      printf (_(" %s (driver %s, CUDA %s)\n"), str_or (run, "machine_gpu", ""), str_or (run, "machine_driver", "?"),
+              str_or (run, "machine_cuda", "?"));
+    }
 
-  printf ("knobs:\n");
+  printf (_("knobs:\n"));
   for (guint i = 0; i < ls_n_run_knobs; i++)
     {
       JsonNode *given = json_object_get_member (run, ls_run_knobs[i].column);
       if (ls_run_knobs[i].script && (!given || json_node_is_null (given)))
         continue; /* ranks, threads: not the loader's */
-      g_autofree char *label = g_strdup_printf ("%s:", ls_run_knobs[i].label);
+      g_autofree char *label = g_strdup_printf (_("%s:"), _(ls_run_knobs[i].label));
       g_autofree char *value = knob_text (run, &ls_run_knobs[i]);
-      printf ("  %-20s %s%s\n", label, value,
-              sim && strcmp (ls_run_knobs[i].column, "sink") == 0 ? " (SIMULATED GPU)" : "");
+      put_label (label);
+      printf (" %s%s\n", value, sim && strcmp (ls_run_knobs[i].column, "sink") == 0 ? _(" (SIMULATED GPU)") : "");
     }
 
-  printf ("figures:\n");
+  printf (_("figures:\n"));
   for (guint i = 0; i < ls_n_run_figures; i++)
     {
       const ls_run_figure *f = &ls_run_figures[i];
-      g_autofree char *label = g_strdup_printf ("%s:", f->label);
+      g_autofree char *label = g_strdup_printf (_("%s:"), _(f->label));
       g_autofree char *value = ls_run_figure_text (run, f);
       gboolean absent = strcmp (value, "-") == 0;
-      printf ("  %-20s %s%s%s%s\n", label, value, absent ? "" : " ", absent ? "" : f->unit,
-              !absent && sim && g_str_has_prefix (f->column, "gpu_util") ? " (simulated)" : "");
+      put_label (label);
+      printf (" %s%s%s%s\n", value, absent ? "" : " ", absent ? "" : _(f->unit),
+              !absent && sim && g_str_has_prefix (f->column, "gpu_util") ? _(" (simulated)") : "");
     }
   /* The device side of a batch, where there was a device (or its model). */
   static const struct {
     const char *column, *label;
-  } per_batch[] = { { "copy_ms_mean", "copy per batch:" }, { "compute_ms_mean", "compute per batch:" } };
+  } per_batch[] = { { "copy_ms_mean", N_ ("copy per batch:") }, { "compute_ms_mean", N_ ("compute per batch:") } };
   for (guint i = 0; i < G_N_ELEMENTS (per_batch); i++)
     if (ls_json_number (run, per_batch[i].column, &v))
-      printf ("  %-20s %.3f ms (mean after the warm-up%s)\n", per_batch[i].label, v, sim ? ", simulated" : "");
+      {
+        put_label (_(per_batch[i].label));
+        printf (sim ? _(" %.3f ms (mean after the warm-up, simulated)\n") : _(" %.3f ms (mean after the warm-up)\n"), v);
+      }
   show_stages (run);
   if (ls_json_number (run, "samples", &v))
     {
       double skipped = 0;
-      printf ("  %-20s %.0f", "samples:", v);
+      put_label (_("samples:"));
+      printf (" %.0f", v);
       if (ls_json_number (run, "skipped_samples", &skipped) && skipped > 0)
-        printf (" (%.0f skipped)", skipped);
+        printf (_(" (%.0f skipped)"), skipped);
       printf ("\n");
     }
   if (ls_json_number (run, "arena_bytes", &v))
-    printf ("  %-20s %.1f MB\n", "arena:", v / 1e6);
+    {
+      put_label (_("arena:"));
+      printf (_(" %.1f MB\n"), v / 1e6);
+    }
 
-  printf ("workers:%s\n", json_array_get_length (workers) ? "" : " none recorded");
+  printf ("%s\n", json_array_get_length (workers) ? _("workers:") : _("workers: none recorded"));
   for (guint i = 0; i < json_array_get_length (workers); i++)
     {
       JsonObject *w = json_array_get_object_element (workers, i);
-      char ready[64] = "never ready", cpu[64] = "";
-      if (ls_json_number (w, "startup_ms", &v))
-        g_snprintf (ready, sizeof ready, "ready after %.1f ms", v);
-      if (ls_json_number (w, "cpu_ns", &v))
-        g_snprintf (cpu, sizeof cpu, ", CPU %.1f ms", v / 1e6);
-      printf ("  #%" G_GINT64_FORMAT " epoch %" G_GINT64_FORMAT ", pid %" G_GINT64_FORMAT ", %s, %s%s\n",
-              json_object_get_int_member (w, "idx"), json_object_get_int_member (w, "epoch"),
-              json_object_get_int_member (w, "pid"), ready, str_or (w, "exit", "exit not recorded"), cpu);
+      g_autofree char *ready = ls_json_number (w, "startup_ms", &v) ? g_strdup_printf (_("ready after %.1f ms"), v)
+                                                                     : g_strdup (_("never ready"));
+      g_autofree char *cpu = ls_json_number (w, "cpu_ns", &v) ? g_strdup_printf (_(", CPU %.1f ms"), v / 1e6)
+                                                               : g_strdup ("");
+      /* the worker's exit as recorded */
+      printf (_("  #%lld epoch %lld, pid %lld, %s, %s%s\n"), (long long) json_object_get_int_member (w, "idx"),
+              (long long) json_object_get_int_member (w, "epoch"), (long long) json_object_get_int_member (w, "pid"),
+              ready, str_or (w, "exit", _("exit not recorded")), cpu);
     }
-  printf ("recorded: %" G_GINT64_FORMAT " batches, %" G_GINT64_FORMAT " series samples\n",
-          json_object_get_int_member (run, "batches_recorded"), series);
+  printf (_("recorded: %lld batches, %lld series samples\n"),
+          (long long) json_object_get_int_member (run, "batches_recorded"), (long long) series);
 }
 
 int
 ls_cli_show (int argc, char **argv)
 {
-  g_autoptr (GOptionContext) context = g_option_context_new ("RUN - everything recorded about one run");
+  g_autoptr (GOptionContext) context = g_option_context_new (_("RUN - everything recorded about one run"));
   g_autoptr (GError) error = NULL;
   g_autofree char *db = NULL;
   gboolean json = FALSE;
   GOptionEntry entries[] = {
-    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "The run store (default: $XDG_DATA_HOME/loadscope/history.sqlite)",
-      "PATH" },
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, N_("The run store (default: $XDG_DATA_HOME/loadscope/history.sqlite)"),
+      N_("PATH") },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json,
-      "Print the run's summary with its machine, knobs, figures and workers as one JSON object", NULL },
+      N_("Print the run's summary with its machine, knobs, figures and workers as one JSON object"), NULL },
     { NULL },
   };
 
-  g_option_context_add_main_entries (context, entries, NULL);
-  g_option_context_set_summary (context, "RUN is a run id (see `loadscope history`) or the first 4 or more characters of its uuid.\n"
-                                         "\n"
-                                         "Exit status: 0 shown, 1 the store could not be read now (locked), 2 bad usage, no such run,\n"
-                                         "or no store there (a missing file, not a Loadscope store, a newer one).");
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_set_summary (context, _("RUN is a run id (see `loadscope history`) or the first 4 or more characters of its uuid.\n"
+                                           "\n"
+                                           "Exit status: 0 shown, 1 the store could not be read now (locked), 2 bad usage, no such run,\n"
+                                           "or no store there (a missing file, not a Loadscope store, a newer one)."));
   if (!ls_cli_parse_args (context, &argc, &argv, &error))
     {
-      fprintf (stderr, "loadscope show: %s\n", error->message);
+      fprintf (stderr, _("loadscope show: %s\n"), error->message);
       return 2;
     }
   if (argc != 2)
     {
-      fprintf (stderr, "loadscope show: %s\n", argc < 2 ? "which run? (give its id or uuid prefix)"
-                                                         : "one run at a time (see `loadscope compare`)");
+      fprintf (stderr, _("loadscope show: %s\n"), argc < 2 ? _("which run? (give its id or uuid prefix)")
+                                                         : _("one run at a time (see `loadscope compare`)"));
       return 2;
     }
 
@@ -249,7 +284,7 @@ ls_cli_show (int argc, char **argv)
   gint64 id = store ? ls_store_find_run (store, argv[1], &error) : -1;
   if (id < 0)
     {
-      fprintf (stderr, "loadscope show: %s\n", error->message);
+      fprintf (stderr, _("loadscope show: %s\n"), error->message);
       return ls_cli_store_error_status (error);
     }
   g_autoptr (JsonObject) run = ls_store_run_object (store, id, &error);
@@ -257,7 +292,7 @@ ls_cli_show (int argc, char **argv)
   gint64 n_series = workers ? ls_store_run_n_samples (store, id, &error) : -1;
   if (n_series < 0)
     {
-      fprintf (stderr, "loadscope show: %s\n", error->message);
+      fprintf (stderr, _("loadscope show: %s\n"), error->message);
       return 1;
     }
 

@@ -289,10 +289,11 @@ ls_cli_sweep (int argc, char **argv)
   entries[LS_SWEEP_N_KNOBS + 4] = (GOptionEntry){ "drop-last", 0, 0, G_OPTION_ARG_NONE, &drop_last, N_("Drop each epoch's last partial batch"), NULL };
   entries[LS_SWEEP_N_KNOBS + 7] = (GOptionEntry){ "on", 0, 0, G_OPTION_ARG_STRING, &on, N_("Run on a target machine: ssh:HOST or exec:COMMAND (see `loadscope remote --help`); recorded here with its machine"), "TARGET" };
   entries[LS_SWEEP_N_KNOBS + 5] = (GOptionEntry){ "quiet", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &quiet, "No table", NULL };
-  /* The entries of this file through the catalogue (N_); the knobs' own
-   * help (app/core/sweep-grid.c) is not marked yet and stays English. */
+  /* The entries through the catalogue: this file's and the knobs' own
+   * help (app/core/sweep-grid.c) are marked N_; value lists stay as typed. */
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   g_option_context_add_group (context, ls_slurm_option_group (&slurm));
+  g_autofree char *defaults = ls_run_defaults_text ();
   g_autofree char *summary = g_strdup_printf (
     _("Any run knob (see `loadscope run --help`) may be a comma list; the sweep runs\n"
       "their product, each configuration in its own runner process, and records every\n"
@@ -312,7 +313,7 @@ ls_cli_sweep (int argc, char **argv)
       "\n"
       "--slurm runs the grid as a Slurm job array, one task per configuration,\n"
       "and merges the tasks' stores into the history (--help-slurm)."),
-    LS_RUN_DEFAULT_WORKERS, LS_RUN_DEFAULTS_TEXT);
+    LS_RUN_DEFAULT_WORKERS, defaults);
   g_option_context_set_summary (context, summary);
 
   char **args = argv;

@@ -1,6 +1,7 @@
 /* `loadscope tune`: the best configuration within budgets (app/analysis/
  * tune.h), measured through the sweep engine and recorded as one sweep. */
 #include "app/cli/cli-tune.h"
+#include "app/core/i18n.h"
 #include "app/cli/cli-args.h"
 
 #include <math.h>
@@ -32,7 +33,7 @@ on_progress (const char *line, gpointer quiet)
 int
 ls_cli_tune (int argc, char **argv)
 {
-  g_autoptr (GOptionContext) context = g_option_context_new ("- find the best loader configuration within budgets");
+  g_autoptr (GOptionContext) context = g_option_context_new (_("- find the best loader configuration within budgets"));
   g_autoptr (GError) error = NULL;
   g_autoptr (ls_sweep_request) request = ls_sweep_request_new ();
   char *values[LS_SWEEP_N_KNOBS] = { 0 };
@@ -50,90 +51,92 @@ ls_cli_tune (int argc, char **argv)
                                  "VALUE" };
   guint e = LS_SWEEP_N_KNOBS;
   entries[e++] = (GOptionEntry){ "memory-budget", 0, 0, G_OPTION_ARG_STRING, &memory,
-                                 "Largest PSS peak of the loader (runner + workers): 4G, 512M", "SIZE" };
+                                 N_("Largest PSS peak of the loader (runner + workers): 4G, 512M"), N_("SIZE") };
   entries[e++] = (GOptionEntry){ "cpu-budget", 0, 0, G_OPTION_ARG_STRING, &cpu_text,
-                                 "Cores the loader may use, 1 to 256 (workers at most N; default: 2 x the machine's)",
+                                 N_("Cores the loader may use, 1 to 256 (workers at most N; default: 2 x the machine's)"),
                                  "N" };
   entries[e++] = (GOptionEntry){ "time-budget", 0, 0, G_OPTION_ARG_STRING, &time_budget,
-                                 "How long to measure: 120s, 5m (default 120s)", "T" };
-  entries[e++] = (GOptionEntry){ "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the result as JSON", NULL };
-  entries[e++] = (GOptionEntry){ "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "The run store", "PATH" };
-  entries[e++] = (GOptionEntry){ "no-db", 0, 0, G_OPTION_ARG_NONE, &no_db, "Do not record the runs", NULL };
-  entries[e++] = (GOptionEntry){ "drop-last", 0, 0, G_OPTION_ARG_NONE, &drop_last, "Drop each epoch's last partial batch", NULL };
-  entries[e++] = (GOptionEntry){ "max-runs", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &max_runs_text, "At most N runs", "N" };
-  entries[e++] = (GOptionEntry){ "quiet", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &quiet, "No progress", NULL };
-  entries[e++] = (GOptionEntry){ "on", 0, 0, G_OPTION_ARG_STRING, &on, "Measure on a target machine: ssh:HOST or exec:COMMAND (see `loadscope remote --help`)", "TARGET" };
-  g_option_context_add_main_entries (context, entries, NULL);
-  g_option_context_set_summary (
-      context,
-      "Finds the workers, prefetch, pin mode and persistence that give the most\n"
-      "samples/s within the budgets, without running the whole grid: it measures a\n"
-      "few points, fits a model of the workers feeding the GPU, measures where the\n"
-      "model points, and stops when the predicted gain is inside the noise. Any other\n"
-      "run knob holds its value for every run (one value each; give --workers,\n"
-      "--prefetch, --pin or --persistent to hold them too). Example:\n"
-      "  loadscope tune --dataset D --memory-budget 4G --time-budget 120s --batches 40\n"
-      "A script with --ranks N is tuned for the node: workers and threads per rank,\n"
-      "only where N x (workers + threads) fits --cpu-budget (default: the machine's\n"
-      "cores) and N x rank 0's PSS fits --memory-budget:\n"
-      "  loadscope tune --target pytorch --script train_ddp.py --ranks 2 --cpu-budget 8\n"
-      "\n"
-      "The runs are recorded as one sweep. Knobs not given take the defaults of\n"
-      "every run: " LS_RUN_DEFAULTS_TEXT ".");
+                                 N_("How long to measure: 120s, 5m (default 120s)"), "T" };
+  entries[e++] = (GOptionEntry){ "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print the result as JSON"), NULL };
+  entries[e++] = (GOptionEntry){ "db", 0, 0, G_OPTION_ARG_FILENAME, &db, N_("The run store"), N_("PATH") };
+  entries[e++] = (GOptionEntry){ "no-db", 0, 0, G_OPTION_ARG_NONE, &no_db, N_("Do not record the runs"), NULL };
+  entries[e++] = (GOptionEntry){ "drop-last", 0, 0, G_OPTION_ARG_NONE, &drop_last, N_("Drop each epoch's last partial batch"), NULL };
+  entries[e++] = (GOptionEntry){ "max-runs", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &max_runs_text, N_("At most N runs"), "N" };
+  entries[e++] = (GOptionEntry){ "quiet", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &quiet, N_("No progress"), NULL };
+  entries[e++] = (GOptionEntry){ "on", 0, 0, G_OPTION_ARG_STRING, &on, N_("Measure on a target machine: ssh:HOST or exec:COMMAND (see `loadscope remote --help`)"), N_("TARGET") };
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_autofree char *defaults = ls_run_defaults_text ();
+  g_autofree char *summary = g_strdup_printf (
+      _("Finds the workers, prefetch, pin mode and persistence that give the most\n"
+        "samples/s within the budgets, without running the whole grid: it measures a\n"
+        "few points, fits a model of the workers feeding the GPU, measures where the\n"
+        "model points, and stops when the predicted gain is inside the noise. Any other\n"
+        "run knob holds its value for every run (one value each; give --workers,\n"
+        "--prefetch, --pin or --persistent to hold them too). Example:\n"
+        "  loadscope tune --dataset D --memory-budget 4G --time-budget 120s --batches 40\n"
+        "A script with --ranks N is tuned for the node: workers and threads per rank,\n"
+        "only where N x (workers + threads) fits --cpu-budget (default: the machine's\n"
+        "cores) and N x rank 0's PSS fits --memory-budget:\n"
+        "  loadscope tune --target pytorch --script train_ddp.py --ranks 2 --cpu-budget 8\n"
+        "\n"
+        "The runs are recorded as one sweep. Knobs not given take the defaults of\n"
+        "every run: %s."),
+      defaults);
+  g_option_context_set_summary (context, summary);
 
   char **args = argv;
   gboolean parsed = ls_cli_parse_args (context, &argc, &args, &error);
   if (parsed && argc > 1)
     {
-      fprintf (stderr, "loadscope tune: unexpected argument '%s'\n", args[1]);
+      fprintf (stderr, _("loadscope tune: unexpected argument '%s'\n"), args[1]);
       goto out;
     }
   if (!parsed)
     {
-      fprintf (stderr, "loadscope tune: %s\n", error->message);
+      fprintf (stderr, _("loadscope tune: %s\n"), error->message);
       goto out;
     }
   for (guint k = 0; k < LS_SWEEP_N_KNOBS; k++)
     if (values[k] && !ls_sweep_request_set_text (request, ls_sweep_knobs[k].name, values[k], &error))
       {
-        fprintf (stderr, "loadscope tune: %s\n", error->message);
+        fprintf (stderr, _("loadscope tune: %s\n"), error->message);
         goto out;
       }
   if (!request->dataset && !ls_sweep_request_is_script (request))
     {
-      fprintf (stderr, "loadscope tune: --dataset is required (a folder, an HDF5 file or \"synthetic\"), or "
-                       "--target pytorch --script S\n");
+      fprintf (stderr, _("loadscope tune: --dataset is required (a folder, an HDF5 file or \"synthetic\"), or "
+                         "--target pytorch --script S\n"));
       goto out;
     }
   if (memory && !ls_tune_parse_size (memory, &options.memory_budget_bytes))
     {
-      fprintf (stderr, "loadscope tune: --memory-budget '%s': not a size (examples: 4G, 512M, 2000000000)\n", memory);
+      fprintf (stderr, _("loadscope tune: --memory-budget '%s': not a size (examples: 4G, 512M, 2000000000)\n"), memory);
       goto out;
     }
   /* A number that parses is not yet a budget: 1e30G or 100000h is a typo. */
   if (memory && (options.memory_budget_bytes < TUNE_MIN_MEMORY || options.memory_budget_bytes > TUNE_MAX_MEMORY))
     {
-      fprintf (stderr, "loadscope tune: --memory-budget '%s': must be between 1M and 1P (1024T)\n", memory);
+      fprintf (stderr, _("loadscope tune: --memory-budget '%s': must be between 1M and 1P (1024T)\n"), memory);
       goto out;
     }
   if (time_budget && !ls_tune_parse_duration (time_budget, &options.time_budget_s))
     {
-      fprintf (stderr, "loadscope tune: --time-budget '%s': not a duration (examples: 120s, 5m)\n", time_budget);
+      fprintf (stderr, _("loadscope tune: --time-budget '%s': not a duration (examples: 120s, 5m)\n"), time_budget);
       goto out;
     }
   if (time_budget && (options.time_budget_s < TUNE_MIN_TIME_S || options.time_budget_s > TUNE_MAX_TIME_S))
     {
-      fprintf (stderr, "loadscope tune: --time-budget '%s': must be between 1s and 7 days (168h)\n", time_budget);
+      fprintf (stderr, _("loadscope tune: --time-budget '%s': must be between 1s and 7 days (168h)\n"), time_budget);
       goto out;
     }
   if (cpu_text && !ls_cli_int_in ("--cpu-budget", cpu_text, 1, 256, &cpu_budget, &error))
     {
-      fprintf (stderr, "loadscope tune: %s\n", error->message);
+      fprintf (stderr, _("loadscope tune: %s\n"), error->message);
       goto out;
     }
   if (max_runs_text && !ls_cli_int_in ("--max-runs", max_runs_text, 3, 1000, &max_runs, &error))
     {
-      fprintf (stderr, "loadscope tune: %s\n", error->message);
+      fprintf (stderr, _("loadscope tune: %s\n"), error->message);
       goto out;
     }
   request->no_db = no_db;
@@ -153,7 +156,7 @@ ls_cli_tune (int argc, char **argv)
     ls_interrupt_stop ();
     if (!ok)
       {
-        fprintf (stderr, "loadscope tune: %s\n", error->message);
+        fprintf (stderr, _("loadscope tune: %s\n"), error->message);
         exit_code = error->domain == LS_TUNE_ERROR && error->code == LS_TUNE_ERROR_FAILED ? 1 : 2;
         if (error->domain == LS_TUNE_ERROR && error->code == LS_TUNE_ERROR_BUDGET)
           exit_code = 1;
@@ -170,10 +173,11 @@ ls_cli_tune (int argc, char **argv)
     else
       {
         /* The sweep's recommendation and verdict (its DataLoader line in it), as `sweep` prints them. */
-        printf ("%s\n", result.verdict ? result.verdict : "no configuration finished: nothing to recommend");
+        printf ("%s\n", result.verdict ? result.verdict : _("no configuration finished: nothing to recommend"));
       }
     if (!json && result.store_path)
-      fprintf (stderr, "sweep %" G_GINT64_FORMAT ": %u runs; recorded in %s\n", result.sweep_id, result.runs,
+      fprintf (stderr, ngettext ("sweep %lld: %u run; recorded in %s\n", "sweep %lld: %u runs; recorded in %s\n", result.runs),
+               (long long) result.sweep_id, result.runs,
                result.store_path);
     ls_tune_result_clear (&result);
     exit_code = 0;

@@ -2,6 +2,7 @@
  * fitted to a run and its sweep, predicting the run with other knobs; with
  * --ranks N, a node of N ranks on --cores C (whatif-ranks.h). */
 #include "app/cli/cli-whatif.h"
+#include "app/core/i18n.h"
 #include "app/cli/cli-args.h"
 
 #include <math.h>
@@ -25,7 +26,7 @@ whatif_ranks (const char *db, const char *run, int ranks, double cores, double b
       = id > 0 ? ls_whatif_ranks_basis_load (store, id, siblings, workers, &error) : NULL;
   if (!basis)
     {
-      fprintf (stderr, "loadscope whatif: %s\n", error->message);
+      fprintf (stderr, _("loadscope whatif: %s\n"), error->message);
       return error->domain == LS_STORE_ERROR && error->code == LS_STORE_ERROR_NOT_FOUND ? 2 : 1;
     }
   const ls_whatif_ranks_run *measured = &g_array_index (basis->runs, ls_whatif_ranks_run, 0);
@@ -40,7 +41,7 @@ whatif_ranks (const char *db, const char *run, int ranks, double cores, double b
       return 0;
     }
   g_autofree char *words = ls_whatif_ranks_explain (basis, &pred);
-  printf ("%s\nBasis: run%s", words, basis->runs->len == 1 ? "" : "s");
+  printf ("%s\n%s", words, ngettext ("Basis: run", "Basis: runs", basis->runs->len));
   for (guint i = 0; i < basis->runs->len; i++)
     printf (" %" G_GINT64_FORMAT, g_array_index (basis->runs, ls_whatif_ranks_run, i).id);
   printf ("\n");
@@ -50,7 +51,7 @@ whatif_ranks (const char *db, const char *run, int ranks, double cores, double b
 int
 ls_cli_whatif (int argc, char **argv)
 {
-  g_autoptr (GOptionContext) context = g_option_context_new ("- predict a run with other knobs");
+  g_autoptr (GOptionContext) context = g_option_context_new (_("- predict a run with other knobs"));
   g_autoptr (GError) error = NULL;
   char *run = NULL, *db = NULL;
   /* Text, checked below: a number option of GOption cannot say "not given". */
@@ -61,59 +62,59 @@ ls_cli_whatif (int argc, char **argv)
   gboolean json = FALSE, alone = FALSE;
   int exit_code = 2;
   GOptionEntry entries[] = {
-    { "run", 0, 0, G_OPTION_ARG_STRING, &run, "The measured run (id or uuid prefix)", "ID" },
-    { "workers", 0, 0, G_OPTION_ARG_STRING, &workers_text, "Predict with N workers (0 to 256)", "N" },
-    { "prefetch", 0, 0, G_OPTION_ARG_STRING, &prefetch_text, "Predict with prefetch P (1 to 64)", "P" },
-    { "model-ms", 0, 0, G_OPTION_ARG_STRING, &model_text, "Predict with a model step of X ms (0 to 60000)", "X" },
+    { "run", 0, 0, G_OPTION_ARG_STRING, &run, N_("The measured run (id or uuid prefix)"), N_("ID") },
+    { "workers", 0, 0, G_OPTION_ARG_STRING, &workers_text, N_("Predict with N workers (0 to 256)"), "N" },
+    { "prefetch", 0, 0, G_OPTION_ARG_STRING, &prefetch_text, N_("Predict with prefetch P (1 to 64)"), "P" },
+    { "model-ms", 0, 0, G_OPTION_ARG_STRING, &model_text, N_("Predict with a model step of X ms (0 to 60000)"), "X" },
     { "step-ms", 0, 0, G_OPTION_ARG_STRING, &step_text,
-      "Predict with a training step of X ms (a script's, on the CPU or a GPU; 0 to 60000)", "X" },
-    { "gpu-speed", 0, 0, G_OPTION_ARG_STRING, &speed_text, "Predict with a GPU K times as fast (step x 1/K; K up to 1000)",
+      N_("Predict with a training step of X ms (a script's, on the CPU or a GPU; 0 to 60000)"), "X" },
+    { "gpu-speed", 0, 0, G_OPTION_ARG_STRING, &speed_text, N_("Predict with a GPU K times as fast (step x 1/K; K up to 1000)"),
       "K" },
-    { "cores", 0, 0, G_OPTION_ARG_STRING, &cores_text, "Predict with C CPU cores (up to 4096)", "C" },
+    { "cores", 0, 0, G_OPTION_ARG_STRING, &cores_text, N_("Predict with C CPU cores (up to 4096)"), "C" },
     { "storage-speed", 0, 0, G_OPTION_ARG_STRING, &storage_text,
-      "Predict with storage S times as fast (the read stage; S up to 1000)", "S" },
+      N_("Predict with storage S times as fast (the read stage; S up to 1000)"), "S" },
     { "ranks", 0, 0, G_OPTION_ARG_STRING, &ranks_text,
-      "Predict a node of N ranks (one DataLoader each; from a script's runs with --ranks; 1 to 64)", "N" },
+      N_("Predict a node of N ranks (one DataLoader each; from a script's runs with --ranks; 1 to 64)"), "N" },
     { "background", 0, 0, G_OPTION_ARG_STRING, &background_text,
-      "With --ranks: other processes' load in cores (default: as measured in the runs; 0: a node running nothing "
-      "else)", "B" },
-    { "alone", 0, 0, G_OPTION_ARG_NONE, &alone, "Fit to the run alone, not its sweep", NULL },
-    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, "The run store", "PATH" },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the prediction as JSON", NULL },
+      N_("With --ranks: other processes' load in cores (default: as measured in the runs; 0: a node running nothing "
+      "else)"), "B" },
+    { "alone", 0, 0, G_OPTION_ARG_NONE, &alone, N_("Fit to the run alone, not its sweep"), NULL },
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, N_("The run store"), N_("PATH") },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print the prediction as JSON"), NULL },
     { NULL },
   };
 
-  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   g_option_context_set_summary (context,
-                                "Predicts throughput, the consumer's busy time and batch wait of a recorded\n"
-                                "run with other knobs, from a queueing model of the workers feeding the\n"
-                                "consumer (a GPU, or a script's training step on the CPU) fitted to the\n"
-                                "run and the other runs of its sweep. --gpu-speed needs a GPU consumer;\n"
-                                "--step-ms sets the step's time either way. With --ranks N (a script's\n"
-                                "run with ranks), a node of N ranks on --cores C, from the CPU per sample,\n"
-                                "memory and slowdown over the cores measured in the run's sweep. Examples:\n"
-                                "  loadscope whatif --run 12 --workers 4 --gpu-speed 2\n"
-                                "  loadscope whatif --run 14 --ranks 8 --cores 32");
+                                _("Predicts throughput, the consumer's busy time and batch wait of a recorded\n"
+                                  "run with other knobs, from a queueing model of the workers feeding the\n"
+                                  "consumer (a GPU, or a script's training step on the CPU) fitted to the\n"
+                                  "run and the other runs of its sweep. --gpu-speed needs a GPU consumer;\n"
+                                  "--step-ms sets the step's time either way. With --ranks N (a script's\n"
+                                  "run with ranks), a node of N ranks on --cores C, from the CPU per sample,\n"
+                                  "memory and slowdown over the cores measured in the run's sweep. Examples:\n"
+                                  "  loadscope whatif --run 12 --workers 4 --gpu-speed 2\n"
+                                  "  loadscope whatif --run 14 --ranks 8 --cores 32"));
   char **args = argv;
   gboolean parsed = ls_cli_parse_args (context, &argc, &args, &error);
   if (parsed && argc > 1)
     {
-      fprintf (stderr, "loadscope whatif: unexpected argument '%s'\n", args[1]);
+      fprintf (stderr, _("loadscope whatif: unexpected argument '%s'\n"), args[1]);
       goto out;
     }
   if (!parsed)
     {
-      fprintf (stderr, "loadscope whatif: %s\n", error->message);
+      fprintf (stderr, _("loadscope whatif: %s\n"), error->message);
       goto out;
     }
   if (!run)
     {
-      fprintf (stderr, "loadscope whatif: --run is required (a run id from `loadscope history`)\n");
+      fprintf (stderr, _("loadscope whatif: --run is required (a run id from `loadscope history`)\n"));
       goto out;
     }
   if (model_text && step_text)
     {
-      fprintf (stderr, "loadscope whatif: --model-ms and --step-ms both set the step's time: give one\n");
+      fprintf (stderr, _("loadscope whatif: --model-ms and --step-ms both set the step's time: give one\n"));
       goto out;
     }
   if (step_text)
@@ -128,14 +129,14 @@ ls_cli_whatif (int argc, char **argv)
       || (storage_text
           && !ls_cli_double_in ("--storage-speed", storage_text, 0, TRUE, 1000, "2: twice as fast", &storage, &error)))
     {
-      fprintf (stderr, "loadscope whatif: %s\n", error->message);
+      fprintf (stderr, _("loadscope whatif: %s\n"), error->message);
       goto out;
     }
 
   if (background_text && !ranks_text)
     {
-      fprintf (stderr, "loadscope whatif: --background is for --ranks (the model of one loader measures the "
-                       "machine's other load itself)\n");
+      fprintf (stderr, _("loadscope whatif: --background is for --ranks (the model of one loader measures the "
+                         "machine's other load itself)\n"));
       goto out;
     }
   if (ranks_text)
@@ -144,15 +145,15 @@ ls_cli_whatif (int argc, char **argv)
           || (background_text
               && !ls_cli_double_in ("--background", background_text, 0, FALSE, 4096, NULL, &background, &error)))
         {
-          fprintf (stderr, "loadscope whatif: %s\n", error->message);
+          fprintf (stderr, _("loadscope whatif: %s\n"), error->message);
           goto out;
         }
       const char *other = prefetch_text ? "--prefetch" : model_text ? "--model-ms or --step-ms" : speed_text ? "--gpu-speed"
                           : storage_text ? "--storage-speed" : NULL;
       if (other)
         {
-          fprintf (stderr, "loadscope whatif: %s cannot go with --ranks: a node is predicted for --ranks, --cores "
-                           "and --workers (per rank) only\n", other);
+          fprintf (stderr, _("loadscope whatif: %s cannot go with --ranks: a node is predicted for --ranks, --cores "
+                             "and --workers (per rank) only\n"), other);
           goto out;
         }
       exit_code = whatif_ranks (db, run, (int) ranks, cores, background, (int) workers, !alone, json);
@@ -165,7 +166,7 @@ ls_cli_whatif (int argc, char **argv)
     g_autoptr (ls_whatif_basis) basis = id > 0 ? ls_whatif_basis_load (store, id, !alone, &error) : NULL;
     if (!basis)
       {
-        fprintf (stderr, "loadscope whatif: %s\n", error->message);
+        fprintf (stderr, _("loadscope whatif: %s\n"), error->message);
         exit_code = error->domain == LS_STORE_ERROR && error->code == LS_STORE_ERROR_NOT_FOUND ? 2 : 1;
         goto out;
       }
@@ -175,9 +176,9 @@ ls_cli_whatif (int argc, char **argv)
     if (speed_text && g_strcmp0 (measured->sink, "none") == 0)
       {
         fprintf (stderr,
-                 "loadscope whatif: --gpu-speed: run %" G_GINT64_FORMAT " has no GPU consumer (sink none%s), so "
-                 "there is no GPU to make faster; give the step's time with --step-ms X, or --workers, --cores\n",
-                 measured->id, measured->script ? ": the script's training step runs on the CPU" : "");
+                 _("loadscope whatif: --gpu-speed: run %lld has no GPU consumer (sink none%s), so "
+                   "there is no GPU to make faster; give the step's time with --step-ms X, or --workers, --cores\n"),
+                 (long long) measured->id, measured->script ? _(": the script's training step runs on the CPU") : "");
         goto out;
       }
     ls_whatif_change change;
@@ -201,7 +202,7 @@ ls_cli_whatif (int argc, char **argv)
       {
         g_autofree char *words = ls_whatif_explain (basis, &change, &pred);
         printf ("%s\n", words);
-        printf ("Basis: run%s", basis->runs->len == 1 ? "" : "s");
+        fputs (ngettext ("Basis: run", "Basis: runs", basis->runs->len), stdout);
         for (guint i = 0; i < basis->runs->len; i++)
           printf (" %" G_GINT64_FORMAT, ((ls_whatif_run *) g_ptr_array_index (basis->runs, i))->id);
         printf ("\n");

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/core/i18n.h"
 #include "app/cli/cli-compare.h"
 #include "app/cli/cli-demo.h"
 #include "app/cli/cli-export.h"
@@ -28,54 +29,57 @@ typedef struct {
 } ls_command;
 
 static const ls_command commands[] = {
-  { "run", "run --dataset PATH [knobs]", "one measured run of the loader (see run --help)", ls_cli_run },
-  { "sweep", "sweep --dataset PATH --workers 0,1,2 ...", "every combination of knobs given as lists, recorded",
+  { "run", "run --dataset PATH [knobs]", N_("one measured run of the loader (see run --help)"), ls_cli_run },
+  { "sweep", "sweep --dataset PATH --workers 0,1,2 ...", N_("every combination of knobs given as lists, recorded"),
     ls_cli_sweep },
-  { "history", "history [--sweep ID] [--json]", "the recorded runs, newest first, one line each", ls_cli_history },
-  { "show", "show RUN [--json]", "everything recorded about one run: knobs, machine, figures, workers",
+  { "history", "history [--sweep ID] [--json]", N_("the recorded runs, newest first, one line each"), ls_cli_history },
+  { "show", "show RUN [--json]", N_("everything recorded about one run: knobs, machine, figures, workers"),
     ls_cli_show },
-  { "compare", "compare RUN RUN... [--json]", "headline figures side by side, in per cent of the first run",
+  { "compare", "compare RUN RUN... [--json]", N_("headline figures side by side, in per cent of the first run"),
     ls_cli_compare },
   { "export", "export --run|--sweep|--all --format F -o FILE",
-    "runs to csv, json, a sqlite bundle, or charts (png, svg, pdf)", ls_cli_export },
+    N_("runs to csv, json, a sqlite bundle, or charts (png, svg, pdf)"), ls_cli_export },
   { "report", "report --sweep ID ... -o FILE",
-    "one file for a team review: HTML (self-contained) or Markdown with the charts", ls_cli_report },
-  { "import", "import FILE", "merge a bundle or JSON export from another machine, checked first", ls_cli_import },
+    N_("one file for a team review: HTML (self-contained) or Markdown with the charts"), ls_cli_report },
+  { "import", "import FILE", N_("merge a bundle or JSON export from another machine, checked first"), ls_cli_import },
   { "make-dataset", "make-dataset --format F --count N OUT",
-    "write a sample dataset: jpeg-dir, hdf5 or hdf5-jpeg (see make-dataset --help)", ls_cli_make_dataset },
-  { "demo", "demo", "the headless default: a sample dataset, a sweep and a recommendation", ls_cli_demo },
+    N_("write a sample dataset: jpeg-dir, hdf5 or hdf5-jpeg (see make-dataset --help)"), ls_cli_make_dataset },
+  { "demo", "demo", N_("the headless default: a sample dataset, a sweep and a recommendation"), ls_cli_demo },
   { "whatif", "whatif --run ID [--workers N] [--gpu-speed K] ...",
-    "predict a recorded run with other knobs (a model fitted to it and its sweep)", ls_cli_whatif },
+    N_("predict a recorded run with other knobs (a model fitted to it and its sweep)"), ls_cli_whatif },
   { "tune", "tune --dataset PATH [--memory-budget 4G] ...",
-    "the best workers, prefetch, pin and persistence within budgets, measured", ls_cli_tune },
-  { "remote", "remote install|collect TARGET", "a GPU server (ssh:HOST) or a container (exec:COMMAND) for --on",
+    N_("the best workers, prefetch, pin and persistence within budgets, measured"), ls_cli_tune },
+  { "remote", "remote install|collect TARGET", N_("a GPU server (ssh:HOST) or a container (exec:COMMAND) for --on"),
     ls_cli_remote },
-  { "machine", "machine", "describe this machine (cores, memory, OS, CPU) as runs will record it", ls_cli_machine },
+  { "machine", "machine", N_("describe this machine (cores, memory, OS, CPU) as runs will record it"), ls_cli_machine },
 };
 
 static void
 print_usage (FILE *to)
 {
-  fprintf (to,
-           "Usage: loadscope COMMAND [OPTIONS]\n"
+  fputs (_("Usage: loadscope COMMAND [OPTIONS]\n"
            "\n"
            "Loadscope runs a multi-process data loader with PyTorch DataLoader's knobs over\n"
            "real data into a GPU consumer, sweeps the knobs, records every run and plots\n"
            "GPU utilization, batch latency and memory against them.\n"
            "\n"
-           "Commands:\n");
+           "Commands:\n"),
+         to);
+  /* the synopses are command lines, as typed */
   for (size_t i = 0; i < G_N_ELEMENTS (commands); i++)
-    fprintf (to, "  %-36s %s\n", commands[i].synopsis, commands[i].summary);
+    fprintf (to, "  %-36s %s\n", commands[i].synopsis, _(commands[i].summary));
+  g_autofree char *defaults = ls_run_defaults_text ();
   fprintf (to,
-           "\n"
-           "Options:\n"
-           "  -h, --help     show this help\n"
-           "  --version      show the version\n"
-           "\n"
-           "Every run, sweep and demo starts from the same knobs unless told otherwise:\n"
-           "workers " G_STRINGIFY (LS_RUN_DEFAULT_WORKERS) ", " LS_RUN_DEFAULTS_TEXT ".\n"
-           "\n"
-           "`loadscope COMMAND --help` describes each command's options.\n");
+           _("\n"
+             "Options:\n"
+             "  -h, --help     show this help\n"
+             "  --version      show the version\n"
+             "\n"
+             "Every run, sweep and demo starts from the same knobs unless told otherwise:\n"
+             "workers %d, %s.\n"
+             "\n"
+             "`loadscope COMMAND --help` describes each command's options.\n"),
+           LS_RUN_DEFAULT_WORKERS, defaults);
 }
 
 int
@@ -95,7 +99,7 @@ ls_cli_main (int argc, char **argv)
     if (strcmp (argv[1], commands[i].name) == 0)
       return commands[i].run (argc - 1, argv + 1);
 
-  fprintf (stderr, "loadscope: unknown command '%s'\n\n", argv[1]);
+  fprintf (stderr, _("loadscope: unknown command '%s'\n\n"), argv[1]);
   print_usage (stderr);
   return 2;
 }

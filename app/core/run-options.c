@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/core/i18n.h"
 #include "app/core/record-ranges.h"
 #include "app/core/worker-path.h"
 #include "loader/pool.h"
@@ -23,6 +24,16 @@ const ls_run_defaults ls_run_default = {
   .start = LS_RUN_DEFAULT_START,
   .model_ms = LS_RUN_DEFAULT_MODEL_MS,
 };
+
+char *
+ls_run_defaults_text (void)
+{
+  return g_strdup_printf (_("batch %d, prefetch %d, persistent workers %s, pin %s, non-blocking %s, start %s, "
+                            "model step %d ms"),
+                          LS_RUN_DEFAULT_BATCH_SIZE, LS_RUN_DEFAULT_PREFETCH, LS_RUN_DEFAULT_PERSISTENT_TEXT,
+                          LS_RUN_DEFAULT_PIN_TEXT, LS_RUN_DEFAULT_NON_BLOCKING_TEXT, LS_RUN_DEFAULT_START_TEXT,
+                          LS_RUN_DEFAULT_MODEL_MS);
+}
 
 void
 ls_run_options_init (ls_run_options *o)
@@ -208,7 +219,7 @@ parse_on_off (const char *option, const char *value, gboolean fallback, gboolean
     *out = FALSE;
   else
     {
-      g_set_error (error, LS_ERROR_DOMAIN, 2, "--%s %s: expected on or off", option, value);
+      g_set_error (error, LS_ERROR_DOMAIN, 2, _("--%s %s: expected on or off"), option, value);
       return FALSE;
     }
   return TRUE;
@@ -232,7 +243,7 @@ parse_size (const char *text, uint32_t *w, uint32_t *h, GError **error)
   *h = (uint32_t) b;
   return TRUE;
 bad:
-  g_set_error (error, LS_ERROR_DOMAIN, 2, "--size %s: expected WIDTHxHEIGHT such as 224x224", text);
+  g_set_error (error, LS_ERROR_DOMAIN, 2, _("--size %s: expected WIDTHxHEIGHT such as 224x224"), text);
   return FALSE;
 }
 
@@ -270,58 +281,58 @@ ls_run_options_resolve (const ls_run_options *o, ls_run_config *config, GError *
   ls_pool_config_init (pool);
 
   if (o->target && !ls_run_options_pytorch (o) && strcmp (o->target, "loadscope") != 0)
-    return fail (error, "--target %s: expected loadscope or pytorch", o->target);
+    return fail (error, _("--target %s: expected loadscope or pytorch"), o->target);
   if (ls_run_options_pytorch (o))
     {
       if (!o->script)
-        return fail (error, "--target pytorch needs --script FILE.py (the training script to measure)");
+        return fail (error, _("--target pytorch needs --script FILE.py (the training script to measure)"));
       if (o->dataset)
-        return fail (error, "--dataset is for --target loadscope: a PyTorch script loads its own data");
+        return fail (error, _("--dataset is for --target loadscope: a PyTorch script loads its own data"));
       if (o->loader < 0)
-        return fail (error, "--loader %d: must not be negative", o->loader);
+        return fail (error, _("--loader %d: must not be negative"), o->loader);
       if (o->ranks < 0 || o->ranks > LS_RUN_MAX_RANKS)
-        return fail (error, "--ranks %d: must be between 1 and %d (one process per GPU of a node)", o->ranks,
+        return fail (error, _("--ranks %d: must be between 1 and %d (one process per GPU of a node)"), o->ranks,
                      LS_RUN_MAX_RANKS);
       if (o->threads < 0 || o->threads > LS_RUN_MAX_THREADS)
-        return fail (error, "--threads %d: must be between 1 and %d", o->threads, LS_RUN_MAX_THREADS);
+        return fail (error, _("--threads %d: must be between 1 and %d"), o->threads, LS_RUN_MAX_THREADS);
       if (o->launcher && strcmp (o->launcher, "probe") != 0 && strcmp (o->launcher, "torchrun") != 0)
-        return fail (error, "--launcher '%s': must be probe or torchrun", o->launcher);
+        return fail (error, _("--launcher '%s': must be probe or torchrun"), o->launcher);
       if (o->launcher && !o->ranks)
-        return fail (error, "--launcher is for --ranks N (who starts the ranks)");
+        return fail (error, _("--launcher is for --ranks N (who starts the ranks)"));
       if (o->ranks && o->diagnose)
-        return fail (error, "--diagnose measures one process: it does not take --ranks");
+        return fail (error, _("--diagnose measures one process: it does not take --ranks"));
       if (strlen (o->script) >= sizeof spec->path)
-        return fail (error, "--script: the path is longer than %zu bytes", sizeof spec->path - 1);
+        return fail (error, _("--script: the path is longer than %zu bytes"), sizeof spec->path - 1);
       g_strlcpy (spec->kind, "pytorch", sizeof spec->kind);
       g_strlcpy (spec->path, o->script, sizeof spec->path);
     }
   else if (o->script || o->python || o->script_args)
-    return fail (error, "--script, --python and --script-args are for --target pytorch");
+    return fail (error, _("--script, --python and --script-args are for --target pytorch"));
   else if (o->ranks || o->threads)
-    return fail (error, "--ranks and --threads are for --target pytorch (the script's ranks and threads)");
+    return fail (error, _("--ranks and --threads are for --target pytorch (the script's ranks and threads)"));
   else if (o->launcher)
-    return fail (error, "--launcher is for --target pytorch --ranks N (who starts the script's ranks)");
+    return fail (error, _("--launcher is for --target pytorch --ranks N (who starts the script's ranks)"));
   else if (!o->dataset)
-    return fail (error, "--dataset is missing: give a folder of class folders of JPEGs, an HDF5 file, or 'synthetic'");
+    return fail (error, _("--dataset is missing: give a folder of class folders of JPEGs, an HDF5 file, or 'synthetic'"));
   if (o->crop < 1 || o->crop > 4096)
-    return fail (error, "--crop %d: must be between 1 and 4096", o->crop);
+    return fail (error, _("--crop %d: must be between 1 and 4096"), o->crop);
   if (!real_in (o->pixel_limit_mp, 0, 1e5) || !(o->pixel_limit_mp > 0))
-    return fail (error, "--pixel-limit %g: must be more than 0 and at most 100000 (MP)", o->pixel_limit_mp);
+    return fail (error, _("--pixel-limit %g: must be more than 0 and at most 100000 (MP)"), o->pixel_limit_mp);
   if (spec->kind[0])
     ; /* --target pytorch: the script's own data */
   else if (strcmp (o->dataset, "synthetic") == 0)
     {
       if (o->format && strcmp (o->format, "auto") != 0)
-        return fail (error, "--format %s: the synthetic dataset has no format to choose", o->format);
+        return fail (error, _("--format %s: the synthetic dataset has no format to choose"), o->format);
       g_strlcpy (spec->kind, "synthetic", sizeof spec->kind);
       if (o->count <= 0)
-        return fail (error, "--count %" G_GINT64_FORMAT ": must be at least 1", o->count);
+        return fail (error, _("--count %lld: must be at least 1"), (long long) o->count);
       spec->count = (uint64_t) o->count;
       spec->width = spec->height = 224;
       if (o->size && !parse_size (o->size, &spec->width, &spec->height, error))
         return FALSE;
       if (o->sample_cost_us < 0 || o->sample_cost_us > 10000000)
-        return fail (error, "--sample-cost-us %d: must be between 0 and 10000000", o->sample_cost_us);
+        return fail (error, _("--sample-cost-us %d: must be between 0 and 10000000"), o->sample_cost_us);
       spec->sample_cost_us = (uint32_t) o->sample_cost_us;
       if (spec->sample_cost_us)
         spec->work_per_us = ls_synthetic_calibrate ();
@@ -339,18 +350,18 @@ ls_run_options_resolve (const ls_run_options *o, ls_run_config *config, GError *
       else if (strcmp (o->format, "jpeg-dir") == 0 || strcmp (o->format, "hdf5") == 0)
         kind = o->format;
       else
-        return fail (error, "--format %s: expected auto, jpeg-dir or hdf5", o->format);
+        return fail (error, _("--format %s: expected auto, jpeg-dir or hdf5"), o->format);
       if (strlen (o->dataset) >= sizeof spec->path)
-        return fail (error, "--dataset: the path is longer than %zu bytes", sizeof spec->path - 1);
+        return fail (error, _("--dataset: the path is longer than %zu bytes"), sizeof spec->path - 1);
       g_strlcpy (spec->kind, kind, sizeof spec->kind);
       g_strlcpy (spec->path, o->dataset, sizeof spec->path);
       spec->width = spec->height = (uint32_t) o->crop;
       spec->pixel_limit = (uint64_t) (o->pixel_limit_mp * 1e6);
       if (o->size || o->sample_cost_us || o->fail_every > 0 || o->crash_at >= 0 || o->hang_at >= 0)
-        return fail (error, "--size, --sample-cost-us and the fault-injection options are for --dataset synthetic");
+        return fail (error, _("--size, --sample-cost-us and the fault-injection options are for --dataset synthetic"));
     }
   if (o->seed < 0)
-    return fail (error, "--seed %" G_GINT64_FORMAT ": must not be negative", o->seed);
+    return fail (error, _("--seed %lld: must not be negative"), (long long) o->seed);
   spec->seed = (uint64_t) o->seed;
   pool->seed = (uint64_t) o->seed;
 
@@ -359,10 +370,10 @@ ls_run_options_resolve (const ls_run_options *o, ls_run_config *config, GError *
   else if (strcmp (o->output, "u8-hwc") == 0)
     spec->output = LS_OUTPUT_U8_HWC;
   else
-    return fail (error, "--output %s: expected f32-chw or u8-hwc", o->output);
+    return fail (error, _("--output %s: expected f32-chw or u8-hwc"), o->output);
 
   if (o->fail_every < 0)
-    return fail (error, "--fail-every %" G_GINT64_FORMAT ": must not be negative", o->fail_every);
+    return fail (error, _("--fail-every %lld: must not be negative"), (long long) o->fail_every);
   spec->fail_every = (uint64_t) o->fail_every;
   spec->crash_at = o->crash_at >= 0 ? (uint64_t) o->crash_at + 1 : 0;
   spec->hang_at = o->hang_at >= 0 ? (uint64_t) o->hang_at + 1 : 0;
@@ -371,13 +382,13 @@ ls_run_options_resolve (const ls_run_options *o, ls_run_config *config, GError *
   int batch_size = o->batch_size != LS_RUN_KNOB_UNSET ? o->batch_size : ls_run_default.batch_size;
   int prefetch = o->prefetch != LS_RUN_KNOB_UNSET ? o->prefetch : ls_run_default.prefetch;
   if (workers < 0 || workers > LS_POOL_MAX_WORKERS)
-    return fail (error, "--workers %d: must be between 0 and %d", workers, LS_POOL_MAX_WORKERS);
+    return fail (error, _("--workers %d: must be between 0 and %d"), workers, LS_POOL_MAX_WORKERS);
   pool->num_workers = (uint32_t) workers;
   if (batch_size < 1 || batch_size > 65536)
-    return fail (error, "--batch-size %d: must be between 1 and 65536", batch_size);
+    return fail (error, _("--batch-size %d: must be between 1 and 65536"), batch_size);
   pool->batch_size = (uint32_t) batch_size;
   if (prefetch < 1 || prefetch > 64)
-    return fail (error, "--prefetch %d: must be between 1 and 64", prefetch);
+    return fail (error, _("--prefetch %d: must be between 1 and 64"), prefetch);
   pool->prefetch_factor = (uint32_t) prefetch;
   if (!parse_on_off ("persistent", o->persistent, ls_run_default.persistent, &persistent, error)
       || !parse_on_off ("shuffle", o->shuffle, TRUE, &shuffle, error)
@@ -394,15 +405,15 @@ ls_run_options_resolve (const ls_run_options *o, ls_run_config *config, GError *
     {
 #ifdef G_OS_WIN32
       /* said before any run starts, so a sweep refuses its whole grid */
-      return fail (error, "--start fork: Windows has no fork; workers start as spawned loadscope-worker.exe "
-                          "(--start spawn)");
+      return fail (error, _("--start fork: Windows has no fork; workers start as spawned loadscope-worker.exe "
+                            "(--start spawn)"));
 #endif
       pool->start = LS_START_FORK;
     }
   else if (strcmp (o->start, "spawn") == 0)
     pool->start = LS_START_SPAWN;
   else
-    return fail (error, "--start %s: expected fork or spawn", o->start);
+    return fail (error, _("--start %s: expected fork or spawn"), o->start);
   if (pool->start == LS_START_SPAWN)
     pool->worker_path = ls_worker_path_for_process ();
 
@@ -411,23 +422,23 @@ ls_run_options_resolve (const ls_run_options *o, ls_run_config *config, GError *
   else if (strcmp (o->on_error, "skip") == 0)
     pool->skip_bad_samples = true;
   else
-    return fail (error, "--on-error %s: expected fail or skip", o->on_error);
+    return fail (error, _("--on-error %s: expected fail or skip"), o->on_error);
 
   if (!real_in (o->timeout, 0, 1e7))
-    return fail (error, "--timeout %g: must be between 0 and 10000000 s (0 waits forever)", o->timeout);
+    return fail (error, _("--timeout %g: must be between 0 and 10000000 s (0 waits forever)"), o->timeout);
   pool->timeout_s = o->timeout;
 
   if (o->batches < 0 || (double) o->batches > LS_RECORD_MAX_COUNT)
-    return fail (error, "--batches %" G_GINT64_FORMAT ": must be between 0 and %.0f (what the store keeps)",
-                 o->batches, LS_RECORD_MAX_COUNT);
+    return fail (error, _("--batches %lld: must be between 0 and %.0f (what the store keeps)"),
+                 (long long) o->batches, LS_RECORD_MAX_COUNT);
   config->max_batches = (uint64_t) o->batches;
   if (o->epochs == 0 || o->epochs < -1 || o->epochs > LS_RECORD_MAX_EPOCHS)
-    return fail (error, "--epochs %d: must be between 1 and %d (what the store keeps)", o->epochs,
+    return fail (error, _("--epochs %d: must be between 1 and %d (what the store keeps)"), o->epochs,
                  LS_RECORD_MAX_EPOCHS);
   /* --batches alone runs as many epochs as it takes. */
   pool->epochs = o->epochs > 0 ? (uint32_t) o->epochs : (o->batches > 0 ? 0 : 1);
   if (o->warmup < -1)
-    return fail (error, "--warmup %d: must not be negative", o->warmup);
+    return fail (error, _("--warmup %d: must not be negative"), o->warmup);
   config->warmup = o->warmup >= 0 ? (uint32_t) o->warmup : (pool->num_workers ? pool->num_workers : 1);
 
   ls_sink_config *sink = &config->sink;
@@ -441,7 +452,7 @@ ls_run_options_resolve (const ls_run_options *o, ls_run_config *config, GError *
   else if (strcmp (o->sink, "none") == 0)
     sink->kind = LS_SINK_NONE;
   else
-    return fail (error, "--sink %s: expected auto, cuda, sim or none", o->sink);
+    return fail (error, _("--sink %s: expected auto, cuda, sim or none"), o->sink);
   if (!o->pin)
     sink->pin = ls_run_default.pin;
   else if (strcmp (o->pin, "off") == 0)
@@ -451,23 +462,23 @@ ls_run_options_resolve (const ls_run_options *o, ls_run_config *config, GError *
   else if (strcmp (o->pin, "arena") == 0)
     sink->pin = LS_PIN_ARENA;
   else
-    return fail (error, "--pin %s: expected off, staging or arena", o->pin);
+    return fail (error, _("--pin %s: expected off, staging or arena"), o->pin);
   gboolean non_blocking;
   if (!parse_on_off ("non-blocking", o->non_blocking, ls_run_default.non_blocking, &non_blocking, error))
     return FALSE;
   sink->non_blocking = non_blocking;
   if (!real_in (o->model_ms, 0, 60000))
-    return fail (error, "--model-ms %g: must be between 0 and 60000", o->model_ms);
+    return fail (error, _("--model-ms %g: must be between 0 and 60000"), o->model_ms);
   sink->model_ms = o->model_ms;
   if (o->device < 0)
-    return fail (error, "--device %d: must not be negative", o->device);
+    return fail (error, _("--device %d: must not be negative"), o->device);
   sink->device = o->device;
   /* 0: the sim sink's default; else 0.01 (a batch of 64 f32 224² in 4 s) to 10000 GB/s */
   if (!real_in (o->sim_bw_pageable, 0, 1e4) || (o->sim_bw_pageable > 0 && o->sim_bw_pageable < 0.01))
-    return fail (error, "--sim-bandwidth-pageable %g: must be 0 (the default) or between 0.01 and 10000 GB/s",
+    return fail (error, _("--sim-bandwidth-pageable %g: must be 0 (the default) or between 0.01 and 10000 GB/s"),
                  o->sim_bw_pageable);
   if (!real_in (o->sim_bw_pinned, 0, 1e4) || (o->sim_bw_pinned > 0 && o->sim_bw_pinned < 0.01))
-    return fail (error, "--sim-bandwidth-pinned %g: must be 0 (the default) or between 0.01 and 10000 GB/s",
+    return fail (error, _("--sim-bandwidth-pinned %g: must be 0 (the default) or between 0.01 and 10000 GB/s"),
                  o->sim_bw_pinned);
   sink->sim_bandwidth_gbps[LS_PIN_OFF] = o->sim_bw_pageable;
   sink->sim_bandwidth_gbps[LS_PIN_STAGING] = o->sim_bw_pinned;

@@ -57,6 +57,10 @@ extern const ls_run_defaults ls_run_default;
       ", pin " LS_RUN_DEFAULT_PIN_TEXT ", non-blocking " LS_RUN_DEFAULT_NON_BLOCKING_TEXT                              \
       ", start " LS_RUN_DEFAULT_START_TEXT ", model step " G_STRINGIFY (LS_RUN_DEFAULT_MODEL_MS) " ms"
 
+/* LS_RUN_DEFAULTS_TEXT in the user's language (the knob values as typed:
+ * off, staging, fork); free with g_free. */
+char *ls_run_defaults_text (void);
+
 typedef struct ls_run_options {
   /* raw strings as typed, checked by ls_run_options_resolve */
   char *dataset;

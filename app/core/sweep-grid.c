@@ -3,48 +3,49 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
+#include "app/core/i18n.h"
 #include "app/core/run-options.h"
 #include "app/core/sweep-request.h"
 
 G_DEFINE_QUARK (ls-sweep-error-quark, ls_sweep_error)
 
 const ls_sweep_knob ls_sweep_knobs[LS_SWEEP_N_KNOBS] = {
-  [LS_SWEEP_KNOB_WORKERS] = { "workers", TRUE, "Worker processes" },
-  [LS_SWEEP_KNOB_BATCH_SIZE] = { "batch-size", TRUE, "Samples per batch" },
-  [LS_SWEEP_KNOB_PREFETCH] = { "prefetch", TRUE, "Batches in flight per worker" },
+  [LS_SWEEP_KNOB_WORKERS] = { "workers", TRUE, N_ ("Worker processes") },
+  [LS_SWEEP_KNOB_BATCH_SIZE] = { "batch-size", TRUE, N_ ("Samples per batch") },
+  [LS_SWEEP_KNOB_PREFETCH] = { "prefetch", TRUE, N_ ("Batches in flight per worker") },
   [LS_SWEEP_KNOB_PERSISTENT] = { "persistent", TRUE, "on|off" },
   [LS_SWEEP_KNOB_START] = { "start", TRUE, "fork|spawn" },
   [LS_SWEEP_KNOB_SHUFFLE] = { "shuffle", TRUE, "on|off" },
   [LS_SWEEP_KNOB_IN_ORDER] = { "in-order", TRUE, "on|off" },
   [LS_SWEEP_KNOB_PIN] = { "pin", TRUE, "off|staging|arena" },
   [LS_SWEEP_KNOB_NON_BLOCKING] = { "non-blocking", TRUE, "on|off" },
-  [LS_SWEEP_KNOB_MODEL_MS] = { "model-ms", TRUE, "Device busy time per batch" },
+  [LS_SWEEP_KNOB_MODEL_MS] = { "model-ms", TRUE, N_ ("Device busy time per batch") },
   [LS_SWEEP_KNOB_OUTPUT] = { "output", TRUE, "f32-chw|u8-hwc" },
   [LS_SWEEP_KNOB_SINK] = { "sink", TRUE, "auto|cuda|sim|none" },
-  [LS_SWEEP_KNOB_SEED] = { "seed", TRUE, "Seed" },
-  [LS_SWEEP_KNOB_CROP] = { "crop", TRUE, "Crop side" },
-  [LS_SWEEP_KNOB_DATASET] = { "dataset", FALSE, "PATH or synthetic" },
+  [LS_SWEEP_KNOB_SEED] = { "seed", TRUE, N_ ("Seed") },
+  [LS_SWEEP_KNOB_CROP] = { "crop", TRUE, N_ ("Crop side") },
+  [LS_SWEEP_KNOB_DATASET] = { "dataset", FALSE, N_ ("PATH or synthetic") },
   [LS_SWEEP_KNOB_FORMAT] = { "format", FALSE, "auto|jpeg-dir|hdf5" },
-  [LS_SWEEP_KNOB_COUNT] = { "count", FALSE, "Synthetic samples" },
-  [LS_SWEEP_KNOB_SIZE] = { "size", FALSE, "Synthetic sample size WxH" },
-  [LS_SWEEP_KNOB_SAMPLE_COST_US] = { "sample-cost-us", FALSE, "Synthetic CPU work per sample" },
-  [LS_SWEEP_KNOB_EPOCHS] = { "epochs", FALSE, "Epochs per run" },
-  [LS_SWEEP_KNOB_BATCHES] = { "batches", FALSE, "Batches per run" },
-  [LS_SWEEP_KNOB_WARMUP] = { "warmup", FALSE, "Batches left out of the figures" },
-  [LS_SWEEP_KNOB_TIMEOUT] = { "timeout", FALSE, "Seconds to wait for a batch" },
+  [LS_SWEEP_KNOB_COUNT] = { "count", FALSE, N_ ("Synthetic samples") },
+  [LS_SWEEP_KNOB_SIZE] = { "size", FALSE, N_ ("Synthetic sample size WxH") },
+  [LS_SWEEP_KNOB_SAMPLE_COST_US] = { "sample-cost-us", FALSE, N_ ("Synthetic CPU work per sample") },
+  [LS_SWEEP_KNOB_EPOCHS] = { "epochs", FALSE, N_ ("Epochs per run") },
+  [LS_SWEEP_KNOB_BATCHES] = { "batches", FALSE, N_ ("Batches per run") },
+  [LS_SWEEP_KNOB_WARMUP] = { "warmup", FALSE, N_ ("Batches left out of the figures") },
+  [LS_SWEEP_KNOB_TIMEOUT] = { "timeout", FALSE, N_ ("Seconds to wait for a batch") },
   [LS_SWEEP_KNOB_ON_ERROR] = { "on-error", FALSE, "fail|skip" },
-  [LS_SWEEP_KNOB_PIXEL_LIMIT] = { "pixel-limit", FALSE, "Megapixels" },
-  [LS_SWEEP_KNOB_DEVICE] = { "device", FALSE, "CUDA device" },
+  [LS_SWEEP_KNOB_PIXEL_LIMIT] = { "pixel-limit", FALSE, N_ ("Megapixels") },
+  [LS_SWEEP_KNOB_DEVICE] = { "device", FALSE, N_ ("CUDA device") },
   [LS_SWEEP_KNOB_SIM_BANDWIDTH_PAGEABLE] = { "sim-bandwidth-pageable", FALSE, "GB/s" },
   [LS_SWEEP_KNOB_SIM_BANDWIDTH_PINNED] = { "sim-bandwidth-pinned", FALSE, "GB/s" },
   [LS_SWEEP_KNOB_TARGET] = { "target", FALSE, "loadscope|pytorch" },
-  [LS_SWEEP_KNOB_SCRIPT] = { "script", FALSE, "--target pytorch: the training script" },
-  [LS_SWEEP_KNOB_PYTHON] = { "python", FALSE, "--target pytorch: the interpreter" },
-  [LS_SWEEP_KNOB_SCRIPT_ARGS] = { "script-args", FALSE, "--target pytorch: the script's arguments" },
-  [LS_SWEEP_KNOB_LOADER] = { "loader", FALSE, "--target pytorch: which DataLoader, from 0" },
-  [LS_SWEEP_KNOB_RANKS] = { "ranks", TRUE, "--target pytorch: ranks, started as torchrun does" },
-  [LS_SWEEP_KNOB_THREADS] = { "threads", TRUE, "--target pytorch: threads per rank" },
-  [LS_SWEEP_KNOB_LAUNCHER] = { "launcher", FALSE, "--target pytorch --ranks: probe|torchrun (who starts the ranks)" },
+  [LS_SWEEP_KNOB_SCRIPT] = { "script", FALSE, N_ ("--target pytorch: the training script") },
+  [LS_SWEEP_KNOB_PYTHON] = { "python", FALSE, N_ ("--target pytorch: the interpreter") },
+  [LS_SWEEP_KNOB_SCRIPT_ARGS] = { "script-args", FALSE, N_ ("--target pytorch: the script's arguments") },
+  [LS_SWEEP_KNOB_LOADER] = { "loader", FALSE, N_ ("--target pytorch: which DataLoader, from 0") },
+  [LS_SWEEP_KNOB_RANKS] = { "ranks", TRUE, N_ ("--target pytorch: ranks, started as torchrun does") },
+  [LS_SWEEP_KNOB_THREADS] = { "threads", TRUE, N_ ("--target pytorch: threads per rank") },
+  [LS_SWEEP_KNOB_LAUNCHER] = { "launcher", FALSE, N_ ("--target pytorch --ranks: probe|torchrun (who starts the ranks)") },
 };
 
 struct ls_sweep_grid {
@@ -109,6 +110,7 @@ describe (const ls_sweep_grid *grid, const char *const *view)
     if (grid->lists[k] && g_strv_length (grid->lists[k]) > 1)
       g_string_append_printf (s, "%s%s=%s", s->len ? " " : "", ls_sweep_knobs[k].name, view[k]);
   if (s->len == 0)
+    /* untranslated: a configuration's label, as typed and recorded */
     g_string_append (s, "(one configuration)");
   return g_string_free (s, FALSE);
 }
@@ -214,12 +216,12 @@ ls_sweep_grid_new (const ls_sweep_request *request, GError **error)
       grid->values[k] = joined (given);
       if (given->len == 0)
         {
-          g_set_error (error, LS_SWEEP_ERROR, LS_SWEEP_ERROR_KNOB, "--%s: no value", ls_sweep_knobs[k].name);
+          g_set_error (error, LS_SWEEP_ERROR, LS_SWEEP_ERROR_KNOB, _("--%s: no value"), ls_sweep_knobs[k].name);
           return NULL;
         }
       if (!ls_sweep_knobs[k].sweepable && given->len > 1)
         {
-          g_set_error (error, LS_SWEEP_ERROR, LS_SWEEP_ERROR_KNOB, "--%s %s: this knob takes one value",
+          g_set_error (error, LS_SWEEP_ERROR, LS_SWEEP_ERROR_KNOB, _("--%s %s: this knob takes one value"),
                        ls_sweep_knobs[k].name, grid->values[k]);
           return NULL;
         }
@@ -231,7 +233,7 @@ ls_sweep_grid_new (const ls_sweep_request *request, GError **error)
           grid->lists[k][i] = g_strstrip (g_strdup (given->pdata[i]));
           if (*grid->lists[k][i] == '\0')
             {
-              g_set_error (error, LS_SWEEP_ERROR, LS_SWEEP_ERROR_KNOB, "--%s %s: an empty value in the list",
+              g_set_error (error, LS_SWEEP_ERROR, LS_SWEEP_ERROR_KNOB, _("--%s %s: an empty value in the list"),
                            ls_sweep_knobs[k].name, grid->values[k]);
               return NULL;
             }
@@ -242,8 +244,8 @@ ls_sweep_grid_new (const ls_sweep_request *request, GError **error)
     }
   if (total > LS_SWEEP_MAX_CONFIGURATIONS)
     {
-      g_set_error (error, LS_SWEEP_ERROR, LS_SWEEP_ERROR_KNOB, "%" G_GUINT64_FORMAT
-                   " configurations is too many (at most %d)", total, LS_SWEEP_MAX_CONFIGURATIONS);
+      g_set_error (error, LS_SWEEP_ERROR, LS_SWEEP_ERROR_KNOB, _("%llu configurations is too many (at most %d)"),
+                   (unsigned long long) total, LS_SWEEP_MAX_CONFIGURATIONS);
       return NULL;
     }
   grid->size = (guint) total;

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "app/core/i18n.h"
 #include "app/core/json-util.h"
 
 /* Waits within this ratio of each other: no rank limits the others. */
@@ -67,11 +68,13 @@ ls_verdict_ranks_slowest (JsonArray *a, double *its_wait, double *others_wait)
 const char *
 ls_verdict_ranks_stage (JsonObject *r)
 {
+  /* English, as the runner records it (target.node.slowest_stage); N_ marks
+   * the two that are words, translated with _() where shown. */
   static const struct {
     const char *key, *name;
   } stages[] = { { "getitem_ms", "__getitem__" }, { "collate_ms", "collate_fn" }, { "sampler_ms", "sampler" },
-                 { "handoff_ms", "hand-off to the training process" }, { "pin_ms", "pin-memory thread" } };
-  const char *best = "loader";
+                 { "handoff_ms", N_ ("hand-off to the training process") }, { "pin_ms", N_ ("pin-memory thread") } };
+  const char *best = N_ ("loader");
   double most = -1;
   for (size_t i = 0; r && i < G_N_ELEMENTS (stages); i++)
     {
@@ -110,11 +113,13 @@ ls_verdict_ranks_limiting (JsonObject *summary)
   int worst = ls_verdict_ranks_slowest (a, &its, &others);
   if (worst < 0 || its <= others * SLOWER_RATIO || its - others < 0.5)
     return NULL;
-  gboolean many = json_array_get_length (a) > 2;
-  return g_strdup_printf ("rank %d's %s: the other rank%s wait%s for it in %s step (its median batch wait %.1f ms "
-                          "against %.1f ms)",
-                          worst, ls_verdict_ranks_stage (rank_at (a, (guint) worst)), many ? "s" : "", many ? "" : "s",
-                          many ? "their" : "its", its, others);
+  guint others_n = json_array_get_length (a) - 1;
+  return g_strdup_printf (ngettext ("rank %d's %s: the other rank waits for it in its step (its median batch wait "
+                                    "%.1f ms against %.1f ms)",
+                                    "rank %d's %s: the other ranks wait for it in their step (its median batch wait "
+                                    "%.1f ms against %.1f ms)",
+                                    others_n),
+                          worst, _(ls_verdict_ranks_stage (rank_at (a, (guint) worst))), its, others);
 }
 
 char *
@@ -123,16 +128,23 @@ ls_verdict_ranks_budget (int ranks, int workers, int cores)
   int processes = ranks * (1 + workers);
   int threads = cores > processes ? MAX (1, (cores - ranks * workers) / ranks) : 1;
   GString *s = g_string_new (NULL);
-  g_string_append_printf (s,
-                          "num_workers=%d per rank \u00d7 %d rank%s = %d worker%s + %d rank%s = %d processes on %d "
-                          "cores, OMP_NUM_THREADS=%d per rank (--threads %d)",
-                          workers, ranks, ranks == 1 ? "" : "s", ranks * workers, ranks * workers == 1 ? "" : "s",
-                          ranks, ranks == 1 ? "" : "s", processes, cores, threads, threads);
+  g_autofree char *n_ranks = g_strdup_printf (ngettext ("%d rank", "%d ranks", ranks), ranks);
+  g_autofree char *n_workers = g_strdup_printf (ngettext ("%d worker", "%d workers", ranks * workers), ranks * workers);
+  g_autofree char *n_processes = g_strdup_printf (ngettext ("%d process", "%d processes", processes), processes);
+  g_autofree char *n_cores = g_strdup_printf (ngettext ("%d core", "%d cores", cores), cores);
+  /* TRANSLATORS: num_workers=4 per rank × 2 ranks = 8 workers + 2 ranks =
+   * 10 processes on 16 cores, OMP_NUM_THREADS=4 per rank (--threads 4) */
+  g_string_append_printf (s, _("num_workers=%d per rank \u00d7 %s = %s + %s = %s on %s, OMP_NUM_THREADS=%d per rank "
+                               "(--threads %d)"),
+                          workers, n_ranks, n_workers, n_ranks, n_processes, n_cores, threads, threads);
   if (cores > 0 && processes > cores)
     g_string_append_printf (s,
-                            "; that is %d more process%s than cores: they take turns on the CPU, so each one loads "
-                            "at about %.0f %% of its speed alone",
-                            processes - cores, processes - cores == 1 ? "" : "es", 100.0 * cores / processes);
+                            ngettext ("; that is %d more process than cores: they take turns on the CPU, so each "
+                                      "one loads at about %.0f %% of its speed alone",
+                                      "; that is %d more processes than cores: they take turns on the CPU, so each "
+                                      "one loads at about %.0f %% of its speed alone",
+                                      processes - cores),
+                            processes - cores, 100.0 * cores / processes);
   return g_string_free (s, FALSE);
 }
 
@@ -145,7 +157,8 @@ ls_verdict_ranks_findings (JsonObject *summary, int node_cores, ls_verdict *v, g
   g_autofree char *limiting = ls_verdict_ranks_limiting (summary);
   if (limiting && v->headline)
     {
-      char *headline = g_strdup_printf ("%s; %s", limiting, v->headline);
+      /* TRANSLATORS: the rank that limits the others; the verdict's headline */
+      char *headline = g_strdup_printf (_("%s; %s"), limiting, v->headline);
       g_free (v->headline);
       v->headline = headline;
     }

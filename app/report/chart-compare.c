@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "app/core/i18n.h"
 #include "app/store/store-named.h"
 #include "app/store/store-query.h"
 #include "loader/stats.h"
@@ -41,9 +42,9 @@ ls_chart *
 ls_chart_runs_wait_cdf (ls_store *store, const gint64 *ids, guint n, GError **error)
 {
   g_return_val_if_fail (store != NULL && (ids != NULL || n == 0), NULL);
-  ls_chart *chart = ls_chart_new ("Batch wait, all the measured batches of each run");
-  ls_chart_set_subtitle (chart, "The share of a run's batches that waited at most so long: a line further left "
-                                "waits less. The first run is the baseline.");
+  ls_chart *chart = ls_chart_new (_("Batch wait, all the measured batches of each run"));
+  ls_chart_set_subtitle (chart, _("The share of a run's batches that waited at most so long: a line further left "
+                                  "waits less. The first run is the baseline."));
   for (guint i = 0; i < n; i++)
     {
       g_autoptr (GArray) waits = measured_waits (store, ids[i], error);
@@ -52,7 +53,8 @@ ls_chart_runs_wait_cdf (ls_store *store, const gint64 *ids, guint n, GError **er
           ls_chart_free (chart);
           return NULL;
         }
-      g_autofree char *label = g_strdup_printf ("run %" G_GINT64_FORMAT "%s", ids[i], i == 0 ? " (baseline)" : "");
+      g_autofree char *label = i == 0 ? g_strdup_printf (_("run %lld (baseline)"), (long long) ids[i])
+                                       : g_strdup_printf (_("run %lld"), (long long) ids[i]);
       ls_chart_series *s = ls_chart_add_series (chart, label, LS_CHART_LINE, (int) i, LS_CHART_Y);
       s->markers = FALSE;
       /* A step a batch: at most ~400 points, so that a long run stays light. */
@@ -63,10 +65,10 @@ ls_chart_runs_wait_cdf (ls_store *store, const gint64 *ids, guint n, GError **er
         ls_chart_series_add (s, g_array_index (waits, double, waits->len - 1), 1.0);
     }
   ls_chart_axis *x = ls_chart_axis_get (chart, LS_CHART_X);
-  ls_chart_axis_set (x, "batch wait", LS_CHART_UNIT_MS, LS_CHART_LINEAR);
+  ls_chart_axis_set (x, _("batch wait"), LS_CHART_UNIT_MS, LS_CHART_LINEAR);
   x->include_zero = TRUE;
   ls_chart_axis *y = ls_chart_axis_get (chart, LS_CHART_Y);
-  ls_chart_axis_set (y, "share of batches", LS_CHART_UNIT_FRACTION, LS_CHART_LINEAR);
+  ls_chart_axis_set (y, _("share of batches"), LS_CHART_UNIT_FRACTION, LS_CHART_LINEAR);
   y->include_zero = TRUE;
   return chart;
 }

@@ -4,6 +4,7 @@
  * into its stages in the order they run; the loop's lane shows its wait
  * for each batch and its step until the next next(). */
 #include "app/report/chart-store.h"
+#include "app/core/i18n.h"
 #include "app/store/store-named.h"
 
 #include <math.h>
@@ -123,16 +124,22 @@ ls_chart_run_lanes (ls_store *store, gint64 run_id, GError **error)
     workers = MAX (workers, g_array_index (rows, row, i).worker + 1);
   workers = MIN (workers, 4096);
 
-  ls_chart *chart = ls_chart_new ("Timeline: who built each batch, and when");
+  ls_chart *chart = ls_chart_new (_("Timeline: who built each batch, and when"));
   const char *status = ls_store_rows_get_text (info, 0);
   g_autofree char *when = ls_chart_time_text (ls_store_rows_get_text (info, 12));
   gboolean done = g_strcmp0 (status, "done") == 0;
   const char *pin = ls_store_rows_get_text (info, 3);
+  /* untranslated: a knob as typed */
   g_autofree char *pin_text = pin ? g_strdup_printf (" · pin %s", pin) : g_strdup ("");
+  g_autofree char *n_workers = g_strdup_printf (ngettext ("%lld worker", "%lld workers", (gulong) workers),
+                                                (long long) workers);
+  g_autofree char *n_batches = g_strdup_printf (ngettext ("%u batch", "%u batches", rows->len), rows->len);
+  /* TRANSLATORS: Run 12[, failed] · 4 workers (fork) · pin staging · 40 batches
+   * · on HOST, TIME; the status and the knobs as recorded */
   g_autofree char *sub = g_strdup_printf (
-      "Run %" G_GINT64_FORMAT "%s%s · %" G_GINT64_FORMAT " worker%s (%s)%s · %u batches · on %s, %s", run_id,
-      done ? "" : ", ", done ? "" : status, workers, workers == 1 ? "" : "s",
-      ls_store_rows_get_text (info, 2) ? ls_store_rows_get_text (info, 2) : "-", pin_text, rows->len,
+      _("Run %lld%s%s · %s (%s)%s · %s · on %s, %s"), (long long) run_id,
+      done ? "" : ", ", done ? "" : status, n_workers,
+      ls_store_rows_get_text (info, 2) ? ls_store_rows_get_text (info, 2) : "-", pin_text, n_batches,
       ls_store_rows_get_text (info, 10), when);
   ls_chart_set_subtitle (chart, sub);
   chart->simulated = ls_store_rows_get_int (info, 5) != 0;
@@ -140,11 +147,11 @@ ls_chart_run_lanes (ls_store *store, gint64 run_id, GError **error)
   ls_chart_lanes *lanes = ls_chart_set_lanes (chart);
   for (gint64 w = 0; w < workers; w++)
     {
-      char label[32];
-      g_snprintf (label, sizeof label, "worker %" G_GINT64_FORMAT, w);
+      char label[64];
+      g_snprintf (label, sizeof label, _("worker %lld"), (long long) w);
       ls_chart_lanes_add_lane (lanes, label);
     }
-  guint loop = ls_chart_lanes_add_lane (lanes, "training loop");
+  guint loop = ls_chart_lanes_add_lane (lanes, _("training loop"));
 
   guint unknown = 0;
   for (guint i = 0; i < rows->len; i++)
@@ -174,12 +181,12 @@ ls_chart_run_lanes (ls_store *store, gint64 run_id, GError **error)
     if (seen[k])
       ls_chart_add_legend (chart, ls_span_kind_label (k), ls_span_kind_color (k), LS_CHART_BARS, LS_CHART_SOLID, FALSE, FALSE);
   if (unknown == rows->len && rows->len > 0)
-    ls_chart_add_note (chart, "Where each batch was built was not recorded for this run (recorded before "
-                              "Loadscope kept it): only the training loop is shown.");
+    ls_chart_add_note (chart, _("Where each batch was built was not recorded for this run (recorded before "
+                                "Loadscope kept it): only the training loop is shown."));
   else if (unknown > 0)
-    ls_chart_add_note (chart, "%u of %u batches have no record of where they were built and are not drawn on "
-                              "a worker's lane.", unknown, rows->len);
+    ls_chart_add_note (chart, _("%u of %u batches have no record of where they were built and are not drawn on "
+                                "a worker's lane."), unknown, rows->len);
   if (lanes->epochs->len > 0)
-    ls_chart_add_note (chart, "Dashed lines: an epoch begins (the loop asks for its first batch).");
+    ls_chart_add_note (chart, _("Dashed lines: an epoch begins (the loop asks for its first batch)."));
   return chart;
 }

@@ -1,6 +1,7 @@
 /* One run's charts: the wait of every batch over the run's time, and the
  * memory of its processes over time. */
 #include "app/report/chart-store.h"
+#include "app/core/i18n.h"
 #include "app/store/store-named.h"
 #include "app/store/store-query.h"
 
@@ -65,10 +66,13 @@ set_subtitle (ls_chart *chart, gint64 run_id, const run_info *r)
 {
   g_autofree char *when = ls_chart_time_text (r->started_at);
   gboolean done = g_strcmp0 (r->status, "done") == 0;
-  g_autofree char *sub = g_strdup_printf ("Run %" G_GINT64_FORMAT "%s%s · %" G_GINT64_FORMAT
-                                          " worker%s (%s) · pin %s · sink %s · on %s, %s, %s",
-                                          run_id, done ? "" : ", ", done ? "" : r->status, r->workers,
-                                          r->workers == 1 ? "" : "s", r->start ? r->start : "-", r->pin ? r->pin : "-",
+  g_autofree char *n_workers = g_strdup_printf (ngettext ("%lld worker", "%lld workers", (gulong) r->workers),
+                                                (long long) r->workers);
+  /* TRANSLATORS: Run 12[, failed] · 4 workers (fork) · pin staging · sink cuda
+   * · on HOST, OS, TIME; the status and the knobs as recorded */
+  g_autofree char *sub = g_strdup_printf (_("Run %lld%s%s · %s (%s) · pin %s · sink %s · on %s, %s, %s"),
+                                          (long long) run_id, done ? "" : ", ", done ? "" : r->status, n_workers,
+                                          r->start ? r->start : "-", r->pin ? r->pin : "-",
                                           r->sink ? r->sink : "-", r->hostname, r->os, when);
   ls_chart_set_subtitle (chart, sub);
   chart->simulated = r->simulated;
@@ -78,7 +82,7 @@ static void
 time_axis (ls_chart *chart)
 {
   ls_chart_axis *x = ls_chart_axis_get (chart, LS_CHART_X);
-  ls_chart_axis_set (x, "time since the loader started", LS_CHART_UNIT_MS, LS_CHART_LINEAR);
+  ls_chart_axis_set (x, _("time since the loader started"), LS_CHART_UNIT_MS, LS_CHART_LINEAR);
   x->include_zero = TRUE;
   x->pad = TRUE;
 }
@@ -101,12 +105,12 @@ ls_chart_run_timeline (ls_store *store, gint64 run_id, GError **error)
       run_info_clear (&r);
       return NULL;
     }
-  ls_chart *chart = ls_chart_new ("Batch wait over the run");
+  ls_chart *chart = ls_chart_new (_("Batch wait over the run"));
   set_subtitle (chart, run_id, &r);
-  ls_chart_series *wait = ls_chart_add_series (chart, "wait for the batch", LS_CHART_LINE, 0, LS_CHART_Y);
-  ls_chart_series *warm = ls_chart_add_series (chart, "warm-up batches (not in the figures)", LS_CHART_SCATTER, 1,
+  ls_chart_series *wait = ls_chart_add_series (chart, _("wait for the batch"), LS_CHART_LINE, 0, LS_CHART_Y);
+  ls_chart_series *warm = ls_chart_add_series (chart, _("warm-up batches (not in the figures)"), LS_CHART_SCATTER, 1,
                                                LS_CHART_Y);
-  ls_chart_series *copy = ls_chart_add_series (chart, "host-to-device copy", LS_CHART_LINE, 2, LS_CHART_Y);
+  ls_chart_series *copy = ls_chart_add_series (chart, _("host-to-device copy"), LS_CHART_LINE, 2, LS_CHART_Y);
   copy->dash = LS_CHART_DASHED;
   copy->markers = FALSE;
   while (ls_store_rows_next (st, &local))
@@ -134,25 +138,28 @@ ls_chart_run_timeline (ls_store *store, gint64 run_id, GError **error)
 
   time_axis (chart);
   ls_chart_axis *y = ls_chart_axis_get (chart, LS_CHART_Y);
-  ls_chart_axis_set (y, "time per batch", LS_CHART_UNIT_MS, LS_CHART_LINEAR);
+  ls_chart_axis_set (y, _("time per batch"), LS_CHART_UNIT_MS, LS_CHART_LINEAR);
   y->include_zero = TRUE;
   if (isfinite (r.p50))
     {
       g_autofree char *v = ls_chart_format_value (LS_CHART_UNIT_MS, r.p50);
-      g_autofree char *label = g_strdup_printf ("wait p50 %s", v);
+      g_autofree char *label = g_strdup_printf (_("wait p50 %s"), v);
       ls_chart_add_rule (chart, LS_CHART_Y, r.p50, label);
     }
   if (isfinite (r.p95))
     {
       g_autofree char *v = ls_chart_format_value (LS_CHART_UNIT_MS, r.p95);
-      g_autofree char *label = g_strdup_printf ("wait p95 %s", v);
+      g_autofree char *label = g_strdup_printf (_("wait p95 %s"), v);
       ls_chart_add_rule (chart, LS_CHART_Y, r.p95, label);
     }
-  ls_chart_add_note (chart, "Each point is one batch, at the time it was ready: how long the training loop waited "
-                            "for it%s.",
-                     copy->points->len > 0 ? ", and how long its copy to the device took" : "");
+  if (copy->points->len > 0)
+    ls_chart_add_note (chart, _("Each point is one batch, at the time it was ready: how long the training loop waited "
+                                "for it, and how long its copy to the device took."));
+  else
+    ls_chart_add_note (chart, _("Each point is one batch, at the time it was ready: how long the training loop waited "
+                                "for it."));
   if (ls_chart_n_points (chart) == 0)
-    ls_chart_add_note (chart, "No batch of this run was recorded.");
+    ls_chart_add_note (chart, _("No batch of this run was recorded."));
   run_info_clear (&r);
   return chart;
 }
@@ -215,25 +222,26 @@ ls_chart_run_stages (ls_store *store, gint64 run_id, GError **error)
     }
   /* A script's batches carry the DataLoader's stages, the loader's none. */
   gboolean script = with_script > 0 && with_loader == 0;
-  static const char *const loader_labels[] = { "read", "decode", "transform", "write", "worker idle" };
+  static const char *const loader_labels[] = { N_ ("read"), N_ ("decode"), N_ ("transform"), N_ ("write"),
+                                               N_ ("worker idle") };
   static const char *const script_labels[] = { "sampler", "__getitem__", "collate_fn", "hand-off", "pin_memory",
-                                               "worker idle" };
+                                               N_ ("worker idle") };
   const char *const *labels = script ? script_labels : loader_labels;
   guint n_stages = script ? G_N_ELEMENTS (script_labels) : G_N_ELEMENTS (loader_labels);
-  ls_chart *chart = ls_chart_new (script ? "Where each batch's time goes inside the script's DataLoader"
-                                         : "Where each batch's build time goes");
+  ls_chart *chart = ls_chart_new (script ? _("Where each batch's time goes inside the script's DataLoader")
+                                         : _("Where each batch's build time goes"));
   set_subtitle (chart, run_id, &r);
   ls_chart_series *stages[G_N_ELEMENTS (script_labels)];
   for (guint k = 0; k < n_stages; k++)
     {
       /* worker idle keeps the loader chart's colour; pin_memory takes the next */
       int colour = script && k >= 4 ? (k == 4 ? 5 : 4) : (int) k;
-      stages[k] = ls_chart_add_series (chart, labels[k], LS_CHART_BARS, colour, LS_CHART_Y);
+      stages[k] = ls_chart_add_series (chart, _(labels[k]), LS_CHART_BARS, colour, LS_CHART_Y);
       stages[k]->stacked = TRUE;
       /* pin_memory only where something was pinned (CUDA) */
       stages[k]->in_legend = !(script && k == 4 && with_pin == 0);
     }
-  ls_chart_series *wait = ls_chart_add_series (chart, "wait for the batch (the consumer's stall)", LS_CHART_SCATTER,
+  ls_chart_series *wait = ls_chart_add_series (chart, _("wait for the batch (the consumer's stall)"), LS_CHART_SCATTER,
                                                -1, LS_CHART_Y);
   wait->in_legend = TRUE;
   guint missing = 0;
@@ -252,7 +260,7 @@ ls_chart_run_stages (ls_store *store, gint64 run_id, GError **error)
       ls_chart_series_add (wait, row->seq, row->wait);
     }
   ls_chart_axis *x = ls_chart_axis_get (chart, LS_CHART_X);
-  ls_chart_axis_set (x, "batch (delivery order)", LS_CHART_UNIT_COUNT, LS_CHART_LINEAR);
+  ls_chart_axis_set (x, _("batch (delivery order)"), LS_CHART_UNIT_COUNT, LS_CHART_LINEAR);
   x->integer = TRUE;
   if (isfinite (first))
     {
@@ -260,30 +268,36 @@ ls_chart_run_stages (ls_store *store, gint64 run_id, GError **error)
       x->max = last + 0.6;
     }
   ls_chart_axis *y = ls_chart_axis_get (chart, LS_CHART_Y);
-  ls_chart_axis_set (y, "time per batch", LS_CHART_UNIT_MS, LS_CHART_LINEAR);
+  ls_chart_axis_set (y, _("time per batch"), LS_CHART_UNIT_MS, LS_CHART_LINEAR);
   y->include_zero = TRUE;
   if (script)
-    ls_chart_add_note (chart, "Each bar: one batch inside the script's DataLoader: the sampler's indices, __getitem__ "
-                              "summed over its samples, collate_fn, the hand-off from the worker that built it to the "
-                              "training process (with pin_memory on CUDA, its pin_memory() apart), and the time that "
-                              "worker was idle before it; the dot is how long the training loop waited for it.");
+    ls_chart_add_note (chart, _("Each bar: one batch inside the script's DataLoader: the sampler's indices, __getitem__ "
+                                "summed over its samples, collate_fn, the hand-off from the worker that built it to the "
+                                "training process (with pin_memory on CUDA, its pin_memory() apart), and the time that "
+                                "worker was idle before it; the dot is how long the training loop waited for it."));
   else
-    ls_chart_add_note (chart, "Each bar: one batch's samples read, decoded, transformed and written into the shared "
-                              "arena (summed over its samples: one worker's time on it), and the time its workers "
-                              "waited for its task; the dot is how long the training loop waited for it.");
+    ls_chart_add_note (chart, _("Each bar: one batch's samples read, decoded, transformed and written into the shared "
+                                "arena (summed over its samples: one worker's time on it), and the time its workers "
+                                "waited for its task; the dot is how long the training loop waited for it."));
   if (r.warmup > 0)
-    ls_chart_add_note (chart, "The first %" G_GINT64_FORMAT " batch%s %s warm-up, left out of the run's figures.",
-                       r.warmup, r.warmup == 1 ? "" : "es", r.warmup == 1 ? "is" : "are");
+    ls_chart_add_note (chart, ngettext ("The first %lld batch is warm-up, left out of the run's figures.",
+                                 "The first %lld batches are warm-up, left out of the run's figures.",
+                                 (gulong) r.warmup),
+                       (long long) r.warmup);
   if (missing > 0 && missing == rows->len && with_script == 0 && with_loader == 0)
-    ls_chart_add_note (chart, "No stage of this run's batches was recorded: a run recorded before stage timing "
-                              "(store schema 4; a script's run, schema 6), or a script whose DataLoader the probe "
-                              "could not look inside.");
+    ls_chart_add_note (chart, _("No stage of this run's batches was recorded: a run recorded before stage timing "
+                                "(store schema 4; a script's run, schema 6), or a script whose DataLoader the probe "
+                                "could not look inside."));
   else if (missing > 0)
-    ls_chart_add_note (chart, "%u batch%s without stages (not seen by the probe, or recorded before stage timing) "
-                              "%s left out.",
-                       missing, missing == 1 ? "" : "es", missing == 1 ? "is" : "are");
+    ls_chart_add_note (chart,
+                       ngettext ("%u batch without stages (not seen by the probe, or recorded before stage timing) "
+                                 "is left out.",
+                                 "%u batches without stages (not seen by the probe, or recorded before stage timing) "
+                                 "are left out.",
+                                 missing),
+                       missing);
   else if (ls_chart_n_points (chart) == 0)
-    ls_chart_add_note (chart, "No batch of this run was recorded.");
+    ls_chart_add_note (chart, _("No batch of this run was recorded."));
   run_info_clear (&r);
   return chart;
 }
@@ -305,11 +319,11 @@ ls_chart_run_memory (ls_store *store, gint64 run_id, GError **error)
       run_info_clear (&r);
       return NULL;
     }
-  ls_chart *chart = ls_chart_new ("Memory over the run");
+  ls_chart *chart = ls_chart_new (_("Memory over the run"));
   set_subtitle (chart, run_id, &r);
   ls_chart_series *total
-      = ls_chart_add_series (chart, "all processes (runner + workers)", LS_CHART_LINE, 0, LS_CHART_Y);
-  ls_chart_series *runner = ls_chart_add_series (chart, "runner alone", LS_CHART_LINE, 1, LS_CHART_Y);
+      = ls_chart_add_series (chart, _("all processes (runner + workers)"), LS_CHART_LINE, 0, LS_CHART_Y);
+  ls_chart_series *runner = ls_chart_add_series (chart, _("runner alone"), LS_CHART_LINE, 1, LS_CHART_Y);
   gboolean pss = FALSE;
   while (ls_store_rows_next (st, &local))
     {
@@ -336,24 +350,24 @@ ls_chart_run_memory (ls_store *store, gint64 run_id, GError **error)
 
   time_axis (chart);
   ls_chart_axis *y = ls_chart_axis_get (chart, LS_CHART_Y);
-  ls_chart_axis_set (y, pss || total->points->len == 0 ? "PSS" : "private bytes", LS_CHART_UNIT_BYTES,
+  ls_chart_axis_set (y, pss || total->points->len == 0 ? "PSS" : _("private bytes"), LS_CHART_UNIT_BYTES,
                      LS_CHART_LINEAR);
   y->include_zero = TRUE;
   if (pss)
-    ls_chart_add_note (chart, "PSS: each process's own pages plus its share of the pages it shares, summed; sampled "
-                              "ten times a second.");
+    ls_chart_add_note (chart, _("PSS: each process's own pages plus its share of the pages it shares, summed; sampled "
+                                "ten times a second."));
   else if (total->points->len > 0)
-    ls_chart_add_note (chart, "Private bytes (Windows): memory committed by the processes alone, summed; sampled "
-                              "ten times a second.");
+    ls_chart_add_note (chart, _("Private bytes (Windows): memory committed by the processes alone, summed; sampled "
+                                "ten times a second."));
   if (isfinite (r.arena_bytes) && r.arena_bytes > 0)
     {
       g_autofree char *arena = ls_chart_format_value (LS_CHART_UNIT_BYTES, r.arena_bytes);
-      ls_chart_add_note (chart, "The shared batch arena (%s) is counted once in the total, split between the "
-                                "processes that map it.",
+      ls_chart_add_note (chart, _("The shared batch arena (%s) is counted once in the total, split between the "
+                                  "processes that map it."),
                          arena);
     }
   if (ls_chart_n_points (chart) == 0)
-    ls_chart_add_note (chart, "No memory sample of this run was recorded.");
+    ls_chart_add_note (chart, _("No memory sample of this run was recorded."));
   run_info_clear (&r);
   return chart;
 }

@@ -3,6 +3,7 @@
  * Windows next to forking on Linux, and beside it what the first batch
  * waited on. */
 #include "app/report/chart-store.h"
+#include "app/core/i18n.h"
 #include "app/store/store-named.h"
 #include "app/store/store-query.h"
 #include "loader/stats.h"
@@ -33,8 +34,8 @@ percentile (const GArray *sorted, double q)
 static gboolean
 add_first_batch_parts (ls_store *store, ls_chart *chart, const int *x, GError **error)
 {
-  static const char *const parts[] = { "worker start", "arena populate", "first task in flight", "first build",
-                                       "hand-off" };
+  static const char *const parts[] = { N_ ("worker start"), N_ ("arena populate"), N_ ("first task in flight"),
+                                       N_ ("first build"), N_ ("hand-off") };
   GArray *ms[N_CATEGORIES][5];
   GError *local = NULL;
   ls_store_rows *st = ls_store_query_rows (store, LS_QUERY_FIRST_BATCH_PARTS, NULL, 0, error);
@@ -63,7 +64,7 @@ add_first_batch_parts (ls_store *store, ls_chart *chart, const int *x, GError **
   if (!local && runs > 0)
     for (int k = 0; k < 5; k++)
       {
-        g_autofree char *label = g_strdup_printf ("first batch (median): %s", parts[k]);
+        g_autofree char *label = g_strdup_printf (_("first batch (median): %s"), _(parts[k]));
         ls_chart_series *s = ls_chart_add_series (chart, label, LS_CHART_BARS, 1 + k, LS_CHART_Y);
         s->stacked = TRUE;
         s->value_labels = k == 4;
@@ -75,10 +76,14 @@ add_first_batch_parts (ls_store *store, ls_chart *chart, const int *x, GError **
             }
       }
   if (!local && runs > 0)
-    ls_chart_add_note (chart, "First batch: the wait for a run's first batch, along the worker that finished it "
-                              "last (%u run%s): its start, populating the arena's pages in its page table, its "
-                              "first task in flight, its build, and the hand-off to the consumer.",
-                       runs, runs == 1 ? "" : "s");
+    ls_chart_add_note (chart, ngettext ("First batch: the wait for a run's first batch, along the worker that finished "
+                                 "it last (%u run): its start, populating the arena's pages in its page table, its "
+                                 "first task in flight, its build, and the hand-off to the consumer.",
+                                 "First batch: the wait for a run's first batch, along the worker that finished "
+                                 "it last (%u runs): its start, populating the arena's pages in its page table, its "
+                                 "first task in flight, its build, and the hand-off to the consumer.",
+                                 runs),
+                       runs);
   for (int c = 0; c < N_CATEGORIES; c++)
     for (int k = 0; k < 5; k++)
       g_array_unref (ms[c][k]);
@@ -145,20 +150,20 @@ ls_chart_start_cost (ls_store *store, GError **error)
       return NULL;
     }
 
-  ls_chart *chart = ls_chart_new ("Worker start cost by platform and start method");
-  ls_chart_set_subtitle (chart, "All runs in the store, from every machine (imported ones included)");
+  ls_chart *chart = ls_chart_new (_("Worker start cost by platform and start method"));
+  ls_chart_set_subtitle (chart, _("All runs in the store, from every machine (imported ones included)"));
   ls_chart_axis *x = ls_chart_axis_get (chart, LS_CHART_X);
   ls_chart_axis_set (x, "", LS_CHART_UNIT_CATEGORY, LS_CHART_LINEAR);
   ls_chart_axis *y = ls_chart_axis_get (chart, LS_CHART_Y);
-  ls_chart_axis_set (y, "worker start-up", LS_CHART_UNIT_MS, LS_CHART_LINEAR);
+  ls_chart_axis_set (y, _("worker start-up"), LS_CHART_UNIT_MS, LS_CHART_LINEAR);
   y->include_zero = TRUE;
-  ls_chart_series *bars = ls_chart_add_series (chart, "median start-up; whisker: its 95th percentile", LS_CHART_BARS,
+  ls_chart_series *bars = ls_chart_add_series (chart, _("median start-up; whisker: its 95th percentile"), LS_CHART_BARS,
                                                0, LS_CHART_Y);
   bars->value_labels = TRUE;
 
   guint shown = 0, total = 0;
   int x_of[N_CATEGORIES] = { -1, -1, -1, -1 };
-  g_autoptr (GString) counts = g_string_new ("Start-ups counted: ");
+  g_autoptr (GString) counts = g_string_new (_("Start-ups counted: "));
   g_autoptr (GString) missing = g_string_new (NULL);
   for (int i = 0; i < N_CATEGORIES; i++)
     {
@@ -166,7 +171,7 @@ ls_chart_start_cost (ls_store *store, GError **error)
       if (c->ms->len == 0)
         {
           if (i < 2)
-            g_string_append_printf (missing, "%s%s", missing->len ? " and " : "", categories[i]);
+            g_string_append_printf (missing, "%s%s", missing->len ? _(" and ") : "", categories[i]);
           continue;
         }
       g_autofree char *wine_label = c->wine ? g_strdup_printf ("%s %s", c->wine, i == 2 ? "spawn" : "fork") : NULL;
@@ -177,22 +182,22 @@ ls_chart_start_cost (ls_store *store, GError **error)
                                 percentile (c->ms, 0.95));
       x_of[i] = (int) shown;
       guint machines = g_hash_table_size (c->machines);
-      g_string_append_printf (counts, "%s%s %u on %u machine%s", total > 0 ? "; " : "", label, c->ms->len,
-                              machines, machines == 1 ? "" : "s");
+      g_string_append_printf (counts, ngettext ("%s%s %u on %u machine", "%s%s %u on %u machines", machines),
+                              total > 0 ? _("; ") : "", label, c->ms->len, machines);
       total += c->ms->len;
       shown++;
     }
   if (total > 0)
     {
-      ls_chart_add_note (chart, "Worker start-up: from the pool's start to the worker's ready message. Fork copies "
-                                "the runner; spawn starts the worker program afresh and reopens the dataset.");
+      ls_chart_add_note (chart, _("Worker start-up: from the pool's start to the worker's ready message. Fork copies "
+                                  "the runner; spawn starts the worker program afresh and reopens the dataset."));
       ls_chart_add_note (chart, "%s.", counts->str);
       if (missing->len > 0)
-        ls_chart_add_note (chart, "No %s start-up is recorded yet (a sweep with --start fork,spawn records both).",
+        ls_chart_add_note (chart, _("No %s start-up is recorded yet (a sweep with --start fork,spawn records both)."),
                            missing->str);
     }
   else
-    ls_chart_add_note (chart, "No worker start-up is recorded yet: runs with 1 or more workers record them.");
+    ls_chart_add_note (chart, _("No worker start-up is recorded yet: runs with 1 or more workers record them."));
 
   for (int i = 0; i < N_CATEGORIES; i++)
     {

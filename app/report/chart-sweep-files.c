@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <glib/gstdio.h>
 
+#include "app/core/i18n.h"
 #include "app/chart/chart-export.h"
 
 char **
@@ -17,7 +18,7 @@ ls_chart_sweep_write_pngs (ls_store *store, gint64 sweep_id, const char *dir, in
   if (g_mkdir_with_parents (dir, 0755) != 0)
     {
       int saved = errno;
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved), "%s: cannot make the folder: %s", dir,
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved), _("%s: cannot make the folder: %s"), dir,
                    g_strerror (saved));
       return NULL;
     }

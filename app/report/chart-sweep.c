@@ -3,6 +3,7 @@
  * form a series; repeated runs of one configuration become their mean with
  * a min..max band. */
 #include "app/report/chart-store.h"
+#include "app/core/i18n.h"
 #include "app/store/store-named.h"
 #include "app/store/store-query.h"
 
@@ -15,12 +16,13 @@ const char *const ls_chart_sweep_names[] = { "utilization", "wait", "memory", "s
 /* The build stages of a batch, as the run table has their means (the
  * columns of LS_QUERY_SWEEP_CHART_RUNS, app/store/store-named.h). */
 #define N_STAGES 5
-static const char *const stage_labels[N_STAGES] = { "read", "decode", "transform", "write", "worker idle" };
+static const char *const stage_labels[N_STAGES] = { N_ ("read"), N_ ("decode"), N_ ("transform"), N_ ("write"),
+                                                     N_ ("worker idle") };
 /* A PyTorch script's stages, timed by the probe inside its DataLoader (the
  * summary's stages_ms of a --target pytorch run). */
 #define N_SCRIPT_STAGES 5
 static const char *const script_stage_labels[N_SCRIPT_STAGES] = { "sampler", "__getitem__", "collate_fn",
-                                                                  "hand-off", "idle in workers" };
+                                                                  N_ ("hand-off"), N_ ("idle in workers") };
 
 /* The knobs a sweep may vary besides workers, as the run table has them.
  * Series are told apart by the ones that vary (pin always). */
@@ -105,29 +107,29 @@ static char *
 knob_label (int knob, const char *v)
 {
   if (!v)
-    return g_strdup (knob == KNOB_PIN ? "pin n/a (no device)" : "-"); /* sink none records no pin */
+    return g_strdup (knob == KNOB_PIN ? _("pin n/a (no device)") : "-"); /* sink none records no pin */
   switch (knob)
     {
     case KNOB_PIN:
       return g_strdup_printf ("pin %s", v);
     case KNOB_NON_BLOCKING:
-      return g_strdup (strcmp (v, "1") == 0 ? "non-blocking" : "blocking");
+      return g_strdup (strcmp (v, "1") == 0 ? _("non-blocking") : _("blocking"));
     case KNOB_BATCH:
-      return g_strdup_printf ("batch %s", v);
+      return g_strdup_printf (_("batch %s"), v);
     case KNOB_PREFETCH:
-      return g_strdup_printf ("prefetch %s", v);
+      return g_strdup_printf (_("prefetch %s"), v);
     case KNOB_PERSISTENT:
-      return g_strdup (strcmp (v, "1") == 0 ? "persistent" : "not persistent");
+      return g_strdup (strcmp (v, "1") == 0 ? _("persistent") : _("not persistent"));
     case KNOB_IN_ORDER:
-      return g_strdup (strcmp (v, "1") == 0 ? "in order" : "any order");
+      return g_strdup (strcmp (v, "1") == 0 ? _("in order") : _("any order"));
     case KNOB_MODEL_MS:
-      return g_strdup_printf ("model %g ms", g_ascii_strtod (v, NULL));
+      return g_strdup_printf (_("model %g ms"), g_ascii_strtod (v, NULL));
     case KNOB_SINK:
       return g_strdup_printf ("sink %s", v);
     case KNOB_DATASET:
       return g_path_get_basename (v);
     case KNOB_MACHINE:
-      return g_strdup_printf ("on %s", v);
+      return g_strdup_printf (_("on %s"), v);
     case KNOB_START:
     case KNOB_OUTPUT:
     default:
@@ -327,7 +329,7 @@ setup_chart (ls_chart *chart, const sweep_data *d)
   g_autoptr (GString) sub = g_string_new (NULL);
   g_autofree char *when = ls_chart_time_text (d->started_at);
   /* What the sweep kept fixed, the dataset first; then where and when. */
-  g_string_append_printf (sub, "Sweep %" G_GINT64_FORMAT, d->id);
+  g_string_append_printf (sub, _("Sweep %lld"), (long long) d->id);
   if (d->runs->len > 0)
     {
       const sweep_run *first = d->runs->pdata[0];
@@ -344,11 +346,11 @@ setup_chart (ls_chart *chart, const sweep_data *d)
           g_string_append_printf (sub, " · %s", text);
         }
     }
-  g_string_append_printf (sub, " · on %s, %s, %s", d->hostname, d->os, when);
+  g_string_append_printf (sub, _(" · on %s, %s, %s"), d->hostname, d->os, when);
   ls_chart_set_subtitle (chart, sub->str);
 
   ls_chart_axis *x = ls_chart_axis_get (chart, LS_CHART_X);
-  ls_chart_axis_set (x, "workers (0: loading in the training process)", LS_CHART_UNIT_COUNT, LS_CHART_LINEAR);
+  ls_chart_axis_set (x, _("workers (0: loading in the training process)"), LS_CHART_UNIT_COUNT, LS_CHART_LINEAR);
   x->integer = TRUE;
   x->pad = TRUE;
 
@@ -361,35 +363,35 @@ static void
 finish_notes (ls_chart *chart, const sweep_data *d, gboolean repeated, const char *banded)
 {
   if (repeated)
-    ls_chart_add_note (chart, "Each point is the mean of the repeated runs of its configuration; the shaded band "
-                              "spans their lowest to highest %s.",
+    ls_chart_add_note (chart, _("Each point is the mean of the repeated runs of its configuration; the shaded band "
+                                "spans their lowest to highest %s."),
                        banded);
   if (d->runs->len == 0)
-    ls_chart_add_note (chart, "No run of this sweep finished, so there is nothing to plot.");
+    ls_chart_add_note (chart, _("No run of this sweep finished, so there is nothing to plot."));
   if (d->not_done > 0)
-    ls_chart_add_note (chart, "%u run%s of this sweep failed or %s interrupted and %s not shown.", d->not_done,
-                       d->not_done == 1 ? "" : "s", d->not_done == 1 ? "was" : "were",
-                       d->not_done == 1 ? "is" : "are");
+    ls_chart_add_note (chart, ngettext ("%u run of this sweep failed or was interrupted and is not shown.",
+                                 "%u runs of this sweep failed or were interrupted and are not shown.", d->not_done),
+                       d->not_done);
 }
 
 static ls_chart *
 utilization_chart (const sweep_data *d)
 {
-  ls_chart *chart = ls_chart_new ("GPU utilization and throughput vs workers");
+  ls_chart *chart = ls_chart_new (_("GPU utilization and throughput vs workers"));
   gboolean repeated = FALSE;
   guint util_points = 0, nvml_points = 0;
   setup_chart (chart, d);
 
   for (guint i = 0; i < d->groups->len; i++)
-    util_points += add_group_series (chart, d, d->groups->pdata[i], offsetof (sweep_run, util), "GPU busy (exact)",
+    util_points += add_group_series (chart, d, d->groups->pdata[i], offsetof (sweep_run, util), _("GPU busy (exact)"),
                                      LS_CHART_SOLID, LS_CHART_Y, TRUE, &repeated);
   for (guint i = 0; i < d->groups->len; i++)
-    nvml_points += add_group_series (chart, d, d->groups->pdata[i], offsetof (sweep_run, nvml), "GPU busy (NVML)",
+    nvml_points += add_group_series (chart, d, d->groups->pdata[i], offsetof (sweep_run, nvml), _("GPU busy (NVML)"),
                                      LS_CHART_DOTTED, LS_CHART_Y, FALSE, &repeated);
   /* Without any utilization (sink none), throughput takes the left axis. */
   gboolean util = util_points + nvml_points > 0;
   for (guint i = 0; i < d->groups->len; i++)
-    add_group_series (chart, d, d->groups->pdata[i], offsetof (sweep_run, throughput), "throughput", LS_CHART_DASHED,
+    add_group_series (chart, d, d->groups->pdata[i], offsetof (sweep_run, throughput), _("throughput"), LS_CHART_DASHED,
                       util ? LS_CHART_Y2 : LS_CHART_Y, !util, &repeated);
 
   ls_chart_axis *y = ls_chart_axis_get (chart, LS_CHART_Y);
@@ -399,46 +401,46 @@ utilization_chart (const sweep_data *d)
       /* No GPU figure in any run (sink none, a script on the CPU): the title
        * promises only what is drawn. */
       g_free (chart->title);
-      chart->title = g_strdup ("Throughput vs workers");
+      chart->title = g_strdup (_("Throughput vs workers"));
     }
   if (util)
     {
-      ls_chart_axis_set (y, "GPU busy", LS_CHART_UNIT_FRACTION, LS_CHART_LINEAR);
+      ls_chart_axis_set (y, _("GPU busy"), LS_CHART_UNIT_FRACTION, LS_CHART_LINEAR);
       y->min = 0;
       y->max = 1;
-      ls_chart_axis_set (y2, "throughput", LS_CHART_UNIT_SPS, LS_CHART_LINEAR);
+      ls_chart_axis_set (y2, _("throughput"), LS_CHART_UNIT_SPS, LS_CHART_LINEAR);
       y2->include_zero = TRUE;
     }
   else
     {
-      ls_chart_axis_set (y, "throughput", LS_CHART_UNIT_SPS, LS_CHART_LINEAR);
+      ls_chart_axis_set (y, _("throughput"), LS_CHART_UNIT_SPS, LS_CHART_LINEAR);
       y->include_zero = TRUE;
     }
 
   group_legend (chart, d, repeated);
   if (util_points > 0)
-    ls_chart_add_legend (chart, "GPU busy, exact (left axis)", -1, LS_CHART_LINE, LS_CHART_SOLID, TRUE, FALSE);
+    ls_chart_add_legend (chart, _("GPU busy, exact (left axis)"), -1, LS_CHART_LINE, LS_CHART_SOLID, TRUE, FALSE);
   if (nvml_points > 0)
-    ls_chart_add_legend (chart, "GPU busy, NVML (left axis)", -1, LS_CHART_LINE, LS_CHART_DOTTED, FALSE, FALSE);
-  ls_chart_add_legend (chart, util ? "throughput (right axis)" : "throughput", -1, LS_CHART_LINE, LS_CHART_DASHED,
+    ls_chart_add_legend (chart, _("GPU busy, NVML (left axis)"), -1, LS_CHART_LINE, LS_CHART_DOTTED, FALSE, FALSE);
+  ls_chart_add_legend (chart, util ? _("throughput (right axis)") : _("throughput"), -1, LS_CHART_LINE, LS_CHART_DASHED,
                        TRUE, FALSE);
 
   if (util_points > 0)
-    ls_chart_add_note (chart, "GPU busy (exact): model-step time / wall time. Throughput: samples consumed per "
-                              "second after warm-up.");
+    ls_chart_add_note (chart, _("GPU busy (exact): model-step time / wall time. Throughput: samples consumed per "
+                                "second after warm-up."));
   if (nvml_points > 0)
-    ls_chart_add_note (chart, "GPU busy (NVML): the driver's utilization, sampled through the run and averaged; it "
-                              "counts any kernel running, so it reads higher than the exact figure.");
+    ls_chart_add_note (chart, _("GPU busy (NVML): the driver's utilization, sampled through the run and averaged; it "
+                                "counts any kernel running, so it reads higher than the exact figure."));
   if (!util && d->runs->len > 0)
-    ls_chart_add_note (chart, "These runs had no GPU consumer (sink none), so there is no utilization to show.");
-  finish_notes (chart, d, repeated, util ? "GPU busy (exact)" : "throughput");
+    ls_chart_add_note (chart, _("These runs had no GPU consumer (sink none), so there is no utilization to show."));
+  finish_notes (chart, d, repeated, util ? _("GPU busy (exact)") : _("throughput"));
   return chart;
 }
 
 static ls_chart *
 wait_chart (const sweep_data *d)
 {
-  ls_chart *chart = ls_chart_new ("Batch wait vs workers");
+  ls_chart *chart = ls_chart_new (_("Batch wait vs workers"));
   gboolean repeated = FALSE;
   setup_chart (chart, d);
   static const struct {
@@ -455,15 +457,15 @@ wait_chart (const sweep_data *d)
       add_group_series (chart, d, d->groups->pdata[i], lines[k].metric, lines[k].what, lines[k].dash, LS_CHART_Y,
                         k == 0, &repeated);
   ls_chart_axis *y = ls_chart_axis_get (chart, LS_CHART_Y);
-  ls_chart_axis_set (y, "batch wait", LS_CHART_UNIT_MS, LS_CHART_LINEAR);
+  ls_chart_axis_set (y, _("batch wait"), LS_CHART_UNIT_MS, LS_CHART_LINEAR);
   y->include_zero = TRUE;
 
   group_legend (chart, d, repeated);
-  ls_chart_add_legend (chart, "p50 (median)", -1, LS_CHART_LINE, LS_CHART_SOLID, TRUE, FALSE);
-  ls_chart_add_legend (chart, "p95", -1, LS_CHART_LINE, LS_CHART_DASHED, TRUE, FALSE);
-  ls_chart_add_legend (chart, "p99", -1, LS_CHART_LINE, LS_CHART_DOTTED, FALSE, FALSE);
-  ls_chart_add_note (chart, "Batch wait: how long the training loop blocked for its next batch (the data stall), "
-                            "per batch after warm-up.");
+  ls_chart_add_legend (chart, _("p50 (median)"), -1, LS_CHART_LINE, LS_CHART_SOLID, TRUE, FALSE);
+  ls_chart_add_legend (chart, _("p95"), -1, LS_CHART_LINE, LS_CHART_DASHED, TRUE, FALSE);
+  ls_chart_add_legend (chart, _("p99"), -1, LS_CHART_LINE, LS_CHART_DOTTED, FALSE, FALSE);
+  ls_chart_add_note (chart, _("Batch wait: how long the training loop blocked for its next batch (the data stall), "
+                              "per batch after warm-up."));
   finish_notes (chart, d, repeated, "p50");
   return chart;
 }
@@ -481,25 +483,25 @@ memory_chart (const sweep_data *d)
           pss |= !r->memory_is_private;
         }
     }
-  const char *what = pss && private_bytes ? "peak memory (PSS; Windows: private bytes)"
-                     : private_bytes       ? "peak private bytes"
-                                           : "peak PSS";
-  ls_chart *chart = ls_chart_new ("Peak memory vs workers");
+  const char *what = pss && private_bytes ? _("peak memory (PSS; Windows: private bytes)")
+                     : private_bytes       ? _("peak private bytes")
+                                           : _("peak PSS");
+  ls_chart *chart = ls_chart_new (_("Peak memory vs workers"));
   setup_chart (chart, d);
   for (guint i = 0; i < d->groups->len; i++)
-    add_group_series (chart, d, d->groups->pdata[i], offsetof (sweep_run, memory), "memory", LS_CHART_SOLID, LS_CHART_Y,
+    add_group_series (chart, d, d->groups->pdata[i], offsetof (sweep_run, memory), _("memory"), LS_CHART_SOLID, LS_CHART_Y,
                       TRUE, &repeated);
   ls_chart_axis *y = ls_chart_axis_get (chart, LS_CHART_Y);
   ls_chart_axis_set (y, what, LS_CHART_UNIT_BYTES, LS_CHART_LINEAR);
   y->include_zero = TRUE;
   group_legend (chart, d, repeated);
   if (pss)
-    ls_chart_add_note (chart, "PSS: the runner and its workers together, pages they share split between them "
-                              "(the shared batch arena included); the peak of samples taken ten times a second.");
+    ls_chart_add_note (chart, _("PSS: the runner and its workers together, pages they share split between them "
+                                "(the shared batch arena included); the peak of samples taken ten times a second."));
   if (private_bytes)
-    ls_chart_add_note (chart, "Private bytes (Windows): memory committed by the runner and its workers alone, "
-                              "summed; the peak of samples taken ten times a second.");
-  finish_notes (chart, d, repeated, "peak");
+    ls_chart_add_note (chart, _("Private bytes (Windows): memory committed by the runner and its workers alone, "
+                                "summed; the peak of samples taken ten times a second."));
+  finish_notes (chart, d, repeated, _("peak"));
   return chart;
 }
 
@@ -508,18 +510,18 @@ memory_chart (const sweep_data *d)
 static ls_chart *
 stages_chart (const sweep_data *d)
 {
-  ls_chart *chart = ls_chart_new ("Where a batch's build time goes, per configuration");
+  ls_chart *chart = ls_chart_new (_("Where a batch's build time goes, per configuration"));
   setup_chart (chart, d);
   ls_chart_axis *x = ls_chart_axis_get (chart, LS_CHART_X);
-  ls_chart_axis_set (x, "configuration", LS_CHART_UNIT_CATEGORY, LS_CHART_LINEAR);
+  ls_chart_axis_set (x, _("configuration"), LS_CHART_UNIT_CATEGORY, LS_CHART_LINEAR);
   ls_chart_axis *y = ls_chart_axis_get (chart, LS_CHART_Y);
-  ls_chart_axis_set (y, "time per batch", LS_CHART_UNIT_MS, LS_CHART_LINEAR);
+  ls_chart_axis_set (y, _("time per batch"), LS_CHART_UNIT_MS, LS_CHART_LINEAR);
   y->include_zero = TRUE;
 
   ls_chart_series *series[N_STAGES];
   for (int k = 0; k < N_STAGES; k++)
     {
-      series[k] = ls_chart_add_series (chart, stage_labels[k], LS_CHART_BARS, k, LS_CHART_Y);
+      series[k] = ls_chart_add_series (chart, _(stage_labels[k]), LS_CHART_BARS, k, LS_CHART_Y);
       series[k]->stacked = TRUE;
       series[k]->in_legend = TRUE;
       series[k]->value_labels = k == N_STAGES - 1;
@@ -534,11 +536,11 @@ stages_chart (const sweep_data *d)
   ls_chart_series *script_series[N_SCRIPT_STAGES] = { NULL };
   for (int k = 0; any_script_stages && k < N_SCRIPT_STAGES; k++)
     {
-      script_series[k] = ls_chart_add_series (chart, script_stage_labels[k], LS_CHART_BARS, N_STAGES + k, LS_CHART_Y);
+      script_series[k] = ls_chart_add_series (chart, _(script_stage_labels[k]), LS_CHART_BARS, N_STAGES + k, LS_CHART_Y);
       script_series[k]->stacked = TRUE;
       script_series[k]->value_labels = k == N_SCRIPT_STAGES - 1;
     }
-  ls_chart_series *wait = ls_chart_add_series (chart, "batch wait p50 (the consumer's stall)", LS_CHART_SCATTER, -1,
+  ls_chart_series *wait = ls_chart_add_series (chart, _("batch wait p50 (the consumer's stall)"), LS_CHART_SCATTER, -1,
                                                LS_CHART_Y);
   wait->in_legend = TRUE;
 
@@ -597,7 +599,7 @@ stages_chart (const sweep_data *d)
           if (runs == 0 && script_runs == 0)
             continue;
           repeated |= runs > 1 || script_runs > 1;
-          g_autofree char *label = g_strdup_printf ("%" G_GINT64_FORMAT " w, %s", w, g->label);
+          g_autofree char *label = g_strdup_printf (_("%lld w, %s"), (long long) w, g->label);
           ls_chart_axis_add_category (x, label);
           double total = 0;
           /* a configuration is a script's or the loader's: one kind of bar */
@@ -626,30 +628,36 @@ stages_chart (const sweep_data *d)
   for (int k = 0; any_script_stages && k < N_SCRIPT_STAGES; k++)
     script_series[k]->in_legend = script_bars > 0;
   if (script_bars > 0)
-    ls_chart_add_note (chart, "A PyTorch script's bar: per batch, the sampler's indices, the Dataset's __getitem__ "
-                              "over its samples and collate_fn (timed in the process that built it, a worker or the "
-                              "training process), the hand-off to the training process (queue, unpickling) and a "
-                              "worker's gap between two batches (none with 0 workers), as the probe timed them "
-                              "inside the script's DataLoader.");
+    ls_chart_add_note (chart, _("A PyTorch script's bar: per batch, the sampler's indices, the Dataset's __getitem__ "
+                                "over its samples and collate_fn (timed in the process that built it, a worker or the "
+                                "training process), the hand-off to the training process (queue, unpickling) and a "
+                                "worker's gap between two batches (none with 0 workers), as the probe timed them "
+                                "inside the script's DataLoader."));
   if (loader_bars > 0)
     {
-      ls_chart_add_note (chart, "Each bar: one batch's samples read, decoded, transformed and written into the shared "
-                                "arena, summed over its samples (one worker's time on it, or the training process's "
-                                "with 0 workers), and the time its workers waited for its task; mean per batch after "
-                                "warm-up.");
+      ls_chart_add_note (chart, _("Each bar: one batch's samples read, decoded, transformed and written into the shared "
+                                  "arena, summed over its samples (one worker's time on it, or the training process's "
+                                  "with 0 workers), and the time its workers waited for its task; mean per batch after "
+                                  "warm-up."));
     }
   if (n > 0)
-    ls_chart_add_note (chart, "N workers build N batches at once, so a batch arrives about every bar / N; the dot is "
-                              "how long the training loop waited for it.");
+    ls_chart_add_note (chart, _("N workers build N batches at once, so a batch arrives about every bar / N; the dot is "
+                                "how long the training loop waited for it."));
   if (scripts > 0)
-    ls_chart_add_note (chart, "%u run%s of a PyTorch script (--target pytorch) %s no bars: the probe did not time "
-                              "its DataLoader's stages (a run recorded before it could).",
-                       scripts, scripts == 1 ? "" : "s", scripts == 1 ? "has" : "have");
+    ls_chart_add_note (chart, ngettext ("%u run of a PyTorch script (--target pytorch) has no bars: the probe did not "
+                                 "time its DataLoader's stages (a run recorded before it could).",
+                                 "%u runs of a PyTorch script (--target pytorch) have no bars: the probe did not "
+                                 "time their DataLoader's stages (runs recorded before it could).",
+                                 scripts),
+                       scripts);
   if (repeated)
-    ls_chart_add_note (chart, "Repeated runs of a configuration are averaged.");
+    ls_chart_add_note (chart, _("Repeated runs of a configuration are averaged."));
   if (missing > 0)
-    ls_chart_add_note (chart, "%u run%s recorded before stage timing (store schema 4) %s no breakdown and %s left out.",
-                       missing, missing == 1 ? "" : "s", missing == 1 ? "has" : "have", missing == 1 ? "is" : "are");
+    ls_chart_add_note (chart, ngettext ("%u run recorded before stage timing (store schema 4) has no breakdown and is left out.",
+                                 "%u runs recorded before stage timing (store schema 4) have no breakdown and are left "
+                                 "out.",
+                                 missing),
+                       missing);
   finish_notes (chart, d, FALSE, "");
   return chart;
 }
@@ -672,7 +680,7 @@ ls_chart_sweep_with (ls_store *store, gint64 sweep_id, const char *name, ls_char
   if (!build)
     {
       g_set_error (error, LS_CHART_ERROR, LS_CHART_ERROR_UNKNOWN,
-                   "no sweep chart called '%s' (utilization, wait, memory or stages)", name);
+                   _("no sweep chart called '%s' (utilization, wait, memory or stages)"), name);
       return NULL;
     }
   sweep_data d;

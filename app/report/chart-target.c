@@ -3,6 +3,7 @@
  * every done run in the store (chart-store.h). The gap between the lines
  * at a worker count is what a C loader would gain there. */
 #include "app/report/chart-store.h"
+#include "app/core/i18n.h"
 #include "app/store/store-named.h"
 #include "app/store/store-query.h"
 
@@ -87,10 +88,10 @@ ls_chart_target (ls_store *store, GError **error)
       const char *format = ls_store_rows_get_text (st, 0), *dataset = ls_store_rows_get_text (st, 1);
       gboolean script = g_strcmp0 (format, "pytorch") == 0;
       g_autofree char *label
-          = script ? g_strdup_printf ("your PyTorch script: %s, batch %" G_GINT64_FORMAT, base_name (dataset),
-                                      ls_store_rows_get_int (st, 2))
-                   : g_strdup_printf ("Loadscope's loader: %s (%s), batch %" G_GINT64_FORMAT, base_name (dataset),
-                                      format, ls_store_rows_get_int (st, 2));
+          = script ? g_strdup_printf (_("your PyTorch script: %s, batch %lld"), base_name (dataset),
+                                      (long long) ls_store_rows_get_int (st, 2))
+                   : g_strdup_printf (_("Loadscope's loader: %s (%s), batch %lld"), base_name (dataset),
+                                      format, (long long) ls_store_rows_get_int (st, 2));
       line *l = g_hash_table_lookup (lines, label);
       if (!l)
         {
@@ -119,15 +120,15 @@ ls_chart_target (ls_store *store, GError **error)
       return NULL;
     }
 
-  ls_chart *chart = ls_chart_new ("Loadscope's loader vs your PyTorch pipeline: throughput by workers");
-  ls_chart_set_subtitle (chart, "Every finished run in the store, one line per target, dataset and batch size; "
-                                "repeats as their mean with a min–max band");
+  ls_chart *chart = ls_chart_new (_("Loadscope's loader vs your PyTorch pipeline: throughput by workers"));
+  ls_chart_set_subtitle (chart, _("Every finished run in the store, one line per target, dataset and batch size; "
+                                  "repeats as their mean with a min–max band"));
   ls_chart_axis *x = ls_chart_axis_get (chart, LS_CHART_X);
-  ls_chart_axis_set (x, "workers", LS_CHART_UNIT_COUNT, LS_CHART_LINEAR);
+  ls_chart_axis_set (x, _("workers"), LS_CHART_UNIT_COUNT, LS_CHART_LINEAR);
   x->integer = TRUE;
   x->pad = TRUE;
   ls_chart_axis *y = ls_chart_axis_get (chart, LS_CHART_Y);
-  ls_chart_axis_set (y, "throughput", LS_CHART_UNIT_SPS, LS_CHART_LINEAR);
+  ls_chart_axis_set (y, _("throughput"), LS_CHART_UNIT_SPS, LS_CHART_LINEAR);
   y->include_zero = TRUE;
 
   double best[2] = { 0, 0 }, best_workers[2] = { 0, 0 };
@@ -146,17 +147,17 @@ ls_chart_target (ls_store *store, GError **error)
     }
   if (best[0] > 0 && best[1] > 0)
     ls_chart_add_note (chart,
-                       "Best: Loadscope's loader %.0f img/s (%.0f workers), the script %.0f img/s (%.0f workers): "
-                       "the loader is %.2f× the script's pipeline; the gap at a worker count is what a C loader "
-                       "would gain there.",
+                       _("Best: Loadscope's loader %.0f img/s (%.0f workers), the script %.0f img/s (%.0f "
+                         "workers): the loader is %.2f× the script's pipeline; the gap at a worker count is what a "
+                         "C loader would gain there."),
                        best[0], best_workers[0], best[1], best_workers[1], best[0] / best[1]);
   else if (best[1] == 0)
-    ls_chart_add_note (chart, "No finished run of a PyTorch script is in the store yet: "
-                              "loadscope sweep --target pytorch --script train.py --workers 0,1,2,4 records one.");
+    ls_chart_add_note (chart, _("No finished run of a PyTorch script is in the store yet: "
+                                "loadscope sweep --target pytorch --script train.py --workers 0,1,2,4 records one."));
   else
-    ls_chart_add_note (chart, "No finished run of Loadscope's loader is in the store yet: "
-                              "loadscope sweep --dataset IMAGES --workers 0,1,2,4 records one.");
-  ls_chart_add_note (chart, "The script's runs include its own step between batches (its model, on its device); "
-                            "Loadscope's include --model-ms. Compare runs over the same images and batch size.");
+    ls_chart_add_note (chart, _("No finished run of Loadscope's loader is in the store yet: "
+                                "loadscope sweep --dataset IMAGES --workers 0,1,2,4 records one."));
+  ls_chart_add_note (chart, _("The script's runs include its own step between batches (its model, on its device); "
+                              "Loadscope's include --model-ms. Compare runs over the same images and batch size."));
   return chart;
 }

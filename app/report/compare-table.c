@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "app/core/i18n.h"
 #include "app/chart/chart-axis.h"
 #include "app/core/summary-keys.h"
 #include "app/store/store-query.h"
@@ -20,7 +21,7 @@ ls_compare_change_text (const ls_compare_row *row, guint r)
   if (row->kind != LS_COMPARE_FIGURE || r == 0 || r >= row->cells->len || isnan (row->delta[r]))
     return NULL;
   return g_strdup_printf ("%+.1f %%%s", row->delta[r],
-                          row->better[r] > 0 ? ", better" : row->better[r] < 0 ? ", worse" : "");
+                          row->better[r] > 0 ? _(", better") : row->better[r] < 0 ? _(", worse") : "");
 }
 
 /* A figure as the charts show it: the chart's unit and decimals. */
@@ -38,7 +39,7 @@ figure_cell (JsonObject *run, const ls_run_figure *fig)
     return ls_chart_format_value (LS_CHART_UNIT_FRACTION, v);
   if (strcmp (fig->unit, "MB") == 0)
     return ls_chart_format_value (LS_CHART_UNIT_BYTES, v);
-  return g_strdup_printf ("%.*f %s", fig->decimals, v * fig->scale, fig->unit);
+  return g_strdup_printf ("%.*f %s", fig->decimals, v * fig->scale, _(fig->unit));
 }
 
 gboolean
@@ -116,7 +117,7 @@ ls_compare_table_new (GPtrArray *runs)
   for (guint f = 0; f < ls_n_run_figures; f++)
     {
       const ls_run_figure *fig = &ls_run_figures[f];
-      ls_compare_row *row = row_new (LS_COMPARE_FIGURE, fig->column, g_strdup (fig->label), runs->len);
+      ls_compare_row *row = row_new (LS_COMPARE_FIGURE, fig->column, g_strdup (_(fig->label)), runs->len);
       row->delta = g_new (double, runs->len);
       row->better = g_new0 (int, runs->len);
       int sign = ls_compare_higher_is_better (fig->column) ? 1 : -1;
@@ -135,7 +136,7 @@ ls_compare_table_new (GPtrArray *runs)
       const ls_run_knob *knob = &ls_run_knobs[k];
       if (knob->script && !any_has (runs, knob->column))
         continue; /* ranks and threads: the loader's runs have none */
-      ls_compare_row *row = row_new (LS_COMPARE_KNOB, knob->column, g_strdup (knob->label), runs->len);
+      ls_compare_row *row = row_new (LS_COMPARE_KNOB, knob->column, g_strdup (_(knob->label)), runs->len);
       row->differs = knob_differs (runs, knob->column);
       for (guint r = 0; r < runs->len; r++)
         g_ptr_array_add (row->cells, ls_run_knob_text (runs->pdata[r], knob));

@@ -3,6 +3,7 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
+#include "app/core/i18n.h"
 #include "app/chart/chart-export.h"
 #include "app/file/file-replace.h"
 #include "app/report/sweep-charts.h"
@@ -49,7 +50,7 @@ export_charts (ls_store *store, GArray *ids, const char *path, const char *forma
   if (sweep <= 0)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "%s: charts are drawn for a sweep: choose a run that belongs to one", path);
+                   _("%s: charts are drawn for a sweep: choose a run that belongs to one"), path);
       return FALSE;
     }
   g_autoptr (GPtrArray) charts = ls_sweep_charts (store, sweep, error);
@@ -68,14 +69,14 @@ ls_export_by_extension (ls_store *store, GArray *ids, const char *path, gboolean
     {
     case LS_EXPORT_UNKNOWN:
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "%s: name the file " LS_EXPORT_EXTENSIONS_TEXT " to choose the format", path);
+                   _("%s: name the file %s to choose the format"), path, LS_EXPORT_EXTENSIONS_TEXT);
       return FALSE;
     case LS_EXPORT_SQLITE:
       /* A bundle is never written over another (the window's chooser
        * asked about CSV and JSON; a store is not replaced by a click). */
       if (g_file_test (path, G_FILE_TEST_EXISTS))
         {
-          g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_OPEN, "%s: already exists", path);
+          g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_OPEN, _("%s: already exists"), path);
           return FALSE;
         }
       return ls_export_sqlite_replacing (store, ids, path, error);

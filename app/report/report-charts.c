@@ -2,6 +2,7 @@
  * png|svg` and the window: a sweep's headline charts (a series per machine
  * when several ran it), one run's timeline, memory, stages and lanes, and for a
  * selection of runs the headline charts of the sweeps they belong to. */
+#include "app/core/i18n.h"
 #include "app/report/report-data.h"
 
 #include <string.h>
@@ -20,7 +21,7 @@ add_chart (ls_report *report, ls_chart *chart, const char *name, GError *error)
       g_ptr_array_add (report->chart_names, g_strdup (name));
     }
   else
-    g_ptr_array_add (report->notes, g_strdup_printf ("chart %s left out: %s", name, error ? error->message : "?"));
+    g_ptr_array_add (report->notes, g_strdup_printf (_("chart %s left out: %s"), name, error ? error->message : "?"));
 }
 
 static void
@@ -88,14 +89,19 @@ ls_report_add_charts (ls_report *report, ls_store *store)
       for (guint k = 0; k < sweeps->len; k++)
         add_sweep_charts (report, store, g_array_index (sweeps, gint64, k));
       if (sweeps->len > 0 && report->sweep_id <= 0)
-        g_ptr_array_add (report->notes, g_strdup ("the sweep charts show every run of their sweep, also runs not "
-                                                  "chosen for this report"));
+        g_ptr_array_add (report->notes, g_strdup (_("the sweep charts show every run of their sweep, also runs not "
+                                                    "chosen for this report")));
       if (more > 0)
-        g_ptr_array_add (report->notes, g_strdup_printf ("the charts of %u more sweep%s are left out (the first %d "
-                                                         "are drawn)", more, more == 1 ? "" : "s", MAX_SWEEPS));
+        g_ptr_array_add (report->notes,
+                         g_strdup_printf (ngettext ("the charts of %u more sweep are left out (the first %d are drawn)",
+                                                    "the charts of %u more sweeps are left out (the first %d are drawn)",
+                                                    more),
+                                          more, MAX_SWEEPS));
       if (loose > 0)
-        g_ptr_array_add (report->notes, g_strdup_printf ("%u run%s outside any sweep: in the table, without charts",
-                                                         loose, loose == 1 ? "" : "s"));
+        g_ptr_array_add (report->notes,
+                         g_strdup_printf (ngettext ("%u run outside any sweep: in the table, without charts",
+                                                    "%u runs outside any sweep: in the table, without charts", loose),
+                                          loose));
     }
   /* Worker start cost per platform: what several systems are compared for. */
   if (report->machines->len > 1)
@@ -103,6 +109,6 @@ ls_report_add_charts (ls_report *report, ls_store *store)
       g_autoptr (GError) error = NULL;
       ls_chart *chart = ls_chart_start_cost (store, &error);
       add_chart (report, chart, "start-cost", error);
-      g_ptr_array_add (report->notes, g_strdup ("the start-cost chart covers every run in the store"));
+      g_ptr_array_add (report->notes, g_strdup (_("the start-cost chart covers every run in the store")));
     }
 }

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "app/core/i18n.h"
 #include "app/core/summary-keys.h"
 #include "app/store/store-query.h"
 
@@ -175,7 +176,7 @@ select_ids (ls_store *store, const ls_report_selection *sel, gint64 *sweep_id, g
       g_autoptr (GArray) ids = ls_store_select_runs (store, NULL, sel->sweep, error);
       if (ids && ids->len == 0)
         {
-          g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_NOT_FOUND, "sweep %s in %s has no runs", sel->sweep,
+          g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_NOT_FOUND, _("sweep %s in %s has no runs"), sel->sweep,
                        ls_store_path (store));
           return NULL;
         }
@@ -209,7 +210,7 @@ select_ids (ls_store *store, const ls_report_selection *sel, gint64 *sweep_id, g
         }
       if (ids->len == 0)
         {
-          g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_NOT_FOUND, "--runs '%s': name at least one run",
+          g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_NOT_FOUND, _("--runs '%s': name at least one run"),
                        sel->runs);
           return NULL;
         }
@@ -226,7 +227,7 @@ select_ids (ls_store *store, const ls_report_selection *sel, gint64 *sweep_id, g
   ids = ls_store_select_runs (store, NULL, NULL, error);
   if (ids && ids->len == 0)
     {
-      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_NOT_FOUND, "%s: no runs recorded yet: nothing to report",
+      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_NOT_FOUND, _("%s: no runs recorded yet: nothing to report"),
                    ls_store_path (store));
       return NULL;
     }
@@ -237,20 +238,20 @@ static char *
 title_for (const ls_report_selection *sel, gint64 sweep_id, gint64 run_id, GArray *ids)
 {
   if (sweep_id > 0)
-    return g_strdup_printf ("sweep %" G_GINT64_FORMAT, sweep_id);
+    return g_strdup_printf (_("sweep %lld"), (long long) sweep_id);
   if (run_id > 0)
-    return g_strdup_printf ("run %" G_GINT64_FORMAT, run_id);
+    return g_strdup_printf (_("run %lld"), (long long) run_id);
   if (sel->all)
-    return g_strdup ("all runs");
+    return g_strdup (_("all runs"));
   if (ids->len == 1)
-    return g_strdup_printf ("run %" G_GINT64_FORMAT, g_array_index (ids, gint64, 0));
-  GString *s = g_string_new ("runs ");
+    return g_strdup_printf (_("run %lld"), (long long) g_array_index (ids, gint64, 0));
+  GString *s = g_string_new (_("runs "));
   guint shown = MIN (ids->len, 8);
   for (guint i = 0; i < shown; i++)
-    g_string_append_printf (s, "%s%" G_GINT64_FORMAT, i == 0 ? "" : i + 1 == ids->len ? " and " : ", ",
+    g_string_append_printf (s, "%s%" G_GINT64_FORMAT, i == 0 ? "" : i + 1 == ids->len ? _(" and ") : _(", "),
                             g_array_index (ids, gint64, i));
   if (shown < ids->len)
-    g_string_append_printf (s, " and %u more", ids->len - shown);
+    g_string_append_printf (s, _(" and %u more"), ids->len - shown);
   return g_string_free (s, FALSE);
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "app/chart/chart-export.h"
+#include "app/core/i18n.h"
 #include "app/report/report-escape.h"
 #include "app/store/store-query.h"
 
@@ -136,7 +137,7 @@ put_svg (GString *out, ls_chart *chart, const char *prefix, const char *glyphs, 
   const char *svg = strstr ((const char *) bytes->data, "<svg");
   if (!svg)
     {
-      g_set_error (error, LS_CHART_ERROR, LS_CHART_ERROR_DRAW, "%s: cairo wrote no <svg> element", chart->title);
+      g_set_error (error, LS_CHART_ERROR, LS_CHART_ERROR_DRAW, _("%s: cairo wrote no <svg> element"), chart->title);
       return FALSE;
     }
   static const char *const refs[] = { "id=\"", "href=\"#", "url(#" };
@@ -190,36 +191,52 @@ put_verdict (GString *out, const ls_report *report, const ls_report_verdict *v)
   const ls_verdict *verdict = &v->verdict;
   if (report->verdicts->len > 1)
     {
-      g_string_append (out, "<h3>On ");
+      /* untranslated: markup */
+      g_string_append_printf (out, "<h3>%s ",
+                              _("On"));
       put (out, v->machine->hostname, LS_REPORT_TEXT_MAX);
+      /* untranslated: markup */
       g_string_append (out, " <span class=\"muted\">(");
       put (out, v->machine->platform, LS_REPORT_TEXT_MAX);
-      g_string_append_printf (out, ", %u run%s)</span></h3>\n", json_array_get_length (v->summaries),
-                              json_array_get_length (v->summaries) == 1 ? "" : "s");
+      g_string_append_printf (out, ngettext (", %u run)</span></h3>\n", ", %u runs)</span></h3>\n",
+                                             json_array_get_length (v->summaries)),
+                              json_array_get_length (v->summaries));
     }
   if (verdict->recommendation)
     {
-      g_string_append (out, "<p><strong>Recommendation:</strong> ");
+      /* untranslated: markup */
+      g_string_append_printf (out, "<p><strong>%s</strong> ",
+                              _("Recommendation:"));
       put_sentence (out, verdict->recommendation);
       if (verdict->index >= 0)
         {
           guint r = g_array_index (v->run_index, guint, (guint) verdict->index);
-          g_string_append_printf (out, " <span class=\"muted\">(run %" G_GINT64_FORMAT ", ★ in the table)</span>",
-                                  json_object_get_int_member_with_default (report->runs->pdata[r], "id", 0));
+          /* the same words as the Markdown report's */
+          g_autofree char *which
+              = g_strdup_printf (_(" (run %lld, ★ in the table)"),
+                                 (long long) json_object_get_int_member_with_default (report->runs->pdata[r], "id", 0));
+          /* untranslated: markup */
+          g_string_append (out, " <span class=\"muted\">");
+          put (out, which, LS_REPORT_TEXT_MAX);
+          g_string_append (out, "</span>");
         }
       g_string_append (out, "</p>\n");
     }
   if (verdict->dataloader)
     {
+      /* untranslated: markup */
       g_string_append (out, "<pre class=\"dataloader\"><code>");
       put_sentence (out, verdict->dataloader);
       g_string_append (out, "</code></pre>\n");
     }
-  g_string_append (out, "<p class=\"headline\">Verdict: ");
-  put_sentence (out, verdict->headline ? verdict->headline : "none");
+  /* untranslated: markup */
+  g_string_append_printf (out, "<p class=\"headline\">%s ",
+                          _("Verdict:"));
+  put_sentence (out, verdict->headline ? verdict->headline : _("none"));
   g_string_append (out, "</p>\n");
   if (verdict->findings->len)
     {
+      /* untranslated: markup */
       g_string_append (out, "<ul class=\"findings\">\n");
       for (guint i = 0; i < verdict->findings->len; i++)
         {
@@ -231,6 +248,7 @@ put_verdict (GString *out, const ls_report *report, const ls_report_verdict *v)
     }
   if (verdict->warnings->len)
     {
+      /* untranslated: markup */
       g_string_append (out, "<ul class=\"warn\">\n");
       for (guint i = 0; i < verdict->warnings->len; i++)
         {
@@ -242,7 +260,9 @@ put_verdict (GString *out, const ls_report *report, const ls_report_verdict *v)
     }
   if (verdict->suggested)
     {
-      g_string_append (out, "<p>With the knobs the findings name:</p>\n<pre class=\"dataloader\"><code>");
+      /* untranslated: markup */
+      g_string_append_printf (out, "<p>%s</p>\n<pre class=\"dataloader\"><code>",
+                              _("With the knobs the findings name:"));
       put_sentence (out, verdict->suggested);
       g_string_append (out, "</code></pre>\n");
     }
@@ -252,15 +272,19 @@ static void
 put_number_cell (GString *out, double v, int decimals, const char *unit_suffix)
 {
   if (!isfinite (v))
+    /* untranslated: markup */
     g_string_append (out, "<td class=\"n\">-</td>");
   else
+    /* untranslated: markup */
     g_string_append_printf (out, "<td class=\"n\" data-v=\"%.6g\">%.*f%s</td>", v, decimals, v, unit_suffix);
 }
 
 static void
 put_side_by_side (GString *out, const ls_report *report)
 {
-  g_string_append (out, "<section id=\"side-by-side\">\n<h2>Machines side by side</h2>\n<ul class=\"differences\">\n");
+  /* untranslated: markup */
+  g_string_append_printf (out, "<section id=\"side-by-side\">\n<h2>%s</h2>\n<ul class=\"differences\">\n",
+                          _("Machines side by side"));
   for (guint i = 0; i < report->differences->len; i++)
     {
       g_string_append (out, "<li>");
@@ -270,15 +294,23 @@ put_side_by_side (GString *out, const ls_report *report)
   g_string_append (out, "</ul>\n");
   if (report->start_groups->len)
     {
-      g_string_append (out, "<h3>Worker start-up by platform and start method</h3>\n<div class=\"table-wrap\"><table>"
-                            "<thead><tr><th>platform, start</th><th class=\"n\">runs</th><th class=\"n\">worker "
-                            "starts</th><th class=\"n\">start-up p50 (ms)</th><th class=\"n\">start-up max (ms)</th>"
-                            "<th class=\"n\">first batch p50 (ms)</th></tr></thead><tbody>\n");
+      /* untranslated: markup */
+      g_string_append_printf (out, "<h3>%s</h3>\n<div class=\"table-wrap\"><table><thead><tr><th>%s</th><th class=\"n\">"
+                                   "%s</th><th class=\"n\">%s</th><th class=\"n\">%s</th><th class=\"n\">%s</th>"
+                                   "<th class=\"n\">%s</th></tr></thead><tbody>\n",
+                              _("Worker start-up by platform and start method"),
+                              _("platform, start"),
+                              _("runs"),
+                              _("worker starts"),
+                              _("start-up p50 (ms)"),
+                              _("start-up max (ms)"),
+                              _("first batch p50 (ms)"));
       for (guint i = 0; i < report->start_groups->len; i++)
         {
           const ls_report_start_group *g = report->start_groups->pdata[i];
           g_string_append (out, "<tr><td>");
           put (out, g->label, LS_REPORT_TEXT_MAX);
+          /* untranslated: markup */
           g_string_append_printf (out, "</td><td class=\"n\">%u</td><td class=\"n\">%u</td>", g->n_runs,
                                   g->n_workers);
           put_number_cell (out, g->startup_p50_ms, 1, "");
@@ -290,10 +322,17 @@ put_side_by_side (GString *out, const ls_report *report)
     }
   if (report->same_knobs->len)
     {
-      g_string_append (out, "<h3>Throughput and memory at the same knobs</h3>\n<div class=\"table-wrap\"><table>"
-                            "<thead><tr><th>knobs</th><th>machine</th><th>start</th><th class=\"n\">runs</th>"
-                            "<th class=\"n\">throughput (samples/s)</th><th class=\"n\">peak memory (MB)</th>"
-                            "</tr></thead><tbody>\n");
+      /* untranslated: markup */
+      g_string_append_printf (out, "<h3>%s</h3>\n<div class=\"table-wrap\"><table><thead><tr><th>%s</th><th>%s</th><th>"
+                                   "%s</th><th class=\"n\">%s</th><th class=\"n\">%s</th><th class=\"n\">%s</th></tr>"
+                                   "</thead><tbody>\n",
+                              _("Throughput and memory at the same knobs"),
+                              _("knobs"),
+                              _("machine"),
+                              _("start"),
+                              _("runs"),
+                              _("throughput (samples/s)"),
+                              _("peak memory (MB)"));
       for (guint i = 0; i < report->same_knobs->len; i++)
         {
           const ls_report_same_knobs *same = report->same_knobs->pdata[i];
@@ -303,24 +342,28 @@ put_side_by_side (GString *out, const ls_report *report)
               g_string_append (out, "<tr>");
               if (c == 0)
                 {
+                  /* untranslated: markup */
                   g_string_append_printf (out, "<td rowspan=\"%u\">", same->cells->len);
                   put (out, same->knobs, LS_REPORT_TEXT_MAX);
                   g_string_append (out, "</td>");
                 }
               g_string_append (out, "<td>");
               put (out, cell->machine->hostname, LS_REPORT_TEXT_MAX);
+              /* untranslated: markup */
               g_string_append (out, " <span class=\"muted\">");
               put (out, cell->machine->platform, LS_REPORT_TEXT_MAX);
               g_string_append (out, "</span></td><td>");
               put (out, cell->start, LS_REPORT_TEXT_MAX);
+              /* untranslated: markup */
               g_string_append_printf (out, "</td><td class=\"n\">%u</td>", cell->n_runs);
               put_number_cell (out, cell->throughput_sps, 0, "");
               put_number_cell (out, cell->memory_bytes / 1e6, 1, "");
               g_string_append (out, "</tr>\n");
             }
         }
-      g_string_append (out, "</tbody></table>\n<p class=\"muted\">Peak memory: PSS of the runner and its workers; "
-                            "private bytes on Windows.</p></div>\n");
+      /* untranslated: markup */
+      g_string_append_printf (out, "</tbody></table>\n<p class=\"muted\">%s</p></div>\n",
+                              _("Peak memory: PSS of the runner and its workers; private bytes on Windows."));
     }
   g_string_append (out, "</section>\n");
 }
@@ -330,17 +373,22 @@ put_charts (GString *out, const ls_report *report, GError **error)
 {
   if (report->charts->len == 0)
     return TRUE;
-  g_string_append (out, "<section id=\"charts\">\n<h2>Charts</h2>\n");
+  /* untranslated: markup */
+  g_string_append_printf (out, "<section id=\"charts\">\n<h2>%s</h2>\n",
+                          _("Charts"));
   for (guint i = 0; i < report->charts->len; i++)
     {
       ls_chart *chart = report->charts->pdata[i];
+      /* untranslated: markup */
       g_string_append (out, "<figure role=\"img\" aria-label=\"");
       put (out, chart->title, SENTENCE_MAX);
+      /* untranslated: markup */
       g_string_append (out, "\">\n<div class=\"chart-light\">");
       g_autofree char *light = g_strdup_printf ("c%u-", i);
       g_autofree char *dark = g_strdup_printf ("c%ud-", i);
       if (!put_svg (out, chart, light, NULL, FALSE, error))
         return FALSE;
+      /* untranslated: markup */
       g_string_append (out, "</div>\n<div class=\"chart-dark\">");
       if (!put_svg (out, chart, dark, light, TRUE, error))
         return FALSE;
@@ -356,14 +404,21 @@ put_runs (GString *out, const ls_report *report)
   const ls_compare_table *table = report->table;
   guint n_runs = report->runs->len;
   gboolean all_simulated = ls_report_all_simulated (report);
-  g_string_append_printf (out, "<section id=\"runs\">\n<h2>The runs (%u)</h2>\n", n_runs);
+  g_autofree char *runs_heading = g_strdup_printf (_("The runs (%u)"), n_runs);
+  /* untranslated: markup */
+  g_string_append (out, "<section id=\"runs\">\n<h2>");
+  put (out, runs_heading, LS_REPORT_TEXT_MAX);
+  g_string_append (out, "</h2>\n");
   /* The knobs every run shares, once; the table holds the ones that differ. */
-  g_string_append (out, "<p>Same in every run:</p>\n<ul class=\"same\">\n");
+  /* untranslated: markup */
+  g_string_append_printf (out, "<p>%s</p>\n<ul class=\"same\">\n",
+                          _("Same in every run:"));
   for (guint i = 0; i < table->rows->len; i++)
     {
       const ls_compare_row *row = table->rows->pdata[i];
       if (row->kind != LS_COMPARE_KNOB || row->differs)
         continue;
+      /* untranslated: markup */
       g_string_append (out, "<li><span class=\"k\">");
       put (out, row->label, LS_REPORT_TEXT_MAX);
       g_string_append (out, "</span> ");
@@ -371,27 +426,40 @@ put_runs (GString *out, const ls_report *report)
       g_string_append (out, "</li>\n");
     }
   g_string_append (out, "</ul>\n");
-  g_string_append (out, "<div class=\"table-wrap\"><table class=\"sortable runs\"><thead><tr><th class=\"n\">run</th>");
+  /* untranslated: markup */
+  g_string_append_printf (out, "<div class=\"table-wrap\"><table class=\"sortable runs\"><thead><tr><th class=\"n\">"
+                               "%s</th>",
+                          _("run"));
   if (report->machines->len > 1)
-    g_string_append (out, "<th>machine</th>");
-  g_string_append (out, "<th>status</th>");
+    /* untranslated: markup */
+    g_string_append_printf (out, "<th>%s</th>",
+                            _("machine"));
+  /* untranslated: markup */
+  g_string_append_printf (out, "<th>%s</th>",
+                          _("status"));
   for (guint i = 0; i < table->rows->len; i++)
     {
       const ls_compare_row *row = table->rows->pdata[i];
       if (row->kind != LS_COMPARE_KNOB || !row->differs)
         continue;
-      g_string_append (out, "<th class=\"differs\" title=\"differs between the runs\">");
+      /* untranslated: markup */
+      g_string_append (out, "<th class=\"differs\" title=\"");
+      put (out, _("differs between the runs"), LS_REPORT_TEXT_MAX);
+      g_string_append (out, "\">");
       put (out, row->label, LS_REPORT_TEXT_MAX);
       g_string_append (out, "</th>");
     }
   for (guint f = 0; f < ls_report_n_figures; f++)
     {
       g_autofree char *heading = ls_run_figure_heading (ls_report_figure (f));
+      /* untranslated: markup */
       g_string_append (out, "<th class=\"n\">");
       put (out, heading, LS_REPORT_TEXT_MAX);
       g_string_append (out, "</th>");
       if (f == 3)
-        g_string_append (out, "<th class=\"n\">peak memory (MB)</th>");
+        /* untranslated: markup */
+        g_string_append_printf (out, "<th class=\"n\">%s</th>",
+                                _("peak memory (MB)"));
     }
   g_string_append (out, "</tr></thead><tbody>\n");
   for (guint r = 0; r < n_runs; r++)
@@ -400,6 +468,7 @@ put_runs (GString *out, const ls_report *report)
       gint64 id = json_object_get_int_member_with_default (run, "id", 0);
       const char *status = json_object_get_string_member_with_default (run, "status", "?");
       gboolean recommended = ls_report_run_is_recommended (report, r);
+      /* untranslated: markup */
       g_string_append_printf (out, "<tr%s><td class=\"n\" data-v=\"%" G_GINT64_FORMAT "\">%" G_GINT64_FORMAT "%s</td>",
                               recommended ? " class=\"recommended\"" : "", id, id, recommended ? " ★" : "");
       if (report->machines->len > 1)
@@ -410,6 +479,7 @@ put_runs (GString *out, const ls_report *report)
           g_string_append (out, "</td>");
         }
       g_autofree char *status_class = ls_report_html_escape (status, 32);
+      /* untranslated: markup */
       g_string_append_printf (out, "<td class=\"status-%s\"", status_class);
       const char *why = json_object_get_string_member_with_default (run, "error", NULL);
       if (why)
@@ -422,7 +492,9 @@ put_runs (GString *out, const ls_report *report)
       put (out, status, LS_REPORT_TEXT_MAX);
       /* When every run is simulated the banner says so once. */
       if (json_object_get_int_member_with_default (run, "simulated", 0) && !all_simulated)
-        g_string_append (out, " <span class=\"tag\">SIMULATED GPU</span>");
+        /* untranslated: markup */
+        g_string_append_printf (out, " <span class=\"tag\">%s</span>",
+                                _("SIMULATED GPU"));
       g_string_append (out, "</td>");
       for (guint i = 0; i < table->rows->len; i++)
         {
@@ -431,8 +503,10 @@ put_runs (GString *out, const ls_report *report)
             continue;
           double v;
           if (ls_json_number (run, row->column, &v))
+            /* untranslated: markup */
             g_string_append_printf (out, "<td class=\"differs n\" data-v=\"%.6g\">", v);
           else
+            /* untranslated: markup */
             g_string_append (out, "<td class=\"differs\">");
           put (out, row->cells->pdata[r], LS_REPORT_TEXT_MAX);
           g_string_append (out, "</td>");
@@ -448,19 +522,31 @@ put_runs (GString *out, const ls_report *report)
         }
       g_string_append (out, "</tr>\n");
     }
-  g_string_append (out, "</tbody></table></div>\n<p class=\"muted\">Highlighted: the knobs that differ between the "
-                        "runs. ★ the recommended configuration. Peak memory: PSS of the runner and its workers "
-                        "(private bytes on Windows). With JavaScript, a click on a heading sorts the table.</p>\n"
-                        "</section>\n");
+  /* untranslated: markup */
+  g_string_append_printf (out, "</tbody></table></div>\n<p class=\"muted\">%s</p>\n</section>\n",
+                          _("Highlighted: the knobs that differ between the runs. ★ the recommended configuration. "
+                             "Peak memory: PSS of the runner and its workers (private bytes on Windows). With "
+                             "JavaScript, a click on a heading sorts the table."));
 }
 
 static void
 put_machines (GString *out, const ls_report *report)
 {
-  g_string_append (out, "<section id=\"machines\">\n<h2>Machines</h2>\n<div class=\"table-wrap\"><table><thead><tr>"
-                        "<th>host</th><th>OS</th><th>kernel</th><th>CPU</th><th class=\"n\">cores</th>"
-                        "<th class=\"n\">memory (GB)</th><th>GPU</th><th>driver</th><th>CUDA</th>"
-                        "<th class=\"n\">runs</th></tr></thead><tbody>\n");
+  /* untranslated: markup */
+  g_string_append_printf (out, "<section id=\"machines\">\n<h2>%s</h2>\n<div class=\"table-wrap\"><table><thead><tr><th>"
+                               "%s</th><th>%s</th><th>%s</th><th>%s</th><th class=\"n\">%s</th><th class=\"n\">%s</th>"
+                               "<th>%s</th><th>%s</th><th>%s</th><th class=\"n\">%s</th></tr></thead><tbody>\n",
+                          _("Machines"),
+                          _("host"),
+                          _("OS"),
+                          _("kernel"),
+                          _("CPU"),
+                          _("cores"),
+                          _("memory (GB)"),
+                          _("GPU"),
+                          _("driver"),
+                          _("CUDA"),
+                          _("runs"));
   for (guint i = 0; i < report->machines->len; i++)
     {
       const ls_report_machine *m = report->machines->pdata[i];
@@ -471,15 +557,19 @@ put_machines (GString *out, const ls_report *report)
           g_string_append (out, "<td>");
           put (out, cells[c], LS_REPORT_TEXT_MAX);
           if (c == 1 && m->wine)
-            g_string_append (out, " <span class=\"tag\">Wine: its timings are not Windows'</span>");
+            /* untranslated: markup */
+            g_string_append_printf (out, " <span class=\"tag\">%s</span>",
+                                    _("Wine: its timings are not Windows'"));
           if (c == 3 && m->arch)
             {
+              /* untranslated: markup */
               g_string_append (out, " <span class=\"muted\">");
               put (out, m->arch, LS_REPORT_TEXT_MAX);
               g_string_append (out, "</span>");
             }
           g_string_append (out, "</td>");
         }
+      /* untranslated: markup */
       g_string_append_printf (out, "<td class=\"n\">%" G_GINT64_FORMAT "</td><td class=\"n\">%.1f</td>", m->cores,
                               (double) m->ram_bytes / 1e9);
       const char *gpu_cells[] = { m->gpu ? m->gpu : "none seen", m->driver, m->cuda };
@@ -489,6 +579,7 @@ put_machines (GString *out, const ls_report *report)
           put (out, gpu_cells[c], LS_REPORT_TEXT_MAX);
           g_string_append (out, "</td>");
         }
+      /* untranslated: markup */
       g_string_append_printf (out, "<td class=\"n\">%u</td></tr>\n", m->n_runs);
     }
   g_string_append (out, "</tbody></table></div>\n</section>\n");
@@ -497,9 +588,12 @@ put_machines (GString *out, const ls_report *report)
 static void
 put_data (GString *out, const ls_report *report)
 {
-  g_string_append (out, "<section id=\"data\">\n<h2>Data</h2>\n");
+  /* untranslated: markup */
+  g_string_append_printf (out, "<section id=\"data\">\n<h2>%s</h2>\n",
+                          _("Data"));
   if (report->datasets->len)
     {
+      /* untranslated: markup */
       g_string_append (out, "<ul class=\"datasets\">\n");
       for (guint i = 0; i < report->datasets->len; i++)
         {
@@ -511,8 +605,13 @@ put_data (GString *out, const ls_report *report)
     }
   if (report->scripts->len)
     {
-      g_string_append (out, "<div class=\"table-wrap\"><table><thead><tr><th>script</th><th>SHA-256</th>"
-                            "<th>Python</th><th>torch</th></tr></thead><tbody>\n");
+      /* untranslated: markup */
+      g_string_append_printf (out, "<div class=\"table-wrap\"><table><thead><tr><th>%s</th><th>%s</th><th>%s</th><th>%s</th>"
+                                   "</tr></thead><tbody>\n",
+                              _("script"),
+                              _("SHA-256"),
+                              _("Python"),
+                              _("torch"));
       for (guint i = 0; i < report->scripts->len; i++)
         {
           const ls_report_script *s = report->scripts->pdata[i];
@@ -535,10 +634,21 @@ static void
 put_rank_row (GString *out, const ls_rank_row *r)
 {
   if (r->rank >= 0)
-    g_string_append_printf (out, "<tr%s><td class=\"n\">%d%s</td>", r->slowest ? " class=\"slowest\"" : "", r->rank,
-                            r->slowest ? " <span class=\"tag\">slowest</span>" : "");
+    {
+      /* untranslated: markup */
+      g_string_append_printf (out, "<tr%s><td class=\"n\">%d", r->slowest ? " class=\"slowest\"" : "", r->rank);
+      if (r->slowest)
+        {
+          /* untranslated: markup */
+          g_string_append (out, " <span class=\"tag\">");
+          put (out, _("slowest"), LS_REPORT_TEXT_MAX);
+          g_string_append (out, "</span>");
+        }
+      g_string_append (out, "</td>");
+    }
   else
-    g_string_append (out, "<tr class=\"node\"><td>node</td>");
+    /* untranslated: markup */
+    g_string_append_printf (out, "<tr class=\"node\"><td>%s</td>", _("node"));
   put_number_cell (out, r->throughput_sps, 1, "");
   put_number_cell (out, r->wait_ms_p50, 2, "");
   put_number_cell (out, r->step_ms_p50, 2, "");
@@ -554,39 +664,63 @@ put_ranks (GString *out, const ls_report *report)
 {
   if (report->ranks->len == 0)
     return;
-  g_string_append (out, "<section id=\"ranks\">\n<h2>Ranks</h2>\n");
+  /* untranslated: markup */
+  g_string_append_printf (out, "<section id=\"ranks\">\n<h2>%s</h2>\n",
+                          _("Ranks"));
   for (guint i = 0; i < report->ranks->len; i++)
     {
       const ls_ranks_table *t = report->ranks->pdata[i];
-      g_string_append_printf (out, "<h3>Run %" G_GINT64_FORMAT ": %u ranks</h3>\n", t->run_id,
-                              ls_ranks_table_n_rows (t));
+      g_autofree char *heading = g_strdup_printf (
+          ngettext ("Run %lld: %u rank", "Run %lld: %u ranks", ls_ranks_table_n_rows (t)), (long long) t->run_id,
+          ls_ranks_table_n_rows (t));
+      g_string_append (out, "<h3>");
+      put (out, heading, LS_REPORT_TEXT_MAX);
+      g_string_append (out, "</h3>\n");
       if (t->slowest >= 0)
         {
-          g_string_append_printf (out, "<p>Rank %d is the slowest (", ls_ranks_table_row (t, (guint) t->slowest)->rank);
-          put (out, t->slowest_stage, LS_REPORT_TEXT_MAX);
-          g_string_append_printf (out, "): its median batch wait %.1f ms against the others' %.1f ms; DDP waits for "
-                                       "it at every step.</p>\n",
-                                  t->slowest_wait_ms, t->others_wait_ms);
+          /* the same sentence as the window's ranks view (ui/ls-ranks-view.c) */
+          g_autofree char *said
+              = g_strdup_printf (_("Rank %d is the slowest (%s): its median batch wait %.1f ms against the others' "
+                                   "%.1f ms. DDP waits for it at every step."),
+                                 ls_ranks_table_row (t, (guint) t->slowest)->rank, _(t->slowest_stage),
+                                 t->slowest_wait_ms, t->others_wait_ms);
+          g_string_append (out, "<p>");
+          put (out, said, SENTENCE_MAX);
+          g_string_append (out, "</p>\n");
         }
-      g_string_append (out, "<div class=\"table-wrap\"><table><thead><tr><th class=\"n\">rank</th>"
-                            "<th class=\"n\">throughput (samples/s)</th><th class=\"n\">batch wait p50 (ms)</th>"
-                            "<th class=\"n\">step p50 (ms)</th><th class=\"n\">workers</th><th class=\"n\">threads</th>"
-                            "<th class=\"n\">CPU (s)</th></tr></thead><tbody>\n");
+      /* untranslated: markup */
+      g_string_append_printf (out, "<div class=\"table-wrap\"><table><thead><tr><th class=\"n\">%s</th><th class=\"n\">"
+                                   "%s</th><th class=\"n\">%s</th><th class=\"n\">%s</th><th class=\"n\">%s</th>"
+                                   "<th class=\"n\">%s</th><th class=\"n\">%s</th></tr></thead><tbody>\n",
+                              _("rank"),
+                              _("throughput (samples/s)"),
+                              _("batch wait p50 (ms)"),
+                              _("step p50 (ms)"),
+                              _("workers"),
+                              _("threads"),
+                              _("CPU (s)"));
       for (guint r = 0; r < ls_ranks_table_n_rows (t); r++)
         put_rank_row (out, ls_ranks_table_row (t, r));
       put_rank_row (out, &t->node);
       g_string_append (out, "</tbody></table></div>\n");
     }
-  g_string_append (out, "<p class=\"muted\">Step: the time between a rank's next() calls, its wait for the other "
-                        "ranks in the gradient allreduce included. CPU: each rank's own process, not its workers. "
-                        "The node's threads: the ranks' intra-op threads plus one per worker.</p>\n</section>\n");
+  /* untranslated: markup */
+  g_string_append_printf (out, "<p class=\"muted\">%s</p>\n</section>\n",
+                          _("Step: the time between a rank's next() calls, its wait for the other ranks in the "
+                             "gradient allreduce included. CPU: each rank's own process, not its workers. The node's "
+                             "threads: the ranks' intra-op threads plus one per worker."));
 }
 
 GString *
 ls_report_html (const ls_report *report, GError **error)
 {
   GString *out = g_string_sized_new (256 * 1024);
-  g_string_append (out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+  /* TRANSLATORS: the report's language, as HTML's lang attribute wants it (zh-CN) */
+  const char *lang = _("en");
+  /* untranslated: markup */
+  g_string_append_printf (out, "<!DOCTYPE html>\n<html lang=\"%s\">\n", lang);
+  /* untranslated: markup */
+  g_string_append (out, "<head>\n<meta charset=\"utf-8\">\n"
                         /* No request of any kind: the page is the whole report. */
                         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
                         "style-src 'unsafe-inline'; img-src data:; script-src 'unsafe-inline'; base-uri 'none'; "
@@ -594,27 +728,42 @@ ls_report_html (const ls_report *report, GError **error)
                         "<meta name=\"referrer\" content=\"no-referrer\">\n"
                         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                         "<meta name=\"color-scheme\" content=\"light dark\">\n"
-                        "<meta name=\"generator\" content=\"Loadscope " LS_VERSION "\">\n<title>Loadscope report: ");
-  put (out, report->title, LS_REPORT_TEXT_MAX);
-  g_string_append_printf (out, "</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n<header>\n<h1>Loadscope report: ",
-                          css);
-  put (out, report->title, LS_REPORT_TEXT_MAX);
-  g_string_append_printf (out, "</h1>\n<p class=\"meta\">%u run%s on %u machine%s · ", report->runs->len,
-                          report->runs->len == 1 ? "" : "s", report->machines->len,
-                          report->machines->len == 1 ? "" : "s");
+                        "<meta name=\"generator\" content=\"Loadscope " LS_VERSION "\">\n<title>");
+  g_autofree char *title = g_strdup_printf (_("Loadscope report: %s"), report->title);
+  put (out, title, LS_REPORT_TEXT_MAX);
+  g_string_append_printf (out, "</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n<header>\n<h1>", css);
+  put (out, title, LS_REPORT_TEXT_MAX);
+  g_autofree char *n_runs = g_strdup_printf (ngettext ("%u run", "%u runs", report->runs->len), report->runs->len);
+  g_autofree char *n_machines
+      = g_strdup_printf (ngettext ("%u machine", "%u machines", report->machines->len), report->machines->len);
+  g_autofree char *meta = g_strdup_printf (_("%s on %s"), n_runs, n_machines);
+  g_string_append (out, "</h1>\n<p class=\"meta\">");
+  put (out, meta, LS_REPORT_TEXT_MAX);
+  g_string_append (out, " · ");
   put (out, report->generated_at, LS_REPORT_TEXT_MAX);
-  g_string_append (out, " · Loadscope " LS_VERSION " · store <code>");
+  g_autofree char *store = g_strdup_printf (_(" · Loadscope %s · store "), LS_VERSION);
+  put (out, store, LS_REPORT_TEXT_MAX);
+  g_string_append (out, "<code>");
   put (out, report->store_path, SENTENCE_MAX);
   g_string_append (out, "</code></p>\n</header>\n");
   if (report->simulated)
-    g_string_append_printf (out, "<p class=\"sim\">" LS_CHART_SIMULATED_NOTE " %s</p>\n",
-                            ls_report_all_simulated (report) ? "Every run here used it."
-                                                             : "Runs marked SIMULATED GPU in the table.");
+    {
+      g_string_append (out, "<p class=\"sim\">");
+      put (out, ls_chart_simulated_note (), SENTENCE_MAX);
+      g_string_append (out, " ");
+      put (out, ls_report_all_simulated (report) ? _("Every run here used it.") : _("Runs marked SIMULATED GPU in the table."),
+           SENTENCE_MAX);
+      g_string_append (out, "</p>\n");
+    }
 
-  g_string_append (out, "<section id=\"answer\">\n<h2>Recommendation and verdict</h2>\n");
+  /* untranslated: markup */
+  g_string_append_printf (out, "<section id=\"answer\">\n<h2>%s</h2>\n",
+                          _("Recommendation and verdict"));
   if (report->verdicts->len == 0)
-    g_string_append (out, "<p>No run has a stored summary (still running when exported, or failed before it "
-                          "measured): no verdict.</p>\n");
+    /* untranslated: markup */
+    g_string_append_printf (out, "<p>%s</p>\n",
+                            _("No run has a stored summary (still running when exported, or failed before it "
+                               "measured): no verdict."));
   for (guint i = 0; i < report->verdicts->len; i++)
     put_verdict (out, report, report->verdicts->pdata[i]);
   g_string_append (out, "</section>\n");
@@ -632,7 +781,9 @@ ls_report_html (const ls_report *report, GError **error)
   put_data (out, report);
   if (report->notes->len)
     {
-      g_string_append (out, "<section id=\"notes\">\n<h2>Notes</h2>\n<ul>\n");
+      /* untranslated: markup */
+      g_string_append_printf (out, "<section id=\"notes\">\n<h2>%s</h2>\n<ul>\n",
+                              _("Notes"));
       for (guint i = 0; i < report->notes->len; i++)
         {
           g_string_append (out, "<li>");
@@ -641,10 +792,13 @@ ls_report_html (const ls_report *report, GError **error)
         }
       g_string_append (out, "</ul>\n</section>\n");
     }
-  g_string_append (out, "<footer class=\"muted\"><p>Made by Loadscope " LS_VERSION " on ");
-  put (out, report->generated_at, LS_REPORT_TEXT_MAX);
-  g_string_append (out, ". This page makes no network request; it reads without JavaScript.</p></footer>\n"
-                        "</main>\n<script>");
+  /* untranslated: markup */
+  g_string_append (out, "<footer class=\"muted\"><p>");
+  g_autofree char *made = g_strdup_printf (_("Made by Loadscope %s on %s. This page makes no network request; it reads "
+                                             "without JavaScript."),
+                                           LS_VERSION, report->generated_at);
+  put (out, made, SENTENCE_MAX);
+  g_string_append (out, "</p></footer>\n</main>\n<script>");
   g_string_append (out, sort_js);
   g_string_append (out, "</script>\n</body>\n</html>\n");
   return out;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app/chart/chart-export.h"
+#include "app/core/i18n.h"
 #include "app/report/report-escape.h"
 #include "app/store/store-query.h"
 
@@ -52,7 +53,7 @@ put_verdict (GString *out, const ls_report *report, const ls_report_verdict *v)
   const ls_verdict *verdict = &v->verdict;
   if (report->verdicts->len > 1)
     {
-      g_string_append (out, "### On ");
+      g_string_append (out, _("### On "));
       put (out, v->machine->hostname, LS_REPORT_TEXT_MAX);
       g_string_append (out, " (");
       put (out, v->machine->platform, LS_REPORT_TEXT_MAX);
@@ -60,13 +61,13 @@ put_verdict (GString *out, const ls_report *report, const ls_report_verdict *v)
     }
   if (verdict->recommendation)
     {
-      g_string_append (out, "**Recommendation:** ");
+      g_string_append (out, _("**Recommendation:** "));
       put_sentence (out, verdict->recommendation);
       if (verdict->index >= 0)
         {
           guint r = g_array_index (v->run_index, guint, (guint) verdict->index);
-          g_string_append_printf (out, " (run %" G_GINT64_FORMAT ", ★ in the table)",
-                                  json_object_get_int_member_with_default (report->runs->pdata[r], "id", 0));
+          g_string_append_printf (out, _(" (run %lld, ★ in the table)"),
+                                  (long long) json_object_get_int_member_with_default (report->runs->pdata[r], "id", 0));
         }
       g_string_append (out, "\n");
     }
@@ -74,8 +75,8 @@ put_verdict (GString *out, const ls_report *report, const ls_report_verdict *v)
     put_code (out, verdict->dataloader);
   else
     g_string_append (out, "\n");
-  g_string_append (out, "**Verdict:** ");
-  put_sentence (out, verdict->headline ? verdict->headline : "none");
+  g_string_append (out, _("**Verdict:** "));
+  put_sentence (out, verdict->headline ? verdict->headline : _("none"));
   g_string_append (out, "\n\n");
   for (guint i = 0; i < verdict->findings->len; i++)
     {
@@ -91,7 +92,7 @@ put_verdict (GString *out, const ls_report *report, const ls_report_verdict *v)
     }
   if (verdict->suggested)
     {
-      g_string_append (out, "\nWith the knobs the findings name:\n");
+      g_string_append (out, _("\nWith the knobs the findings name:\n"));
       put_code (out, verdict->suggested);
     }
   g_string_append (out, "\n");
@@ -100,7 +101,7 @@ put_verdict (GString *out, const ls_report *report, const ls_report_verdict *v)
 static void
 put_side_by_side (GString *out, const ls_report *report)
 {
-  g_string_append (out, "## Machines side by side\n\n");
+  g_string_append (out, _("## Machines side by side\n\n"));
   for (guint i = 0; i < report->differences->len; i++)
     {
       g_string_append (out, "- ");
@@ -109,8 +110,9 @@ put_side_by_side (GString *out, const ls_report *report)
     }
   if (report->start_groups->len)
     {
-      g_string_append (out, "\n| platform, start | runs | worker starts | start-up p50 (ms) | start-up max (ms) | "
-                            "first batch p50 (ms) |\n| --- | ---: | ---: | ---: | ---: | ---: |\n");
+      g_string_append_printf (out, "\n%s\n| --- | ---: | ---: | ---: | ---: | ---: |\n",
+                              _("| platform, start | runs | worker starts | start-up p50 (ms) | start-up max (ms) | "
+                                "first batch p50 (ms) |"));
       for (guint i = 0; i < report->start_groups->len; i++)
         {
           const ls_report_start_group *g = report->start_groups->pdata[i];
@@ -125,8 +127,8 @@ put_side_by_side (GString *out, const ls_report *report)
     }
   if (report->same_knobs->len)
     {
-      g_string_append (out, "\n| knobs | machine | start | runs | throughput (samples/s) | peak memory (MB) |\n"
-                            "| --- | --- | --- | ---: | ---: | ---: |\n");
+      g_string_append_printf (out, "\n%s\n| --- | --- | --- | ---: | ---: | ---: |\n",
+                              _("| knobs | machine | start | runs | throughput (samples/s) | peak memory (MB) |"));
       for (guint i = 0; i < report->same_knobs->len; i++)
         {
           const ls_report_same_knobs *same = report->same_knobs->pdata[i];
@@ -163,7 +165,7 @@ put_charts (GString *out, const ls_report *report, const char *path, GPtrArray *
   char *dot = strrchr (base, '.');
   if (dot && dot != base)
     *dot = '\0';
-  g_string_append (out, "## Charts\n\n");
+  g_string_append (out, _("## Charts\n\n"));
   for (guint i = 0; i < report->charts->len; i++)
     {
       ls_chart *chart = report->charts->pdata[i];
@@ -185,7 +187,7 @@ static void
 put_runs (GString *out, const ls_report *report)
 {
   const ls_compare_table *table = report->table;
-  g_string_append_printf (out, "## The runs (%u)\n\nSame in every run: ", report->runs->len);
+  g_string_append_printf (out, _("## The runs (%u)\n\nSame in every run: "), report->runs->len);
   gboolean first = TRUE;
   for (guint i = 0; i < table->rows->len; i++)
     {
@@ -198,14 +200,14 @@ put_runs (GString *out, const ls_report *report)
       put (out, row->cells->pdata[0], LS_REPORT_TEXT_MAX);
       first = FALSE;
     }
-  g_string_append (out, ".\n\n| run |");
+  g_string_append_printf (out, ".\n\n| %s |", _("run"));
   GString *rule = g_string_new ("| ---: |");
   if (report->machines->len > 1)
     {
-      g_string_append (out, " machine |");
+      g_string_append_printf (out, " %s |", _("machine"));
       g_string_append (rule, " --- |");
     }
-  g_string_append (out, " status |");
+  g_string_append_printf (out, " %s |", _("status"));
   g_string_append (rule, " --- |");
   /* The knobs that differ, in bold: Markdown tables have no colours. */
   for (guint i = 0; i < table->rows->len; i++)
@@ -227,7 +229,7 @@ put_runs (GString *out, const ls_report *report)
       g_string_append (rule, " ---: |");
       if (f == 3)
         {
-          g_string_append (out, " peak memory (MB) |");
+          g_string_append_printf (out, " %s |", _("peak memory (MB)"));
           g_string_append (rule, " ---: |");
         }
     }
@@ -247,7 +249,7 @@ put_runs (GString *out, const ls_report *report)
       g_string_append (out, " ");
       put (out, json_object_get_string_member_with_default (run, "status", "?"), LS_REPORT_TEXT_MAX);
       if (json_object_get_int_member_with_default (run, "simulated", 0) && !ls_report_all_simulated (report))
-        g_string_append (out, " (SIMULATED GPU)");
+        g_string_append_printf (out, " (%s)", _("SIMULATED GPU"));
       g_string_append (out, " |");
       for (guint i = 0; i < table->rows->len; i++)
         {
@@ -268,15 +270,16 @@ put_runs (GString *out, const ls_report *report)
         }
       g_string_append (out, "\n");
     }
-  g_string_append (out, "\nIn bold: the knobs that differ between the runs. ★ the recommended configuration. "
-                        "Peak memory: PSS of the runner and its workers (private bytes on Windows).\n\n");
+  g_string_append (out, _("\nIn bold: the knobs that differ between the runs. ★ the recommended configuration. "
+                          "Peak memory: PSS of the runner and its workers (private bytes on Windows).\n\n"));
 }
 
 static void
 put_machines (GString *out, const ls_report *report)
 {
-  g_string_append (out, "## Machines\n\n| host | OS | kernel | CPU | cores | memory (GB) | GPU | driver | CUDA | runs "
-                        "|\n| --- | --- | --- | --- | ---: | ---: | --- | --- | --- | ---: |\n");
+  g_string_append_printf (out, "%s\n\n%s\n| --- | --- | --- | --- | ---: | ---: | --- | --- | --- | ---: |\n",
+                          _("## Machines"),
+                          _("| host | OS | kernel | CPU | cores | memory (GB) | GPU | driver | CUDA | runs |"));
   for (guint i = 0; i < report->machines->len; i++)
     {
       const ls_report_machine *m = report->machines->pdata[i];
@@ -287,11 +290,11 @@ put_machines (GString *out, const ls_report *report)
           g_string_append (out, " ");
           put (out, cells[c], LS_REPORT_TEXT_MAX);
           if (c == 1 && m->wine)
-            g_string_append (out, " (Wine: its timings are not Windows')");
+            g_string_append (out, _(" (Wine: its timings are not Windows')"));
           g_string_append (out, " |");
         }
       g_string_append_printf (out, " %" G_GINT64_FORMAT " | %.1f |", m->cores, (double) m->ram_bytes / 1e9);
-      const char *gpu_cells[] = { m->gpu ? m->gpu : "none seen", m->driver, m->cuda };
+      const char *gpu_cells[] = { m->gpu ? m->gpu : _("none seen"), m->driver, m->cuda };
       for (guint c = 0; c < G_N_ELEMENTS (gpu_cells); c++)
         {
           g_string_append (out, " ");
@@ -306,7 +309,7 @@ put_machines (GString *out, const ls_report *report)
 static void
 put_data (GString *out, const ls_report *report)
 {
-  g_string_append (out, "## Data\n\n");
+  g_string_append (out, _("## Data\n\n"));
   for (guint i = 0; i < report->datasets->len; i++)
     {
       g_string_append (out, "- ");
@@ -315,7 +318,7 @@ put_data (GString *out, const ls_report *report)
     }
   if (report->scripts->len)
     {
-      g_string_append (out, "\n| script | SHA-256 | Python | torch |\n| --- | --- | --- | --- |\n");
+      g_string_append_printf (out, "\n%s\n| --- | --- | --- | --- |\n", _("| script | SHA-256 | Python | torch |"));
       for (guint i = 0; i < report->scripts->len; i++)
         {
           const ls_report_script *s = report->scripts->pdata[i];
@@ -337,9 +340,9 @@ static void
 put_rank_row (GString *out, const ls_rank_row *r)
 {
   if (r->rank >= 0)
-    g_string_append_printf (out, r->slowest ? "| **%d (slowest)** |" : "| %d |", r->rank);
+    g_string_append_printf (out, r->slowest ? _("| **%d (slowest)** |") : "| %d |", r->rank);
   else
-    g_string_append (out, "| **node** |");
+    g_string_append (out, _("| **node** |"));
   put_number (out, r->throughput_sps, 1);
   put_number (out, r->wait_ms_p50, 2);
   put_number (out, r->step_ms_p50, 2);
@@ -355,51 +358,59 @@ put_ranks (GString *out, const ls_report *report)
 {
   if (report->ranks->len == 0)
     return;
-  g_string_append (out, "## Ranks\n\n");
+  g_string_append (out, _("## Ranks\n\n"));
   for (guint i = 0; i < report->ranks->len; i++)
     {
       const ls_ranks_table *t = report->ranks->pdata[i];
-      g_string_append_printf (out, "### Run %" G_GINT64_FORMAT ": %u ranks\n\n", t->run_id, ls_ranks_table_n_rows (t));
+      g_string_append_printf (out, ngettext ("### Run %lld: %u rank\n\n", "### Run %lld: %u ranks\n\n", ls_ranks_table_n_rows (t)),
+                              (long long) t->run_id, ls_ranks_table_n_rows (t));
       if (t->slowest >= 0)
         {
-          g_string_append_printf (out, "Rank %d is the slowest (", ls_ranks_table_row (t, (guint) t->slowest)->rank);
-          put (out, t->slowest_stage, LS_REPORT_TEXT_MAX);
-          g_string_append_printf (out, "): its median batch wait %.1f ms against the others' %.1f ms; DDP waits for "
-                                       "it at every step.\n\n",
-                                  t->slowest_wait_ms, t->others_wait_ms);
+          /* the same sentence as the window's ranks view (ui/ls-ranks-view.c) */
+          g_autofree char *said
+              = g_strdup_printf (_("Rank %d is the slowest (%s): its median batch wait %.1f ms against the others' "
+                                   "%.1f ms. DDP waits for it at every step."),
+                                 ls_ranks_table_row (t, (guint) t->slowest)->rank, _(t->slowest_stage),
+                                 t->slowest_wait_ms, t->others_wait_ms);
+          put (out, said, SENTENCE_MAX);
+          g_string_append (out, "\n\n");
         }
-      g_string_append (out, "| rank | throughput (samples/s) | batch wait p50 (ms) | step p50 (ms) | workers | threads "
-                            "| CPU (s) |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+      g_string_append_printf (out, "%s\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+                              _("| rank | throughput (samples/s) | batch wait p50 (ms) | step p50 (ms) | workers | "
+                                "threads | CPU (s) |"));
       for (guint r = 0; r < ls_ranks_table_n_rows (t); r++)
         put_rank_row (out, ls_ranks_table_row (t, r));
       put_rank_row (out, &t->node);
       g_string_append (out, "\n");
     }
-  g_string_append (out, "Step: the time between a rank's next() calls, its wait for the other ranks in the gradient "
-                        "allreduce included. CPU: each rank's own process, not its workers. The node's threads: the "
-                        "ranks' intra-op threads plus one per worker.\n\n");
+  g_string_append (out, _("Step: the time between a rank's next() calls, its wait for the other ranks in the gradient "
+                          "allreduce included. CPU: each rank's own process, not its workers. The node's threads: the "
+                          "ranks' intra-op threads plus one per worker.\n\n"));
 }
 
 GString *
 ls_report_markdown (const ls_report *report, const char *path, GPtrArray *written, GError **error)
 {
-  GString *out = g_string_new ("# Loadscope report: ");
+  GString *out = g_string_new (_("# Loadscope report: "));
   put (out, report->title, LS_REPORT_TEXT_MAX);
-  g_string_append_printf (out, "\n\n%u run%s on %u machine%s · ", report->runs->len, report->runs->len == 1 ? "" : "s",
-                          report->machines->len, report->machines->len == 1 ? "" : "s");
+  g_autofree char *n_runs = g_strdup_printf (ngettext ("%u run", "%u runs", report->runs->len), report->runs->len);
+  g_autofree char *n_machines
+      = g_strdup_printf (ngettext ("%u machine", "%u machines", report->machines->len), report->machines->len);
+  /* TRANSLATORS: 3 runs on 1 machine */
+  g_string_append_printf (out, _("\n\n%s on %s · "), n_runs, n_machines);
   put (out, report->generated_at, LS_REPORT_TEXT_MAX);
-  g_string_append (out, " · Loadscope " LS_VERSION " · store ");
+  g_string_append_printf (out, _(" · Loadscope %s · store "), LS_VERSION);
   put (out, report->store_path, SENTENCE_MAX);
   g_string_append (out, "\n\n");
   if (report->simulated)
-    g_string_append_printf (out, "> **" LS_CHART_SIMULATED_NOTE "** %s\n\n",
-                            ls_report_all_simulated (report) ? "Every run here used it."
-                                                             : "Runs marked SIMULATED GPU in the table.");
+    g_string_append_printf (out, "> **%s** %s\n\n", ls_chart_simulated_note (),
+                            ls_report_all_simulated (report) ? _("Every run here used it.")
+                                                             : _("Runs marked SIMULATED GPU in the table."));
 
-  g_string_append (out, "## Recommendation and verdict\n\n");
+  g_string_append (out, _("## Recommendation and verdict\n\n"));
   if (report->verdicts->len == 0)
-    g_string_append (out, "No run has a stored summary (still running when exported, or failed before it measured): "
-                          "no verdict.\n\n");
+    g_string_append (out, _("No run has a stored summary (still running when exported, or failed before it measured): "
+                            "no verdict.\n\n"));
   for (guint i = 0; i < report->verdicts->len; i++)
     put_verdict (out, report, report->verdicts->pdata[i]);
   if (report->machines->len > 1)
@@ -415,7 +426,7 @@ ls_report_markdown (const ls_report *report, const char *path, GPtrArray *writte
   put_data (out, report);
   if (report->notes->len)
     {
-      g_string_append (out, "## Notes\n\n");
+      g_string_append (out, _("## Notes\n\n"));
       for (guint i = 0; i < report->notes->len; i++)
         {
           g_string_append (out, "- ");
@@ -424,6 +435,6 @@ ls_report_markdown (const ls_report *report, const char *path, GPtrArray *writte
         }
       g_string_append (out, "\n");
     }
-  g_string_append (out, "*Made by Loadscope " LS_VERSION ".*\n");
+  g_string_append_printf (out, _("*Made by Loadscope %s.*\n"), LS_VERSION);
   return out;
 }

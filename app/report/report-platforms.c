@@ -1,6 +1,7 @@
 /* Runs from several machines or systems side by side: worker start-up by
  * platform and start method, throughput and memory where two machines ran
  * the same knobs, and what differs, said in words with the figures. */
+#include "app/core/i18n.h"
 #include "app/report/report-data.h"
 
 #include <math.h>
@@ -139,6 +140,7 @@ knobs_key (JsonObject *run)
   double model = NAN;
   ls_json_number (run, "model_ms", &model);
   GString *s = g_string_new (NULL);
+  /* untranslated: the knobs as typed, also the key the machines are grouped by */
   g_string_append_printf (s, "%" G_GINT64_FORMAT " worker%s, batch %" G_GINT64_FORMAT, workers,
                           workers == 1 ? "" : "s", json_object_get_int_member_with_default (run, "batch_size", 0));
   if (workers > 0)
@@ -147,6 +149,7 @@ knobs_key (JsonObject *run)
                             json_object_get_int_member_with_default (run, "persistent", 0) ? "on" : "off");
   g_string_append_printf (s, ", pin %s", pin ? pin : "n/a");
   if (isfinite (model))
+    /* untranslated: the knobs as typed */
     g_string_append_printf (s, ", model step %g ms", model);
   return g_string_free (s, FALSE);
 }
@@ -275,27 +278,28 @@ say_start_costs (ls_report *report)
       double ratio = base->startup_p50_ms > 0 ? g->startup_p50_ms / base->startup_p50_ms : INFINITY;
       GString *s = g_string_new (NULL);
       if (ratio < NOTABLE_RATIO)
-        g_string_append_printf (s, "worker start-up by %s on %s (%.1f ms) is within %.1f× of %s (%.1f ms)", g->start,
+        g_string_append_printf (s, _("worker start-up by %s on %s (%.1f ms) is within %.1f× of %s (%.1f ms)"), g->start,
                                 g->platform, g->startup_p50_ms, NOTABLE_RATIO, base->label, base->startup_p50_ms);
       else
         {
-          g_string_append_printf (s, "%s on %s costs %.1f ms per worker (median of %u starts), ", g->start,
-                                  g->platform, g->startup_p50_ms, g->n_workers);
+          g_string_append_printf (s,
+                                  ngettext ("%s on %s costs %.1f ms per worker (median of %u start), ",
+                                            "%s on %s costs %.1f ms per worker (median of %u starts), ", g->n_workers),
+                                  g->start, g->platform, g->startup_p50_ms, g->n_workers);
           if (isfinite (ratio))
-            g_string_append_printf (s, "%.1f× %s (%.1f ms)", ratio, base->label, base->startup_p50_ms);
+            g_string_append_printf (s, _("%.1f× %s (%.1f ms)"), ratio, base->label, base->startup_p50_ms);
           else
-            g_string_append_printf (s, "against %.1f ms for %s", base->startup_p50_ms, base->label);
+            g_string_append_printf (s, _("against %.1f ms for %s"), base->startup_p50_ms, base->label);
           if (g->max_workers_non_persistent > 0)
             g_string_append_printf (s,
-                                    "; at %" G_GINT64_FORMAT " workers with persistent_workers off that is %.0f ms "
-                                    "of worker start-up every epoch (%" G_GINT64_FORMAT " × %.1f ms), paid once "
-                                    "with persistent_workers=True",
-                                    g->max_workers_non_persistent,
-                                    (double) g->max_workers_non_persistent * g->startup_p50_ms,
-                                    g->max_workers_non_persistent, g->startup_p50_ms);
+                                    _("; at %1$lld workers with persistent_workers off that is %2$.0f ms "
+                                      "of worker start-up every epoch (%1$lld × %3$.1f ms), paid once "
+                                      "with persistent_workers=True"),
+                                    (long long) g->max_workers_non_persistent,
+                                    (double) g->max_workers_non_persistent * g->startup_p50_ms, g->startup_p50_ms);
         }
       if (isfinite (g->first_batch_p50_ms) && isfinite (base->first_batch_p50_ms))
-        g_string_append_printf (s, "; first batch after %.0f ms against %.0f ms", g->first_batch_p50_ms,
+        g_string_append_printf (s, _("; first batch after %.0f ms against %.0f ms"), g->first_batch_p50_ms,
                                 base->first_batch_p50_ms);
       g_ptr_array_add (report->differences, g_string_free (s, FALSE));
     }
@@ -348,6 +352,6 @@ ls_report_compare_platforms (ls_report *report, ls_store *store, GError **error)
   say_same_knobs (report);
   if (report->same_knobs->len == 0)
     g_ptr_array_add (report->differences,
-                     g_strdup ("no two machines ran the same knobs: their throughput and memory are not compared"));
+                     g_strdup (_("no two machines ran the same knobs: their throughput and memory are not compared")));
   return TRUE;
 }

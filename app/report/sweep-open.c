@@ -1,6 +1,7 @@
 /* Reopening a recorded sweep (sweep-open.h). */
 #include "app/report/sweep-open.h"
 
+#include "app/core/i18n.h"
 #include "app/chart/chart.h"
 #include "app/store/store-query.h"
 
@@ -186,5 +187,5 @@ ls_sweep_failures_text (JsonArray *summaries)
     }
   if (failed == 0)
     return NULL;
-  return g_strdup_printf ("%u of %u failed: %s", failed, n, reason && reason[0] ? reason : "no reason was recorded");
+  return g_strdup_printf (_("%u of %u failed: %s"), failed, n, reason && reason[0] ? reason : _("no reason was recorded"));
 }

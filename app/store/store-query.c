@@ -1,4 +1,5 @@
 #include "app/store/store-query.h"
+#include "app/core/i18n.h"
 #include "app/core/summary-keys.h"
 #include "app/store/store-private.h"
 
@@ -7,44 +8,46 @@
 #include <string.h>
 
 const ls_run_knob ls_run_knobs[] = {
-  { "dataset", "dataset", FALSE, FALSE },
-  { "format", "format", FALSE, FALSE },
-  { "workers", "workers", FALSE, FALSE },
-  { "start_method", "start", FALSE, FALSE },
-  { "batch_size", "batch size", FALSE, FALSE },
-  { "prefetch", "prefetch", FALSE, FALSE },
-  { "persistent", "persistent", TRUE, FALSE },
-  { "shuffle", "shuffle", TRUE, FALSE },
-  { "drop_last", "drop last", TRUE, FALSE },
-  { "in_order", "in order", TRUE, FALSE },
-  { "seed", "seed", FALSE, FALSE },
-  { "timeout_s", "timeout (s)", FALSE, FALSE },
-  { "on_error", "on error", FALSE, FALSE },
-  { "output", "output", FALSE, FALSE },
-  { "epochs", "epochs", FALSE, FALSE },
-  { "max_batches", "batches", FALSE, FALSE },
-  { "warmup", "warm-up", FALSE, FALSE },
-  { "sink", "sink", FALSE, FALSE },
-  { "pin", "pin", FALSE, FALSE },
-  { "non_blocking", "non-blocking", TRUE, FALSE },
-  { "model_ms", "model (ms)", FALSE, FALSE },
-  { "ranks", "ranks", FALSE, TRUE },
-  { "threads", "threads per rank", FALSE, TRUE },
+  { "dataset", N_ ("dataset"), FALSE, FALSE },
+  { "format", N_ ("format"), FALSE, FALSE },
+  { "workers", N_ ("workers"), FALSE, FALSE },
+  { "start_method", N_ ("start"), FALSE, FALSE },
+  { "batch_size", N_ ("batch size"), FALSE, FALSE },
+  { "prefetch", N_ ("prefetch"), FALSE, FALSE },
+  { "persistent", N_ ("persistent"), TRUE, FALSE },
+  { "shuffle", N_ ("shuffle"), TRUE, FALSE },
+  { "drop_last", N_ ("drop last"), TRUE, FALSE },
+  { "in_order", N_ ("in order"), TRUE, FALSE },
+  { "seed", N_ ("seed"), FALSE, FALSE },
+  { "timeout_s", N_ ("timeout (s)"), FALSE, FALSE },
+  { "on_error", N_ ("on error"), FALSE, FALSE },
+  { "output", N_ ("output"), FALSE, FALSE },
+  { "epochs", N_ ("epochs"), FALSE, FALSE },
+  { "max_batches", N_ ("batches"), FALSE, FALSE },
+  { "warmup", N_ ("warm-up"), FALSE, FALSE },
+  { "sink", N_ ("sink"), FALSE, FALSE },
+  { "pin", N_ ("pin"), FALSE, FALSE },
+  { "non_blocking", N_ ("non-blocking"), TRUE, FALSE },
+  { "model_ms", N_ ("model (ms)"), FALSE, FALSE },
+  { "ranks", N_ ("ranks"), FALSE, TRUE },
+  { "threads", N_ ("threads per rank"), FALSE, TRUE },
 };
 const guint ls_n_run_knobs = G_N_ELEMENTS (ls_run_knobs);
 
 const ls_run_figure ls_run_figures[] = {
-  { LS_KEY_THROUGHPUT, "throughput", "samples/s", 1, 0 },
-  { "wait_p50_ms", "batch wait p50", "ms", 1, 3 },
-  { "wait_p95_ms", "batch wait p95", "ms", 1, 3 },
-  { "wait_p99_ms", "batch wait p99", "ms", 1, 3 },
-  { LS_KEY_GPU_UTIL_EXACT, "GPU util (exact)", "%", 100, 1 },
-  { LS_KEY_GPU_UTIL_NVML, "GPU util (NVML)", "%", 100, 1 },
-  { LS_KEY_PSS_PEAK, "peak PSS", "MB", 1e-6, 1 },
-  { "rss_peak_bytes", "peak RSS", "MB", 1e-6, 1 },
-  { "cpu_percent", "CPU", "% of a core", 1, 0 },
-  { LS_KEY_FIRST_BATCH_MS, "first batch after", "ms", 1, 1 },
-  { "epoch_boundary_ms", "epoch boundary", "ms", 1, 1 },
+  { LS_KEY_THROUGHPUT, N_ ("throughput"), N_ ("samples/s"), 1, 0 },
+  { "wait_p50_ms", N_ ("batch wait p50"), "ms", 1, 3 },
+  { "wait_p95_ms", N_ ("batch wait p95"), "ms", 1, 3 },
+  { "wait_p99_ms", N_ ("batch wait p99"), "ms", 1, 3 },
+  { LS_KEY_GPU_UTIL_EXACT, N_ ("GPU util (exact)"), "%", 100, 1 },
+  { LS_KEY_GPU_UTIL_NVML, N_ ("GPU util (NVML)"), "%", 100, 1 },
+  { LS_KEY_PSS_PEAK, N_ ("peak PSS"), "MB", 1e-6, 1 },
+  { "rss_peak_bytes", N_ ("peak RSS"), "MB", 1e-6, 1 },
+  { "cpu_percent", N_ ("CPU"),
+    /* xgettext:no-c-format */
+    N_ ("% of a core"), 1, 0 },
+  { LS_KEY_FIRST_BATCH_MS, N_ ("first batch after"), "ms", 1, 1 },
+  { "epoch_boundary_ms", N_ ("epoch boundary"), "ms", 1, 1 },
 };
 const guint ls_n_run_figures = G_N_ELEMENTS (ls_run_figures);
 
@@ -67,7 +70,7 @@ ls_store_open_to_read (const char *path, GError **error)
     path = default_path;
   if (!g_file_test (path, G_FILE_TEST_EXISTS))
     {
-      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_NOT_FOUND, "%s: no store there (nothing recorded yet)", path);
+      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_NOT_FOUND, _("%s: no store there (nothing recorded yet)"), path);
       return NULL;
     }
   /* Readers repair (dead runs) and migrate when they can write; where they
@@ -115,6 +118,7 @@ find_by_ref (ls_store *store, const char *table, const char *ref, GError **error
     }
   if (digits)
     {
+      /* untranslated: SQL */
       g_autofree char *sql = g_strdup_printf ("SELECT id FROM %s WHERE id = ?", table);
       if (sqlite3_prepare_v2 (db, sql, -1, &st, NULL) != SQLITE_OK)
         return sql_failed (store, "finding the run", error), -1;
@@ -129,6 +133,7 @@ find_by_ref (ls_store *store, const char *table, const char *ref, GError **error
    * needs 4 characters (a uuid starts with 8 hex digits). */
   if (uuidish && strlen (lower) >= 4 && !(digits && strlen (lower) < 8))
     {
+      /* untranslated: SQL */
       g_autofree char *sql = g_strdup_printf ("SELECT id FROM %s WHERE substr (uuid, 1, ?) = ? LIMIT 2", table);
       if (sqlite3_prepare_v2 (db, sql, -1, &st, NULL) != SQLITE_OK)
         return sql_failed (store, "finding the run", error), -1;
@@ -145,7 +150,7 @@ find_by_ref (ls_store *store, const char *table, const char *ref, GError **error
       if (matches > 1)
         {
           g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID,
-                       "'%s' is the start of several %s uuids in %s: give more of it", ref, table,
+                       _("'%s' is the start of several %s uuids in %s: give more of it"), ref, table,
                        ls_store_path (store));
           return -1;
         }
@@ -262,7 +267,7 @@ ls_store_run_object (ls_store *store, gint64 run_id, GError **error)
     return NULL;
   if (json_array_get_length (rows) == 0)
     {
-      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_NOT_FOUND, "no run %" G_GINT64_FORMAT " in %s", run_id,
+      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_NOT_FOUND, _("no run %lld in %s"), (long long) run_id,
                    ls_store_path (store));
       return NULL;
     }
@@ -278,6 +283,7 @@ ls_store_history (ls_store *store, gint64 sweep_id, int limit, GError **error)
     params[n++] = sweep_id;
   params[n++] = limit > 0 ? limit : -1;
   g_autofree char *sql = g_strdup_printf (
+      /* untranslated: SQL */
       "SELECT r.id, r.uuid, r.started_at, m.hostname AS machine, m.os, r.dataset, r.format, r.workers, "
       "r.start_method AS start, r.batch_size, r.prefetch, r.persistent, r.pin, r.non_blocking, r.model_ms, r.sink, "
       "r.simulated, r.status, r.error, r.throughput_sps, r.wait_p50_ms, r.wait_p95_ms, r.gpu_util_exact, "
@@ -321,8 +327,16 @@ ls_run_figure_heading (const ls_run_figure *figure)
 {
   gsize n = strlen (figure->label);
   if (n > 0 && figure->label[n - 1] == ')')
-    return g_strdup_printf ("%.*s, %s)", (int) (n - 1), figure->label, figure->unit);
-  return g_strdup_printf ("%s (%s)", figure->label, figure->unit);
+    {
+      /* "GPU util (exact)" and "%": "GPU util (exact, %)" */
+      const char *label = _(figure->label);
+      gsize m = strlen (label);
+      if (m > 0 && label[m - 1] == ')')
+        return g_strdup_printf ("%.*s, %s)", (int) (m - 1), label, _(figure->unit));
+      /* a translation without the parenthesis */
+      return g_strdup_printf ("%s (%s)", label, _(figure->unit));
+    }
+  return g_strdup_printf ("%s (%s)", _(figure->label), _(figure->unit));
 }
 
 char *
@@ -362,6 +376,7 @@ sqlite3_stmt *
 ls_store_row_by_id (ls_store *store, const char *sql, gint64 id, const char *what, GError **error)
 {
   sqlite3_stmt *st = NULL;
+  /* untranslated: said with a table's name */
   g_autofree char *doing = g_strdup_printf ("reading the %s", what);
   int rc = sqlite3_prepare_v2 (ls_store_db (store), sql, -1, &st, NULL);
   if (rc != SQLITE_OK)
@@ -443,6 +458,7 @@ ls_store_rows_new_for_id (ls_store *store, const char *sql, gint64 id, const cha
   ls_store_rows *rows = g_new0 (ls_store_rows, 1);
   rows->store = store;
   rows->st = st;
+  /* untranslated: said with a table's name */
   rows->what = g_strdup_printf ("reading the %s", what);
   return rows;
 }
