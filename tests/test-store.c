@@ -444,12 +444,69 @@ test_slow_run_does_not_lock_out_writers (void)
   g_assert_cmpint (ls_test_sql_int (db, "SELECT count(*) FROM batch"), ==, 6);
 }
 
+#ifdef G_OS_UNIX
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Several processes opening one new store at once (a sweep's runners, the
+ * window and a CLI command): each reads the schema version before any has
+ * written it, and each must still end with the whole schema, no step taken
+ * twice ("duplicate column name"). Released together by a pipe's close. */
+static void
+test_concurrent_first_opens (void)
+{
+  enum { ROUNDS = 5, OPENERS = 4 };
+  for (int round = 0; round < ROUNDS; round++)
+    {
+      g_autofree char *name = g_strdup_printf ("concurrent-%d.sqlite", round);
+      g_autofree char *path = ls_test_tmp_path (name);
+      int gate[2];
+      g_assert_cmpint (pipe (gate), ==, 0);
+      pid_t pids[OPENERS];
+      for (int i = 0; i < OPENERS; i++)
+        {
+          pids[i] = fork ();
+          g_assert_cmpint (pids[i], >=, 0);
+          if (pids[i] == 0)
+            {
+              char c;
+              close (gate[1]);
+              while (read (gate[0], &c, 1) > 0)
+                ;
+              GError *error = NULL;
+              ls_store *store = ls_store_open (path, &error);
+              if (!store)
+                {
+                  fprintf (stderr, "opener %d: %s\n", i, error->message);
+                  _exit (1);
+                }
+              ls_store_close (store);
+              _exit (0);
+            }
+        }
+      close (gate[0]);
+      close (gate[1]); /* all of them go */
+      for (int i = 0; i < OPENERS; i++)
+        {
+          int status = 0;
+          g_assert_cmpint (waitpid (pids[i], &status, 0), ==, pids[i]);
+          g_assert_true (WIFEXITED (status));
+          g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+        }
+      g_assert_cmpint (ls_test_sql_int (path, "PRAGMA user_version"), ==, LS_STORE_SCHEMA_VERSION);
+    }
+}
+#endif
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   tmp_dir = ls_test_tmp_dir_make ("ls-store-XXXXXX");
   g_test_add_func ("/app/store/old-store-is-migrated", test_old_store_is_migrated);
+#ifdef G_OS_UNIX
+  g_test_add_func ("/app/store/concurrent-first-opens", test_concurrent_first_opens);
+#endif
   g_test_add_func ("/app/store/bad-files-are-refused", test_bad_files_are_refused);
   g_test_add_func ("/app/store/read-only-store-is-a-clear-error", test_read_only_store_is_a_clear_error);
   g_test_add_func ("/app/store/rows-read-a-query", test_rows_read_a_query);

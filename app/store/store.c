@@ -116,8 +116,19 @@ migrate_step (ls_store *store, int v, GError **error)
       g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_SQL, "schema step %d is missing from this build", v);
       return FALSE;
     }
-  g_autofree char *text = g_strdup_printf ("BEGIN IMMEDIATE;\n%.*s\nPRAGMA user_version = %d;",
-                                           (int) g_bytes_get_size (sql), (const char *) g_bytes_get_data (sql, NULL), v);
+  /* Another process may have opened the same store at the same time and
+   * taken this step first (both read the old version before either wrote):
+   * under the write lock the version is read again, and a step already taken
+   * is not taken twice ("duplicate column name"). */
+  if (!ls_store_exec (store, "BEGIN IMMEDIATE", error))
+    {
+      g_prefix_error (error, "migrating to schema version %d: ", v);
+      return FALSE;
+    }
+  if (ls_store_schema_version (store) >= v)
+    return ls_store_exec (store, "COMMIT", error);
+  g_autofree char *text = g_strdup_printf ("%.*s\nPRAGMA user_version = %d;", (int) g_bytes_get_size (sql),
+                                           (const char *) g_bytes_get_data (sql, NULL), v);
   sqlite3_stmt *st = NULL;
   gboolean ok = ls_store_exec (store, text, error);
   if (ok)
