@@ -127,8 +127,8 @@ remove_stale_partials (const char *path)
     {
       gint64 pid;
       guint64 start;
-      if (!ls_partial_file_owner (base, name, &pid, &start) || pid == (gint64) ls_process_self_pid ()
-          || ls_process_is_same (pid, start))
+      /* this process's own partials are the same process: kept */
+      if (!ls_partial_file_owner (base, name, &pid, &start) || ls_process_is_same (pid, start))
         continue;
       g_autofree char *stale = g_build_filename (dir, name, NULL);
       GStatBuf st;
