@@ -14,6 +14,11 @@
  *                    timeout must end it)
  *     --pid-file F   write its process id to F first
  *     --start-ms MS  sleep before the probe's line (a slow torch import)
+ *     --workers-start-ms MS  after the DataLoader's line, a worker set's
+ *                    "workers" line, then sleep MS before the first batch
+ *                    (spawned workers importing torch); its one worker is
+ *                    gone already (a pid no process has: above any Linux
+ *                    pid_max, odd so never a Windows process id)
  *     --cpu-ms MS    the CPU time "finished" reports (default null)
  *     --error TEXT   after the batches, the script's error with TEXT as its
  *                    message, kind and traceback, and exit status 1
@@ -208,7 +213,7 @@ int
 main (int argc, char **argv)
 {
   int batches = 8, wait_ms = 2, step_ms = 20, exit_code = -1, hang = 0;
-  int start_ms = 0, slow_rank = -1, fail_rank = -1, forge = 0, exit_after = 0;
+  int start_ms = 0, workers_start_ms = -1, slow_rank = -1, fail_rank = -1, forge = 0, exit_after = 0;
   const char *pid_file = NULL, *chatter = "", *error_text = NULL, *cpu_ms = "null";
   if (argc < 3 || !strstr (argv[1], "__main__.py"))
     {
@@ -237,6 +242,8 @@ main (int argc, char **argv)
         pid_file = v, i++;
       else if (strcmp (a, "--start-ms") == 0)
         start_ms = atoi (v), i++;
+      else if (strcmp (a, "--workers-start-ms") == 0)
+        workers_start_ms = atoi (v), i++;
       else if (strcmp (a, "--chatter") == 0)
         chatter = v, i++;
       else if (strcmp (a, "--error") == 0)
@@ -293,6 +300,11 @@ main (int argc, char **argv)
         "\"dataset\":\"StandIn\",\"dataset_samples\":%d,\"script_asked\":{\"num_workers\":0,\"batch_size\":%d},"
         "\"notes\":[]}",
         batch_size, batches * batch_size, batch_size);
+  if (workers_start_ms >= 0)
+    {
+      emit ("{\"event\":\"workers\",\"epoch\":0,\"pids\":[4194305]}");
+      ls_sleep_ms ((uint32_t) workers_start_ms);
+    }
   uint64_t t0 = ls_clock_ns ();
   for (int b = 0; b < batches; b++)
     {

@@ -169,7 +169,7 @@ test_pytorch_target (void)
   g_assert_cmpint (g_chmod (bare, 0755), ==, 0);
   ls_setup_page_set_script (setup, script_path);
   ls_setup_page_set_python (setup, bare);
-  ls_test_gui_iterate_until (script_checked, 60);
+  ls_test_gui_iterate_until (script_checked, 120);
   g_assert_nonnull (ls_setup_page_get_script_problem (setup));
   g_assert_nonnull (strstr (ls_setup_page_get_script_problem (setup), "cannot import torch"));
   assert_run_refused ("cannot import torch");
@@ -178,7 +178,7 @@ test_pytorch_target (void)
   /* The real thing: workers 0 and 1 over the ImageFolder script. */
   ls_setup_page_set_python (setup, python);
   ls_setup_page_set_script_args (setup, dataset);
-  ls_test_gui_iterate_until (script_checked, 60);
+  ls_test_gui_iterate_until (script_checked, 120);
   g_assert_null (ls_setup_page_get_script_problem (setup));
   g_settings_set_string (settings, "workers", "0,1");
   g_settings_set_string (settings, "pin-modes", "off");
@@ -289,7 +289,7 @@ test_pytorch_target (void)
   ls_setup_page_bind (setup, settings);
   g_assert_cmpint (ls_setup_page_get_target (setup), ==, LS_SETUP_TARGET_PYTORCH);
   g_assert_cmpstr (ls_setup_page_get_script (setup), ==, script);
-  ls_test_gui_iterate_until (script_checked, 60);
+  ls_test_gui_iterate_until (script_checked, 120);
   g_assert_null (ls_setup_page_get_script_problem (setup));
   {
     g_autoptr (ls_sweep_request) again = ls_setup_page_get_request (setup, &error);

@@ -495,6 +495,129 @@ test_stopped_writes_leave_the_old_file (void)
     }
 }
 
+/* The names in dir other than keep (NULL-terminated), as one line. */
+static char *
+others_in (const char *dir, const char *const *keep)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  g_autoptr (GString) s = g_string_new (NULL);
+  for (const char *name; d && (name = g_dir_read_name (d));)
+    if (!g_strv_contains (keep, name))
+      g_string_append_printf (s, "%s%s", s->len ? " " : "", name);
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+/* SIGKILL (which nothing catches) half way through an export: the final
+ * name holds the old file whole (or nothing, where there was none), and
+ * the partial left beside it is removed by the next export of the same
+ * file, which writes it whole. A partial whose writer still runs is never
+ * removed, nor what only looks like a partial: a link, a folder, another
+ * file's partial, a name with more after it. */
+static void
+test_killed_writes_are_removed_by_the_next (void)
+{
+  static const struct {
+    const char *name;
+    const char *args[8];
+  } writers[] = {
+    { "runs.csv", { "export", "--all", "--format", "csv", NULL } },
+    { "runs.json", { "export", "--all", "--format", "json", NULL } },
+    { "runs.sqlite", { "export", "--all", "--format", "sqlite", NULL } },
+    { "review.html", { "report", "--all", "--format", "html", NULL } },
+  };
+  static const char old[] = "the old file\n";
+  g_autofree char *src = store_with_run ("killed-writes-src.sqlite");
+  for (guint i = 0; i < G_N_ELEMENTS (writers); i++)
+    for (int had_old = 0; had_old < 2; had_old++)
+      {
+        g_autofree char *dir_name = g_strdup_printf ("killed-writes-%u-%d", i, had_old);
+        g_autofree char *dir = path_in (dir_name);
+        g_autofree char *file = g_build_filename (dir, writers[i].name, NULL);
+        g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+        if (had_old)
+          g_assert_true (g_file_set_contents (file, old, -1, NULL));
+        g_autoptr (GPtrArray) args = g_ptr_array_new ();
+        for (guint a = 0; writers[i].args[a]; a++)
+          g_ptr_array_add (args, (char *) writers[i].args[a]);
+        const char *rest[] = { "-o", file, "--force", "--db", src, NULL };
+        for (guint a = 0; a < G_N_ELEMENTS (rest); a++)
+          g_ptr_array_add (args, (char *) rest[a]);
+
+        /* Killed half way: the old file as it was, its partial beside it. */
+        g_autoptr (GSubprocess) killed = start_held ("write", NULL, (const char *const *) args->pdata);
+        gint64 dead = g_ascii_strtoll (g_subprocess_get_identifier (killed), NULL, 10);
+        stop_held (killed, SIGKILL);
+        const char *const only_file[] = { writers[i].name, NULL };
+        g_autofree char *left = others_in (dir, only_file);
+        g_test_message ("%s after SIGKILL: %s", writers[i].name, left);
+        g_assert_cmpstr (left, !=, "");
+        if (had_old)
+          {
+            g_autofree char *now = NULL;
+            g_assert_true (g_file_get_contents (file, &now, NULL, NULL));
+            g_assert_cmpstr (now, ==, old);
+          }
+        else
+          g_assert_false (g_file_test (file, G_FILE_TEST_EXISTS));
+
+        /* What only looks like a partial of a writer that is gone. */
+        g_autofree char *like = g_strdup_printf ("%s.%" G_GINT64_FORMAT "-1-AbCd12.partial", writers[i].name, dead);
+        g_autofree char *as_link = g_build_filename (dir, like, NULL);
+        g_autofree char *as_dir = g_strdup_printf ("%s-wal", as_link);
+        g_autofree char *longer = g_strdup_printf ("%s.bak", as_link);
+        g_autofree char *other = g_strdup_printf ("%s/other.csv.%" G_GINT64_FORMAT "-1-AbCd12.partial", dir, dead);
+        g_autoptr (GFile) link = g_file_new_for_path (as_link);
+        g_autoptr (GError) link_error = NULL;
+        g_assert_true (g_file_make_symbolic_link (link, file, NULL, &link_error));
+        g_assert_cmpint (g_mkdir (as_dir, 0700), ==, 0);
+        g_assert_true (g_file_set_contents (longer, "not a partial\n", -1, NULL));
+        g_assert_true (g_file_set_contents (other, "another file's\n", -1, NULL));
+        g_autofree char *like_base = g_path_get_basename (as_link);
+        g_autofree char *dir_base = g_path_get_basename (as_dir);
+        g_autofree char *longer_base = g_path_get_basename (longer);
+        g_autofree char *other_base = g_path_get_basename (other);
+
+        /* A writer of the same file that still runs, held half way. */
+        g_autoptr (GSubprocess) live = start_held ("write", NULL, (const char *const *) args->pdata);
+        g_autofree char *with_live = others_in (dir, only_file);
+
+        /* The next export: the killed writer's partial is gone, the live
+         * one's and the look-alikes stay, the file is the new one whole. */
+        g_ptr_array_add (args, NULL);
+        ls_test_cli done = ls_test_loadscopev ((const char *const *) args->pdata);
+        g_assert_cmpint (done.status, ==, 0);
+        ls_test_cli_clear (&done);
+        g_autofree char *now = NULL;
+        g_assert_true (g_file_get_contents (file, &now, NULL, NULL));
+        g_assert_cmpstr (now, !=, old);
+        const char *const kept[] = { writers[i].name, like_base, dir_base, longer_base, other_base, NULL };
+        g_autofree char *after = others_in (dir, kept);
+        g_test_message ("%s beside a live writer (%s), after the next export: %s", writers[i].name, with_live, after);
+        g_assert_cmpstr (after, !=, ""); /* the live writer's partial */
+        g_auto (GStrv) after_names = g_strsplit (after, " ", -1);
+        g_auto (GStrv) live_names = g_strsplit (with_live, " ", -1);
+        g_auto (GStrv) left_names = g_strsplit (left, " ", -1);
+        for (guint k = 0; after_names[k]; k++)
+          {
+            g_assert_true (g_strv_contains ((const char *const *) live_names, after_names[k]));
+            g_assert_false (g_strv_contains ((const char *const *) left_names, after_names[k]));
+          }
+        for (guint k = 1; kept[k]; k++)
+          {
+            g_autofree char *p = g_build_filename (dir, kept[k], NULL);
+            g_assert_true (g_file_test (p, G_FILE_TEST_EXISTS | G_FILE_TEST_IS_SYMLINK));
+          }
+
+        /* Killed too, the live writer's partial goes with the next one. */
+        stop_held (live, SIGKILL);
+        done = ls_test_loadscopev ((const char *const *) args->pdata);
+        g_assert_cmpint (done.status, ==, 0);
+        ls_test_cli_clear (&done);
+        g_autofree char *last = others_in (dir, kept);
+        g_assert_cmpstr (last, ==, "");
+      }
+}
+
 /* ------------------------------------------------------------ signals */
 
 static void
@@ -887,6 +1010,7 @@ main (int argc, char **argv)
                    test_killed_sqlite_export_leaves_old_or_new);
   g_test_add_func ("/store/hostile/stopped-import-leaves-no-copy", test_stopped_import_leaves_no_copy);
   g_test_add_func ("/store/hostile/stopped-writes-leave-the-old-file", test_stopped_writes_leave_the_old_file);
+  g_test_add_func ("/store/hostile/killed-writes-are-removed-by-the-next", test_killed_writes_are_removed_by_the_next);
   g_test_add_func ("/store/hostile/bundle-objects-other-than-tables-are-refused",
                    test_bundle_objects_other_than_tables_are_refused);
   g_test_add_func ("/store/hostile/group-sigint-records-the-run", test_group_sigint_records_the_run);

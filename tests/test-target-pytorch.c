@@ -310,21 +310,29 @@ test_script_failures (void)
 {
   if (!need_torch ())
     return;
+  /* A short --timeout never counts Python's start or torch's import (its
+   * clock starts at the probe's line), nor a worker set's start up to its
+   * first batch (a spawned worker imports torch again; here it also starts
+   * 6 s late, as on a loaded machine): "hung" and "did not build" are the
+   * script's, however slow the machine. */
   struct {
-    const char *script, *timeout, *expect;
+    const char *script, *timeout, *start, *env, *expect;
   } cases[] = {
-    { "failing.py", "30", "raised ValueError" },
-    { "hanging.py", "4", "hung" },
-    { "no_loader.py", "4", "did not build a torch.utils.data.DataLoader" },
-    { "ignore_knobs.py", "30", "num_workers=0, Loadscope set 1" },
+    { "failing.py", "30", "fork", NULL, "raised ValueError" },
+    { "hanging.py", "4", "fork", NULL, "hung: no batch for 4 s (--timeout) after 2 batches" },
+    { "hanging.py", "4", "spawn", "LS_TEST_WORKER_START_S=6", "hung: no batch for 4 s (--timeout) after 2 batches" },
+    { "no_loader.py", "4", "fork", NULL, "did not build a torch.utils.data.DataLoader within 4 s" },
+    { "ignore_knobs.py", "30", "fork", NULL, "num_workers=0, Loadscope set 1" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autofree char *s = script (cases[i].script);
-      ls_test_cli r = ls_test_loadscope ("run", "--target", "pytorch", "--script", s, "--python", python, "--script-args", dataset,
-                            "--workers", "1", "--batch-size", "8", "--batches", "6", "--timeout", cases[i].timeout,
-                            "--no-db", NULL);
-      g_test_message ("%s: exit %d: %s", cases[i].script, r.status, r.err);
+      const char *env[] = { cases[i].env, NULL };
+      const char *args[] = { "run", "--target", "pytorch", "--script", s, "--python", python, "--script-args", dataset,
+                             "--workers", "1", "--batch-size", "8", "--batches", "6", "--timeout", cases[i].timeout,
+                             "--start", cases[i].start, "--no-db", NULL };
+      ls_test_cli r = ls_test_loadscope_env (env, args);
+      g_test_message ("%s (%s): exit %d: %s", cases[i].script, cases[i].start, r.status, r.err);
       g_assert_cmpint (r.status, ==, 1);
       g_assert_nonnull (strstr (r.err, cases[i].script));
       g_assert_nonnull (strstr (r.err, cases[i].expect));

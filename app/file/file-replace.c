@@ -1,3 +1,6 @@
+#ifndef _WIN32
+#define _POSIX_C_SOURCE 200809L /* lstat, for g_lstat */
+#endif
 #include "app/file/file-replace.h"
 
 #include <errno.h>
@@ -13,6 +16,8 @@
 #include "app/file/test-hold.h"
 #include "platform/cleanup.h"
 #include "platform/fs.h"
+#include "platform/process-identity.h"
+#include "platform/process.h"
 
 #ifndef O_BINARY
 #define O_BINARY 0
@@ -24,7 +29,7 @@ static const char *const sides[] = { "", "-journal", "-wal", "-shm" };
 
 struct ls_partial_file {
   char *path;    /* the final name */
-  char *partial; /* FILE.XXXXXX.partial */
+  char *partial; /* FILE.PID-START-XXXXXX.partial */
   int fd;        /* -1 once closed */
   int armed[N_SIDES];
   gboolean committed;
@@ -64,6 +69,79 @@ set_error (GError **error, const char *path, int err)
   g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err), "%s: cannot write it: %s", path, why);
 }
 
+/* Digits up to a '-': the number, and where it ends. FALSE: not that. */
+static gboolean
+number_then_dash (const char **at, guint64 *value)
+{
+  const char *p = *at;
+  if (!g_ascii_isdigit (*p))
+    return FALSE;
+  char *end = NULL;
+  *value = g_ascii_strtoull (p, &end, 10);
+  if (!end || *end != '-' || end - p > 20)
+    return FALSE;
+  *at = end + 1;
+  return TRUE;
+}
+
+gboolean
+ls_partial_file_owner (const char *base, const char *name, gint64 *pid, guint64 *start)
+{
+  size_t blen = strlen (base);
+  if (strncmp (name, base, blen) != 0 || name[blen] != '.')
+    return FALSE;
+  const char *p = name + blen + 1;
+  guint64 owner, started;
+  if (!number_then_dash (&p, &owner) || !number_then_dash (&p, &started) || owner == 0 || owner > G_MAXINT64)
+    return FALSE;
+  for (int i = 0; i < 6; i++) /* mkstemp's letters and digits */
+    if (!g_ascii_isalnum (p[i]))
+      return FALSE;
+  p += 6;
+  if (!g_str_has_prefix (p, ".partial"))
+    return FALSE;
+  p += strlen (".partial");
+  for (guint i = 0; i < N_SIDES; i++)
+    if (strcmp (p, sides[i]) == 0)
+      {
+        *pid = (gint64) owner;
+        *start = started;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+/* Removes what a writer of path that is gone (SIGKILL, a crash, a power
+ * loss) left beside it: regular files of ours named as its partials (or
+ * their SQLite files) whose process no longer runs. A process that still
+ * runs with that pid and start time keeps its partial; a link, a folder or
+ * another user's file of that name stays. */
+static void
+remove_stale_partials (const char *path)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *base = g_path_get_basename (path);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  while (d && (name = g_dir_read_name (d)))
+    {
+      gint64 pid;
+      guint64 start;
+      /* this process's own partials are the same process: kept */
+      if (!ls_partial_file_owner (base, name, &pid, &start) || ls_process_is_same (pid, start))
+        continue;
+      g_autofree char *stale = g_build_filename (dir, name, NULL);
+      GStatBuf st;
+      if (g_lstat (stale, &st) != 0 || !S_ISREG (st.st_mode))
+        continue;
+#ifndef G_OS_WIN32
+      if (st.st_uid != getuid ())
+        continue;
+#endif
+      g_unlink (stale);
+    }
+}
+
 ls_partial_file *
 ls_partial_file_new (const char *path, GError **error)
 {
@@ -73,9 +151,14 @@ ls_partial_file_new (const char *path, GError **error)
       set_error (error, path, EISDIR);
       return NULL;
     }
+  remove_stale_partials (path);
   ls_partial_file *p = g_new0 (ls_partial_file, 1);
   p->path = g_strdup (path);
-  p->partial = g_strconcat (path, ".XXXXXX.partial", NULL);
+  /* Whose it is, for the next writer of path to tell one left by a process
+   * that is gone from one being written. */
+  ls_pid self = ls_process_self_pid ();
+  p->partial = g_strdup_printf ("%s.%" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT "-XXXXXX.partial", path, (guint64) self,
+                                (guint64) ls_process_start_time ((int64_t) self));
   p->fd = g_mkstemp_full (p->partial, O_RDWR | O_BINARY, 0666);
   for (guint i = 0; i < N_SIDES; i++)
     p->armed[i] = -1;

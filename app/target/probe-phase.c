@@ -9,6 +9,7 @@ ls_phase_init (ls_phase *p, double timeout_s, uint64_t now_ns)
   p->kind = LS_PHASE_START;
   p->since_ns = now_ns;
   p->timeout_s = timeout_s > 0 ? timeout_s : 0;
+  p->set_without_batch = FALSE;
 }
 
 static void
@@ -32,16 +33,30 @@ ls_phase_event (ls_phase *p, ls_probe_event ev, uint64_t now_ns)
     case LS_PROBE_EV_LOADER:
       enter (p, LS_PHASE_BATCHES, now_ns);
       break;
+    case LS_PROBE_EV_WORKERS:
+      /* A worker set starts (a new one each epoch without persistent
+       * workers): once per batch at most, the only way back. */
+      if (p->kind == LS_PHASE_BATCHES && !p->set_without_batch)
+        {
+          p->kind = LS_PHASE_WORKERS;
+          p->since_ns = now_ns;
+          p->set_without_batch = TRUE;
+        }
+      break;
     case LS_PROBE_EV_BATCH:
+      if (p->kind == LS_PHASE_WORKERS)
+        p->kind = LS_PHASE_BATCHES;
       if (p->kind == LS_PHASE_BATCHES)
-        p->since_ns = now_ns;
+        {
+          p->since_ns = now_ns;
+          p->set_without_batch = FALSE;
+        }
       break;
     case LS_PROBE_EV_FINISHED:
     case LS_PROBE_EV_ERROR:
       enter (p, LS_PHASE_ENDING, now_ns);
       break;
-    case LS_PROBE_EV_WORKERS:
-    case LS_PROBE_EV_WORKER_READY:
+    case LS_PROBE_EV_WORKER_READY: /* sent after the set's first batch */
     case LS_PROBE_EV_STAGES:
     case LS_PROBE_EV_RANKS: /* the ranks' summaries, sent with the end */
       break;
@@ -59,7 +74,7 @@ ls_phase_allowance (const ls_phase *p)
 {
   if (p->timeout_s <= 0)
     return 0;
-  if (p->kind == LS_PHASE_START)
+  if (p->kind == LS_PHASE_START || p->kind == LS_PHASE_WORKERS)
     return MAX (p->timeout_s, LS_PHASE_START_MIN_S);
   return p->timeout_s;
 }
@@ -88,6 +103,12 @@ ls_phase_message (const ls_phase *p, const char *base, uint64_t batches, char *m
                   "%s did not build a torch.utils.data.DataLoader within %g s (--timeout) of the probe's "
                   "start; it was stopped",
                   base, a);
+      break;
+    case LS_PHASE_WORKERS:
+      g_snprintf (msg, size,
+                  "%s: its DataLoader's workers did not start and deliver a first batch within %g s (a worker "
+                  "set's allowance, at least --timeout) after %" G_GUINT64_FORMAT " batches; it was stopped",
+                  base, a, batches);
       break;
     case LS_PHASE_BATCHES:
       g_snprintf (msg, size,
