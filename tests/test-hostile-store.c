@@ -439,6 +439,20 @@ test_stopped_import_leaves_no_copy (void)
     }
 }
 
+/* A writer's command line: ARGS (NULL-terminated), then -o FILE --force
+ * --db SRC, NULL-terminated (the array does not own its strings). */
+static GPtrArray *
+writer_args (const char *const *args, const char *file, const char *src)
+{
+  GPtrArray *a = g_ptr_array_new ();
+  for (guint i = 0; args[i]; i++)
+    g_ptr_array_add (a, (char *) args[i]);
+  const char *rest[] = { "-o", file, "--force", "--db", src, NULL };
+  for (guint i = 0; i < G_N_ELEMENTS (rest); i++)
+    g_ptr_array_add (a, (char *) rest[i]);
+  return a;
+}
+
 /* Every exported file, stopped half written (SIGTERM, Ctrl-C, SIGHUP in
  * turn) with --force over an old one: the old file is there as it was,
  * and nothing else is in its folder (no partial, no journal). */
@@ -469,12 +483,7 @@ test_stopped_writes_leave_the_old_file (void)
       g_autofree char *file = g_build_filename (dir, writers[i].name, NULL);
       g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
       g_assert_true (g_file_set_contents (file, old, -1, NULL));
-      g_autoptr (GPtrArray) args = g_ptr_array_new ();
-      for (guint a = 0; writers[i].args[a]; a++)
-        g_ptr_array_add (args, (char *) writers[i].args[a]);
-      const char *rest[] = { "-o", file, "--force", "--db", src, NULL };
-      for (guint a = 0; a < G_N_ELEMENTS (rest); a++)
-        g_ptr_array_add (args, (char *) rest[a]);
+      g_autoptr (GPtrArray) args = writer_args (writers[i].args, file, src);
       g_autoptr (GSubprocess) p = start_held ("write", NULL, (const char *const *) args->pdata);
       g_assert_cmpuint (entries_of (dir), >=, 2); /* the old file and the partial */
       stop_held (p, sigs[i % G_N_ELEMENTS (sigs)]);
@@ -536,12 +545,7 @@ test_killed_writes_are_removed_by_the_next (void)
         g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
         if (had_old)
           g_assert_true (g_file_set_contents (file, old, -1, NULL));
-        g_autoptr (GPtrArray) args = g_ptr_array_new ();
-        for (guint a = 0; writers[i].args[a]; a++)
-          g_ptr_array_add (args, (char *) writers[i].args[a]);
-        const char *rest[] = { "-o", file, "--force", "--db", src, NULL };
-        for (guint a = 0; a < G_N_ELEMENTS (rest); a++)
-          g_ptr_array_add (args, (char *) rest[a]);
+        g_autoptr (GPtrArray) args = writer_args (writers[i].args, file, src);
 
         /* Killed half way: the old file as it was, its partial beside it. */
         g_autoptr (GSubprocess) killed = start_held ("write", NULL, (const char *const *) args->pdata);
