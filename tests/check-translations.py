@@ -22,6 +22,8 @@
    translated in every po/LINGUAS catalogue: the catalogue merged with a
    fresh template (msgmerge), then `msgfmt --check --statistics` must say
    no fuzzy and no untranslated message.
+5. No translation brings a markup character (<, > or &) that its English
+   does not have: the report puts catalogue text into HTML as it is.
 
 Prints TAP; exits 1 on any failure.
 """
@@ -39,6 +41,31 @@ LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
 root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
 results = []
 
+
+def po_entries(path):
+    """(msgid + msgid_plural, [msgstr...]) of each message of a .po file."""
+    entries, cur, field = [], None, None
+    for line in open(path, encoding="utf-8"):
+        line = line.strip()
+        m = re.match(r'^(msgid|msgid_plural|msgstr(?:\[\d+\])?) "(.*)"$', line)
+        if m:
+            key, text = m.group(1), m.group(2)
+            if key == "msgid":
+                cur = {"id": "", "str": []}
+                entries.append(cur)
+            field = key
+            if key.startswith("msgstr"):
+                cur["str"].append("")
+        elif line.startswith('"') and cur is not None:
+            text = line[1:-1]
+        else:
+            field = None
+            continue
+        if field in ("msgid", "msgid_plural"):
+            cur["id"] += text
+        elif field and field.startswith("msgstr"):
+            cur["str"][-1] += text
+    return [(e["id"], e["str"]) for e in entries if e["id"]]
 
 def check(ok, what):
     results.append((ok, what))
@@ -215,6 +242,10 @@ with tempfile.TemporaryDirectory() as tmp:
         stats = s.stderr.strip()
         complete = s.returncode == 0 and "fuzzy" not in stats and "untranslated" not in stats
         check(complete, f"po/{lang}.po translates every marked string: {stats}")
+        markup = [msgid for msgid, strs in po_entries(merged)
+                  if any(c in t and c not in msgid for t in strs for c in "<>&")]
+        check(not markup, f"po/{lang}.po brings no <, > or & its English does not have"
+              + ("" if not markup else ": " + "; ".join(markup[:5])))
         # what is missing, so the failure says which strings
         if not complete:
             u = subprocess.run(["msgattrib", "--untranslated", "--no-obsolete", merged],
