@@ -371,6 +371,26 @@ ls_store_open_existing (const char *path, int flags, GError **error)
   return store;
 }
 
+/* Turning a new store's journal into WAL needs the file to itself, and
+ * SQLite answers "locked" at once, without its busy handler, while another
+ * process opening the same new store holds it: wait for it here instead,
+ * as long as for any other writer. Once one opener has switched, the
+ * others' switch is a no-op. */
+static gboolean
+use_wal (ls_store *store, GError **error)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) store->busy_ms * 1000;
+  for (;;)
+    {
+      int rc = sqlite3_exec (store->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+      if (rc == SQLITE_OK)
+        return TRUE;
+      if ((rc & 0xff) != SQLITE_BUSY || g_get_monotonic_time () >= deadline)
+        return ls_store_set_error (store, rc, "switching the journal to WAL", error);
+      g_usleep (10 * 1000);
+    }
+}
+
 ls_store *
 ls_store_open (const char *path, GError **error)
 {
@@ -407,8 +427,7 @@ ls_store_open (const char *path, GError **error)
       ls_store_close (store);
       return NULL;
     }
-  if (!ls_store_exec (store, "PRAGMA foreign_keys = ON; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;",
-                      error)
+  if (!ls_store_exec (store, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;", error) || !use_wal (store, error)
       || !ls_store_migrate_to (store, LS_STORE_SCHEMA_VERSION, error) || !ls_store_mark_dead_runs (store, error)
       || !ls_store_mark_dead_sweeps (store, error))
     {
