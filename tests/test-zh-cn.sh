@@ -153,6 +153,9 @@ check $? "history's head is Chinese and every line of its table has one display 
 
 LANG=zh_CN.UTF-8 "$loadscope" demo --help >"$T/help.out" 2>&1
 grep -q '生成 JPEG 图像示例数据集' "$T/help.out"; check $? "loadscope demo --help says its summary in Chinese"
+LANG=zh_CN.UTF-8 "$loadscope" run --help-all >"$T/run-help.out" 2>&1
+grep -q -- '--workers=N .*工作进程数.*（默认 [0-9][0-9]*）' "$T/run-help.out" && grep -q '^合成数据集' "$T/run-help.out"
+check $? "loadscope run --help-all gives its options' help in Chinese, the defaults filled in"
 
 artifacts=${2:-}
 if [ -n "$artifacts" ] && command -v xvfb-run >/dev/null && command -v xwininfo >/dev/null && command -v import >/dev/null; then
