@@ -84,8 +84,11 @@ header=$(grep -n '工作进程' "$T/zh.out" | head -n 1)
 for word in 预取 锁页 状态; do
   grep -q "$word" <<<"$header"; check $? "the header says $word"
 done
-# The table: the header and the rows after it up to the first blank or * line.
-python3 - "$T/zh.out" <<'PY'
+# Whether the table in file $1 (its header, the first line with 工作进程, and
+# the rows after it up to the first blank or * line), of at least $2 lines,
+# has one display width.
+aligned() {
+  python3 - "$1" "$2" <<'PY'
 import sys, unicodedata
 lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
 start = next(i for i, l in enumerate(lines) if "工作进程" in l)
@@ -97,8 +100,10 @@ for l in lines[start + 1:]:
 width = lambda s: sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
 widths = sorted({width(l) for l in table})
 print(f"# table of {len(table)} lines, display widths {widths}")
-sys.exit(0 if len(table) >= 3 and len(widths) == 1 else 1)
+sys.exit(0 if len(table) >= int(sys.argv[2]) and len(widths) == 1 else 1)
 PY
+}
+aligned "$T/zh.out" 3
 check $? "every line of the Chinese table has one display width (aligned)"
 
 rec=$(grep '^建议：' "$T/zh.out")
@@ -141,8 +146,16 @@ sys.exit(0 if v.get("headline") and v.get("findings") is not None and not re.sea
 PY
 check $? "the verdict it recorded is English (show --json reads it back from the store)"
 
+# history: its head translated, padded by display width like its rows.
+LANG=zh_CN.UTF-8 "$loadscope" history --db "$T/runs.sqlite" >"$T/history.out" 2>&1
+grep -q '工作进程.*批大小.*状态' "$T/history.out" && aligned "$T/history.out" 3
+check $? "history's head is Chinese and every line of its table has one display width"
+
 LANG=zh_CN.UTF-8 "$loadscope" demo --help >"$T/help.out" 2>&1
 grep -q '生成 JPEG 图像示例数据集' "$T/help.out"; check $? "loadscope demo --help says its summary in Chinese"
+LANG=zh_CN.UTF-8 "$loadscope" run --help-all >"$T/run-help.out" 2>&1
+grep -q -- '--workers=N .*工作进程数.*（默认 [0-9][0-9]*）' "$T/run-help.out" && grep -q '^合成数据集' "$T/run-help.out"
+check $? "loadscope run --help-all gives its options' help in Chinese, the defaults filled in"
 
 artifacts=${2:-}
 if [ -n "$artifacts" ] && command -v xvfb-run >/dev/null && command -v xwininfo >/dev/null && command -v import >/dev/null; then

@@ -6,6 +6,7 @@
  * left; then the best once more, for its spread. The model of one loader
  * (whatif-basis.h) does not know ranks or threads, so it does not pick. */
 #include "app/analysis/tune-private.h"
+#include "app/core/i18n.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -70,11 +71,12 @@ measure (ls_tune_search *s, guint ranks, guint cpu, const shape *c, guint prefet
   /* The budget is the node's: every rank has rank 0's memory. */
   p->pss_peak_bytes *= ranks;
   p->over_budget = ls_tune_over_budget (s->o, p->pss_peak_bytes);
-  ls_tune_say (s, "  the node: %u ranks \u00d7 (%u worker%s + %u thread%s) = %u of %u cores; PSS about %.0f MB "
-                  "(rank 0's \u00d7 %u, an upper bound)%s",
-               ranks, c->workers, c->workers == 1 ? "" : "s", c->threads, c->threads == 1 ? "" : "s",
-               ranks * (c->workers + c->threads), cpu, p->pss_peak_bytes / 1e6, ranks,
-               p->over_budget ? ": over the memory budget, excluded" : "");
+  g_autofree char *workers = g_strdup_printf (ngettext ("%u worker", "%u workers", c->workers), c->workers);
+  g_autofree char *threads = g_strdup_printf (ngettext ("%u thread", "%u threads", c->threads), c->threads);
+  ls_tune_say (s, _("  the node: %u ranks \u00d7 (%s + %s) = %u of %u cores; PSS about %.0f MB "
+                    "(rank 0's \u00d7 %u, an upper bound)%s"),
+               ranks, workers, threads, ranks * (c->workers + c->threads), cpu, p->pss_peak_bytes / 1e6, ranks,
+               p->over_budget ? _(": over the memory budget, excluded") : "");
   return p;
 }
 
@@ -87,7 +89,7 @@ ls_tune_ranks_search (ls_tune_search *s, guint ranks, GError **error)
   guint max_runs = o->max_runs ? o->max_runs : DEFAULT_MAX_RUNS;
   if (ranks > cpu)
     {
-      g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_BUDGET,
+      g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_BUDGET, /* untranslated: the store's end reason */
                    "%u ranks need at least %u cores (one process each); the CPU budget is %u: give --cpu-budget "
                    "%u or more, or fewer --ranks", ranks, ranks, cpu, ranks);
       return FALSE;
@@ -114,14 +116,14 @@ ls_tune_ranks_search (ls_tune_search *s, guint ranks, GError **error)
       }
   if (shapes->len == 0)
     {
-      g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_BUDGET,
+      g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_BUDGET, /* untranslated: the store's end reason */
                    "no workers and threads per rank fit %u ranks in the CPU budget of %u cores (%u ranks \u00d7 "
                    "(workers + threads) must be at most %u)", ranks, cpu, ranks, cpu);
       return FALSE;
     }
   g_array_sort (shapes, by_cost);
-  ls_tune_say (s, "%u ranks, a CPU budget of %u cores: %u configurations of workers and threads per rank fit "
-                  "(%u \u00d7 (workers + threads) \u2264 %u)",
+  ls_tune_say (s, _("%u ranks, a CPU budget of %u cores: %u configurations of workers and threads per rank fit "
+                    "(%u \u00d7 (workers + threads) \u2264 %u)"),
                ranks, cpu, shapes->len, ranks, cpu);
 
   /* The other knobs: given, or PyTorch's defaults (the probe sets them). */
@@ -134,21 +136,22 @@ ls_tune_ranks_search (ls_tune_search *s, guint ranks, GError **error)
       const shape *c = &g_array_index (shapes, shape, i);
       if (r->runs >= max_runs)
         {
-          r->stop_reason = g_strdup ("the most runs it may make");
+          r->stop_reason = g_strdup (_("the most runs it may make"));
           break;
         }
       double run_s = r->runs ? ls_tune_elapsed (s) / r->runs : 0;
       if (r->runs && ls_tune_elapsed (s) + run_s > o->time_budget_s)
         {
-          r->stop_reason = g_strdup_printf ("the time budget (%.0f s) is spent", o->time_budget_s);
+          r->stop_reason = g_strdup_printf (_("the time budget (%.0f s) is spent"), o->time_budget_s);
           break;
         }
       double pss = node_pss (s, ranks, c->workers);
       if (ls_tune_over_budget (o, pss * (1 + MEMORY_MARGIN)))
         {
-          ls_tune_say (s, "%u worker%s and %u thread%s per rank would need about %.0f MB for the node, over the "
-                          "memory budget: not run",
-                       c->workers, c->workers == 1 ? "" : "s", c->threads, c->threads == 1 ? "" : "s", pss / 1e6);
+          g_autofree char *workers = g_strdup_printf (ngettext ("%u worker", "%u workers", c->workers), c->workers);
+          g_autofree char *per_rank = g_strdup_printf (ngettext ("%u thread", "%u threads", c->threads), c->threads);
+          ls_tune_say (s, _("%s and %s per rank would need about %.0f MB for the node, over the memory budget: not run"),
+                       workers, per_rank, pss / 1e6);
           continue;
         }
       ls_tune_point *p = measure (s, ranks, cpu, c, pf, pin, pers, error);
@@ -156,7 +159,7 @@ ls_tune_ranks_search (ls_tune_search *s, guint ranks, GError **error)
         return FALSE;
       if (r->runs == 1 && p->over_budget)
         {
-          g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_BUDGET,
+          g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_BUDGET, /* untranslated: the store's end reason */
                        "the memory budget (%.0f MB) is below what the smallest configuration of %u ranks used "
                        "(PSS about %.0f MB for the node): no configuration fits",
                        o->memory_budget_bytes / 1e6, ranks, p->pss_peak_bytes / 1e6);
@@ -164,7 +167,7 @@ ls_tune_ranks_search (ls_tune_search *s, guint ranks, GError **error)
         }
     }
   if (!r->stop_reason)
-    r->stop_reason = g_strdup ("every configuration within the budgets was measured");
+    r->stop_reason = g_strdup (_("every configuration within the budgets was measured"));
 
   /* The best once more, where time is left: its spread is the noise. */
   int best = -1;
@@ -181,7 +184,7 @@ ls_tune_ranks_search (ls_tune_search *s, guint ranks, GError **error)
       const ls_tune_point *b = g_ptr_array_index (r->points, best);
       shape c = { b->workers, b->threads };
       double first = b->throughput_sps;
-      ls_tune_say (s, "the best: running it again, for its spread");
+      ls_tune_say (s, _("the best: running it again, for its spread"));
       ls_tune_point *again = measure (s, ranks, cpu, &c, pf, pin, pers, error);
       if (!again)
         return FALSE;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "app/analysis/whatif-basis.h"
+#include "app/core/i18n.h"
 #include "app/core/json-util.h"
 #include "app/core/recommend.h"
 #include "app/core/summary-keys.h"
@@ -126,6 +127,7 @@ set_knob (ls_sweep_request *r, ls_sweep_knob_id k, const char *value)
   ls_sweep_request_add (r, k, value);
 }
 
+/* Knobs as typed, in every language. */
 static char *
 point_label (const ls_tune_point *p)
 {
@@ -153,7 +155,7 @@ measure (const ls_sweep_request *base, const char *db, gint64 sweep_id, const ls
          volatile sig_atomic_t *stops, ls_tune_progress_func progress, gpointer user_data, GError **error)
 {
   if (stops && *stops > 0) /* asked to stop before this run: none started */
-    return g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_CANCELLED, "cancelled"), NULL;
+    return g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_CANCELLED, "cancelled"), NULL; /* untranslated: never shown */
   g_autoptr (ls_sweep_request) r = ls_sweep_request_copy (base);
   char text[32];
 
@@ -201,16 +203,17 @@ measure (const ls_sweep_request *base, const char *db, gint64 sweep_id, const ls
   /* Stopped: a run that finished all the same is kept (it is recorded). */
   gboolean stopped = stops && *stops > 0 && (!m.summary || strcmp (status, "done") != 0);
   if (stopped)
-    g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_CANCELLED, "cancelled");
+    g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_CANCELLED, "cancelled"); /* untranslated: never shown */
   if (stopped)
     g_clear_pointer (&m.summary, json_object_unref);
   else if (!m.summary || strcmp (status, "done") != 0)
     {
       g_autofree char *label = point_label (p);
-      g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_FAILED, "%s: %s", label,
-                   m.error ? m.error
-                   : m.summary ? json_object_get_string_member_with_default (m.summary, "error", "the run failed")
-                               : "the runner ended without a summary");
+      /* untranslated: the store keeps this as the sweep's end reason */
+      const char *why = m.error ? m.error
+                        : m.summary ? json_object_get_string_member_with_default (m.summary, "error", "the run failed")
+                                    : "the runner ended without a summary"; /* untranslated: as above */
+      g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_FAILED, "%s: %s", label, why);
       g_clear_pointer (&m.summary, json_object_unref);
     }
   g_free (m.error);
@@ -271,9 +274,9 @@ ls_tune_measure_point (ls_tune_search *s, guint workers, guint prefetch, const c
                         .threads = threads, .predicted_sps = predicted };
   g_autofree char *label = point_label (p);
   if (isnan (predicted))
-    ls_tune_say (s, "measuring %s", label);
+    ls_tune_say (s, _("measuring %s"), label);
   else
-    ls_tune_say (s, "measuring %s (the model predicts %.0f samples/s)", label, predicted);
+    ls_tune_say (s, _("measuring %s (the model predicts %.0f samples/s)"), label, predicted);
   JsonObject *summary
       = measure (s->o->base, s->db, s->result->sweep_id, p, s->o->stops, s->progress, s->user_data, error);
   if (!summary)
@@ -291,10 +294,10 @@ ls_tune_measure_point (ls_tune_search *s, guint workers, guint prefetch, const c
   s->result->runs++;
   /* ", GPU busy 83 %"; nothing where no GPU consumer measured it (a script on the CPU, sink none). */
   g_autofree char *busy = isfinite (p->gpu_util_exact) && p->gpu_util_exact >= 0
-                              ? g_strdup_printf (", GPU busy %.0f %%", p->gpu_util_exact * 100)
+                              ? g_strdup_printf (_(", GPU busy %.0f %%"), p->gpu_util_exact * 100)
                               : g_strdup ("");
-  ls_tune_say (s, "  %.0f samples/s%s, PSS peak %.0f MB%s", p->throughput_sps, busy, p->pss_peak_bytes / 1e6,
-       p->over_budget ? " (over the memory budget: excluded)" : "");
+  ls_tune_say (s, _("  %.0f samples/s%s, PSS peak %.0f MB%s"), p->throughput_sps, busy, p->pss_peak_bytes / 1e6,
+               p->over_budget ? _(" (over the memory budget: excluded)") : "");
   return p;
 }
 
@@ -383,7 +386,11 @@ fit (search *s, GError **error)
         if (r)
           g_ptr_array_add (runs, r);
       }
-  return ls_whatif_basis_new (runs, error);
+  /* Its error ends the sweep, and the store keeps that reason in English. */
+  gboolean was = ls_i18n_set_english (TRUE);
+  ls_whatif_basis *b = ls_whatif_basis_new (runs, error);
+  ls_i18n_set_english (was);
+  return b;
 }
 
 typedef struct {
@@ -544,17 +551,19 @@ finish (search *s, ls_tune_result *r)
   g_autofree char *text = ls_verdict_text (&verdict);
   ls_verdict_clear (&verdict);
   GString *v = g_string_new (text);
-  g_string_append_printf (v, "Tune: %u run%s in %.0f s, noise %.1f %%", r->runs, r->runs == 1 ? "" : "s",
-                          r->elapsed_s, r->noise * 100);
+  g_string_append_printf (v, ngettext ("Tune: %u run in %.0f s, noise %.1f %%", "Tune: %u runs in %.0f s, noise %.1f %%",
+                                       r->runs),
+                          r->runs, r->elapsed_s, r->noise * 100);
   if (p->threads) /* --ranks: the DataLoader line has no threads */
-    g_string_append_printf (v, ", each rank's threads %u (OMP_NUM_THREADS=%u, torch.set_num_threads(%u); "
-                            "--threads %u)", p->threads, p->threads, p->threads, p->threads);
+    g_string_append_printf (v, _(", each rank's threads %u (OMP_NUM_THREADS=%u, torch.set_num_threads(%u); "
+                                 "--threads %u)"),
+                            p->threads, p->threads, p->threads, p->threads);
   if (s->o->memory_budget_bytes > 0)
-    g_string_append_printf (v, ", memory budget %.0f MB (PSS peak of the choice %.0f MB)",
+    g_string_append_printf (v, _(", memory budget %.0f MB (PSS peak of the choice %.0f MB)"),
                             s->o->memory_budget_bytes / 1e6, p->pss_peak_bytes / 1e6);
   if (r->stop_reason)
-    g_string_append_printf (v, ". Stopped: %s", r->stop_reason);
-  g_string_append_c (v, '.');
+    g_string_append_printf (v, _(". Stopped: %s"), r->stop_reason);
+  g_string_append (v, _("."));
   r->verdict = g_string_free (v, FALSE);
 }
 
@@ -577,7 +586,7 @@ narrow_script_pins (search *s)
         g_ptr_array_remove_index (s->pins, i);
     }
   if (!cuda)
-    ls_tune_say (s, "pin: the script runs on the CPU, where pin_memory has no effect: not searched");
+    ls_tune_say (s, _("pin: the script runs on the CPU, where pin_memory has no effect: not searched"));
 }
 
 static gboolean
@@ -599,7 +608,7 @@ run_search (search *s, GError **error)
     return FALSE;
   if (p->over_budget)
     {
-      g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_BUDGET,
+      g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_BUDGET, /* untranslated: the store's end reason */
                    "the memory budget (%.0f MB) is below what the smallest configuration, %u worker%s, used "
                    "(PSS peak %.0f MB): no configuration fits",
                    o->memory_budget_bytes / 1e6, w0, w0 == 1 ? "" : "s", p->pss_peak_bytes / 1e6);
@@ -616,8 +625,10 @@ run_search (search *s, GError **error)
       g_autoptr (ls_whatif_basis) b0 = fit (s, NULL);
       double pss = b0 ? ls_whatif_predict_pss (b0, w1, pf) : NAN;
       if (ls_tune_over_budget (o, pss * (1 + MEMORY_MARGIN)))
-        ls_tune_say (s, "%u worker%s would need about %.0f MB, over the memory budget: not run", w1, w1 == 1 ? "" : "s",
-             pss / 1e6);
+        ls_tune_say (s,
+                     ngettext ("%u worker would need about %.0f MB, over the memory budget: not run",
+                               "%u workers would need about %.0f MB, over the memory budget: not run", w1),
+                     w1, pss / 1e6);
       else if (!measure_point (s, w1, pf, pin1, pers, NAN, error))
         return FALSE;
     }
@@ -632,13 +643,13 @@ run_search (search *s, GError **error)
     {
       if (r->runs >= (o->max_runs ? o->max_runs : DEFAULT_MAX_RUNS))
         {
-          r->stop_reason = g_strdup ("the most runs it may make");
+          r->stop_reason = g_strdup (_("the most runs it may make"));
           break;
         }
       run_s = ls_tune_elapsed (s) / MAX (r->runs, 1u);
       if (ls_tune_elapsed (s) + run_s > o->time_budget_s)
         {
-          r->stop_reason = g_strdup_printf ("the time budget (%.0f s) is spent", o->time_budget_s);
+          r->stop_reason = g_strdup_printf (_("the time budget (%.0f s) is spent"), o->time_budget_s);
           break;
         }
       g_autoptr (ls_whatif_basis) b = fit (s, error);
@@ -650,13 +661,13 @@ run_search (search *s, GError **error)
       double noise = MAX (r->noise, NOISE_FLOOR);
       if (!next_candidate (s, b, &c))
         {
-          r->stop_reason = g_strdup ("every configuration within the budgets was measured");
+          r->stop_reason = g_strdup (_("every configuration within the budgets was measured"));
           break;
         }
       if (picks >= MIN_PICKS && spreads->len > 0 && c.sps <= best_sps * (1 + noise))
         {
-          r->stop_reason = g_strdup_printf ("the model's next best (workers=%u prefetch=%u pin=%s, %.0f samples/s) "
-                                            "is within the noise (%.1f %%) of the best measured",
+          r->stop_reason = g_strdup_printf (_("the model's next best (workers=%u prefetch=%u pin=%s, %.0f samples/s) "
+                                              "is within the noise (%.1f %%) of the best measured"),
                                             c.workers, c.prefetch, c.pin, c.sps, noise * 100);
           break;
         }
@@ -668,7 +679,7 @@ run_search (search *s, GError **error)
       if (!q->over_budget && same_config (g_ptr_array_index (r->points, (guint) best_point (s)), q)
           && ls_tune_elapsed (s) + run_s <= o->time_budget_s && r->runs < (o->max_runs ? o->max_runs : DEFAULT_MAX_RUNS))
         {
-          ls_tune_say (s, "the best so far: running it again, for its spread");
+          ls_tune_say (s, _("the best so far: running it again, for its spread"));
           ls_tune_point *again = measure_point (s, c.workers, c.prefetch, c.pin, c.persistent, c.sps, error);
           if (!again)
             return FALSE;
@@ -715,7 +726,7 @@ run_search (search *s, GError **error)
               || r->runs >= (o->max_runs ? o->max_runs : DEFAULT_MAX_RUNS))
             return TRUE;
           if (j == 0 && round == 0)
-            ls_tune_say (s, "confirming the best few, in turn");
+            ls_tune_say (s, _("confirming the best few, in turn"));
           g_autofree char *pin = g_strdup (again->pin);
           if (!measure_point (s, again->workers, again->prefetch, pin, again->persistent, again->predicted_sps, error))
             return FALSE;
@@ -739,14 +750,14 @@ ls_tune_run (const ls_tune_options *options, ls_tune_progress_func progress, gpo
   result->best = -1;
   if (!o.base || (!o.base->dataset && !ls_sweep_request_is_script (o.base)))
     {
-      g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_INVALID, "--dataset is required (or --target pytorch --script)");
+      g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_INVALID, _("--dataset is required (or --target pytorch --script)"));
       return FALSE;
     }
   for (guint k = 0; k < LS_SWEEP_N_KNOBS; k++)
     if (o.base->knobs[k] && o.base->knobs[k]->len > 1)
       {
         g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_INVALID,
-                     "--%s: tune holds a knob fixed at one value, or chooses it itself; not a list",
+                     _("--%s: tune holds a knob fixed at one value, or chooses it itself; not a list"),
                      ls_sweep_knobs[k].name);
         return FALSE;
       }
@@ -778,7 +789,7 @@ ls_tune_run (const ls_tune_options *options, ls_tune_progress_func progress, gpo
     {
       g_clear_error (&failure);
       g_free (result->stop_reason);
-      result->stop_reason = g_strdup ("cancelled");
+      result->stop_reason = g_strdup (_("cancelled"));
       ok = TRUE;
     }
   end_sweep (&s, cancelled ? "interrupted" : ok ? "done" : "failed", failure ? failure->message : NULL);
@@ -788,10 +799,10 @@ ls_tune_run (const ls_tune_options *options, ls_tune_progress_func progress, gpo
   if (ok && result->best < 0)
     {
       if (cancelled)
-        g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_CANCELLED, "cancelled before a configuration finished");
+        g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_CANCELLED, _("cancelled before a configuration finished"));
       else
         g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_BUDGET,
-                     "every configuration measured was over the memory budget (%.0f MB)", o.memory_budget_bytes / 1e6);
+                     _("every configuration measured was over the memory budget (%.0f MB)"), o.memory_budget_bytes / 1e6);
       ok = FALSE;
     }
   if (tmpdir)

@@ -1,5 +1,6 @@
 /* Measured runs into the what-if model's parameters (whatif-basis.h). */
 #include "app/analysis/whatif-basis.h"
+#include "app/core/i18n.h"
 #include "app/core/json-util.h"
 #include "app/core/summary-keys.h"
 #include "app/store/store-named.h"
@@ -77,10 +78,10 @@ script_step (ls_whatif_run *r, JsonObject *target, double compute, guint stepped
   else
     {
       g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID,
-                   "run %" G_GINT64_FORMAT " is a PyTorch script's run (--target pytorch) whose script measured no "
-                   "step between batches: there is no model step to predict from (the script must ask the loader "
-                   "for its next batch after each step)",
-                   r->id);
+                   _("run %lld is a PyTorch script's run (--target pytorch) whose script measured no "
+                     "step between batches: there is no model step to predict from (the script must ask the loader "
+                     "for its next batch after each step)"),
+                   (long long) r->id);
       return FALSE;
     }
   if (!isfinite (r->gpu_util_exact) || r->gpu_util_exact < 0)
@@ -97,8 +98,8 @@ ls_whatif_run_load (ls_store *store, gint64 run_id, GError **error)
   const char *status = json_object_get_string_member_with_default (o, "status", "");
   if (strcmp (status, "done") != 0)
     {
-      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID, "run %" G_GINT64_FORMAT " is %s, not done: "
-                   "the model needs a finished run", run_id, status);
+      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID,
+                   _("run %lld is %s, not done: the model needs a finished run"), (long long) run_id, status);
       return NULL;
     }
 
@@ -199,7 +200,7 @@ ls_whatif_run_load (ls_store *store, gint64 run_id, GError **error)
     if (m == 0)
       {
         g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID,
-                     "run %" G_GINT64_FORMAT " has no measured batches (after %u warm-up): nothing to fit", run_id,
+                     _("run %lld has no measured batches (after %u warm-up): nothing to fit"), (long long) run_id,
                      r->warmup);
         return NULL;
       }
@@ -332,7 +333,7 @@ ls_whatif_basis_new (GPtrArray *runs, GError **error)
 {
   if (!runs || runs->len == 0)
     {
-      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID, "no finished run to fit the model to");
+      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID, _("no finished run to fit the model to"));
       if (runs)
         g_ptr_array_unref (runs);
       return NULL;
@@ -419,7 +420,9 @@ ls_whatif_basis_new (GPtrArray *runs, GError **error)
   if (direct->len)
     {
       b->t_build_ms = median_of (direct);
-      b->source = g_strdup_printf ("the measured build time of %u run%s", direct->len, direct->len == 1 ? "" : "s");
+      b->source = g_strdup_printf (ngettext ("the measured build time of %u run", "the measured build time of %u runs",
+                                             direct->len),
+                                   direct->len);
     }
   for (guint i = 0; i < runs->len; i++)
     {
@@ -433,9 +436,15 @@ ls_whatif_basis_new (GPtrArray *runs, GError **error)
        * misses (the pool's own overheads): both count. */
       g_array_append_vals (fitted, direct->data, direct->len);
       g_free (b->source);
-      b->source = g_strdup_printf ("fitted to the throughput of %u loader-bound run%s%s", fitted->len - direct->len,
-                                   fitted->len - direct->len == 1 ? "" : "s",
-                                   direct->len ? " and the measured build times" : "");
+      guint n = fitted->len - direct->len;
+      b->source = g_strdup_printf (direct->len ? ngettext ("fitted to the throughput of %u loader-bound run and the "
+                                                           "measured build times",
+                                                           "fitted to the throughput of %u loader-bound runs and the "
+                                                           "measured build times",
+                                                           n)
+                                               : ngettext ("fitted to the throughput of %u loader-bound run",
+                                                           "fitted to the throughput of %u loader-bound runs", n),
+                                   n);
       b->t_build_ms = median_of (fitted);
     }
   if (!b->source)
@@ -448,8 +457,8 @@ ls_whatif_basis_new (GPtrArray *runs, GError **error)
             g_array_append_val (cpu, r->worker_cpu_ms_per_batch);
         }
       b->t_build_ms = cpu->len ? median_of (cpu) : 0;
-      b->source = g_strdup (cpu->len ? "the workers' CPU per batch (every run was GPU-bound: a lower bound)"
-                                     : "nothing (every run was GPU-bound and no worker CPU was recorded)");
+      b->source = g_strdup (cpu->len ? _("the workers' CPU per batch (every run was GPU-bound: a lower bound)")
+                                     : _("nothing (every run was GPU-bound and no worker CPU was recorded)"));
     }
 
   /* Memory: PSS minus the arena, a line over the worker count. */

@@ -6,6 +6,7 @@
 #include "app/core/summary-keys.h"
 
 #include "app/analysis/whatif-basis.h"
+#include "app/core/i18n.h"
 #include "app/core/json-util.h"
 
 #define REPLICATIONS 4
@@ -203,35 +204,39 @@ ls_whatif_explain (const ls_whatif_basis *b, const ls_whatif_change *c, const ls
   ls_whatif_basis_params (b, c, &p);
   /* A script's step runs wherever the script puts it: its busy share is
    * "in its step", not the GPU's. */
-  const char *busy = t->script ? "in the script's step" : "GPU busy";
+  const char *busy = t->script ? _("in the script's step") : _("GPU busy");
   g_autofree char *measured_busy = isfinite (t->gpu_util_exact) ? g_strdup_printf ("%.0f %%", t->gpu_util_exact * 100)
-                                                                : g_strdup ("not measured");
-  g_string_append_printf (s, "With %u worker%s, prefetch %u, on %.0f core%s and a %.1f ms %s: "
-                          "about %.0f samples/s, %s %.0f %%, batch wait p50 %.1f ms, p95 %.1f ms "
-                          "(measured on run %" G_GINT64_FORMAT ": %.0f samples/s, %s %s).\n",
-                          p.workers, p.workers == 1 ? "" : "s", p.prefetch, p.cores, p.cores == 1 ? "" : "s",
-                          p.compute_ms, t->script ? "step (the script's, as measured)" : "model step",
-                          pr->throughput_sps, busy, pr->gpu_util_exact * 100, pr->wait_p50_ms, pr->wait_p95_ms, t->id,
+                                                                : g_strdup (_("not measured"));
+  g_autofree char *workers = g_strdup_printf (ngettext ("%u worker", "%u workers", p.workers), p.workers);
+  g_autofree char *cores
+      = g_strdup_printf (ngettext ("%.0f core", "%.0f cores", (gulong) MAX (0, round (p.cores))), p.cores);
+  g_string_append_printf (s,
+                          _("With %s, prefetch %u, on %s and a %.1f ms %s: "
+                            "about %.0f samples/s, %s %.0f %%, batch wait p50 %.1f ms, p95 %.1f ms "
+                            "(measured on run %lld: %.0f samples/s, %s %s).\n"),
+                          workers, p.prefetch, cores, p.compute_ms,
+                          t->script ? _("step (the script's, as measured)") : _("model step"), pr->throughput_sps,
+                          busy, pr->gpu_util_exact * 100, pr->wait_p50_ms, pr->wait_p95_ms, (long long) t->id,
                           t->throughput_sps, busy, measured_busy);
   double per_core = b->t_build_ms > 0 ? p.batch_size / ls_whatif_build_ms (&p) * 1000.0 : INFINITY;
-  const char *consumer = t->script ? "the script's step" : "the GPU";
+  const char *consumer = t->script ? _("the script's step") : _("the GPU");
   if (p.workers == 0)
-    g_string_append_printf (s, "%s builds each batch itself (%.1f ms) while %s waits, so the two add up.",
-                            t->script ? "The script's training process" : "The runner", ls_whatif_build_ms (&p),
+    g_string_append_printf (s, _("%s builds each batch itself (%.1f ms) while %s waits, so the two add up."),
+                            t->script ? _("The script's training process") : _("The runner"), ls_whatif_build_ms (&p),
                             consumer);
   else if (pr->loader_bound)
     g_string_append_printf (
-        s, "Loading-bound: a worker builds a batch in %.1f ms (%.0f samples/s each), %s; %s could take %.0f samples/s.",
+        s, _("Loading-bound: a worker builds a batch in %.1f ms (%.0f samples/s each), %s; %s could take %.0f samples/s."),
         ls_whatif_build_ms (&p), per_core,
-        p.workers > p.cores ? "and the workers share the cores, so more workers will not help"
-                            : "so more workers (up to the cores) would help",
+        p.workers > p.cores ? _("and the workers share the cores, so more workers will not help")
+                            : _("so more workers (up to the cores) would help"),
         consumer, pr->consumer_rate_bps * p.batch_size);
   else
     g_string_append_printf (s,
-                            "%s: the workers could build %.0f samples/s, more than the consumer takes "
-                            "(copy %.2f ms + step %.2f ms per batch); more workers will not help.",
-                            t->script ? "Step-bound" : "GPU-bound", pr->loader_rate_bps * p.batch_size, p.copy_ms,
+                            _("%s: the workers could build %.0f samples/s, more than the consumer takes "
+                              "(copy %.2f ms + step %.2f ms per batch); more workers will not help."),
+                            t->script ? _("Step-bound") : _("GPU-bound"), pr->loader_rate_bps * p.batch_size, p.copy_ms,
                             p.compute_ms);
-  g_string_append_printf (s, " (Build time: %s, %.1f ms per batch.)", b->source, b->t_build_ms);
+  g_string_append_printf (s, _(" (Build time: %s, %.1f ms per batch.)"), b->source, b->t_build_ms);
   return g_string_free (s, FALSE);
 }

@@ -1,5 +1,6 @@
 /* A node of N ranks on C cores from runs with ranks (whatif-ranks.h). */
 #include "app/analysis/whatif-ranks.h"
+#include "app/core/i18n.h"
 
 #include <math.h>
 #include <string.h>
@@ -44,7 +45,7 @@ read_run (ls_store *store, gint64 id, ls_whatif_ranks_run *out, char **identity,
   if (strcmp (status, "done") != 0)
     {
       g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID,
-                   "run %" G_GINT64_FORMAT " is %s, not done: the model needs a finished run", id, status);
+                   _("run %lld is %s, not done: the model needs a finished run"), (long long) id, status);
       return FALSE;
     }
   const char *text = json_object_get_string_member_with_default (o, "summary", NULL);
@@ -56,8 +57,9 @@ read_run (ls_store *store, gint64 id, ls_whatif_ranks_run *out, char **identity,
   if (!ranks || json_array_get_length (ranks) == 0)
     {
       g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID,
-                   "run %" G_GINT64_FORMAT " has no ranks: --ranks predicts from script runs started with "
-                   "--ranks N (e.g. sweep --target pytorch --script S --ranks 1,2)", id);
+                   _("run %lld has no ranks: --ranks predicts from script runs started with "
+                     "--ranks N (e.g. sweep --target pytorch --script S --ranks 1,2)"),
+                   (long long) id);
       return FALSE;
     }
 
@@ -73,14 +75,15 @@ read_run (ls_store *store, gint64 id, ls_whatif_ranks_run *out, char **identity,
       if (!(s > 0 && m > 0))
         {
           g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID,
-                       "run %" G_GINT64_FORMAT ": rank %u has no measured batches: nothing to fit", id, i);
+                       _("run %lld: rank %u has no measured batches: nothing to fit"), (long long) id, i);
           return FALSE;
         }
       if (!(c >= 0))
         {
           g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID,
-                       "run %" G_GINT64_FORMAT ": rank %u's CPU per batch was not measured (the run was recorded "
-                       "before Loadscope measured it): run it again", id, i);
+                       _("run %lld: rank %u's CPU per batch was not measured (the run was recorded "
+                         "before Loadscope measured it): run it again"),
+                       (long long) id, i);
           return FALSE;
         }
       double w = fmax (0, ls_json_number_or (r, "num_workers", 0));
@@ -231,7 +234,7 @@ ls_whatif_ranks_basis_new (GArray *runs, GArray *all, GError **error)
 {
   if (!runs || runs->len == 0)
     {
-      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID, "no finished run with ranks to fit the model to");
+      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID, _("no finished run with ranks to fit the model to"));
       return NULL;
     }
   g_autoptr (ls_whatif_ranks_basis) b = g_new0 (ls_whatif_ranks_basis, 1);
@@ -259,12 +262,16 @@ ls_whatif_ranks_basis_new (GArray *runs, GArray *all, GError **error)
   b->background = ls_median ((double *) (void *) loads->data, loads->len);
   b->beta_fitted = fit (b->runs, &b->beta, &b->off_cpu_ms);
   memory (b);
-  b->source = g_strdup_printf ("%u run%s with %s rank%s, %u worker%s per rank; %s", runs->len,
-                               runs->len == 1 ? "" : "s", ranks->str, runs->len == 1 && t->ranks == 1 ? "" : "s",
-                               b->workers, b->workers == 1 ? "" : "s",
-                               b->beta_fitted ? "the slowdown over the cores fitted to them"
-                                              : "the slowdown over the cores assumed proportional (none of them "
-                                                "had more busy processes than cores, or one load only)");
+  /* "2 runs with 1, 2 ranks, 3 workers per rank; ..." */
+  g_autofree char *with_ranks
+      = g_strdup_printf (ngettext ("with %s rank", "with %s ranks", runs->len == 1 && t->ranks == 1 ? 1 : 2), ranks->str);
+  g_autofree char *per_rank
+      = g_strdup_printf (ngettext ("%u worker per rank", "%u workers per rank", b->workers), b->workers);
+  b->source = g_strdup_printf (ngettext ("%u run %s, %s; %s", "%u runs %s, %s; %s", runs->len), runs->len, with_ranks,
+                               per_rank,
+                               b->beta_fitted ? _("the slowdown over the cores fitted to them")
+                                              : _("the slowdown over the cores assumed proportional (none of them "
+                                                  "had more busy processes than cores, or one load only)"));
   g_string_free (ranks, TRUE);
   return g_steal_pointer (&b);
 }
@@ -315,11 +322,15 @@ ls_whatif_ranks_basis_load (ls_store *store, gint64 run_id, gboolean siblings, i
     }
   if (runs->len == 0)
     {
+      g_autofree char *per_rank = g_strdup_printf (ngettext ("%u worker per rank", "%u workers per rank", w), w);
+      g_autofree char *threads
+          = g_strdup_printf (ngettext ("%u thread", "%u threads", target.threads), target.threads);
       g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID,
-                   "no run of %s%" G_GINT64_FORMAT " has %u worker%s per rank and %u thread%s: measure one "
-                   "(sweep --ranks 1,2 --workers %u --threads %u) to predict it",
-                   sweep > 0 ? "sweep " : "run ", sweep > 0 ? sweep : run_id, w, w == 1 ? "" : "s", target.threads,
-                   target.threads == 1 ? "" : "s", w, target.threads);
+                   sweep > 0 ? _("no run of sweep %lld has %s and %s: measure one "
+                                 "(sweep --ranks 1,2 --workers %u --threads %u) to predict it")
+                             : _("no run of run %lld has %s and %s: measure one "
+                                 "(sweep --ranks 1,2 --workers %u --threads %u) to predict it"),
+                   (long long) (sweep > 0 ? sweep : run_id), per_rank, threads, w, target.threads);
       return NULL;
     }
   return ls_whatif_ranks_basis_new (runs, all, error);
@@ -430,27 +441,46 @@ ls_whatif_ranks_explain (const ls_whatif_ranks_basis *b, const ls_whatif_ranks_p
 {
   const ls_whatif_ranks_run *t = &g_array_index (b->runs, ls_whatif_ranks_run, 0);
   GString *s = g_string_new (NULL);
-  g_string_append_printf (s, "%u rank%s \u00d7 (1 + %u worker%s) = %u process%s on %.0f core%s", pr->ranks,
-                          pr->ranks == 1 ? "" : "s", pr->workers, pr->workers == 1 ? "" : "s", pr->processes,
-                          pr->processes == 1 ? "" : "es", pr->cores, pr->cores == 1 ? "" : "s");
+  g_autofree char *ranks = g_strdup_printf (ngettext ("%u rank", "%u ranks", pr->ranks), pr->ranks);
+  g_autofree char *workers = g_strdup_printf (ngettext ("%u worker", "%u workers", pr->workers), pr->workers);
+  g_autofree char *processes
+      = g_strdup_printf (ngettext ("%u process", "%u processes", pr->processes), pr->processes);
+  g_autofree char *cores
+      = g_strdup_printf (ngettext ("%.0f core", "%.0f cores", (gulong) MAX (0, round (pr->cores))), pr->cores);
+  g_string_append_printf (s, _("%s \u00d7 (1 + %s) = %s on %s"), ranks, workers, processes, cores);
   if (pr->oversubscribed)
-    g_string_append_printf (s, " (oversubscribed: %.0f more process%s than cores)", pr->processes - pr->cores,
-                            pr->processes - pr->cores == 1 ? "" : "es");
-  g_string_append_printf (s, ": about %.0f samples/s for the node (%.0f per rank), %.1f ms per batch of each rank "
-                          "(measured on run %" G_GINT64_FORMAT ", %u rank%s on %.0f cores: %.0f samples/s).\n",
-                          pr->throughput_sps, pr->rank_sps, pr->period_ms, t->id, t->ranks, t->ranks == 1 ? "" : "s",
-                          t->cores, t->throughput_sps);
-  g_string_append_printf (s, "Each rank and its workers spend %.2f ms of CPU per sample (%.1f ms per batch); with "
-                          "the load at %.2f of the cores (other processes' %.1f cores' worth%s included) that CPU "
-                          "takes %.2f\u00d7 its time, beside %.1f ms per batch off the CPU.",
-                          pr->cpu_ms_per_sample, b->cpu_ms, pr->load, pr->background,
-                          pr->background == b->background ? ", as measured here," : "", pr->slowdown, b->off_cpu_ms);
+    {
+      double more = pr->processes - pr->cores;
+      g_string_append_printf (s,
+                              ngettext (" (oversubscribed: %.0f more process than cores)",
+                                        " (oversubscribed: %.0f more processes than cores)",
+                                        (gulong) MAX (0, round (more))),
+                              more);
+    }
+  g_autofree char *measured_ranks = g_strdup_printf (ngettext ("%u rank", "%u ranks", t->ranks), t->ranks);
+  g_string_append_printf (s, _(": about %.0f samples/s for the node (%.0f per rank), %.1f ms per batch of each rank "
+                               "(measured on run %lld, %s on %.0f cores: %.0f samples/s).\n"),
+                          pr->throughput_sps, pr->rank_sps, pr->period_ms, (long long) t->id, measured_ranks, t->cores,
+                          t->throughput_sps);
+  g_string_append_printf (s, pr->background == b->background
+                                 ? _("Each rank and its workers spend %.2f ms of CPU per sample (%.1f ms per batch); "
+                                     "with the load at %.2f of the cores (other processes' %.1f cores' worth, as "
+                                     "measured here, included) that CPU takes %.2f\u00d7 its time, beside %.1f ms per "
+                                     "batch off the CPU.")
+                                 : _("Each rank and its workers spend %.2f ms of CPU per sample (%.1f ms per batch); "
+                                     "with the load at %.2f of the cores (other processes' %.1f cores' worth "
+                                     "included) that CPU takes %.2f\u00d7 its time, beside %.1f ms per batch off "
+                                     "the CPU."),
+                          pr->cpu_ms_per_sample, b->cpu_ms, pr->load, pr->background, pr->slowdown, b->off_cpu_ms);
   if (isfinite (pr->node_pss_bytes))
     {
-      g_autofree char *worker = pr->workers ? g_strdup_printf (", %.0f MB a worker", b->worker_bytes / 1e6) : NULL;
-      g_string_append_printf (s, " Memory: at most %.0f MB PSS for the node (%.0f MB a rank%s).",
-                              pr->node_pss_bytes / 1e6, b->rank_bytes / 1e6, worker ? worker : "");
+      if (pr->workers)
+        g_string_append_printf (s, _(" Memory: at most %.0f MB PSS for the node (%.0f MB a rank, %.0f MB a worker)."),
+                                pr->node_pss_bytes / 1e6, b->rank_bytes / 1e6, b->worker_bytes / 1e6);
+      else
+        g_string_append_printf (s, _(" Memory: at most %.0f MB PSS for the node (%.0f MB a rank)."),
+                                pr->node_pss_bytes / 1e6, b->rank_bytes / 1e6);
     }
-  g_string_append_printf (s, "\n(Model: %s; slowdown max(1, load)^%.2f.)", b->source, b->beta);
+  g_string_append_printf (s, _("\n(Model: %s; slowdown max(1, load)^%.2f.)"), b->source, b->beta);
   return g_string_free (s, FALSE);
 }

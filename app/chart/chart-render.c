@@ -269,7 +269,7 @@ compute_frame (const ls_chart *chart, ls_painter *p, double w, double h, frame *
   if (chart->simulated)
     {
       double tw, th;
-      ls_painter_text_size (p, LS_CHART_SIMULATED_BADGE, BADGE_SIZE, TRUE, &tw, &th);
+      ls_painter_text_size (p, ls_chart_simulated_badge (), BADGE_SIZE, TRUE, &tw, &th);
       fr->badge_w = tw + 1.2 * f;
       fr->badge_h = th + 0.5 * f;
       title_w -= fr->badge_w + f;
@@ -566,7 +566,7 @@ draw_badge (ls_painter *p, const frame *fr, double w)
   cairo_close_path (cr);
   ls_painter_color (cr, p->theme->badge_fill, 1);
   cairo_fill (cr);
-  ls_painter_text (p, LS_CHART_SIMULATED_BADGE, BADGE_SIZE, TRUE, x + fr->badge_w / 2, y + fr->badge_h / 2, 0.5, 0.5,
+  ls_painter_text (p, ls_chart_simulated_badge (), BADGE_SIZE, TRUE, x + fr->badge_w / 2, y + fr->badge_h / 2, 0.5, 0.5,
              p->theme->badge_text);
 }
 

@@ -346,6 +346,13 @@ ls_chart_simulated_note (void)
            "not measured.");
 }
 
+const char *
+ls_chart_simulated_badge (void)
+{
+  /* the same words as LS_CHART_SIMULATED_BADGE */
+  return _("SIMULATED GPU");
+}
+
 char *
 ls_chart_time_text (const char *iso)
 {

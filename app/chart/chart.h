@@ -129,6 +129,9 @@ typedef struct ls_chart {
  * window show it. */
 const char *ls_chart_simulated_note (void);
 
+/* LS_CHART_SIMULATED_BADGE in the user's language, as charts draw it. */
+const char *ls_chart_simulated_badge (void);
+
 ls_chart *ls_chart_new (const char *title);
 void ls_chart_free (ls_chart *chart);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ls_chart, ls_chart_free)

@@ -22,13 +22,27 @@ base_name (const char *path)
   return last && last[1] ? last + 1 : path;
 }
 
-/* At most `width` bytes of text, "..." ending what was cut. */
+/* At most `width` display columns of text, "..." ending what was cut
+ * (whole characters: a wide one counts 2). */
 static char *
 fit (const char *text, int width)
 {
-  if ((int) strlen (text) <= width)
+  if (!g_utf8_validate (text, -1, NULL))
+    return (int) strlen (text) <= width ? g_strdup (text) : g_strdup_printf ("%.*s...", width - 3, text);
+  if ((int) ls_i18n_display_width (text) <= width)
     return g_strdup (text);
-  return g_strdup_printf ("%.*s...", width - 3, text);
+  int used = 0;
+  const char *p = text;
+  while (*p)
+    {
+      gunichar c = g_utf8_get_char (p);
+      int w = g_unichar_iszerowidth (c) ? 0 : g_unichar_iswide (c) ? 2 : 1;
+      if (used + w > width - 3)
+        break;
+      used += w;
+      p = g_utf8_next_char (p);
+    }
+  return g_strdup_printf ("%.*s...", (int) (p - text), text);
 }
 
 /* A knob column: "-" where the run has no value (the none sink has no pin
@@ -50,15 +64,55 @@ knob_cell (JsonObject *r, const char *column, gboolean needs_workers)
   return g_strdup_printf ("%g", json_node_get_double (n));
 }
 
+/* The table's columns: head, least width, left-aligned. A column is as
+ * wide as its head in display columns, where that is wider (a translated
+ * head); cells are padded in display columns too. */
+#define N_COLUMNS 19
+static const struct
+{
+  const char *head;
+  int width;
+  gboolean left;
+} columns[N_COLUMNS] = {
+  { N_("ID"), 5, TRUE },          { N_("DATE (UTC)"), 16, TRUE }, { N_("MACHINE"), 12, TRUE },
+  { N_("DATASET"), 16, TRUE },    { N_("WRK"), 3, FALSE },        { N_("START"), 5, TRUE },
+  { N_("BATCH"), 5, FALSE },      { N_("PF"), 2, FALSE },         { N_("PERS"), 4, TRUE },
+  { N_("PIN"), 7, TRUE },         { N_("MODEL"), 5, FALSE },      { N_("SINK"), 5, TRUE },
+  { N_("STATUS"), 11, TRUE },     { N_("IMG/S"), 8, FALSE },      { N_("WAIT P50"), 8, FALSE },
+  { N_("WAIT P95"), 8, FALSE },   { N_("GPU %"), 5, FALSE },      { N_("PSS MB"), 7, FALSE },
+  { N_("SWEEP"), 5, FALSE },
+};
+
+static void
+put_row (const int *widths, const char *const *cells)
+{
+  for (int c = 0; c < N_COLUMNS; c++)
+    {
+      int pad = widths[c] - (int) ls_i18n_display_width (cells[c]);
+      if (c)
+        putchar (' ');
+      for (int k = 0; !columns[c].left && k < pad; k++)
+        putchar (' ');
+      fputs (cells[c], stdout);
+      /* the last column is right-aligned: no spaces end the line */
+      for (int k = 0; columns[c].left && k < pad; k++)
+        putchar (' ');
+    }
+  putchar ('\n');
+}
+
 static void
 print_table (JsonArray *rows)
 {
   gboolean any_simulated = FALSE;
-#define ROW "%-5s %-16s %-12s %-16s %3s %-5s %5s %2s %-4s %-7s %5s %-5s %-11s %8s %8s %8s %5s %7s %5s\n"
-
-  printf (ROW, "ID", "DATE (UTC)", "MACHINE", "DATASET", "WRK", "START", "BATCH", "PF", "PERS", "PIN", "MODEL", "SINK",
-          /* untranslated: the table's head stays as printf pads it (bytes, not display columns) */
-          "STATUS", "IMG/S", "WAIT P50", "WAIT P95", "GPU %", "PSS MB", "SWEEP");
+  int widths[N_COLUMNS];
+  const char *heads[N_COLUMNS];
+  for (int c = 0; c < N_COLUMNS; c++)
+    {
+      heads[c] = _(columns[c].head);
+      widths[c] = MAX (columns[c].width, (int) ls_i18n_display_width (heads[c]));
+    }
+  put_row (widths, heads);
   for (guint i = 0; i < json_array_get_length (rows); i++)
     {
       JsonObject *r = json_array_get_object_element (rows, i);
@@ -95,10 +149,11 @@ print_table (JsonArray *rows)
         g_snprintf (u, sizeof u, "%.1f", util * 100);
 
       any_simulated |= sim;
-      printf (ROW, id, date, machine, dataset, workers, start, batch, prefetch, persistent, pin, model, sink,
-              json_object_get_string_member (r, "status"), t, w50, w95, u, m, sweep);
+      const char *cells[N_COLUMNS] = { id,         date,  machine, dataset, workers, start, batch,
+                                       prefetch,   persistent, pin, model, sink,
+                                       json_object_get_string_member (r, "status"), t, w50, w95, u, m, sweep };
+      put_row (widths, cells);
     }
-#undef ROW
   if (any_simulated)
     printf (_("* simulated GPU: copy and model step are modelled, not measured on a device.\n"));
 }

@@ -23,33 +23,36 @@
 
 typedef struct {
   const char *name;
+  /* A command line as typed, marked with the context "synopsis": a
+   * translation changes only its placeholders (PATH, RUN, FILE, [knobs]),
+   * never a command or an option. */
   const char *synopsis;
   const char *summary;
   int (*run) (int argc, char **argv); /* NULL: described here, built by a later part */
 } ls_command;
 
 static const ls_command commands[] = {
-  { "run", "run --dataset PATH [knobs]", N_("one measured run of the loader (see run --help)"), ls_cli_run },
-  { "sweep", "sweep --dataset PATH --workers 0,1,2 ...", N_("every combination of knobs given as lists, recorded"),
+  { "run", NC_ ("synopsis", "run --dataset PATH [knobs]"), N_("one measured run of the loader (see run --help)"), ls_cli_run },
+  { "sweep", NC_ ("synopsis", "sweep --dataset PATH --workers 0,1,2 ..."), N_("every combination of knobs given as lists, recorded"),
     ls_cli_sweep },
-  { "history", "history [--sweep ID] [--json]", N_("the recorded runs, newest first, one line each"), ls_cli_history },
-  { "show", "show RUN [--json]", N_("everything recorded about one run: knobs, machine, figures, workers"),
+  { "history", NC_ ("synopsis", "history [--sweep ID] [--json]"), N_("the recorded runs, newest first, one line each"), ls_cli_history },
+  { "show", NC_ ("synopsis", "show RUN [--json]"), N_("everything recorded about one run: knobs, machine, figures, workers"),
     ls_cli_show },
-  { "compare", "compare RUN RUN... [--json]", N_("headline figures side by side, in per cent of the first run"),
+  { "compare", NC_ ("synopsis", "compare RUN RUN... [--json]"), N_("headline figures side by side, in per cent of the first run"),
     ls_cli_compare },
-  { "export", "export --run|--sweep|--all --format F -o FILE",
+  { "export", NC_ ("synopsis", "export --run|--sweep|--all --format F -o FILE"),
     N_("runs to csv, json, a sqlite bundle, or charts (png, svg, pdf)"), ls_cli_export },
-  { "report", "report --sweep ID ... -o FILE",
+  { "report", NC_ ("synopsis", "report --sweep ID ... -o FILE"),
     N_("one file for a team review: HTML (self-contained) or Markdown with the charts"), ls_cli_report },
-  { "import", "import FILE", N_("merge a bundle or JSON export from another machine, checked first"), ls_cli_import },
-  { "make-dataset", "make-dataset --format F --count N OUT",
+  { "import", NC_ ("synopsis", "import FILE"), N_("merge a bundle or JSON export from another machine, checked first"), ls_cli_import },
+  { "make-dataset", NC_ ("synopsis", "make-dataset --format F --count N OUT"),
     N_("write a sample dataset: jpeg-dir, hdf5 or hdf5-jpeg (see make-dataset --help)"), ls_cli_make_dataset },
   { "demo", "demo", N_("the headless default: a sample dataset, a sweep and a recommendation"), ls_cli_demo },
-  { "whatif", "whatif --run ID [--workers N] [--gpu-speed K] ...",
+  { "whatif", NC_ ("synopsis", "whatif --run ID [--workers N] [--gpu-speed K] ..."),
     N_("predict a recorded run with other knobs (a model fitted to it and its sweep)"), ls_cli_whatif },
-  { "tune", "tune --dataset PATH [--memory-budget 4G] ...",
+  { "tune", NC_ ("synopsis", "tune --dataset PATH [--memory-budget 4G] ..."),
     N_("the best workers, prefetch, pin and persistence within budgets, measured"), ls_cli_tune },
-  { "remote", "remote install|collect TARGET", N_("a GPU server (ssh:HOST) or a container (exec:COMMAND) for --on"),
+  { "remote", NC_ ("synopsis", "remote install|collect TARGET"), N_("a GPU server (ssh:HOST) or a container (exec:COMMAND) for --on"),
     ls_cli_remote },
   { "machine", "machine", N_("describe this machine (cores, memory, OS, CPU) as runs will record it"), ls_cli_machine },
 };
@@ -65,9 +68,16 @@ print_usage (FILE *to)
            "\n"
            "Commands:\n"),
          to);
-  /* the synopses are command lines, as typed */
+  /* Each synopsis padded to 36 display columns (a translated placeholder
+   * may be wide), as printf's %-36s pads ASCII. */
   for (size_t i = 0; i < G_N_ELEMENTS (commands); i++)
-    fprintf (to, "  %-36s %s\n", commands[i].synopsis, _(commands[i].summary));
+    {
+      const char *synopsis = g_dpgettext2 (GETTEXT_PACKAGE, "synopsis", commands[i].synopsis);
+      fprintf (to, "  %s", synopsis);
+      for (gsize k = ls_i18n_display_width (synopsis); k < 36; k++)
+        fputc (' ', to);
+      fprintf (to, " %s\n", _(commands[i].summary));
+    }
   g_autofree char *defaults = ls_run_defaults_text ();
   fprintf (to,
            _("\n"

@@ -97,107 +97,159 @@ ls_run_options_knobs_given (const ls_run_options *o)
          | (o->pin ? LS_KNOB_PIN : 0) | (o->start ? LS_KNOB_START : 0);
 }
 
+/* The help of the knobs whose default is a constant of run-options.h: a
+ * sentence of the catalogue with the default put in when shown. Built once
+ * (GOption keeps pointers to the texts it shows), in the locale of the
+ * first call. */
+enum
+{
+  HELP_WORKERS,
+  HELP_BATCH_SIZE,
+  HELP_PREFETCH,
+  HELP_PERSISTENT,
+  HELP_START,
+  HELP_PIN,
+  HELP_NON_BLOCKING,
+  HELP_MODEL_MS,
+  N_HELP
+};
+static const char *default_help[N_HELP];
+#define DEFAULT_HELP(K) default_help[HELP_##K]
+
+static void
+build_default_help (void)
+{
+  static gsize built = 0;
+  if (!g_once_init_enter (&built))
+    return;
+  default_help[HELP_WORKERS]
+      = g_strdup_printf (_("Worker processes; 0 loads in this process (default %d)"), LS_RUN_DEFAULT_WORKERS);
+  default_help[HELP_BATCH_SIZE] = g_strdup_printf (_("Samples per batch (default %d)"), LS_RUN_DEFAULT_BATCH_SIZE);
+  default_help[HELP_PREFETCH]
+      = g_strdup_printf (_("Batches in flight per worker (default %d)"), LS_RUN_DEFAULT_PREFETCH);
+  default_help[HELP_PERSISTENT]
+      = g_strdup_printf (_("Keep workers across epochs (default %s, as PyTorch)"), LS_RUN_DEFAULT_PERSISTENT_TEXT);
+  default_help[HELP_START] = g_strdup_printf (_("How workers start (default %s)"), LS_RUN_DEFAULT_START_TEXT);
+  default_help[HELP_PIN] = g_strdup_printf (_("Host memory the copy reads: pageable, a pinned staging copy (PyTorch's "
+                                               "pin_memory), or the pinned arena itself (default %s)"),
+                                            LS_RUN_DEFAULT_PIN_TEXT);
+  default_help[HELP_NON_BLOCKING]
+      = g_strdup_printf (_("Copy asynchronously on a copy stream, overlapped with the model step (default %s)"),
+                         LS_RUN_DEFAULT_NON_BLOCKING_TEXT);
+  default_help[HELP_MODEL_MS]
+      = g_strdup_printf (_("Device busy time of the model step per batch, in ms (default %g)"),
+                         (double) LS_RUN_DEFAULT_MODEL_MS);
+  g_once_init_leave (&built, 1);
+}
+
+/* The option texts are marked N_() and translated by GOption (the
+ * groups' translation domain); the DataLoader knobs' values (on|off,
+ * fork|spawn ...) stay as typed. */
 void
 ls_run_options_add_to (ls_run_options *o, GOptionContext *context)
 {
+  build_default_help ();
   GOptionEntry knobs[] = {
     { "dataset", 0, 0, G_OPTION_ARG_STRING, &o->dataset,
-      "What to load: a folder of class folders of JPEGs, an HDF5 file, or 'synthetic'", "PATH|synthetic" },
-    { "format", 0, 0, G_OPTION_ARG_STRING, &o->format, "Dataset format (default auto: by the path)",
+      N_("What to load: a folder of class folders of JPEGs, an HDF5 file, or 'synthetic'"), "PATH|synthetic" },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &o->format, N_("Dataset format (default auto: by the path)"),
       "auto|jpeg-dir|hdf5" },
-    { "crop", 0, 0, G_OPTION_ARG_INT, &o->crop, "Side of the random resized crop of images (default 224)", "N" },
+    { "crop", 0, 0, G_OPTION_ARG_INT, &o->crop, N_("Side of the random resized crop of images (default 224)"), "N" },
     { "pixel-limit", 0, 0, G_OPTION_ARG_DOUBLE, &o->pixel_limit_mp,
-      "Refuse images larger than this many megapixels (default 64)", "MP" },
-    { "workers", 0, 0, G_OPTION_ARG_INT, &o->workers, "Worker processes; 0 loads in this process (default " G_STRINGIFY (LS_RUN_DEFAULT_WORKERS) ")", "N" },
-    { "batch-size", 0, 0, G_OPTION_ARG_INT, &o->batch_size, "Samples per batch (default " G_STRINGIFY (LS_RUN_DEFAULT_BATCH_SIZE) ")", "B" },
-    { "prefetch", 0, 0, G_OPTION_ARG_INT, &o->prefetch, "Batches in flight per worker (default " G_STRINGIFY (LS_RUN_DEFAULT_PREFETCH) ")", "P" },
-    { "persistent", 0, 0, G_OPTION_ARG_STRING, &o->persistent, "Keep workers across epochs (default " LS_RUN_DEFAULT_PERSISTENT_TEXT ", as PyTorch)", "on|off" },
-    { "start", 0, 0, G_OPTION_ARG_STRING, &o->start, "How workers start (default " LS_RUN_DEFAULT_START_TEXT ")", "fork|spawn" },
-    { "shuffle", 0, 0, G_OPTION_ARG_STRING, &o->shuffle, "Shuffle each epoch (default on)", "on|off" },
-    { "drop-last", 0, 0, G_OPTION_ARG_NONE, &o->drop_last, "Drop the last partial batch of each epoch", NULL },
-    { "in-order", 0, 0, G_OPTION_ARG_STRING, &o->in_order, "Deliver batches in order (default on)", "on|off" },
-    { "epochs", 0, 0, G_OPTION_ARG_INT, &o->epochs, "Epochs to run (default 1; with --batches, as many as needed)", "E" },
-    { "batches", 0, 0, G_OPTION_ARG_INT64, &o->batches, "Stop after K batches", "K" },
-    { "warmup", 0, 0, G_OPTION_ARG_INT, &o->warmup, "Batches left out of the figures (default: workers, at least 1)", "W" },
+      N_("Refuse images larger than this many megapixels (default 64)"), "MP" },
+    { "workers", 0, 0, G_OPTION_ARG_INT, &o->workers, DEFAULT_HELP (WORKERS), "N" },
+    { "batch-size", 0, 0, G_OPTION_ARG_INT, &o->batch_size, DEFAULT_HELP (BATCH_SIZE), "B" },
+    { "prefetch", 0, 0, G_OPTION_ARG_INT, &o->prefetch, DEFAULT_HELP (PREFETCH), "P" },
+    { "persistent", 0, 0, G_OPTION_ARG_STRING, &o->persistent, DEFAULT_HELP (PERSISTENT), "on|off" },
+    { "start", 0, 0, G_OPTION_ARG_STRING, &o->start, DEFAULT_HELP (START), "fork|spawn" },
+    { "shuffle", 0, 0, G_OPTION_ARG_STRING, &o->shuffle, N_("Shuffle each epoch (default on)"), "on|off" },
+    { "drop-last", 0, 0, G_OPTION_ARG_NONE, &o->drop_last, N_("Drop the last partial batch of each epoch"), NULL },
+    { "in-order", 0, 0, G_OPTION_ARG_STRING, &o->in_order, N_("Deliver batches in order (default on)"), "on|off" },
+    { "epochs", 0, 0, G_OPTION_ARG_INT, &o->epochs, N_("Epochs to run (default 1; with --batches, as many as needed)"), "E" },
+    { "batches", 0, 0, G_OPTION_ARG_INT64, &o->batches, N_("Stop after K batches"), "K" },
+    { "warmup", 0, 0, G_OPTION_ARG_INT, &o->warmup, N_("Batches left out of the figures (default: workers, at least 1)"), "W" },
     { "sink", 0, 0, G_OPTION_ARG_STRING, &o->sink,
-      "Consumer of the batches: a CUDA GPU, a simulated one, or none (default auto: cuda if a GPU answers, else sim)",
+      N_("Consumer of the batches: a CUDA GPU, a simulated one, or none (default auto: cuda if a GPU answers, else sim)"),
       "auto|cuda|sim|none" },
     { "pin", 0, 0, G_OPTION_ARG_STRING, &o->pin,
-      "Host memory the copy reads: pageable, a pinned staging copy (PyTorch's pin_memory), or the pinned arena itself "
-      "(default " LS_RUN_DEFAULT_PIN_TEXT ")",
+      DEFAULT_HELP (PIN),
       "off|staging|arena" },
     { "non-blocking", 0, 0, G_OPTION_ARG_STRING, &o->non_blocking,
-      "Copy asynchronously on a copy stream, overlapped with the model step (default " LS_RUN_DEFAULT_NON_BLOCKING_TEXT ")", "on|off" },
-    { "model-ms", 0, 0, G_OPTION_ARG_DOUBLE, &o->model_ms, "Device busy time of the model step per batch, in ms (default " G_STRINGIFY (LS_RUN_DEFAULT_MODEL_MS) ")",
+      DEFAULT_HELP (NON_BLOCKING), "on|off" },
+    { "model-ms", 0, 0, G_OPTION_ARG_DOUBLE, &o->model_ms, DEFAULT_HELP (MODEL_MS),
       "X" },
-    { "device", 0, 0, G_OPTION_ARG_INT, &o->device, "CUDA device index (default 0)", "N" },
+    { "device", 0, 0, G_OPTION_ARG_INT, &o->device, N_("CUDA device index (default 0)"), "N" },
     { "sim-bandwidth-pageable", 0, 0, G_OPTION_ARG_DOUBLE, &o->sim_bw_pageable,
-      "Sim sink: host-to-device GB/s from pageable memory (default 6)", "GBPS" },
+      N_("Sim sink: host-to-device GB/s from pageable memory (default 6)"), "GBPS" },
     { "sim-bandwidth-pinned", 0, 0, G_OPTION_ARG_DOUBLE, &o->sim_bw_pinned,
-      "Sim sink: host-to-device GB/s from pinned memory (default 24)", "GBPS" },
-    { "seed", 0, 0, G_OPTION_ARG_INT64, &o->seed, "Seed of shuffling and random transforms (default 0)", "S" },
-    { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &o->timeout, "Seconds to wait for a batch before failing, counted once the workers have started (a start may take up to 120 s); 0 waits forever (default 60)", "SEC" },
-    { "on-error", 0, 0, G_OPTION_ARG_STRING, &o->on_error, "A sample that fails stops the run, or is replaced and counted (default fail)", "fail|skip" },
-    { "output", 0, 0, G_OPTION_ARG_STRING, &o->output, "Sample layout (default f32-chw)", "f32-chw|u8-hwc" },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, "Print the run summary as one JSON object", NULL },
-    { "db", 0, 0, G_OPTION_ARG_FILENAME, &o->db, "The run store (default: $XDG_DATA_HOME/loadscope/history.sqlite)",
+      N_("Sim sink: host-to-device GB/s from pinned memory (default 24)"), "GBPS" },
+    { "seed", 0, 0, G_OPTION_ARG_INT64, &o->seed, N_("Seed of shuffling and random transforms (default 0)"), "S" },
+    { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &o->timeout, N_("Seconds to wait for a batch before failing, counted once the workers have started (a start may take up to 120 s); 0 waits forever (default 60)"), "SEC" },
+    { "on-error", 0, 0, G_OPTION_ARG_STRING, &o->on_error, N_("A sample that fails stops the run, or is replaced and counted (default fail)"), "fail|skip" },
+    { "output", 0, 0, G_OPTION_ARG_STRING, &o->output, N_("Sample layout (default f32-chw)"), "f32-chw|u8-hwc" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, N_("Print the run summary as one JSON object"), NULL },
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &o->db, N_("The run store (default: $XDG_DATA_HOME/loadscope/history.sqlite)"),
       "PATH" },
-    { "no-db", 0, 0, G_OPTION_ARG_NONE, &o->no_db, "Do not record the run", NULL },
-    { "events", 0, 0, G_OPTION_ARG_FILENAME, &o->events, "Stream the run as JSON lines to FILE (- for stdout)",
+    { "no-db", 0, 0, G_OPTION_ARG_NONE, &o->no_db, N_("Do not record the run"), NULL },
+    { "events", 0, 0, G_OPTION_ARG_FILENAME, &o->events, N_("Stream the run as JSON lines to FILE (- for stdout)"),
       "FILE|-" },
-    { "sweep-id", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT64, &o->sweep_id, "The sweep this run belongs to", "ID" },
-    { "checksum", 0, 0, G_OPTION_ARG_NONE, &o->checksum, "Hash every batch (shows the batches are identical across knobs)", NULL },
+    { "sweep-id", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT64, &o->sweep_id, N_("The sweep this run belongs to"), "ID" },
+    { "checksum", 0, 0, G_OPTION_ARG_NONE, &o->checksum, N_("Hash every batch (shows the batches are identical across knobs)"), NULL },
     { "diagnose", 0, 0, G_OPTION_ARG_NONE, &o->diagnose,
-      "Run the knobs three times (data prepared -- for a script: its first batches replayed --, dataset in page "
-      "cache, evicted from it) and separate GPU (or the script's step) time, "
-      "preparation stall and fetch stall; not recorded", NULL },
+      N_("Run the knobs three times (data prepared -- for a script: its first batches replayed --, dataset in page "
+         "cache, evicted from it) and separate GPU (or the script's step) time, "
+         "preparation stall and fetch stall; not recorded"), NULL },
     { NULL },
   };
   GOptionEntry synthetic[] = {
-    { "count", 0, 0, G_OPTION_ARG_INT64, &o->count, "Samples (default 2000)", "N" },
-    { "size", 0, 0, G_OPTION_ARG_STRING, &o->size, "Sample size (default 224x224)", "WxH" },
-    { "sample-cost-us", 0, 0, G_OPTION_ARG_INT, &o->sample_cost_us, "CPU work per sample in microseconds (default 0)", "U" },
+    { "count", 0, 0, G_OPTION_ARG_INT64, &o->count, N_("Samples (default 2000)"), "N" },
+    { "size", 0, 0, G_OPTION_ARG_STRING, &o->size, N_("Sample size (default 224x224)"), "WxH" },
+    { "sample-cost-us", 0, 0, G_OPTION_ARG_INT, &o->sample_cost_us, N_("CPU work per sample in microseconds (default 0)"), "U" },
     { NULL },
   };
   GOptionEntry faults[] = {
-    { "fail-every", 0, 0, G_OPTION_ARG_INT64, &o->fail_every, "Every K-th sample fails to read", "K" },
-    { "crash-at", 0, 0, G_OPTION_ARG_INT64, &o->crash_at, "The worker reading sample I crashes", "I" },
-    { "hang-at", 0, 0, G_OPTION_ARG_INT64, &o->hang_at, "The worker reading sample I hangs", "I" },
+    { "fail-every", 0, 0, G_OPTION_ARG_INT64, &o->fail_every, N_("Every K-th sample fails to read"), "K" },
+    { "crash-at", 0, 0, G_OPTION_ARG_INT64, &o->crash_at, N_("The worker reading sample I crashes"), "I" },
+    { "hang-at", 0, 0, G_OPTION_ARG_INT64, &o->hang_at, N_("The worker reading sample I hangs"), "I" },
     { NULL },
   };
   GOptionEntry target[] = {
     { "target", 0, 0, G_OPTION_ARG_STRING, &o->target,
-      "What is measured: Loadscope's own loader over --dataset, or your PyTorch script's DataLoader (default loadscope)",
+      N_("What is measured: Loadscope's own loader over --dataset, or your PyTorch script's DataLoader (default loadscope)"),
       "loadscope|pytorch" },
-    { "script", 0, 0, G_OPTION_ARG_FILENAME, &o->script, "--target pytorch: the training script, run unmodified",
+    { "script", 0, 0, G_OPTION_ARG_FILENAME, &o->script, N_("--target pytorch: the training script, run unmodified"),
       "FILE.py" },
-    { "python", 0, 0, G_OPTION_ARG_FILENAME, &o->python, "--target pytorch: the interpreter (default python3)",
+    { "python", 0, 0, G_OPTION_ARG_FILENAME, &o->python, N_("--target pytorch: the interpreter (default python3)"),
       "PATH" },
     { "script-args", 0, 0, G_OPTION_ARG_STRING, &o->script_args,
-      "--target pytorch: the script's arguments, split as a shell would", "\"ARGS\"" },
+      N_("--target pytorch: the script's arguments, split as a shell would"), "\"ARGS\"" },
     { "loader", 0, 0, G_OPTION_ARG_INT, &o->loader,
-      "--target pytorch: which DataLoader gets the knobs and is measured, from 0 in the order the script builds "
-      "them (default 0)", "N" },
+      N_("--target pytorch: which DataLoader gets the knobs and is measured, from 0 in the order the script builds "
+         "them (default 0)"), "N" },
     { "ranks", 0, 0, G_OPTION_ARG_INT, &o->ranks,
-      "--target pytorch: start N ranks of the script as `torchrun --standalone --nproc-per-node N` does "
-      "(RANK, WORLD_SIZE, MASTER_ADDR/PORT on the loopback), each measured; --workers is per rank", "N" },
+      N_("--target pytorch: start N ranks of the script as `torchrun --standalone --nproc-per-node N` does "
+         "(RANK, WORLD_SIZE, MASTER_ADDR/PORT on the loopback), each measured; --workers is per rank"), "N" },
     { "threads", 0, 0, G_OPTION_ARG_INT, &o->threads,
-      "--target pytorch: intra-op threads of the script (of each rank): OMP_NUM_THREADS and "
-      "torch.set_num_threads (default: the script's own; torchrun's 1 with --ranks above 1)", "T" },
+      N_("--target pytorch: intra-op threads of the script (of each rank): OMP_NUM_THREADS and "
+         "torch.set_num_threads (default: the script's own; torchrun's 1 with --ranks above 1)"), "T" },
     { "launcher", 0, 0, G_OPTION_ARG_STRING, &o->launcher,
-      "--target pytorch --ranks N: who starts the ranks: probe (as torchrun does, the default) or torchrun (your "
-      "own `torchrun --standalone --nproc-per-node N` from PATH, the probe in each rank)", "probe|torchrun" },
+      N_("--target pytorch --ranks N: who starts the ranks: probe (as torchrun does, the default) or torchrun (your "
+         "own `torchrun --standalone --nproc-per-node N` from PATH, the probe in each rank)"), "probe|torchrun" },
     { NULL },
   };
 
-  g_option_context_add_main_entries (context, knobs, NULL);
-  g_option_context_add_main_entries (context, target, NULL);
-  GOptionGroup *g = g_option_group_new ("synthetic", "Synthetic dataset (--dataset synthetic):",
-                                        "Show the synthetic dataset's options", NULL, NULL);
+  g_option_context_add_main_entries (context, knobs, GETTEXT_PACKAGE);
+  g_option_context_add_main_entries (context, target, GETTEXT_PACKAGE);
+  /* GOption shows a group's title as given (its --help-NAME line it
+   * translates through the domain): the titles are translated here. */
+  GOptionGroup *g = g_option_group_new ("synthetic", _("Synthetic dataset (--dataset synthetic):"),
+                                        N_("Show the synthetic dataset's options"), NULL, NULL);
+  g_option_group_set_translation_domain (g, GETTEXT_PACKAGE);
   g_option_group_add_entries (g, synthetic);
   g_option_context_add_group (context, g);
-  g = g_option_group_new ("faults", "Fault injection (synthetic dataset), to see how failures are reported:",
-                          "Show the fault-injection options", NULL, NULL);
+  g = g_option_group_new ("faults", _("Fault injection (synthetic dataset), to see how failures are reported:"),
+                          N_("Show the fault-injection options"), NULL, NULL);
+  g_option_group_set_translation_domain (g, GETTEXT_PACKAGE);
   g_option_group_add_entries (g, faults);
   g_option_context_add_group (context, g);
 }
