@@ -28,14 +28,23 @@ static size_t
 free_huge_2m_pages (void)
 {
 #if defined(__linux__) && defined(MFD_HUGETLB)
+  /* Free pages include those another mapping has reserved and not yet
+   * touched: only the rest can be had. */
+  unsigned long free_n = 0, resv_n = 0;
   FILE *f = fopen ("/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages", "re");
-  unsigned long n = 0;
   if (!f)
     return 0;
-  if (fscanf (f, "%lu", &n) != 1)
-    n = 0;
+  if (fscanf (f, "%lu", &free_n) != 1)
+    free_n = 0;
   fclose (f);
-  return (size_t) n;
+  f = fopen ("/sys/kernel/mm/hugepages/hugepages-2048kB/resv_hugepages", "re");
+  if (f)
+    {
+      if (fscanf (f, "%lu", &resv_n) != 1)
+        resv_n = 0;
+      fclose (f);
+    }
+  return free_n > resv_n ? (size_t) (free_n - resv_n) : 0;
 #else
   return 0;
 #endif
@@ -143,12 +152,29 @@ ls_shm_create (size_t size, ls_shm **out, ls_error *err)
     }
   /* Another process of the same user opens it through our descriptor. */
   snprintf (name, sizeof name, "/proc/%d/fd/%d", (int) getpid (), fd);
-  if (map_fd (fd, size, file_size, name, out, err) != LS_OK)
+  if (map_fd (fd, size, file_size, name, out, err) == LS_OK)
+    return LS_OK;
+  close (fd);
+  if (file_size == size)
+    return err ? err->code : LS_ERR_OS;
+  /* A hugetlb file's pages are reserved when it is mapped: another
+   * process took them since they were counted. Plain pages then. */
+#if defined(__linux__) && defined(MFD_CLOEXEC)
+  fd = memfd_create ("loadscope-arena", MFD_CLOEXEC);
+  if (fd < 0)
+    return ls_error_set_os (err, "memfd_create");
+  if (ftruncate (fd, (off_t) size) != 0)
     {
+      ls_error_set_os (err, "ftruncate shared memory to %zu bytes", size);
       close (fd);
-      return err ? err->code : LS_ERR_OS;
+      return LS_ERR_OS;
     }
-  return LS_OK;
+  snprintf (name, sizeof name, "/proc/%d/fd/%d", (int) getpid (), fd);
+  if (map_fd (fd, size, size, name, out, err) == LS_OK)
+    return LS_OK;
+  close (fd);
+#endif
+  return err ? err->code : LS_ERR_OS;
 }
 
 /* Checks the file holds size bytes; *map_len is its whole size (a hugetlb
@@ -204,17 +230,34 @@ ls_shm_create_inherited (size_t size, ls_shm **out, ls_error *err)
   shm = calloc (1, sizeof *shm);
   if (!shm)
     return ls_error_set (err, LS_ERR_NOMEM, "shared memory: out of memory");
-  shm->data = mmap (NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  size_t map_len = size;
+  shm->data = MAP_FAILED;
+#if defined(__linux__) && defined(MAP_HUGETLB)
+  /* Reserved huge pages that cover the whole arena: one fault per 2 MiB,
+   * and (on a VM) one first touch per 2 MiB in each worker instead of 512.
+   * The pages are reserved here; if another process took them since they
+   * were counted, mmap fails and plain pages follow. */
+  size_t huge = (size + HUGE_2M - 1) / HUGE_2M;
+  if (huge <= free_huge_2m_pages ())
+    {
+      shm->data = mmap (NULL, huge * HUGE_2M, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+      if (shm->data != MAP_FAILED)
+        map_len = huge * HUGE_2M;
+    }
+#endif
+  if (shm->data == MAP_FAILED)
+    shm->data = mmap (NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (shm->data == MAP_FAILED)
     {
       ls_error_set_os (err, "mmap %zu bytes of shared anonymous memory", size);
       free (shm);
       return LS_ERR_OS;
     }
-  advise_huge (shm->data, size);
+  if (map_len == size)
+    advise_huge (shm->data, size);
   shm->fd = -1;
   shm->size = size;
-  shm->map_len = size;
+  shm->map_len = map_len;
   snprintf (shm->name, sizeof shm->name, "inherited");
   *out = shm;
   return LS_OK;
