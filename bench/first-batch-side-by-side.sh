@@ -13,6 +13,10 @@
 # 3. PyTorch's DataLoader on the same images (the anchors' script: 2 fork
 #    workers, 2 epochs), where torch imports.
 #
+# 4. with LS_BENCH_HUGE_PAGES=N (root, Linux): bench-first-batch again
+#    with N 2 MiB huge pages reserved (vm.nr_hugepages; the arena takes
+#    them when they cover it), the old value put back on exit.
+#
 # LS_ANCHORS is the anchors folder (decode_limit.c, pytorch_dataloader.py;
 # default ../shared/anchors beside this checkout). decode_limit is built
 # into BUILD_DIR/bench once (gcc, libturbojpeg); without it the ceiling is
@@ -52,6 +56,21 @@ echo "== bench-first-batch ($reps reps)"
 result=$(grep '^RESULT ' "$out/first.txt")
 value () { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$result"; }
 
+huge=${LS_BENCH_HUGE_PAGES:-}
+huge_result=
+nr=/proc/sys/vm/nr_hugepages
+if [ -n "$huge" ] && [ -w "$nr" ]; then
+  old_nr=$(cat "$nr")
+  trap 'echo "$old_nr" >"$nr"; rm -rf "$out"' EXIT
+  echo "$huge" >"$nr"
+  echo "== bench-first-batch ($reps reps) with $(cat "$nr") huge pages of 2 MiB reserved (vm.nr_hugepages; was $old_nr)"
+  "$build/bench/bench-first-batch" "$images" "$build/loader/loadscope-worker" "$reps" | tee "$out/first-huge.txt"
+  echo "$old_nr" >"$nr"
+  huge_result=$(grep '^RESULT ' "$out/first-huge.txt")
+elif [ -n "$huge" ]; then
+  echo "== LS_BENCH_HUGE_PAGES: $nr cannot be written here (root only): the huge-page run is left out"
+fi
+
 pytorch=
 if [ -f "$anchors/pytorch_dataloader.py" ] && /usr/bin/python3 -c 'import torch, torchvision' 2>/dev/null; then
   echo "== PyTorch's DataLoader: 2 fork workers, 2 epochs"
@@ -71,6 +90,14 @@ printf '   %-46s %s ms vs %s ms = %s (goal <= 1.0, ideally 0.8)\n' "first batch 
   "$(value first_2w_ms)" "$(value build_1w_ms)" "$(value ratio)"
 printf '   %-46s %s %% (goal <= 10 %%)\n' "write stage / busy, 40 batches at 2 workers" \
   "$(awk -v s="$(value write_share)" 'BEGIN { printf "%.1f", s * 100 }')"
+if [ -n "$huge_result" ]; then
+  result=$huge_result
+  printf '   %-46s %s ms vs %s ms = %s\n' "the same, arena in reserved 2 MiB pages" \
+    "$(value first_2w_ms)" "$(value build_1w_ms)" "$(value ratio)"
+  printf '   %-46s %s %%\n' "write stage / busy, reserved 2 MiB pages" \
+    "$(awk -v s="$(value write_share)" 'BEGIN { printf "%.1f", s * 100 }')"
+  result=$(grep '^RESULT ' "$out/first.txt")
+fi
 if [ -n "$ceiling" ]; then
   printf '   %-46s %s img/s vs %s = %s (goal >= 1.0)\n' "throughput vs the crop-region ceiling" "$thr" "$ceiling" \
     "$(awk -v a="$thr" -v b="$ceiling" 'BEGIN { printf "%.2f", a / b }')"
