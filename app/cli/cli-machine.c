@@ -200,6 +200,14 @@ ls_cli_machine (int argc, char **argv)
             fork_page / 1024, spawn_page > 4096 || fork_page > 4096 ? _(" (huge pages)") : "");
   else
     printf (_("arena:     %zu KiB pages\n"), spawn_page / 1024);
+#ifdef __linux__
+  /* On a VM each process's first touch of each 4 KiB page costs the
+   * hypervisor's work, which the first batch pays (docs/arena.md). */
+  if (spawn_page == 4096 && (fork_page == 4096 || fork_page == 0))
+    printf ("%s", _("           the first batch pays each worker's first touch of every 4 KiB page (microseconds each\n"
+                    "           on a VM); 2 MiB pages reserved by root avoid it: sysctl vm.nr_hugepages=256 covers\n"
+                    "           an arena of up to 512 MiB, which runs then use\n"));
+#endif
   if (gpu.cuda_answered)
     printf (_("GPU:       %s (CUDA device 0, driver %s from %s; runs use it with --sink auto)\n"), gpu.cuda_device,
             gpu.cuda_driver[0] ? gpu.cuda_driver : _("of unknown version"), gpu.cuda_library);
