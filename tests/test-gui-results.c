@@ -183,7 +183,15 @@ test_results_fit (void)
     const char *what;
     gint64 sweep;
   } sweeps[] = { { "loader", 1 }, { "script", 2 }, { "one", 3 } };
-  const int sizes[][2] = { { 1024, 700 }, { 1200, 780 }, { 1600, 1000 } };
+  /* The default size is the one a first start gets: the schema's, which
+   * the window took (the .ui's own is only a fallback). */
+  g_autoptr (GVariant) default_w = g_settings_get_default_value (settings, "window-width");
+  g_autoptr (GVariant) default_h = g_settings_get_default_value (settings, "window-height");
+  int first_w = 0, first_h = 0;
+  gtk_window_get_default_size (GTK_WINDOW (window), &first_w, &first_h);
+  g_assert_cmpint (first_w, ==, g_variant_get_int32 (default_w));
+  g_assert_cmpint (first_h, ==, g_variant_get_int32 (default_h));
+  const int sizes[][2] = { { 1024, 700 }, { g_variant_get_int32 (default_w), g_variant_get_int32 (default_h) }, { 1600, 1000 } };
   AdwStyleManager *style = adw_style_manager_get_default ();
   for (guint s = 0; s < G_N_ELEMENTS (sweeps); s++)
     {
