@@ -12,6 +12,7 @@
 #include "app/analysis/tune-session.h"
 #include "app/core/settings.h"
 #include "app/store/store-query.h"
+#include "app/target/target-check.h"
 #include "ui/ls-application.h"
 #include "ui/ls-history-page.h"
 #include "ui/ls-results-page.h"
@@ -174,6 +175,19 @@ test_pytorch_target (void)
   g_assert_nonnull (strstr (ls_setup_page_get_script_problem (setup), "cannot import torch"));
   assert_run_refused ("cannot import torch");
   ls_test_gui_screenshot ("gui-pytorch-no-torch.png");
+
+  /* None given: the first interpreter on PATH that imports torch, named
+   * in the row (and kept, as a chosen one is). */
+  g_autofree char *first = ls_target_find_python (NULL, NULL);
+  if (first)
+    {
+      ls_setup_page_set_python (setup, "");
+      ls_test_gui_iterate_until (script_checked, 240);
+      g_assert_null (ls_setup_page_get_script_problem (setup));
+      g_autofree char *shown = g_settings_get_string (settings, "python");
+      g_assert_cmpstr (shown, ==, first);
+      ls_test_gui_screenshot ("gui-pytorch-found-python.png");
+    }
 
   /* The real thing: workers 0 and 1 over the ImageFolder script. */
   ls_setup_page_set_python (setup, python);

@@ -47,6 +47,7 @@ struct _LsSetupPage {
   char *script_problem;     /* why the script cannot be run; NULL: fine or unchecked */
   GCancellable *script_checking;
   guint python_recheck;     /* a check after the interpreter's name stops changing */
+  gboolean python_found;    /* the row is being set to the interpreter a check found */
 };
 
 /* ls-setup-page.c: a chosen path's row: its subtitle is the path and what

@@ -48,7 +48,8 @@ static void
 script_check_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr (GError) error = NULL;
-  g_autofree char *description = ls_target_pytorch_check_finish (result, &error);
+  g_autofree char *chosen = NULL;
+  g_autofree char *description = ls_target_pytorch_check_finish (result, &chosen, &error);
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
   LsSetupPage *self = user_data; /* alive: dispose cancels the check */
@@ -56,6 +57,14 @@ script_check_done (GObject *source, GAsyncResult *result, gpointer user_data)
   g_clear_pointer (&self->script_problem, g_free);
   if (!description)
     self->script_problem = g_strdup (error->message);
+  /* None given: the row names the interpreter found, which runs use (no
+   * second check of the same one). */
+  if (description && chosen && !*gtk_editable_get_text (GTK_EDITABLE (self->python)))
+    {
+      self->python_found = TRUE;
+      gtk_editable_set_text (GTK_EDITABLE (self->python), chosen);
+      self->python_found = FALSE;
+    }
   show_script (self, description ? description : self->script_problem, description == NULL);
 }
 
@@ -136,7 +145,7 @@ python_recheck (gpointer data)
 void
 ls_setup_page_on_python_changed (LsSetupPage *self)
 {
-  if (!self->script)
+  if (!self->script || self->python_found)
     return;
   g_clear_handle_id (&self->python_recheck, g_source_remove);
   self->python_recheck = g_timeout_add (600, python_recheck, self);

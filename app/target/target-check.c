@@ -1,7 +1,9 @@
 /* The window's check of a script target and its request knobs
  * (target-check.h). */
+#define _DEFAULT_SOURCE /* realpath */
 #include "app/target/target-check.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const char *
@@ -74,14 +76,114 @@ run_python (const char *const *argv, GCancellable *cancellable, int *status, cha
   return TRUE;
 }
 
-gboolean
-ls_target_pytorch_check (const char *script, const char *python, char **description, GCancellable *cancellable,
-                         GError **error)
+/* Whether py imports torch as the probe will (loadscope_probe/__main__.py:
+ * without the working folder that -c puts first on sys.path); *out gets
+ * its "TORCH_VERSION PYTHON_VERSION" line, *why the reason it did not. */
+static gboolean
+imports_torch (const char *py, char **out, char **why, GCancellable *cancellable, GError **error)
 {
-  const char *py = interpreter (python);
+  const char *argv[] = { py, "-c",
+                         "import sys; del sys.path[0]; import torch; print(torch.__version__, sys.version.split()[0])",
+                         NULL };
+  g_autofree char *err = NULL;
+  int status = -1;
+  if (!run_python (argv, cancellable, &status, out, &err, error))
+    return FALSE;
+  if (status != 0)
+    *why = last_line (err);
+  return TRUE;
+}
 
+/* The file a path names, links followed, so one interpreter reached by
+ * several names or folders (python3 -> python3.11, /bin -> /usr/bin) is
+ * tried once. */
+static char *
+real_path (const char *path)
+{
+#ifdef G_OS_WIN32
+  return g_canonicalize_filename (path, NULL);
+#else
+  char *real = realpath (path, NULL);
+  char *copy = g_strdup (real ? real : path);
+  free (real);
+  return copy;
+#endif
+}
+
+/* At most this many interpreters are tried: each costs a torch import. */
+#define MAX_TRIED 12
+
+char *
+ls_target_find_python (GCancellable *cancellable, GError **error)
+{
+  g_autoptr (GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+  /* An activated environment first, then each folder of PATH in order,
+   * each with the usual names (a first python3 without torch, such as a
+   * version manager's shim, does not hide the system's that has it). */
+  const char *envs[] = { "VIRTUAL_ENV", "CONDA_PREFIX" };
+  for (guint i = 0; i < G_N_ELEMENTS (envs); i++)
+    if (g_getenv (envs[i]) && *g_getenv (envs[i]))
+      g_ptr_array_add (paths, g_build_filename (g_getenv (envs[i]), "bin", "python", NULL));
+  const char *names[] = { "python3", "python", "python3.13", "python3.12", "python3.11",
+                          "python3.10", "python3.9", "python3.8" };
+  g_auto (GStrv) dirs = g_strsplit (g_getenv ("PATH") ? g_getenv ("PATH") : "", G_SEARCHPATH_SEPARATOR_S, -1);
+  for (guint d = 0; dirs[d]; d++)
+    for (guint i = 0; *dirs[d] && i < G_N_ELEMENTS (names); i++)
+      g_ptr_array_add (paths, g_build_filename (dirs[d], names[i], NULL));
+
+  g_autoptr (GPtrArray) tried = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < paths->len && tried->len < MAX_TRIED; i++)
+    {
+      const char *path = g_ptr_array_index (paths, i);
+      if (!g_file_test (path, G_FILE_TEST_IS_EXECUTABLE) || g_file_test (path, G_FILE_TEST_IS_DIR)
+          || !g_hash_table_add (seen, real_path (path)))
+        continue;
+      g_autofree char *out = NULL, *why = NULL;
+      g_autoptr (GError) run_error = NULL;
+      if (!imports_torch (path, &out, &why, cancellable, &run_error))
+        {
+          if (g_error_matches (run_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+            {
+              g_propagate_error (error, g_steal_pointer (&run_error));
+              return NULL;
+            }
+          g_ptr_array_add (tried, g_strdup_printf ("%s (%s)", path, run_error->message));
+          continue;
+        }
+      if (!why)
+        return g_strdup (path);
+      g_ptr_array_add (tried, g_strdup_printf ("%s (%s)", path, why));
+    }
+  if (tried->len == 0)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                           "no Python interpreter on PATH (looked for python3, python and python3.8 to 3.13): "
+                           "choose the one that imports torch");
+      return NULL;
+    }
+  g_ptr_array_add (tried, NULL);
+  g_autofree char *list = g_strjoinv ("; ", (char **) tried->pdata);
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+               "no Python interpreter on PATH imports torch: choose the one that does (tried %s)", list);
+  return NULL;
+}
+
+gboolean
+ls_target_pytorch_check (const char *script, const char *python, char **description, char **chosen,
+                         GCancellable *cancellable, GError **error)
+{
   if (!check_script (script, error))
     return FALSE;
+  /* None given: the first interpreter on PATH that imports torch. */
+  g_autofree char *searched = NULL;
+  if (!python || !*python)
+    {
+      searched = ls_target_find_python (cancellable, error);
+      if (!searched)
+        return FALSE;
+    }
+  const char *py = searched ? searched : interpreter (python);
   /* The interpreter as found: its path is what the messages name. */
   g_autofree char *found = g_find_program_in_path (py);
   g_autofree char *named = found && g_strcmp0 (found, py) != 0 ? g_strdup_printf ("%s (%s)", py, found) : g_strdup (py);
@@ -102,25 +204,24 @@ ls_target_pytorch_check (const char *script, const char *python, char **descript
         return FALSE;
       }
   }
-  /* What the probe does first (loadscope_probe/__main__.py): import torch,
-   * without the working folder that -c puts first on sys.path. */
-  const char *argv[] = { py, "-c",
-                         "import sys; del sys.path[0]; import torch; print(torch.__version__, sys.version.split()[0])",
-                         NULL };
-  g_autofree char *out = NULL, *err = NULL;
-  if (!run_python (argv, cancellable, &status, &out, &err, error))
+  /* What the probe does first: import torch. */
+  g_autofree char *out = NULL, *why = NULL;
+  if (!imports_torch (py, &out, &why, cancellable, error))
     return FALSE;
-  if (status != 0)
+  if (why)
     {
-      g_autofree char *why = last_line (err);
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s cannot import torch: %s", named, why);
       return FALSE;
     }
   g_auto (GStrv) versions = g_strsplit (g_strstrip (out), " ", 2);
   g_autofree char *base = g_path_get_basename (script);
   if (description)
-    *description = g_strdup_printf ("%s: torch %s, Python %s (%s)", base, versions[0] ? versions[0] : "?",
+    *description = g_strdup_printf (searched ? "%s: torch %s, Python %s (%s, the first on PATH that imports torch)"
+                                             : "%s: torch %s, Python %s (%s)",
+                                    base, versions[0] ? versions[0] : "?",
                                     versions[0] && versions[1] ? versions[1] : "?", found ? found : py);
+  if (chosen)
+    *chosen = g_strdup (found ? found : py);
   return TRUE;
 }
 
@@ -141,12 +242,15 @@ static void
 check_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
 {
   check_args *a = data;
-  char *description = NULL;
+  char **said = g_new0 (char *, 3); /* the description, the interpreter */
   GError *error = NULL;
-  if (ls_target_pytorch_check (a->script, a->python, &description, cancellable, &error))
-    g_task_return_pointer (task, description, g_free);
+  if (ls_target_pytorch_check (a->script, a->python, &said[0], &said[1], cancellable, &error))
+    g_task_return_pointer (task, said, (GDestroyNotify) g_strfreev);
   else
-    g_task_return_error (task, error);
+    {
+      g_strfreev (said);
+      g_task_return_error (task, error);
+    }
 }
 
 void
@@ -163,9 +267,14 @@ ls_target_pytorch_check_async (const char *script, const char *python, GCancella
 }
 
 char *
-ls_target_pytorch_check_finish (GAsyncResult *result, GError **error)
+ls_target_pytorch_check_finish (GAsyncResult *result, char **chosen, GError **error)
 {
-  return g_task_propagate_pointer (G_TASK (result), error);
+  g_auto (GStrv) said = g_task_propagate_pointer (G_TASK (result), error);
+  if (!said)
+    return NULL;
+  if (chosen)
+    *chosen = g_steal_pointer (&said[1]);
+  return g_steal_pointer (&said[0]);
 }
 
 gboolean
