@@ -13,6 +13,7 @@
 #include "ui/ls-results-page.h"
 #include "ui/ls-setup-page-private.h"
 #include "ui/ls-window.h"
+#include "ui/ls-window.h"
 #include "test-gui-util.h"
 #include "test-util.h"
 
@@ -187,6 +188,14 @@ test_workbench_end_to_end (void)
   g_unlink (report);
   ls_history_page_report_to (history, report);
   assert_job_said ("Report written to ");
+  /* The toast offers to open the report itself. */
+  AdwToast *said = ls_window_last_toast (window);
+  g_assert_nonnull (said);
+  g_assert_cmpstr (adw_toast_get_button_label (said), ==, "_Open"); /* the test runs in C */
+  g_assert_cmpstr (adw_toast_get_action_name (said), ==, "win.open-file");
+  g_autoptr (GFile) report_file = g_file_new_for_path (report);
+  g_autofree char *report_uri = g_file_get_uri (report_file);
+  g_assert_cmpstr (g_variant_get_string (adw_toast_get_action_target_value (said), NULL), ==, report_uri);
   g_autofree char *html = NULL;
   g_assert_true (g_file_get_contents (report, &html, NULL, NULL));
   g_assert_nonnull (strstr (html, "Content-Security-Policy"));

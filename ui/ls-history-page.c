@@ -348,7 +348,8 @@ chosen_ids (LsHistoryPage *self, gboolean all_if_none)
  * stays alive until then. */
 typedef struct {
   LsHistoryPage *self;
-  char *done; /* what to say when it worked ("Exported to ..."), or NULL */
+  char *done;    /* what to say when it worked ("Exported to ..."), or NULL */
+  char *written; /* the file it wrote, offered to open, or NULL */
 } job;
 
 static job *
@@ -371,9 +372,14 @@ job_end (job *j, const char *message)
     {
       g_free (self->last_message);
       self->last_message = g_strdup (message);
-      toast (self, message);
+      GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+      if (j->written && message == j->done && LS_IS_WINDOW (root))
+        ls_window_toast_file (LS_WINDOW (root), message, j->written);
+      else
+        toast (self, message);
     }
   g_free (j->done);
+  g_free (j->written);
   g_object_unref (self);
   g_free (j);
 }
@@ -566,8 +572,11 @@ void
 ls_history_page_export_to (LsHistoryPage *self, const char *path)
 {
   g_autoptr (GArray) ids = chosen_ids (self, TRUE);
+  job *j = job_begin (self, g_strdup_printf (_("Exported to %s"), path));
+  if (!g_str_has_suffix (path, ".sqlite")) /* a bundle is for Import, not for a viewer */
+    j->written = g_strdup (path);
   ls_store_job_export (self->db, ids, path, adw_style_manager_get_dark (adw_style_manager_get_default ()), NULL,
-                       on_job_done, job_begin (self, g_strdup_printf (_("Exported to %s"), path)));
+                       on_job_done, j);
 }
 
 static void
@@ -630,8 +639,9 @@ ls_history_page_report_to (LsHistoryPage *self, const char *path)
       job_end (job_begin (self, NULL), msg);
       return;
     }
-  ls_store_job_report (self->db, ids, path, NULL, on_job_done,
-                       job_begin (self, g_strdup_printf (_("Report written to %s"), path)));
+  job *j = job_begin (self, g_strdup_printf (_("Report written to %s"), path));
+  j->written = g_strdup (path);
+  ls_store_job_report (self->db, ids, path, NULL, on_job_done, j);
 }
 
 static void

@@ -24,6 +24,7 @@ struct _LsWindow {
   LsSweepSession *session;
   GSignalGroup *session_signals; /* the window's handlers, on whichever session runs */
   GPtrArray *sweep_toasts; /* AdwToast: the current sweep's, dismissed with it */
+  AdwToast *last_toast;
   char *db;
 };
 
@@ -38,12 +39,44 @@ plain_toast (const char *message)
   return adw_toast_new (escaped);
 }
 
+static void
+show_toast (LsWindow *self, AdwToast *toast)
+{
+  g_set_object (&self->last_toast, toast);
+  adw_toast_overlay_add_toast (self->toasts, toast);
+}
+
 void
 ls_window_toast (LsWindow *self, const char *message)
 {
   AdwToast *toast = plain_toast (message);
   adw_toast_set_timeout (toast, 6);
-  adw_toast_overlay_add_toast (self->toasts, toast);
+  show_toast (self, toast);
+}
+
+void
+ls_window_toast_file (LsWindow *self, const char *message, const char *path)
+{
+  AdwToast *toast = plain_toast (message);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autofree char *uri = g_file_get_uri (file);
+  adw_toast_set_timeout (toast, 10); /* time to reach the button */
+  adw_toast_set_button_label (toast, _("_Open"));
+  adw_toast_set_action_name (toast, "win.open-file");
+  adw_toast_set_action_target_value (toast, g_variant_new_string (uri));
+  show_toast (self, toast);
+}
+
+AdwToast *
+ls_window_last_toast (LsWindow *self)
+{
+  return self->last_toast;
+}
+
+static void
+open_file_activated (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  gtk_show_uri (GTK_WINDOW (widget), g_variant_get_string (parameter, NULL), GDK_CURRENT_TIME);
 }
 
 /* A toast about the sweep going on: none of them outlives the next start. */
@@ -53,7 +86,7 @@ sweep_toast (LsWindow *self, const char *message)
   AdwToast *toast = plain_toast (message);
   adw_toast_set_timeout (toast, 6);
   g_ptr_array_add (self->sweep_toasts, g_object_ref (toast));
-  adw_toast_overlay_add_toast (self->toasts, toast);
+  show_toast (self, toast);
 }
 
 static void
@@ -274,6 +307,7 @@ ls_window_finalize (GObject *object)
 {
   LsWindow *self = LS_WINDOW (object);
   g_clear_pointer (&self->sweep_toasts, g_ptr_array_unref);
+  g_clear_object (&self->last_toast);
   g_free (self->db);
   G_OBJECT_CLASS (ls_window_parent_class)->finalize (object);
 }
@@ -305,6 +339,7 @@ ls_window_class_init (LsWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.tune", NULL, tune_activated);
   gtk_widget_class_install_action (widget_class, "win.export", NULL, export_activated);
   gtk_widget_class_install_action (widget_class, "win.import", NULL, import_activated);
+  gtk_widget_class_install_action (widget_class, "win.open-file", "s", open_file_activated);
 }
 
 static void
