@@ -195,7 +195,9 @@ test_pytorch_target (void)
   ls_test_gui_iterate_until (script_checked, 120);
   g_assert_null (ls_setup_page_get_script_problem (setup));
   g_settings_set_string (settings, "workers", "0,1");
-  g_settings_set_string (settings, "pin-modes", "off");
+  /* Both pin modes ticked, but this torch has no CUDA: the row is hidden
+   * and the sweep is not doubled by runs that differ in nothing. */
+  g_settings_set_string (settings, "pin-modes", "off,staging");
   g_settings_set_string (settings, "start-methods", "fork");
   g_settings_set_int (settings, "batch-size", 8);
   g_settings_set_int (settings, "batches-per-run", 6);
@@ -216,6 +218,11 @@ test_pytorch_target (void)
     g_assert_null (request->knobs[LS_SWEEP_KNOB_PREFETCH]);
     g_assert_null (request->knobs[LS_SWEEP_KNOB_PERSISTENT]);
     g_assert_cmpuint (ls_sweep_request_configurations (request), ==, 2);
+    g_assert_cmpuint (ls_sweep_request_count (request, LS_SWEEP_KNOB_PIN), ==, 1);
+    g_assert_false (gtk_widget_get_visible (GTK_WIDGET (setup->pin_row)));
+    /* The batch size is the script's: not the page's 8, and not known yet. */
+    g_assert_false (gtk_widget_get_visible (GTK_WIDGET (setup->batch_size)));
+    g_assert_true (gtk_widget_get_visible (GTK_WIDGET (setup->script_batch_label)));
   }
   ls_test_gui_screenshot ("gui-pytorch-setup.png");
 
@@ -251,6 +258,9 @@ test_pytorch_target (void)
     ls_test_gui_screenshot ("gui-pytorch-sweep-not-done.png"); /* what the window said */
   g_assert_true (sweep_done ());
   ls_test_gui_screenshot ("gui-pytorch-results.png");
+  /* After the runs the batch size row shows the script's own (16). */
+  g_assert_cmpint (ls_setup_page_get_script_batch (setup), ==, 16);
+  g_assert_cmpstr (gtk_label_get_text (setup->script_batch_label), ==, "16");
 
   /* Two runs recorded, both of the script, done. */
   g_autoptr (ls_store) store = ls_store_open_to_read (g_getenv ("LOADSCOPE_DB"), &error);

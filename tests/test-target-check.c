@@ -25,7 +25,7 @@ test_not_python (void)
   g_assert_true (g_file_set_contents (text, "These are notes, <not> a script & never were.\n", -1, NULL));
   g_autoptr (GError) error = NULL;
   g_autofree char *description = NULL;
-  g_assert_false (ls_target_pytorch_check (text, "python3", &description, NULL, NULL, &error));
+  g_assert_false (ls_target_pytorch_check (text, "python3", &description, NULL, NULL, NULL, &error));
   g_test_message ("%s", error->message);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
   g_assert_nonnull (strstr (error->message, "notes.txt is not a Python script"));
@@ -47,7 +47,7 @@ test_names_the_interpreter (void)
   g_autoptr (GError) error = NULL;
   g_autofree char *description = NULL;
   /* With torch: the description names the path; without: the error does. */
-  gboolean ok = ls_target_pytorch_check (script, "python3", &description, NULL, NULL, &error);
+  gboolean ok = ls_target_pytorch_check (script, "python3", &description, NULL, NULL, NULL, &error);
   const char *said = ok ? description : error->message;
   g_test_message ("%s", said);
   g_assert_nonnull (strstr (said, python));
@@ -61,7 +61,7 @@ test_missing_interpreter (void)
   g_autofree char *script = g_build_filename (scratch, "train.py", NULL);
   g_assert_true (g_file_set_contents (script, "print('training')\n", -1, NULL));
   g_autoptr (GError) error = NULL;
-  g_assert_false (ls_target_pytorch_check (script, "no-such-python-3.99", NULL, NULL, NULL, &error));
+  g_assert_false (ls_target_pytorch_check (script, "no-such-python-3.99", NULL, NULL, NULL, NULL, &error));
   g_test_message ("%s", error->message);
   g_assert_nonnull (strstr (error->message, "Python interpreter no-such-python-3.99"));
 }
@@ -77,7 +77,7 @@ write_python (const char *dir, const char *name, gboolean has_torch)
                                            "  *'import torch'*) %s ;;\n"
                                            "  *) exit 0 ;;\n"
                                            "esac\n",
-                                           has_torch ? "echo 1.13.1 3.11.2"
+                                           has_torch ? "echo 1.13.1 3.11.2 0"
                                                      : "echo \"ModuleNotFoundError: No module named 'torch'\" >&2; exit 1");
   g_assert_true (g_file_set_contents (path, text, -1, NULL));
   g_assert_cmpint (g_chmod (path, 0755), ==, 0);
@@ -101,13 +101,24 @@ test_finds_python_with_torch (void)
   write_python (dir, "python3.11", TRUE);
   g_autoptr (GError) error = NULL;
   g_autofree char *description = NULL, *chosen = NULL;
-  g_assert_true (ls_target_pytorch_check (script, "", &description, &chosen, NULL, &error));
+  gboolean cuda = TRUE;
+  g_assert_true (ls_target_pytorch_check (script, "", &description, &chosen, &cuda, NULL, &error));
   g_assert_no_error (error);
   g_autofree char *want = g_build_filename (dir, "python3.11", NULL);
   g_assert_cmpstr (chosen, ==, want);
   g_assert_nonnull (strstr (description, want));
-  g_assert_nonnull (strstr (description, "torch 1.13.1"));
+  g_assert_nonnull (strstr (description, "torch 1.13.1, CPU only"));
+  g_assert_false (cuda); /* the stand-in says 0 */
   g_assert_nonnull (strstr (description, "the first on PATH that imports torch"));
+
+  /* One whose torch.cuda answers: said, and told to the caller. */
+  g_autofree char *with_cuda = g_build_filename (dir, "python3.11", NULL);
+  g_assert_true (g_file_set_contents (with_cuda, "#!/bin/sh\necho 2.1.2 3.11.2 1\n", -1, NULL));
+  g_assert_cmpint (g_chmod (with_cuda, 0755), ==, 0);
+  g_autofree char *said = NULL;
+  g_assert_true (ls_target_pytorch_check (script, with_cuda, &said, NULL, &cuda, NULL, &error));
+  g_assert_true (cuda);
+  g_assert_nonnull (strstr (said, "torch 2.1.2 with CUDA"));
 
   write_python (dir, "python3.11", FALSE);
   g_autofree char *none = ls_target_find_python (NULL, &error);

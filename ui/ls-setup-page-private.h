@@ -29,9 +29,12 @@ struct _LsSetupPage {
   GtkProgressBar *generate_progress;
   GtkButton *generate_button;
   AdwEntryRow *workers;
+  AdwActionRow *batch_row;
   GtkSpinButton *batch_size;
+  GtkLabel *script_batch_label; /* the script's own batch size, in the spin button's place */
   GtkSpinButton *prefetch;
   GtkSwitch *persistent;
+  AdwActionRow *pin_row;    /* hidden for a script whose torch has no CUDA */
   GtkCheckButton *pin[3];
   GtkSwitch *non_blocking;
   GtkCheckButton *start[2];
@@ -48,6 +51,8 @@ struct _LsSetupPage {
   GCancellable *script_checking;
   guint python_recheck;     /* a check after the interpreter's name stops changing */
   gboolean python_found;    /* the row is being set to the interpreter a check found */
+  gboolean script_on_cpu;   /* the check found torch without CUDA: pinning does not apply */
+  gint64 script_batch;      /* the script's own batch size, from its last run; 0: not known */
 };
 
 /* ls-setup-page.c: a chosen path's row: its subtitle is the path and what
@@ -60,6 +65,7 @@ void ls_setup_page_show_check (AdwActionRow *row, GtkLabel *problem_label, const
 gboolean ls_setup_page_script_keeps_knobs (LsSetupPage *self);
 void ls_setup_page_knob_rows_sensitive (LsSetupPage *self);
 void ls_setup_page_update_estimate (LsSetupPage *self);
+gboolean ls_setup_page_pins_apply (LsSetupPage *self);
 
 /* ls-setup-dataset.c: the template's callbacks and the page's dispose */
 void ls_setup_page_on_choose_folder (LsSetupPage *self);

@@ -42,7 +42,12 @@ knobs_request (LsSetupPage *self)
   for (char **w = workers; *w; w++)
     if (*g_strstrip (*w) != '\0')
       ls_sweep_request_add (request, LS_SWEEP_KNOB_WORKERS, *w);
-  add_checked (request, LS_SWEEP_KNOB_PIN, self->pin, pin_names, 3);
+  /* Without CUDA a script's tensors are never copied to a device: one pin
+   * mode, not a sweep of identical runs. */
+  if (ls_setup_page_pins_apply (self))
+    add_checked (request, LS_SWEEP_KNOB_PIN, self->pin, pin_names, 3);
+  else
+    ls_sweep_request_add (request, LS_SWEEP_KNOB_PIN, pin_names[0]);
   add_checked (request, LS_SWEEP_KNOB_START, self->start, start_names, 2);
   /* Knobs not given stay the script's own (the runner applies only those
    * it is given). */
@@ -107,14 +112,51 @@ ls_setup_page_update_estimate (LsSetupPage *self)
   gtk_label_set_text (self->estimate, text);
 }
 
-/* The knobs a script keeps are not the page's to set. */
+gboolean
+ls_setup_page_pins_apply (LsSetupPage *self)
+{
+  return ls_setup_page_get_target (self) != LS_SETUP_TARGET_PYTORCH || !self->script_on_cpu;
+}
+
+/* The knobs a script keeps are not the page's to set: the batch size row
+ * shows the script's own (once a run has told it), not the page's. */
 void
 ls_setup_page_knob_rows_sensitive (LsSetupPage *self)
 {
   gboolean own = ls_setup_page_script_keeps_knobs (self);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->batch_size), !own);
+  gtk_widget_set_visible (GTK_WIDGET (self->batch_size), !own);
+  gtk_widget_set_visible (GTK_WIDGET (self->script_batch_label), own);
+  if (own)
+    {
+      g_autofree char *n = self->script_batch > 0 ? g_strdup_printf ("%" G_GINT64_FORMAT, self->script_batch) : NULL;
+      gtk_label_set_text (self->script_batch_label, n ? n : _("the script's"));
+      adw_action_row_set_subtitle (self->batch_row, n ? _("As the script sets it (its last run)")
+                                                      : _("As the script sets it (shown after a run)"));
+    }
+  else
+    adw_action_row_set_subtitle (self->batch_row, _("Samples per batch"));
   gtk_widget_set_sensitive (GTK_WIDGET (self->prefetch), !own);
   gtk_widget_set_sensitive (GTK_WIDGET (self->persistent), !own);
+  gtk_widget_set_visible (GTK_WIDGET (self->pin_row), ls_setup_page_pins_apply (self));
+}
+
+void
+ls_setup_page_note_run (LsSetupPage *self, JsonObject *summary)
+{
+  if (ls_setup_page_get_target (self) != LS_SETUP_TARGET_PYTORCH || !summary)
+    return;
+  gint64 batch = json_object_get_int_member_with_default (summary, "batch_size", 0);
+  if (batch > 0 && batch != self->script_batch)
+    {
+      self->script_batch = batch;
+      ls_setup_page_knob_rows_sensitive (self);
+    }
+}
+
+gint64
+ls_setup_page_get_script_batch (LsSetupPage *self)
+{
+  return self->script_batch;
 }
 
 static void
@@ -362,7 +404,10 @@ ls_setup_page_class_init (LsSetupPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LsSetupPage, generate_progress);
   gtk_widget_class_bind_template_child (widget_class, LsSetupPage, generate_button);
   gtk_widget_class_bind_template_child (widget_class, LsSetupPage, workers);
+  gtk_widget_class_bind_template_child (widget_class, LsSetupPage, batch_row);
   gtk_widget_class_bind_template_child (widget_class, LsSetupPage, batch_size);
+  gtk_widget_class_bind_template_child (widget_class, LsSetupPage, script_batch_label);
+  gtk_widget_class_bind_template_child (widget_class, LsSetupPage, pin_row);
   gtk_widget_class_bind_template_child (widget_class, LsSetupPage, prefetch);
   gtk_widget_class_bind_template_child (widget_class, LsSetupPage, persistent);
   gtk_widget_class_bind_template_child_full (widget_class, "pin_off", FALSE, G_STRUCT_OFFSET (LsSetupPage, pin[0]));

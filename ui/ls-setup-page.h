@@ -4,6 +4,7 @@
 #pragma once
 
 #include <adwaita.h>
+#include <json-glib/json-glib.h>
 
 #include "app/core/sweep-request.h"
 #include "ui/ls-setup-machine.h"
@@ -47,6 +48,12 @@ const char *ls_setup_page_get_script (LsSetupPage *self);
 void ls_setup_page_set_script_args (LsSetupPage *self, const char *args);
 /* Sets the interpreter and checks the script with it again. */
 void ls_setup_page_set_python (LsSetupPage *self, const char *python);
+
+/* A run of the sweep ended with this summary: a script's own batch size
+ * (its "batch_size") is shown in the batch size row from then on. */
+void ls_setup_page_note_run (LsSetupPage *self, JsonObject *summary);
+/* The script's batch size as the last run told it; 0: not known. */
+gint64 ls_setup_page_get_script_batch (LsSetupPage *self);
 
 /* The Machine choice (ls-setup-machine.h): where the sweep runs. */
 LsSetupMachine *ls_setup_page_get_machine (LsSetupPage *self);

@@ -49,7 +49,8 @@ script_check_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr (GError) error = NULL;
   g_autofree char *chosen = NULL;
-  g_autofree char *description = ls_target_pytorch_check_finish (result, &chosen, &error);
+  gboolean cuda = FALSE;
+  g_autofree char *description = ls_target_pytorch_check_finish (result, &chosen, &cuda, &error);
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
   LsSetupPage *self = user_data; /* alive: dispose cancels the check */
@@ -57,6 +58,10 @@ script_check_done (GObject *source, GAsyncResult *result, gpointer user_data)
   g_clear_pointer (&self->script_problem, g_free);
   if (!description)
     self->script_problem = g_strdup (error->message);
+  /* Known only when the check passed; a failed one leaves the pins shown. */
+  self->script_on_cpu = description && !cuda;
+  ls_setup_page_knob_rows_sensitive (self);
+  ls_setup_page_update_estimate (self);
   /* None given: the row names the interpreter found, which runs use (no
    * second check of the same one). */
   if (description && chosen && !*gtk_editable_get_text (GTK_EDITABLE (self->python)))
@@ -95,6 +100,7 @@ ls_setup_page_set_script (LsSetupPage *self, const char *path)
   g_free (self->script);
   /* As the runner names it: absolute, without "..". */
   self->script = path && *path ? g_canonicalize_filename (path, NULL) : NULL;
+  self->script_batch = 0; /* another script's is not this one's */
   /* Saved when chosen, not only on a clean close. */
   if (self->settings && self->script)
     g_settings_set_string (self->settings, "last-script", self->script);

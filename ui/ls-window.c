@@ -122,6 +122,7 @@ on_event (LsSweepSession *session, JsonObject *event, LsWindow *self)
 static void
 on_run_finished (LsSweepSession *session, guint index, JsonObject *summary, LsWindow *self)
 {
+  ls_setup_page_note_run (self->setup_page, summary);
   /* A runner that ended without a summary was reported by "error". */
   if (summary && g_strcmp0 (json_object_get_string_member_with_default (summary, "status", ""), "failed") == 0)
     {

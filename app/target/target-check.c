@@ -78,12 +78,13 @@ run_python (const char *const *argv, GCancellable *cancellable, int *status, cha
 
 /* Whether py imports torch as the probe will (loadscope_probe/__main__.py:
  * without the working folder that -c puts first on sys.path); *out gets
- * its "TORCH_VERSION PYTHON_VERSION" line, *why the reason it did not. */
+ * its "TORCH_VERSION PYTHON_VERSION CUDA" line (CUDA: 1 when it answers), *why the reason it did not. */
 static gboolean
 imports_torch (const char *py, char **out, char **why, GCancellable *cancellable, GError **error)
 {
   const char *argv[] = { py, "-c",
-                         "import sys; del sys.path[0]; import torch; print(torch.__version__, sys.version.split()[0])",
+                         "import sys; del sys.path[0]; import torch; print(torch.__version__, sys.version.split()[0], "
+                         "int(bool(getattr(getattr(torch, 'cuda', None), 'is_available', lambda: 0)())))",
                          NULL };
   g_autofree char *err = NULL;
   int status = -1;
@@ -171,7 +172,7 @@ ls_target_find_python (GCancellable *cancellable, GError **error)
 
 gboolean
 ls_target_pytorch_check (const char *script, const char *python, char **description, char **chosen,
-                         GCancellable *cancellable, GError **error)
+                         gboolean *cuda, GCancellable *cancellable, GError **error)
 {
   if (!check_script (script, error))
     return FALSE;
@@ -213,15 +214,18 @@ ls_target_pytorch_check (const char *script, const char *python, char **descript
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s cannot import torch: %s", named, why);
       return FALSE;
     }
-  g_auto (GStrv) versions = g_strsplit (g_strstrip (out), " ", 2);
+  g_auto (GStrv) versions = g_strsplit (g_strstrip (out), " ", 3);
+  gboolean has_cuda = versions[0] && versions[1] && g_strcmp0 (versions[2], "1") == 0;
   g_autofree char *base = g_path_get_basename (script);
   if (description)
-    *description = g_strdup_printf (searched ? "%s: torch %s, Python %s (%s, the first on PATH that imports torch)"
-                                             : "%s: torch %s, Python %s (%s)",
-                                    base, versions[0] ? versions[0] : "?",
+    *description = g_strdup_printf (searched ? "%s: torch %s%s, Python %s (%s, the first on PATH that imports torch)"
+                                             : "%s: torch %s%s, Python %s (%s)",
+                                    base, versions[0] ? versions[0] : "?", has_cuda ? " with CUDA" : ", CPU only",
                                     versions[0] && versions[1] ? versions[1] : "?", found ? found : py);
   if (chosen)
     *chosen = g_strdup (found ? found : py);
+  if (cuda)
+    *cuda = has_cuda;
   return TRUE;
 }
 
@@ -242,10 +246,14 @@ static void
 check_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
 {
   check_args *a = data;
-  char **said = g_new0 (char *, 3); /* the description, the interpreter */
+  char **said = g_new0 (char *, 4); /* the description, the interpreter, "cuda" or "cpu" */
   GError *error = NULL;
-  if (ls_target_pytorch_check (a->script, a->python, &said[0], &said[1], cancellable, &error))
-    g_task_return_pointer (task, said, (GDestroyNotify) g_strfreev);
+  gboolean cuda = FALSE;
+  if (ls_target_pytorch_check (a->script, a->python, &said[0], &said[1], &cuda, cancellable, &error))
+    {
+      said[2] = g_strdup (cuda ? "cuda" : "cpu");
+      g_task_return_pointer (task, said, (GDestroyNotify) g_strfreev);
+    }
   else
     {
       g_strfreev (said);
@@ -267,13 +275,15 @@ ls_target_pytorch_check_async (const char *script, const char *python, GCancella
 }
 
 char *
-ls_target_pytorch_check_finish (GAsyncResult *result, char **chosen, GError **error)
+ls_target_pytorch_check_finish (GAsyncResult *result, char **chosen, gboolean *cuda, GError **error)
 {
   g_auto (GStrv) said = g_task_propagate_pointer (G_TASK (result), error);
   if (!said)
     return NULL;
   if (chosen)
     *chosen = g_steal_pointer (&said[1]);
+  if (cuda)
+    *cuda = g_strcmp0 (said[2], "cuda") == 0;
   return g_steal_pointer (&said[0]);
 }
 

@@ -16,14 +16,16 @@
 /* TRUE with a one-line description ("train.py: torch 2.1.2, Python 3.11.2
  * (/usr/bin/python3)") when `script` is a readable file that `python`
  * (NULL or empty: the first that imports torch, ls_target_find_python)
- * compiles, and the interpreter imports torch, its path in *chosen;
+ * compiles, and the interpreter imports torch, its path in *chosen and
+ * whether its torch.cuda answers in *cuda (the pin knob means nothing
+ * without it);
  * FALSE with an error naming the script or the interpreter (with the path
  * it was found at) and why (no such file, not a file, "is not a Python
  * script python3 (/usr/bin/python3) can compile: SyntaxError: ...",
  * interpreter not found, "cannot import torch: ModuleNotFoundError: ...").
  * Blocks while the interpreter imports torch (a second or two). */
 gboolean ls_target_pytorch_check (const char *script, const char *python, char **description, char **chosen,
-                                  GCancellable *cancellable, GError **error);
+                                  gboolean *cuda, GCancellable *cancellable, GError **error);
 
 /* The first Python interpreter that imports torch: an activated virtual
  * or conda environment's, then in each folder of PATH in turn python3,
@@ -36,7 +38,7 @@ char *ls_target_find_python (GCancellable *cancellable, GError **error);
 void ls_target_pytorch_check_async (const char *script, const char *python, GCancellable *cancellable,
                                     GAsyncReadyCallback callback, gpointer user_data);
 /* The description, or NULL with error. */
-char *ls_target_pytorch_check_finish (GAsyncResult *result, char **chosen, GError **error);
+char *ls_target_pytorch_check_finish (GAsyncResult *result, char **chosen, gboolean *cuda, GError **error);
 
 /* Sets the request's target to the script: --target pytorch, --script,
  * --python (python3 when NULL or empty), --script-args (when not empty)
