@@ -2,8 +2,9 @@
  * a recorded run's lanes in a thread and shows one lane per worker and
  * one for the training loop; the span under a point is described in exact
  * figures; zoom in, out and back; a run that is not there says so;
- * History's Timeline opens the selected run's. The
- * window is saved as PNG at 1024x700 and 1600x1000, light and dark
+ * History's Timeline opens the selected run's, and so does Results'
+ * Timeline… menu. The window is saved as PNG at 1024x700 and 1600x1000,
+ * light and dark
  * ($LS_ARTIFACTS/gui-timeline-*.png), drawn by GTK's own renderer. */
 #include <adwaita.h>
 #include <glib/gstdio.h>
@@ -14,6 +15,7 @@
 #include "test-gui-util.h"
 #include "test-util.h"
 #include "ui/ls-history-page.h"
+#include "ui/ls-results-page.h"
 #include "ui/ls-timeline-window.h"
 #include "ui/ls-window.h"
 
@@ -239,6 +241,45 @@ test_from_history (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static LsResultsPage *results;
+
+static gboolean
+results_loaded (void)
+{
+  return !ls_results_page_is_loading (results);
+}
+
+/* Results' Timeline…: a menu of the sweep's runs; its item opens the run's. */
+static void
+test_from_results (void)
+{
+  GtkWidget *window = adw_window_new ();
+  gtk_window_set_default_size (GTK_WINDOW (window), 1024, 700);
+  results = g_object_new (LS_TYPE_RESULTS_PAGE, NULL);
+  adw_window_set_content (ADW_WINDOW (window), GTK_WIDGET (results));
+  gtk_window_present (GTK_WINDOW (window));
+  ls_results_page_open_sweep (results, db, 0);
+  ls_test_gui_iterate_until (results_loaded, 60);
+  GMenuModel *menu = ls_results_page_get_timeline_menu (results);
+  g_assert_nonnull (menu);
+  g_assert_cmpint (g_menu_model_get_n_items (menu), ==, 1);
+  g_autofree char *label = NULL, *action = NULL;
+  g_assert_true (g_menu_model_get_item_attribute (menu, 0, G_MENU_ATTRIBUTE_LABEL, "s", &label));
+  g_assert_nonnull (strstr (label, "2 workers"));
+  g_assert_true (g_menu_model_get_item_attribute (menu, 0, G_MENU_ATTRIBUTE_ACTION, "s", &action));
+  g_autoptr (GVariant) target = g_menu_model_get_item_attribute_value (menu, 0, G_MENU_ATTRIBUTE_TARGET, NULL);
+  g_assert_cmpint (g_variant_get_int64 (target), ==, 1);
+  g_assert_null (find_timeline_window ());
+  g_assert_true (gtk_widget_activate_action_variant (GTK_WIDGET (results), action, target));
+  ls_test_gui_iterate_until (timeline_opened, 60);
+  g_assert_true (timeline_opened ());
+  const ls_chart *chart = ls_timeline_view_get_chart (ls_timeline_window_get_view (win));
+  g_assert_nonnull (chart);
+  g_assert_cmpuint (chart->lanes->labels->len, ==, 3);
+  gtk_window_destroy (GTK_WINDOW (win));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static void
 test_missing_run (void)
 {
@@ -261,9 +302,11 @@ main (int argc, char **argv)
   db = g_build_filename (tmp_dir, "runs.sqlite", NULL);
   const char *exe = g_getenv ("LOADSCOPE");
   g_assert_nonnull (exe);
-  const char *argv_run[] = { exe, "run", "--dataset", "synthetic", "--count", "192", "--size", "64x64",
-                             "--sample-cost-us", "400", "--workers", "2", "--batch-size", "16", "--epochs", "2",
-                             "--sink", "sim", "--model-ms", "4", "--db", db, NULL };
+  /* A sweep of one configuration: run 1, in sweep 1 (Results opens it). */
+  const char *argv_run[] = { exe, "sweep", "--dataset", "synthetic", "--count", "192", "--size", "64x64",
+                             "--sample-cost-us", "400", "--workers", "2", "--pin", "off", "--start", "fork",
+                             "--batch-size", "16", "--epochs", "2", "--sink", "sim", "--model-ms", "4", "--db", db,
+                             NULL };
   int status = 0;
   g_assert_true (g_spawn_sync (NULL, (char **) argv_run, NULL, G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
                                NULL, NULL, NULL, NULL, &status, NULL));
@@ -272,6 +315,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/timeline/lanes-hover-zoom", test_timeline);
   g_test_add_func ("/gui/timeline/missing-run", test_missing_run);
   g_test_add_func ("/gui/timeline/from-history", test_from_history);
+  g_test_add_func ("/gui/timeline/from-results", test_from_results);
   int rc = g_test_run ();
   cairo_destroy (cr2 ());
   ls_test_remove_tree (tmp_dir);

@@ -5,6 +5,7 @@
 #include "app/report/sweep-charts.h"
 #include "app/report/sweep-open.h"
 #include "ui/ls-ranks-view.h"
+#include "ui/ls-timeline-window.h"
 #include "ui/ls-whatif-bar.h"
 
 struct _LsResultsPage {
@@ -22,6 +23,7 @@ struct _LsResultsPage {
   GtkDropDown *sweep_picker;
   GtkLabel *subtitle;
   GtkPopover *whatif_popover;
+  GtkMenuButton *timeline_button; /* a menu of the sweep's runs */
   GtkGrid *grid;
   LsRanksView *ranks;         /* the ranks of the run the verdict is about, when it has them */
   GPtrArray *charts;          /* LsChartView, one per ls_chart_sweep_names */
@@ -175,6 +177,43 @@ show_answer (LsResultsPage *self, JsonArray *summaries)
   ls_verdict_clear (&verdict);
 }
 
+/* Timeline…: one item per recorded run of the sweep, its knobs named. */
+static void
+fill_timeline_menu (LsResultsPage *self, JsonArray *summaries)
+{
+  g_autoptr (GMenu) menu = g_menu_new ();
+  guint n = json_array_get_length (summaries);
+  for (guint i = 0; i < n; i++)
+    {
+      JsonObject *o = json_array_get_object_element (summaries, i);
+      gint64 run_id = json_object_get_int_member_with_default (o, "run_id", 0);
+      if (run_id <= 0)
+        continue; /* not recorded: nothing to draw it from */
+      gint64 workers = json_object_get_int_member_with_default (o, "workers", 0);
+      guint nw = (guint) CLAMP (workers, 0, G_MAXUINT);
+      g_autofree char *w = g_strdup_printf (ngettext ("%u worker", "%u workers", nw), nw);
+      char id[24];
+      g_snprintf (id, sizeof id, "%" G_GINT64_FORMAT, run_id);
+      g_autofree char *label = g_strdup_printf (_("Run %s: %s, pin %s, %s"), id, w,
+                                                json_object_get_string_member_with_default (o, "pin", "-"),
+                                                json_object_get_string_member_with_default (o, "start", "-"));
+      g_autoptr (GMenuItem) item = g_menu_item_new (label, NULL);
+      g_menu_item_set_action_and_target_value (item, "results.timeline", g_variant_new_int64 (run_id));
+      g_menu_append_item (menu, item);
+    }
+  gtk_menu_button_set_menu_model (self->timeline_button, G_MENU_MODEL (menu));
+  gtk_widget_set_sensitive (GTK_WIDGET (self->timeline_button), g_menu_model_get_n_items (G_MENU_MODEL (menu)) > 0);
+}
+
+static void
+timeline_activated (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  LsResultsPage *self = LS_RESULTS_PAGE (widget);
+  GtkRoot *root = gtk_widget_get_root (widget);
+  if (self->db && GTK_IS_WINDOW (root))
+    gtk_window_present (GTK_WINDOW (ls_timeline_window_new (GTK_WINDOW (root), self->db, g_variant_get_int64 (parameter))));
+}
+
 /* The sweep of self->db. */
 static void
 show_sweep (LsResultsPage *self, gint64 sweep_id, JsonArray *summaries)
@@ -184,6 +223,7 @@ show_sweep (LsResultsPage *self, gint64 sweep_id, JsonArray *summaries)
   gtk_widget_set_visible (self->content, TRUE);
   self->sweep_id = sweep_id;
   show_answer (self, summaries);
+  fill_timeline_menu (self, summaries);
   gboolean simulated = FALSE;
   guint n = json_array_get_length (summaries);
   for (guint i = 0; i < n; i++)
@@ -219,6 +259,12 @@ ls_results_page_show_sweep (LsResultsPage *self, const char *db, gint64 sweep_id
   show_sweep (self, sweep_id, summaries);
   /* The picker learns of the sweep (a new one is listed). */
   start_open (self, db, sweep_id, FALSE);
+}
+
+GMenuModel *
+ls_results_page_get_timeline_menu (LsResultsPage *self)
+{
+  return gtk_menu_button_get_menu_model (self->timeline_button);
 }
 
 guint
@@ -322,6 +368,8 @@ ls_results_page_class_init (LsResultsPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LsResultsPage, sweep_picker);
   gtk_widget_class_bind_template_child (widget_class, LsResultsPage, subtitle);
   gtk_widget_class_bind_template_child (widget_class, LsResultsPage, whatif_popover);
+  gtk_widget_class_bind_template_child (widget_class, LsResultsPage, timeline_button);
+  gtk_widget_class_install_action (widget_class, "results.timeline", "x", timeline_activated);
   gtk_widget_class_bind_template_child (widget_class, LsResultsPage, grid);
   gtk_widget_class_bind_template_child (widget_class, LsResultsPage, ranks);
   gtk_widget_class_bind_template_callback (widget_class, on_copy);

@@ -43,4 +43,8 @@ LsRanksView *ls_results_page_get_ranks_view (LsResultsPage *self);
 /* The what-if bar in the charts' header (tests move its GPU-speed control). */
 GtkWidget *ls_results_page_get_whatif_bar (LsResultsPage *self);
 
+/* Timeline…'s menu: one item per recorded run of the sweep shown, whose
+ * action (results.timeline, the run's id) opens its timeline. */
+GMenuModel *ls_results_page_get_timeline_menu (LsResultsPage *self);
+
 G_END_DECLS
