@@ -15,7 +15,9 @@
 #include "test-gui-util.h"
 #include "test-util.h"
 #include "ui/ls-history-page.h"
+#include "ui/ls-chart-view.h"
 #include "ui/ls-results-page.h"
+#include "ui/ls-run-page.h"
 #include "ui/ls-timeline-window.h"
 #include "ui/ls-window.h"
 
@@ -280,6 +282,45 @@ test_from_results (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* The Run page's live wait chart marks where each epoch after the first
+ * begins, as the timeline does, between the batches on either side. */
+static void
+test_live_epoch_marks (void)
+{
+  g_type_class_unref (g_type_class_ref (LS_TYPE_WINDOW)); /* the templates' resource */
+  GtkWidget *window = adw_window_new ();
+  gtk_window_set_default_size (GTK_WINDOW (window), 1024, 700);
+  LsRunPage *page = g_object_new (LS_TYPE_RUN_PAGE, NULL);
+  adw_window_set_content (ADW_WINDOW (window), GTK_WIDGET (page));
+  gtk_window_present (GTK_WINDOW (window));
+  ls_run_page_sweep_started (page, 1);
+  ls_run_page_run_started (page, 1, 1, "workers 2");
+  for (int seq = 0; seq < 30; seq++)
+    {
+      g_autofree char *line = g_strdup_printf ("{\"event\":\"batch\",\"seq\":%d,\"epoch\":%d,\"wait_ms\":%g}", seq,
+                                               seq / 10, seq % 10 == 0 ? 12.0 : 1.5);
+      g_autoptr (JsonNode) node = json_from_string (line, NULL);
+      ls_run_page_event (page, json_node_get_object (node));
+    }
+  const ls_chart *chart = ls_chart_view_get_chart (LS_CHART_VIEW (ls_run_page_get_wait_chart (page)));
+  g_assert_nonnull (chart);
+  guint marks = 0;
+  for (guint i = 0; i < chart->rules->len; i++)
+    {
+      const ls_chart_rule *r = &g_array_index (chart->rules, ls_chart_rule, i);
+      if (r->axis != LS_CHART_X)
+        continue;
+      g_assert_cmpfloat (r->value, ==, marks == 0 ? 9.5 : 19.5);
+      g_autofree char *want = g_strdup_printf ("epoch %u", marks + 1);
+      g_assert_cmpstr (r->label, ==, want);
+      marks++;
+    }
+  g_assert_cmpuint (marks, ==, 2);
+  ls_test_gui_iterate_until (ls_test_gui_never, 0.5);
+  save_png (window, "gui-run-epoch-marks.png");
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static void
 test_missing_run (void)
 {
@@ -316,6 +357,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/timeline/missing-run", test_missing_run);
   g_test_add_func ("/gui/timeline/from-history", test_from_history);
   g_test_add_func ("/gui/timeline/from-results", test_from_results);
+  g_test_add_func ("/gui/timeline/live-epoch-marks", test_live_epoch_marks);
   int rc = g_test_run ();
   cairo_destroy (cr2 ());
   ls_test_remove_tree (tmp_dir);

@@ -318,6 +318,22 @@ ls_chart_view_set_series (LsChartView *self, const char *label, const double *x,
   ls_chart_view_set_chart (self, chart);
 }
 
+void
+ls_chart_view_add_x_mark (LsChartView *self, double x, const char *label)
+{
+  g_return_if_fail (LS_IS_CHART_VIEW (self));
+  if (!self->chart)
+    return;
+  ls_chart_add_rule (self->chart, LS_CHART_X, x, label);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+const ls_chart *
+ls_chart_view_get_chart (LsChartView *self)
+{
+  return self->chart;
+}
+
 guint
 ls_chart_view_n_points (LsChartView *self)
 {

@@ -29,6 +29,13 @@ void ls_chart_view_set_chart (LsChartView *self, ls_chart *chart);
 void ls_chart_view_set_series (LsChartView *self, const char *label, const double *x, guint n, const double *y,
                                const char *label2, const double *y2);
 
+/* A vertical mark at x on the chart shown (an epoch's start), until the
+ * next set_series. */
+void ls_chart_view_add_x_mark (LsChartView *self, double x, const char *label);
+
+/* The chart shown, or NULL (the tests read it). */
+const ls_chart *ls_chart_view_get_chart (LsChartView *self);
+
 /* Points shown (the GUI test checks charts have data). */
 guint ls_chart_view_n_points (LsChartView *self);
 

@@ -2,8 +2,12 @@
 
 #include "app/core/i18n.h"
 #include "app/core/json-util.h"
-#include "app/core/summary-keys.h"
 #include "ui/ls-chart-view.h"
+
+typedef struct {
+  double x;     /* on the batch axis */
+  gint64 epoch; /* the epoch that begins there */
+} run_page_mark;
 
 struct _LsRunPage {
   GtkBox parent_instance;
@@ -16,7 +20,9 @@ struct _LsRunPage {
   GtkLabel *sink_note;
   LsChartView *timeline;
   LsChartView *memory;
-  GArray *waits;     /* double: wait_ms of the current run's batches */
+  GArray *waits;       /* double: wait_ms of the current run's batches */
+  GArray *epoch_marks; /* run_page_mark: where each epoch after the first began */
+  gint64 last_epoch;
   GArray *mem_t, *mem_total, *mem_runner;
   gint64 planned;
   guint total;
@@ -47,6 +53,8 @@ ls_run_page_run_started (LsRunPage *self, guint index, guint total, const char *
   gtk_progress_bar_set_fraction (self->run_progress, 0);
   gtk_label_set_text (self->figures, _("Starting the runner…"));
   g_array_set_size (self->waits, 0);
+  g_array_set_size (self->epoch_marks, 0);
+  self->last_epoch = -1;
   g_array_set_size (self->mem_t, 0);
   g_array_set_size (self->mem_total, 0);
   g_array_set_size (self->mem_runner, 0);
@@ -74,15 +82,24 @@ ls_run_page_event (LsRunPage *self, JsonObject *ev)
     {
       double wait = ls_json_number_or (ev, "wait_ms", 0);
       gint64 seq = json_object_get_int_member_with_default (ev, "seq", 0);
+      gint64 epoch = json_object_get_int_member_with_default (ev, "epoch", 0);
+      if (self->last_epoch >= 0 && epoch != self->last_epoch)
+        {
+          /* Halfway between the last batch of one epoch and the first of the
+           * next: the wait that starts an epoch (workers restarting) shows
+           * right of its mark. */
+          run_page_mark m = { self->waits->len - 0.5, epoch };
+          g_array_append_val (self->epoch_marks, m);
+        }
+      self->last_epoch = epoch;
       g_array_append_val (self->waits, wait);
       if (self->planned > 0)
         gtk_progress_bar_set_fraction (self->run_progress, (double) (seq + 1) / (double) self->planned);
-      g_autofree char *text = g_strdup_printf (_("Batch %lld of %lld: waited %.2f ms for data%s"),
-                                               (long long) (seq + 1), (long long) self->planned, wait,
-                                               json_object_get_member (ev, LS_KEY_COMPUTE_MS)
-                                                       && !json_node_is_null (json_object_get_member (ev, LS_KEY_COMPUTE_MS))
-                                                   ? ""
-                                                   : "");
+      /* A run without a planned count (epochs of an unknown length) says none. */
+      g_autofree char *text = self->planned > 0
+                                  ? g_strdup_printf (_("Batch %lld of %lld: waited %.2f ms for data"), (long long) (seq + 1),
+                                                     (long long) self->planned, wait)
+                                  : g_strdup_printf (_("Batch %lld: waited %.2f ms for data"), (long long) (seq + 1), wait);
       gtk_label_set_text (self->figures, text);
       g_autoptr (GArray) xs = g_array_sized_new (FALSE, FALSE, sizeof (double), self->waits->len);
       for (guint i = 0; i < self->waits->len; i++)
@@ -92,6 +109,13 @@ ls_run_page_event (LsRunPage *self, JsonObject *ev)
         }
       ls_chart_view_set_series (self->timeline, _("wait per batch"), (double *) xs->data, xs->len,
                                 (double *) self->waits->data, NULL, 0);
+      for (guint i = 0; i < self->epoch_marks->len; i++)
+        {
+          const run_page_mark *m = &g_array_index (self->epoch_marks, run_page_mark, i);
+          char label[64];
+          g_snprintf (label, sizeof label, _("epoch %u"), (guint) CLAMP (m->epoch, 0, G_MAXUINT));
+          ls_chart_view_add_x_mark (self->timeline, m->x, label);
+        }
     }
   else if (g_str_equal (kind, "sample"))
     {
@@ -107,6 +131,12 @@ ls_run_page_event (LsRunPage *self, JsonObject *ev)
       ls_chart_view_set_series (self->memory, _("runner + workers"), (double *) self->mem_t->data, self->mem_t->len,
                                 (double *) self->mem_total->data, _("runner alone"), (double *) self->mem_runner->data);
     }
+}
+
+GtkWidget *
+ls_run_page_get_wait_chart (LsRunPage *self)
+{
+  return GTK_WIDGET (self->timeline);
 }
 
 void
@@ -134,6 +164,7 @@ ls_run_page_dispose (GObject *object)
 {
   LsRunPage *self = LS_RUN_PAGE (object);
   g_clear_pointer (&self->waits, g_array_unref);
+  g_clear_pointer (&self->epoch_marks, g_array_unref);
   g_clear_pointer (&self->mem_t, g_array_unref);
   g_clear_pointer (&self->mem_total, g_array_unref);
   g_clear_pointer (&self->mem_runner, g_array_unref);
@@ -164,6 +195,8 @@ ls_run_page_init (LsRunPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   self->waits = g_array_new (FALSE, FALSE, sizeof (double));
+  self->epoch_marks = g_array_new (FALSE, FALSE, sizeof (run_page_mark));
+  self->last_epoch = -1;
   self->mem_t = g_array_new (FALSE, FALSE, sizeof (double));
   self->mem_total = g_array_new (FALSE, FALSE, sizeof (double));
   self->mem_runner = g_array_new (FALSE, FALSE, sizeof (double));

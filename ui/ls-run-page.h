@@ -17,4 +17,7 @@ void ls_run_page_event (LsRunPage *self, JsonObject *event);
  * view); NULL when it did not. */
 void ls_run_page_sweep_finished (LsRunPage *self, gboolean cancelled, const char *failure);
 
+/* The live wait-per-batch chart (the tests read its marks). */
+GtkWidget *ls_run_page_get_wait_chart (LsRunPage *self);
+
 G_END_DECLS

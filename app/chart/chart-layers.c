@@ -34,12 +34,27 @@ draw_grid (const ls_chart *chart, ls_painter *p, const ls_chart_layout *l)
   for (guint i = 0; i < chart->rules->len; i++)
     {
       const ls_chart_rule *r = &g_array_index (chart->rules, ls_chart_rule, i);
+      double d[] = { 4, 3 };
+      if (r->axis == LS_CHART_X)
+        {
+          /* A mark in time (an epoch's start): a vertical line. */
+          double x = l->x.categories ? NAN : ls_chart_px_x (l, r->value);
+          if (!isfinite (x) || x < l->plot_x - 0.5 || x > l->plot_x + l->plot_w + 0.5)
+            continue;
+          x = ls_chart_snap (x);
+          ls_painter_color (cr, p->theme->muted, 0.9);
+          cairo_set_dash (cr, d, 2, 0);
+          cairo_move_to (cr, x, l->plot_y);
+          cairo_line_to (cr, x, l->plot_y + l->plot_h);
+          cairo_stroke (cr);
+          cairo_set_dash (cr, NULL, 0, 0);
+          continue;
+        }
       const ls_chart_ticks *t = ls_chart_y_ticks (l, r->axis);
       double y = ls_chart_px_y (l, t, r->value);
       if (!isfinite (y) || y < l->plot_y - 0.5 || y > l->plot_y + l->plot_h + 0.5)
         continue;
       y = ls_chart_snap (y);
-      double d[] = { 4, 3 };
       ls_painter_color (cr, p->theme->muted, 0.9);
       cairo_set_dash (cr, d, 2, 0);
       cairo_move_to (cr, l->plot_x, y);

@@ -52,7 +52,7 @@ widest_rule_label (const ls_chart *chart, ls_painter *p)
     {
       const ls_chart_rule *r = &g_array_index (chart->rules, ls_chart_rule, i);
       double w;
-      if (!r->label[0])
+      if (!r->label[0] || r->axis == LS_CHART_X) /* those are labelled inside the plot */
         continue;
       ls_painter_text_size (p, r->label, VALUE_SIZE, FALSE, &w, NULL);
       widest = MAX (widest, w);
@@ -72,6 +72,25 @@ compare_rule_labels (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
+/* An x rule's label, at the top of the plot just right of its line (left
+ * of it where the plot ends), on a patch of background. */
+static void
+draw_x_rule_label (ls_painter *p, const ls_chart_layout *l, const ls_chart_rule *r)
+{
+  double x = l->x.categories ? NAN : ls_chart_px_x (l, r->value);
+  if (!r->label[0] || !isfinite (x) || x < l->plot_x - 0.5 || x > l->plot_x + l->plot_w + 0.5)
+    return;
+  double tw, th, pad = 0.25 * p->f;
+  ls_painter_set_text (p, r->label, VALUE_SIZE, FALSE, 0, FALSE);
+  ls_painter_size (p, &tw, &th);
+  gboolean left = x + pad + tw > l->plot_x + l->plot_w;
+  double tx = left ? x - pad - tw : x + pad, top = l->plot_y + 0.15 * p->f;
+  ls_painter_color (p->cr, p->theme->background, 0.85);
+  cairo_rectangle (p->cr, tx - 0.1 * p->f, top, tw + 0.2 * p->f, th);
+  cairo_fill (p->cr);
+  ls_painter_show (p, tx, top, 0, 0, p->theme->muted);
+}
+
 static void
 draw_rule_labels (const ls_chart *chart, ls_painter *p, const ls_chart_layout *l)
 {
@@ -79,6 +98,11 @@ draw_rule_labels (const ls_chart *chart, ls_painter *p, const ls_chart_layout *l
   for (guint i = 0; i < chart->rules->len; i++)
     {
       const ls_chart_rule *r = &g_array_index (chart->rules, ls_chart_rule, i);
+      if (r->axis == LS_CHART_X)
+        {
+          draw_x_rule_label (p, l, r);
+          continue;
+        }
       double y = ls_chart_px_y (l, ls_chart_y_ticks (l, r->axis), r->value);
       if (r->label[0] && isfinite (y) && y >= l->plot_y - 0.5 && y <= l->plot_y + l->plot_h + 0.5)
         {

@@ -153,6 +153,9 @@ gboolean ls_chart_series_has_band (const ls_chart_series *series);
 void ls_chart_add_legend (ls_chart *chart, const char *label, int color, ls_chart_kind kind, ls_chart_dash dash,
                           gboolean markers, gboolean band);
 void ls_chart_add_note (ls_chart *chart, const char *format, ...) G_GNUC_PRINTF (2, 3);
+/* A reference line: on Y or Y2 a horizontal one labelled beside the plot;
+ * on X a vertical one (a mark in time, an epoch's start) labelled at the
+ * top inside the plot. */
 void ls_chart_add_rule (ls_chart *chart, ls_chart_axis_id axis, double value, const char *label);
 
 /* TRUE when a series uses the right axis. */
