@@ -44,7 +44,8 @@
  * with fixed values (sampler 0.0625, __getitem__ 1.5, collate 0.25,
  * hand-off 0.125 ms, of it pin_memory() 0.03125) that a test can find in
  * the store exactly, built by its own process (num_workers 0) during the
- * wait, up to the hand-off.
+ * wait, up to the hand-off; at the end the same figures come as the
+ * probe's "stages" event (the summary's stages_ms).
  *
  * It prints one line on its standard output, which the runner sends to
  * its own standard error. */
@@ -373,6 +374,11 @@ main (int argc, char **argv)
       for (int r = 1; r < n_ranks; r++)
         ls_process_free (ranks[r].proc);
     }
+  /* Where the builders' time went, per batch, as the probe sends it at
+   * its end (loadscope_probe/output.py): the figures of each batch above. */
+  emit ("{\"event\":\"stages\",\"sampler\":0.0625,\"getitem\":1.5,\"collate\":0.25,\"handoff\":0.125,"
+        "\"pin\":0.03125,\"idle\":0.0,\"busy\":1.9375,\"getitem_per_sample\":%.4f}",
+        1.5 / batch_size);
   /* The probe's end carries the runner's token; a forged one (the
    * script's own line, then os._exit(0)) does not. */
   const char *token = getenv ("LOADSCOPE_PROBE_TOKEN");

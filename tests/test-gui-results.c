@@ -11,8 +11,10 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "app/chart/chart-render.h"
 #include "app/core/settings.h"
 #include "ui/ls-application.h"
+#include "ui/ls-chart-view.h"
 #include "ui/ls-history-page-private.h"
 #include "ui/ls-results-page.h"
 #include "ui/ls-setup-page-private.h"
@@ -61,6 +63,33 @@ results_read (void)
 
 /* Every chart of the page, at the window's size now: the plot keeps its
  * room and the axis titles are not cut. */
+/* No x label of the chart, as laid out at the widget's size, overlaps
+ * another (they are thinned or turned upright instead). */
+static void
+assert_x_labels_apart (LsChartView *view)
+{
+  const ls_chart *chart = ls_chart_view_get_chart (view);
+  g_assert_nonnull (chart);
+  cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1, 1);
+  cairo_t *cr = cairo_create (s);
+  g_autoptr (GArray) boxes = ls_chart_x_label_boxes (chart, cr, gtk_widget_get_width (GTK_WIDGET (view)),
+                                                     gtk_widget_get_height (GTK_WIDGET (view)));
+  cairo_destroy (cr);
+  cairo_surface_destroy (s);
+  if (ls_chart_view_n_points (view) > 0)
+    g_assert_cmpuint (boxes->len, >, 0);
+  for (guint a = 0; a < boxes->len; a++)
+    for (guint b = a + 1; b < boxes->len; b++)
+      {
+        const ls_chart_box *p = &g_array_index (boxes, ls_chart_box, a), *q = &g_array_index (boxes, ls_chart_box, b);
+        gboolean apart = p->x + p->w <= q->x + 0.5 || q->x + q->w <= p->x + 0.5 || p->y + p->h <= q->y + 0.5
+                         || q->y + q->h <= p->y + 0.5;
+        if (!apart)
+          g_test_message ("  x labels %u and %u overlap: %.1f+%.1f and %.1f+%.1f", a, b, p->x, p->w, q->x, q->w);
+        g_assert_true (apart);
+      }
+}
+
 static void
 assert_charts_fit (const char *what, int w, int h, const char *theme)
 {
@@ -78,6 +107,7 @@ assert_charts_fit (const char *what, int w, int h, const char *theme)
       g_assert_cmpfloat (plot.size.width, >=, MIN_PLOT_W);
       g_assert_cmpfloat (plot.size.height, >=, MIN_PLOT_H);
       g_assert_true (whole);
+      assert_x_labels_apart (chart);
     }
 }
 

@@ -407,6 +407,11 @@ draw_bars (const ls_chart *chart, ls_painter *p, const ls_chart_layout *l)
   double per_bar = any_stacked ? 14 : 7;
   double group_w = MIN (spacing * 0.7, per_bar * p->f * n_bar), bar_w = MAX (1, group_w / n_bar);
 
+  /* Dots over the bars (a stage chart's wait p50) sit on their middle. */
+  gboolean dots = FALSE;
+  for (guint i = 0; i < chart->series->len; i++)
+    dots |= ((const ls_chart_series *) chart->series->pdata[i])->kind == LS_CHART_SCATTER;
+
   cairo_t *cr = p->cr;
   guint b = 0;
   int stack_slot = -1;
@@ -469,6 +474,9 @@ draw_bars (const ls_chart *chart, ls_painter *p, const ls_chart_layout *l)
               ls_painter_text_size (p, label, VALUE_SIZE, FALSE, &tw, NULL);
               if (whisker && tw + 0.4 * p->f <= bar_w / 2)
                 ls_painter_text (p, label, VALUE_SIZE, FALSE, x + 0.3 * p->f, top - 0.15 * p->f, 0, 1, p->theme->text);
+              else if (dots && tw + 0.6 * p->f <= bar_w / 2)
+                /* Left of the middle, where a dot (the wait) may sit. */
+                ls_painter_text (p, label, VALUE_SIZE, FALSE, x - 0.5 * p->f, top - 0.15 * p->f, 1, 1, p->theme->text);
               else if (!whisker && tw <= bar_w + spacing * 0.25)
                 ls_painter_text (p, label, VALUE_SIZE, FALSE, x, top - 0.15 * p->f, 0.5, 1, p->theme->text);
             }

@@ -455,38 +455,88 @@ show_centred (ls_painter *p, const char *text, double size, int lines, double x,
   pango_cairo_show_layout (p->cr, p->layout);
 }
 
-/* The x labels as category_labels set them out, their tops at y. */
+/* The x labels as category_labels set them out, their tops at y: drawn,
+ * or (boxes not NULL) only measured, each one's ls_chart_box appended. */
 static void
-draw_x_labels (ls_painter *p, const ls_chart_layout *l, double y)
+x_labels (ls_painter *p, const ls_chart_layout *l, double y, GArray *boxes)
 {
   double f = p->f, slot = category_slot (l, f);
   ls_rgb color = l->x.categories ? p->theme->text : p->theme->muted;
   for (guint i = 0; i < l->x.n; i++)
     {
       g_autofree char *label = ls_chart_tick_label (&l->x, l->x.values[i]);
-      double x = ls_chart_px_x (l, l->x.values[i]);
+      double x = ls_chart_px_x (l, l->x.values[i]), tw, th;
+      ls_chart_box box;
+      if (l->x_labels == LS_CHART_X_LABELS_UPRIGHT && i % l->x_label_every != 0)
+        continue;
       if (l->x_labels == LS_CHART_X_LABELS_WRAPPED)
-        show_centred (p, label, TICK_SIZE, 3, x - slot / 2, y, slot, color);
+        {
+          if (!boxes)
+            {
+              show_centred (p, label, TICK_SIZE, 3, x - slot / 2, y, slot, color);
+              continue;
+            }
+          ls_painter_set_text (p, label, TICK_SIZE, FALSE, MAX (slot, 1), TRUE);
+          ls_painter_max_lines (p, 3);
+          pango_layout_set_wrap (p->layout, PANGO_WRAP_WORD);
+          ls_painter_size (p, &tw, &th);
+          box = (ls_chart_box){ x - tw / 2, y, tw, th };
+        }
       else if (l->x_labels == LS_CHART_X_LABELS_UPRIGHT)
         {
-          if (i % l->x_label_every != 0)
-            continue;
-          double tw, th;
           ls_painter_set_text (p, label, TICK_SIZE, FALSE, UPRIGHT_MAX_EM * f, FALSE);
           ls_painter_size (p, &tw, &th);
-          cairo_save (p->cr);
-          cairo_translate (p->cr, x, y);
-          cairo_rotate (p->cr, -G_PI / 2);
-          ls_painter_color (p->cr, color, 1);
-          cairo_move_to (p->cr, -tw, -th / 2);
-          pango_cairo_update_layout (p->cr, p->layout);
-          pango_cairo_show_layout (p->cr, p->layout);
-          cairo_restore (p->cr);
-          pango_cairo_update_layout (p->cr, p->layout);
+          box = (ls_chart_box){ x - th / 2, y, th, tw }; /* turned a quarter left */
+          if (!boxes)
+            {
+              cairo_save (p->cr);
+              cairo_translate (p->cr, x, y);
+              cairo_rotate (p->cr, -G_PI / 2);
+              ls_painter_color (p->cr, color, 1);
+              cairo_move_to (p->cr, -tw, -th / 2);
+              pango_cairo_update_layout (p->cr, p->layout);
+              pango_cairo_show_layout (p->cr, p->layout);
+              cairo_restore (p->cr);
+              pango_cairo_update_layout (p->cr, p->layout);
+              continue;
+            }
         }
       else
-        ls_painter_text (p, label, TICK_SIZE, FALSE, x, y, 0.5, 0, color);
+        {
+          if (!boxes)
+            {
+              ls_painter_text (p, label, TICK_SIZE, FALSE, x, y, 0.5, 0, color);
+              continue;
+            }
+          ls_painter_set_text (p, label, TICK_SIZE, FALSE, 0, FALSE);
+          ls_painter_size (p, &tw, &th);
+          box = (ls_chart_box){ x - tw / 2, y, tw, th };
+        }
+      g_array_append_val (boxes, box);
     }
+}
+
+static void
+draw_x_labels (ls_painter *p, const ls_chart_layout *l, double y)
+{
+  x_labels (p, l, y, NULL);
+}
+
+GArray *
+ls_chart_x_label_boxes (const ls_chart *chart, cairo_t *cr, double width, double height)
+{
+  ls_painter p;
+  frame fr;
+  g_return_val_if_fail (chart != NULL && cr != NULL, NULL);
+  GArray *boxes = g_array_new (FALSE, FALSE, sizeof (ls_chart_box));
+  if (chart->lanes)
+    return boxes;
+  ls_painter_init (&p, cr, ls_chart_theme_get (FALSE), base_font_px (chart, width, height));
+  compute_frame (chart, &p, width, height, &fr);
+  if (fr.pub.has_plot)
+    x_labels (&p, &fr.pub, fr.pub.plot_y + fr.pub.plot_h, boxes);
+  ls_painter_clear (&p);
+  return boxes;
 }
 
 static void

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cairo.h>
+#include <glib.h>
 
 #include "app/chart/chart-axis.h"
 #include "app/chart/chart.h"
@@ -27,6 +28,15 @@ typedef struct {
 
 /* Measures with cr's font machinery; draws nothing. */
 void ls_chart_layout_compute (const ls_chart *chart, cairo_t *cr, double width, double height, ls_chart_layout *out);
+
+typedef struct {
+  double x, y, w, h;
+} ls_chart_box;
+
+/* Where the x axis's labels go at that size (ls_chart_box, as drawn: an
+ * upright one's box is turned with it), for the tests that check none
+ * overlaps another. Empty without a plot, and for a lanes chart. */
+GArray *ls_chart_x_label_boxes (const ls_chart *chart, cairo_t *cr, double width, double height);
 
 /* Draws the chart into the rectangle (x, y, width, height) of cr, in the
  * light or the dark theme. Text scales with the rectangle; any size works
