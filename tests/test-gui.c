@@ -71,6 +71,13 @@ assert_job_said (const char *start)
   g_assert_true (g_str_has_prefix (ls_history_page_last_message (history), start));
 }
 
+static gboolean
+compare_read (void)
+{
+  GtkWindow *compare = ls_history_page_compare_window (history);
+  return compare && !ls_compare_window_is_reading (LS_COMPARE_WINDOW (compare));
+}
+
 static void
 show_page (const char *name)
 {
@@ -211,6 +218,10 @@ test_workbench_end_to_end (void)
   GPtrArray *differing = ls_compare_window_differing_knobs (LS_COMPARE_WINDOW (compare));
   g_assert_cmpuint (differing->len, ==, 1);
   g_assert_cmpstr (differing->pdata[0], ==, "workers");
+  /* Under the table, the runs' waits and memory overlaid, read in a thread. */
+  ls_test_gui_iterate_until (compare_read, 30);
+  g_assert_cmpuint (ls_compare_window_n_cdf_points (LS_COMPARE_WINDOW (compare)), >, 0);
+  g_assert_cmpuint (ls_compare_window_n_memory_points (LS_COMPARE_WINDOW (compare)), >, 0);
   ls_test_gui_iterate_until (ls_test_gui_never, 1);
   ls_test_gui_screenshot ("gui-compare.png");
   gtk_window_destroy (compare);

@@ -16,6 +16,7 @@
 #include "app/chart/chart-axis.h"
 #include "app/report/chart-compare.h"
 #include "app/report/compare-table.h"
+#include "app/store/store-named.h"
 #include "app/report/export-file.h"
 #include "app/report/sweep-charts.h"
 #include "app/store/run-list.h"
@@ -361,6 +362,35 @@ test_compare_table (void)
   g_assert_cmpstr (((ls_chart_series *) cdf->series->pdata[0])->label, ==, "run 2 (baseline)");
   ls_chart_free (cdf);
   g_assert_null (ls_chart_runs_wait_cdf (store, (const gint64[]) { 99999 }, 1, &error));
+  g_assert_error (error, LS_STORE_ERROR, LS_STORE_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+  /* And their memory over time: one line a run, a point per sample the
+   * store holds of it (fewer than 400: none left out), above zero. */
+  ls_chart *memory = ls_chart_runs_memory (store, ids, 2, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (memory->series->len, ==, 2);
+  g_assert_cmpstr (((ls_chart_series *) memory->series->pdata[0])->label, ==, "run 2 (baseline)");
+  for (guint i = 0; i < 2; i++)
+    {
+      gint64 id = ids[i];
+      ls_store_rows *st = ls_store_query_rows (store, LS_QUERY_RUN_MEMORY_SAMPLES, &id, 1, &error);
+      g_assert_no_error (error);
+      guint samples = 0;
+      while (ls_store_rows_next (st, &error))
+        samples++;
+      ls_store_rows_free (st);
+      GArray *pts = ((ls_chart_series *) memory->series->pdata[i])->points;
+      g_assert_cmpuint (pts->len, ==, samples);
+      for (guint k = 0; k < pts->len; k++)
+        {
+          g_assert_cmpfloat (g_array_index (pts, ls_chart_point, k).y, >, 0);
+          if (k > 0)
+            g_assert_cmpfloat (g_array_index (pts, ls_chart_point, k).x, >=, g_array_index (pts, ls_chart_point, k - 1).x);
+        }
+    }
+  g_assert_cmpuint (ls_chart_n_points (memory), >, 0);
+  ls_chart_free (memory);
+  g_assert_null (ls_chart_runs_memory (store, (const gint64[]) { 99999 }, 1, &error));
   g_assert_error (error, LS_STORE_ERROR, LS_STORE_ERROR_NOT_FOUND);
   g_clear_error (&error);
   /* The store they came from, for the window's read of the waits. */

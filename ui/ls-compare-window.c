@@ -11,7 +11,8 @@
  * characters (a dataset's path is ellipsized, whole in its tooltip). */
 #define RUN_COLUMN_PX 190
 #define RUN_COLUMN_CHARS 34
-/* The overlaid waits: tall enough for a plot area at the window's size. */
+/* The overlaid waits and memory: tall enough for a plot area at the
+ * window's size. */
 #define CDF_HEIGHT_PX 260
 
 struct _LsCompareWindow {
@@ -26,7 +27,8 @@ struct _LsCompareWindow {
   GtkScrolledWindow *body_scroll;
   GtkBox *charts;
   LsChartView *cdf;           /* NULL until the waits are read */
-  GCancellable *reading;      /* the waits being read */
+  LsChartView *memory;        /* NULL until the memory samples are read */
+  GCancellable *reading;      /* the waits and samples being read */
 };
 
 G_DEFINE_FINAL_TYPE (LsCompareWindow, ls_compare_window, ADW_TYPE_WINDOW)
@@ -120,7 +122,7 @@ build (LsCompareWindow *self)
   self->differing = ls_compare_table_differing_knobs (table);
 }
 
-/* ---- the runs' waits overlaid, read from the store in a thread */
+/* ---- the runs' waits and memory overlaid, read from the store in a thread */
 
 typedef struct {
   char *db;
@@ -137,31 +139,54 @@ cdf_read_free (gpointer data)
 }
 
 static void
+free_chart (gpointer chart)
+{
+  ls_chart_free (chart);
+}
+
+/* Returns a GPtrArray: the waits' CDF, then the memory over time. */
+static void
 read_cdf (GTask *task, gpointer source, gpointer data, GCancellable *cancel)
 {
   cdf_read *r = data;
   GError *error = NULL;
   g_autoptr (ls_store) store = ls_store_open_to_read (r->db, &error);
-  ls_chart *chart = store ? ls_chart_runs_wait_cdf (store, (const gint64 *) (void *) r->ids->data, r->ids->len, &error)
-                          : NULL;
+  const gint64 *ids = (const gint64 *) (void *) r->ids->data;
+  g_autoptr (GPtrArray) charts = g_ptr_array_new_with_free_func (free_chart);
+  ls_chart *chart = store ? ls_chart_runs_wait_cdf (store, ids, r->ids->len, &error) : NULL;
   if (chart)
-    g_task_return_pointer (task, chart, (GDestroyNotify) ls_chart_free);
+    g_ptr_array_add (charts, chart);
+  chart = chart ? ls_chart_runs_memory (store, ids, r->ids->len, &error) : NULL;
+  if (chart)
+    g_ptr_array_add (charts, chart);
+  if (charts->len == 2)
+    g_task_return_pointer (task, g_steal_pointer (&charts), (GDestroyNotify) g_ptr_array_unref);
   else
     g_task_return_error (task, error);
+}
+
+static LsChartView *
+add_chart (LsCompareWindow *self, ls_chart *chart)
+{
+  LsChartView *view = ls_chart_view_new (NULL, NULL, NULL);
+  gtk_widget_set_size_request (GTK_WIDGET (view), -1, CDF_HEIGHT_PX);
+  ls_chart_view_set_chart (view, chart);
+  gtk_box_append (self->charts, GTK_WIDGET (view));
+  return view;
 }
 
 static void
 cdf_read_done (GObject *source, GAsyncResult *res, gpointer data)
 {
   g_autoptr (GError) error = NULL;
-  ls_chart *chart = g_task_propagate_pointer (G_TASK (res), &error);
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || (!chart && !error))
+  g_autoptr (GPtrArray) charts = g_task_propagate_pointer (G_TASK (res), &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || (!charts && !error))
     return; /* the window went */
   LsCompareWindow *self = LS_COMPARE_WINDOW (source);
   g_clear_object (&self->reading);
-  if (!chart)
+  if (!charts)
     {
-      /* The table stands on its own; say why the waits are missing. */
+      /* The table stands on its own; say why the charts are missing. */
       g_autofree char *why = g_strdup_printf (_("The runs' batch waits could not be read: %s"), error->message);
       GtkWidget *l = gtk_label_new (why);
       gtk_label_set_wrap (GTK_LABEL (l), TRUE);
@@ -170,10 +195,10 @@ cdf_read_done (GObject *source, GAsyncResult *res, gpointer data)
     }
   else
     {
-      self->cdf = ls_chart_view_new (NULL, NULL, NULL);
-      gtk_widget_set_size_request (GTK_WIDGET (self->cdf), -1, CDF_HEIGHT_PX);
-      ls_chart_view_set_chart (self->cdf, chart);
-      gtk_box_append (self->charts, GTK_WIDGET (self->cdf));
+      /* The views own the charts from here. */
+      g_ptr_array_set_free_func (charts, NULL);
+      self->cdf = add_chart (self, charts->pdata[0]);
+      self->memory = add_chart (self, charts->pdata[1]);
     }
   gtk_widget_set_visible (GTK_WIDGET (self->charts), TRUE);
 }
@@ -207,6 +232,12 @@ guint
 ls_compare_window_n_cdf_points (LsCompareWindow *self)
 {
   return self->cdf ? ls_chart_view_n_points (self->cdf) : 0;
+}
+
+guint
+ls_compare_window_n_memory_points (LsCompareWindow *self)
+{
+  return self->memory ? ls_chart_view_n_points (self->memory) : 0;
 }
 
 static void

@@ -24,5 +24,7 @@ GPtrArray *ls_compare_window_differing_knobs (LsCompareWindow *self);
 /* The waits' chart is being read; then its points (0: none, or not read). */
 gboolean ls_compare_window_is_reading (LsCompareWindow *self);
 guint ls_compare_window_n_cdf_points (LsCompareWindow *self);
+/* Points in the overlaid memory chart (0 until read). */
+guint ls_compare_window_n_memory_points (LsCompareWindow *self);
 
 G_END_DECLS

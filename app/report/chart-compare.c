@@ -1,4 +1,5 @@
-/* The runs' batch waits overlaid as CDFs (chart-compare.h). */
+/* The runs' batch waits overlaid as CDFs, and their memory over time
+ * (chart-compare.h). */
 #include "app/report/chart-compare.h"
 
 #include <math.h>
@@ -69,6 +70,77 @@ ls_chart_runs_wait_cdf (ls_store *store, const gint64 *ids, guint n, GError **er
   x->include_zero = TRUE;
   ls_chart_axis *y = ls_chart_axis_get (chart, LS_CHART_Y);
   ls_chart_axis_set (y, _("share of batches"), LS_CHART_UNIT_FRACTION, LS_CHART_LINEAR);
+  y->include_zero = TRUE;
+  return chart;
+}
+
+/* One run's memory samples into s: PSS, else (Windows) private bytes.
+ * *pss is set when any sample had PSS. */
+static gboolean
+add_memory (ls_store *store, gint64 run_id, ls_chart_series *s, gboolean *pss, GError **error)
+{
+  g_autoptr (JsonObject) run = ls_store_run_object (store, run_id, error); /* names a run that is not there */
+  if (!run)
+    return FALSE;
+  ls_store_rows *st = ls_store_query_rows (store, LS_QUERY_RUN_MEMORY_SAMPLES, &run_id, 1, error);
+  if (!st)
+    return FALSE;
+  GError *local = NULL;
+  /* At most ~400 points a run, as for the waits. */
+  g_autoptr (GArray) t = g_array_new (FALSE, FALSE, sizeof (double)), v = g_array_new (FALSE, FALSE, sizeof (double));
+  while (ls_store_rows_next (st, &local))
+    {
+      double when = ls_store_rows_get_double (st, 0), all = ls_store_rows_get_double (st, 1);
+      if (isfinite (all))
+        *pss = TRUE;
+      else
+        all = ls_store_rows_get_double (st, 3);
+      if (isfinite (when) && isfinite (all))
+        {
+          g_array_append_val (t, when);
+          g_array_append_val (v, all);
+        }
+    }
+  ls_store_rows_free (st);
+  if (local)
+    {
+      g_propagate_error (error, local);
+      return FALSE;
+    }
+  guint stride = MAX (t->len / 400, 1u);
+  for (guint k = 0; k < t->len; k += stride)
+    ls_chart_series_add (s, g_array_index (t, double, k), g_array_index (v, double, k));
+  if (t->len > 1 && (t->len - 1) % stride != 0)
+    ls_chart_series_add (s, g_array_index (t, double, t->len - 1), g_array_index (v, double, t->len - 1));
+  return TRUE;
+}
+
+ls_chart *
+ls_chart_runs_memory (ls_store *store, const gint64 *ids, guint n, GError **error)
+{
+  g_return_val_if_fail (store != NULL && (ids != NULL || n == 0), NULL);
+  ls_chart *chart = ls_chart_new (_("Memory over each run"));
+  ls_chart_set_subtitle (chart, _("The runner and its workers together, from the loader's start: a lower line "
+                                  "needs less memory. The first run is the baseline."));
+  gboolean pss = FALSE;
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *label = i == 0 ? g_strdup_printf (_("run %lld (baseline)"), (long long) ids[i])
+                                       : g_strdup_printf (_("run %lld"), (long long) ids[i]);
+      ls_chart_series *s = ls_chart_add_series (chart, label, LS_CHART_LINE, (int) i, LS_CHART_Y);
+      s->markers = FALSE;
+      if (!add_memory (store, ids[i], s, &pss, error))
+        {
+          ls_chart_free (chart);
+          return NULL;
+        }
+    }
+  ls_chart_axis *x = ls_chart_axis_get (chart, LS_CHART_X);
+  ls_chart_axis_set (x, _("time since the loader started"), LS_CHART_UNIT_MS, LS_CHART_LINEAR);
+  x->include_zero = TRUE;
+  ls_chart_axis *y = ls_chart_axis_get (chart, LS_CHART_Y);
+  ls_chart_axis_set (y, pss || ls_chart_n_points (chart) == 0 ? "PSS" : _("private bytes"), LS_CHART_UNIT_BYTES,
+                     LS_CHART_LINEAR);
   y->include_zero = TRUE;
   return chart;
 }
