@@ -1,9 +1,12 @@
-/* History with a team's store, measured (never a timed test):
+/* History with a team's store, measured (never a timed test), beside a
+ * small store in the same run (the machine's own cost of a frame):
  *
- *   1. a fresh store of RUNS runs (default 100,000), recorded through the
- *      run recorder as runners record them (rate printed);
+ *   1. fresh stores of 1,000 and RUNS runs (default 100,000), recorded
+ *      through the run recorder as runners record them (rate printed);
  *   2. open: the window's History page reads the store (in its thread)
- *      until the table holds every run, and the first frame after it;
+ *      until the table shows every run (filtered, sorted and folded, a
+ *      slice a frame); the longest frame interval meanwhile is the
+ *      longest the window stood still;
  *   3. scroll: the table scrolled from top to bottom and back, one page
  *      a frame for FRAMES frames, then in jumps; the frame clock's
  *      intervals (p50, p95, max) say whether scrolling stalls. Xvfb's
@@ -136,19 +139,42 @@ compare_doubles (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
-int
-main (int argc, char **argv)
-{
-  guint n = argc > 1 ? (guint) strtoul (argv[1], NULL, 10) : 100000;
-  guint frames = argc > 2 ? (guint) strtoul (argv[2], NULL, 10) : 600;
-  expected = n;
-  g_autofree char *dir = g_dir_make_tmp ("bench-history-XXXXXX", NULL);
-  g_autofree char *db = g_build_filename (dir, "runs.sqlite", NULL);
-  record_runs (db, n);
+/* Frame intervals while something else goes on (the open). */
+typedef struct {
+  gint64 last_us;
+  double longest;
+} watcher;
 
-  gtk_init ();
-  adw_init ();
-  g_type_class_unref (g_type_class_ref (LS_TYPE_WINDOW)); /* the templates' resource */
+static gboolean
+on_watch_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+  watcher *w = data;
+  gint64 t = gdk_frame_clock_get_frame_time (clock);
+  if (w->last_us > 0)
+    w->longest = MAX (w->longest, (double) (t - w->last_us) / 1000.0);
+  w->last_us = t;
+  return G_SOURCE_CONTINUE;
+}
+
+static GtkWidget *
+find_scrolled (GtkWidget *w)
+{
+  if (GTK_IS_SCROLLED_WINDOW (w))
+    return w;
+  for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_scrolled (c);
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
+/* One store: its open, then its scroll, on one line each. */
+static void
+measure (const char *db, guint n, guint frames)
+{
+  expected = n;
   GtkWidget *window = adw_window_new ();
   gtk_window_set_default_size (GTK_WINDOW (window), 1024, 700);
   page = g_object_new (LS_TYPE_HISTORY_PAGE, NULL);
@@ -157,17 +183,18 @@ main (int argc, char **argv)
   for (int i = 0; i < 20; i++)
     g_main_context_iteration (NULL, FALSE);
 
+  watcher w = { 0, 0 };
+  guint watch = gtk_widget_add_tick_callback (window, on_watch_tick, &w, NULL);
   double t0 = now_ms ();
   ls_history_page_set_db (page, db);
   iterate_until (loaded, 600);
   double t_loaded = now_ms () - t0;
+  gtk_widget_remove_tick_callback (window, watch);
   if (!loaded ())
     g_error ("bench-history: the table did not fill (%u of %u runs)", ls_history_page_count_runs (page), n);
-  printf ("open: %u runs read and shown in %.0f ms\n", n, t_loaded);
+  printf ("%7u runs  open: shown in %.0f ms, longest frame meanwhile %.0f ms\n", n, t_loaded, w.longest);
 
-  GtkWidget *sw = gtk_widget_get_first_child (GTK_WIDGET (page));
-  while (sw && !GTK_IS_SCROLLED_WINDOW (sw))
-    sw = gtk_widget_get_next_sibling (sw) ? gtk_widget_get_next_sibling (sw) : gtk_widget_get_first_child (sw);
+  GtkWidget *sw = find_scrolled (GTK_WIDGET (page));
   if (!sw)
     g_error ("bench-history: no scrolled table");
   scroller s = { gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (sw)),
@@ -178,18 +205,44 @@ main (int argc, char **argv)
   g_array_sort (s.intervals, compare_doubles);
   guint k = s.intervals->len;
   if (k > 0)
-    printf ("scroll: %u frames, frame interval p50 %.1f ms, p95 %.1f ms, max %.1f ms\n", k,
+    printf ("%7u runs  scroll: %u frames, frame interval p50 %.1f ms, p95 %.1f ms, max %.1f ms\n", n, k,
             g_array_index (s.intervals, double, k / 2), g_array_index (s.intervals, double, k * 95 / 100),
             g_array_index (s.intervals, double, k - 1));
   g_array_unref (s.intervals);
   gtk_window_destroy (GTK_WINDOW (window));
   for (int i = 0; i < 20; i++)
     g_main_context_iteration (NULL, FALSE);
+}
+
+static void
+remove_store (const char *db)
+{
   g_autofree char *wal = g_strconcat (db, "-wal", NULL);
   g_autofree char *shm = g_strconcat (db, "-shm", NULL);
   g_unlink (db);
   g_unlink (wal);
   g_unlink (shm);
+}
+
+int
+main (int argc, char **argv)
+{
+  guint n = argc > 1 ? (guint) strtoul (argv[1], NULL, 10) : 100000;
+  guint frames = argc > 2 ? (guint) strtoul (argv[2], NULL, 10) : 600;
+  const guint small = 1000;
+  g_autofree char *dir = g_dir_make_tmp ("bench-history-XXXXXX", NULL);
+  g_autofree char *small_db = g_build_filename (dir, "small.sqlite", NULL);
+  g_autofree char *db = g_build_filename (dir, "runs.sqlite", NULL);
+  record_runs (small_db, small);
+  record_runs (db, n);
+
+  gtk_init ();
+  adw_init ();
+  g_type_class_unref (g_type_class_ref (LS_TYPE_WINDOW)); /* the templates' resource */
+  measure (small_db, small, frames);
+  measure (db, n, frames);
+  remove_store (small_db);
+  remove_store (db);
   g_rmdir (dir);
   return 0;
 }

@@ -19,6 +19,8 @@ struct _LsHistoryPage {
   GCancellable *cancellable;  /* of the loads; cancelled when the page goes */
   GtkCustomFilter *filter;
   GtkMultiSelection *selection;
+  GtkFilterListModel *filtered; /* incremental: a slice a frame (owned by the chain) */
+  GtkSortListModel *sorted;
   GtkSearchEntry *search;
   GtkColumnView *view;
   GtkLabel *count;
@@ -26,6 +28,7 @@ struct _LsHistoryPage {
   GtkWidget *nothing;         /* said when the filter matches no run */
   GtkLabel *nothing_label;
   GPtrArray *view_columns;    /* GtkColumnViewColumn, one per columns[] */
+  guint fold_idle;            /* the fold, once a burst of changes is over */
   guint jobs;                 /* store work in a thread (store-jobs.h) */
   char *last_message;         /* what the page last said of one */
   GtkWindow *compare_window;  /* the last Compare opened (weak) */
@@ -167,7 +170,31 @@ matches (gpointer item, gpointer data)
   return ls_run_row_matches (LS_RUN_ROW (item), text);
 }
 
-/* One value for every run shown: the column folds into the line above. */
+/* Whether two runs show the same in column c: their values compared as
+ * stored, not as formatted (a 100,000-run store is scanned whole, and a
+ * string a cell costs seconds there). Stricter than the text: values that
+ * print alike may still differ, and then the column stays. */
+static gboolean
+same_value (JsonObject *a, JsonObject *b, const column_spec *c)
+{
+  JsonNode *na = json_object_get_member (a, c->member), *nb = json_object_get_member (b, c->member);
+  gboolean ea = !na || json_node_is_null (na), eb = !nb || json_node_is_null (nb);
+  if (ea || eb)
+    return ea == eb;
+  if (c->numeric)
+    return json_node_get_double (na) == json_node_get_double (nb);
+  if (g_strcmp0 (json_node_get_string (na), json_node_get_string (nb)) != 0)
+    return FALSE;
+  /* A failed run's status cell carries its reason. */
+  return !g_str_equal (c->member, "status")
+         || g_strcmp0 (json_object_get_string_member_with_default (a, "error", NULL),
+                       json_object_get_string_member_with_default (b, "error", NULL))
+                == 0;
+}
+
+/* One value for every run shown: the column folds into the line above.
+ * One pass over the runs shown, each column dropped at its first
+ * difference. */
 static void
 fold_columns (LsHistoryPage *self)
 {
@@ -175,23 +202,30 @@ fold_columns (LsHistoryPage *self)
   guint n = g_list_model_get_n_items (model);
   if (!self->view_columns)
     return; /* the page is going */
+  gboolean fold[G_N_ELEMENTS (columns)];
+  guint left = 0;
+  for (guint c = 0; c < G_N_ELEMENTS (columns); c++)
+    left += fold[c] = n > 1 && column_folds (&columns[c]);
+  g_autoptr (LsRunRow) first = n > 0 ? g_list_model_get_item (model, 0) : NULL;
+  JsonObject *first_run = first ? ls_run_row_get_run (first) : NULL;
+  for (guint i = 1; i < n && left > 0; i++)
+    {
+      g_autoptr (LsRunRow) row = g_list_model_get_item (model, i);
+      JsonObject *run = ls_run_row_get_run (row);
+      for (guint c = 0; c < G_N_ELEMENTS (columns); c++)
+        if (fold[c] && !same_value (first_run, run, &columns[c]))
+          {
+            fold[c] = FALSE;
+            left--;
+          }
+    }
   g_autoptr (GPtrArray) same = g_ptr_array_new_with_free_func (g_free);
   for (guint c = 0; c < G_N_ELEMENTS (columns); c++)
     {
-      gboolean fold = n > 1 && column_folds (&columns[c]);
-      g_autofree char *first = NULL;
-      for (guint i = 0; i < n && fold; i++)
-        {
-          g_autoptr (LsRunRow) row = g_list_model_get_item (model, i);
-          g_autofree char *text = cell_text (ls_run_row_get_run (row), &columns[c]);
-          if (!first)
-            first = g_steal_pointer (&text);
-          else
-            fold = g_str_equal (first, text);
-        }
-      gtk_column_view_column_set_visible (self->view_columns->pdata[c], !fold);
-      if (fold && g_strcmp0 (first, "–") != 0)
-        g_ptr_array_add (same, g_strdup_printf ("%s %s", _(columns[c].title), first));
+      gtk_column_view_column_set_visible (self->view_columns->pdata[c], !fold[c]);
+      g_autofree char *text = fold[c] ? cell_text (first_run, &columns[c]) : NULL;
+      if (text && g_strcmp0 (text, "–") != 0)
+        g_ptr_array_add (same, g_strdup_printf ("%s %s", _(columns[c].title), text));
     }
   g_autofree char *runs = g_strdup_printf (ngettext ("%u run", "%u runs", n), n);
   g_ptr_array_add (same, NULL);
@@ -248,6 +282,18 @@ update_count (LsHistoryPage *self)
   gtk_label_set_text (self->count, with);
 }
 
+static gboolean
+fold_when_idle (gpointer data)
+{
+  LsHistoryPage *self = data;
+  self->fold_idle = 0;
+  /* Not while the table fills a slice a frame: once, when it is full
+   * (notify::pending brings it back). */
+  if (gtk_filter_list_model_get_pending (self->filtered) == 0 && gtk_sort_list_model_get_pending (self->sorted) == 0)
+    fold_columns (self);
+  return G_SOURCE_REMOVE;
+}
+
 /* What is shown changed (a load, the filter): the count, the folded
  * columns, and what a filter that found nothing says. */
 static void
@@ -256,10 +302,13 @@ update_shown (LsHistoryPage *self)
   guint shown = g_list_model_get_n_items (G_LIST_MODEL (self->selection));
   guint all = g_list_model_get_n_items (G_LIST_MODEL (self->runs));
   update_count (self);
-  fold_columns (self);
+  /* A load changes the runs and what is shown one after the other: the
+   * fold (a pass over every run shown) waits for both. */
+  if (!self->fold_idle)
+    self->fold_idle = g_idle_add_full (G_PRIORITY_DEFAULT, fold_when_idle, self, NULL);
   /* A filter that matches nothing says so, and what there is to match. */
   const char *filter = gtk_editable_get_text (GTK_EDITABLE (self->search));
-  gboolean none = shown == 0 && all > 0 && filter[0];
+  gboolean none = shown == 0 && all > 0 && filter[0] && gtk_filter_list_model_get_pending (self->filtered) == 0;
   gtk_widget_set_visible (self->nothing, none);
   if (none)
     {
@@ -314,7 +363,8 @@ ls_history_page_reload (LsHistoryPage *self)
 gboolean
 ls_history_page_is_loading (LsHistoryPage *self)
 {
-  return ls_run_list_is_loading (self->runs);
+  return ls_run_list_is_loading (self->runs) || self->fold_idle != 0
+         || gtk_filter_list_model_get_pending (self->filtered) > 0 || gtk_sort_list_model_get_pending (self->sorted) > 0;
 }
 
 guint
@@ -728,6 +778,7 @@ ls_history_page_dispose (GObject *object)
 {
   LsHistoryPage *self = LS_HISTORY_PAGE (object);
   g_cancellable_cancel (self->cancellable);
+  g_clear_handle_id (&self->fold_idle, g_source_remove);
   gtk_widget_dispose_template (GTK_WIDGET (self), LS_TYPE_HISTORY_PAGE);
   g_clear_pointer (&self->db, g_free);
   g_clear_pointer (&self->last_message, g_free);
@@ -779,6 +830,14 @@ ls_history_page_init (LsHistoryPage *self)
                                                             GTK_FILTER (self->filter));
   GtkSortListModel *sorted = gtk_sort_list_model_new (G_LIST_MODEL (filtered),
                                                       g_object_ref (gtk_column_view_get_sorter (self->view)));
+  /* A team's store (100,000 runs) is filtered and sorted a slice a frame,
+   * so a load, a search or a click on a column never stalls the window. */
+  gtk_filter_list_model_set_incremental (filtered, TRUE);
+  gtk_sort_list_model_set_incremental (sorted, TRUE);
+  self->filtered = filtered;
+  self->sorted = sorted;
+  g_signal_connect_object (filtered, "notify::pending", G_CALLBACK (update_shown), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (sorted, "notify::pending", G_CALLBACK (update_shown), self, G_CONNECT_SWAPPED);
   self->selection = gtk_multi_selection_new (G_LIST_MODEL (sorted));
   gtk_column_view_set_model (self->view, GTK_SELECTION_MODEL (self->selection));
   g_object_unref (self->selection); /* the view holds it */

@@ -16,6 +16,8 @@ void ls_history_page_set_db (LsHistoryPage *self, const char *db);
 /* Reads the store again, in a thread (app/store/run-list.h); the table
  * changes when it has been read. */
 void ls_history_page_reload (LsHistoryPage *self);
+/* TRUE while the store is read, and while the table is still filtered and
+ * sorted (a slice a frame) or its columns folded. */
 gboolean ls_history_page_is_loading (LsHistoryPage *self);
 guint ls_history_page_count_runs (LsHistoryPage *self);
 
