@@ -14,7 +14,10 @@
 #   5. `loadscope demo --help` says its summary in Chinese
 #   6. (where Xvfb, xwininfo and ImageMagick are) the window opens under
 #      zh_CN.UTF-8, a CJK font is installed so its text has no empty boxes,
-#      and a screenshot is kept: ARTIFACTS/window-zh_CN.png (look at it)
+#      and screenshots are kept: ARTIFACTS/window-zh_CN.png (Setup),
+#      window-zh_CN-results.png and window-zh_CN-history.png over the sweep
+#      above; where chromium is, its screenshot of the sweep's report in
+#      Chinese: ARTIFACTS/report-zh_CN.png (look at them)
 # Skips where the locale is not generated (scripts/setup.sh --tests does it).
 #
 #   bash tests/test-zh-cn.sh BUILD/app/loadscope [ARTIFACTS]
@@ -161,23 +164,44 @@ artifacts=${2:-}
 if [ -n "$artifacts" ] && command -v xvfb-run >/dev/null && command -v xwininfo >/dev/null && command -v import >/dev/null; then
   [ -n "$(fc-list :lang=zh 2>/dev/null | head -n 1)" ]
   check $? "a font with Chinese characters is installed (fc-list :lang=zh; package fonts-wqy-microhei)"
-  mkdir -p "$artifacts" "$T/home"
-  shot=$(cd "$artifacts" && pwd)/window-zh_CN.png
-  env -i PATH="$PATH" HOME="$T/home" LANG=zh_CN.UTF-8 GTK_A11Y=none GSETTINGS_BACKEND=memory SHOT="$shot" \
-    xvfb-run -a -s "-screen 0 1400x1000x24" bash -c '
-      "$0" >"$HOME/window.log" 2>&1 &
-      app=$!
-      found=
-      for _ in $(seq 1 450); do
-        xwininfo -root -tree 2>/dev/null | grep -q "\"Loadscope\": " && { found=1; break; }
-        kill -0 "$app" 2>/dev/null || break
-        sleep 0.2
-      done
-      [ -n "$found" ] && sleep 3 && import -window root "$SHOT"
-      kill "$app" 2>/dev/null
-      wait "$app" 2>/dev/null
-      [ -n "$found" ]' "$loadscope"
-  check $? "the window opens under LANG=zh_CN.UTF-8 (screenshot $shot)"
+  mkdir -p "$artifacts" "$T/home/.config/loadscope"
+  # The window on each page (the page left last is the one it opens on:
+  # its settings' last-page), over the sweep recorded above: Setup, then
+  # Results with its charts and History with its runs.
+  for page in setup results history; do
+    shot=$(cd "$artifacts" && pwd)/window-zh_CN-$page.png
+    [ "$page" = setup ] && shot=$(cd "$artifacts" && pwd)/window-zh_CN.png
+    printf "[workbench]\nlast-page='%s'\n" "$page" >"$T/home/.config/loadscope/settings.ini"
+    env -i PATH="$PATH" HOME="$T/home" XDG_CONFIG_HOME="$T/home/.config" LANG=zh_CN.UTF-8 GTK_A11Y=none \
+      LOADSCOPE_DB="$T/runs.sqlite" SHOT="$shot" \
+      xvfb-run -a -s "-screen 0 1400x1000x24" bash -c '
+        "$0" >"$HOME/window.log" 2>&1 &
+        app=$!
+        found=
+        for _ in $(seq 1 450); do
+          xwininfo -root -tree 2>/dev/null | grep -q "\"Loadscope\": " && { found=1; break; }
+          kill -0 "$app" 2>/dev/null || break
+          sleep 0.2
+        done
+        [ -n "$found" ] && sleep 4 && import -window root "$SHOT"
+        kill "$app" 2>/dev/null
+        wait "$app" 2>/dev/null
+        [ -n "$found" ]' "$loadscope"
+    check $? "the window opens under LANG=zh_CN.UTF-8 on $page (screenshot $shot)"
+  done
+  # A report in Chinese, as headless Chromium draws it (where it is).
+  chrome=$(command -v chromium || command -v chromium-browser || true)
+  if [ -n "$chrome" ]; then
+    shot=$(cd "$artifacts" && pwd)/report-zh_CN.png
+    LANG=zh_CN.UTF-8 "$loadscope" report --sweep 1 --db "$T/runs.sqlite" -o "$T/report.html" >/dev/null 2>&1 &&
+      cjk 20 <"$T/report.html" &&
+      timeout 120 "$chrome" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1280,2000 \
+        --user-data-dir="$T/chromium" --screenshot="$shot" "file://$T/report.html" >/dev/null 2>&1 &&
+      [ -s "$shot" ]
+    check $? "loadscope report under zh_CN.UTF-8 is Chinese, and Chromium draws it (screenshot $shot)"
+  else
+    echo "# the report in Chromium skipped: no chromium"
+  fi
 else
   echo "# the window in zh_CN skipped: no ARTIFACTS folder given, or no xvfb-run, xwininfo or import"
 fi

@@ -372,5 +372,9 @@ ls_window_new (LsApplication *app)
   g_settings_bind (settings, "window-width", self, "default-width", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (settings, "window-height", self, "default-height", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (settings, "window-maximized", self, "maximized", G_SETTINGS_BIND_DEFAULT);
+  /* Back on the page left last; a start has no sweep to watch on Run. */
+  g_autofree char *page = g_settings_get_string (settings, "last-page");
+  adw_view_stack_set_visible_child_name (self->stack, g_str_equal (page, "run") ? "results" : page);
+  g_settings_bind (settings, "last-page", self->stack, "visible-child-name", G_SETTINGS_BIND_SET);
   return self;
 }

@@ -165,10 +165,12 @@ ls_sweep_entry_label (const ls_sweep_entry *entry)
 {
   g_autofree char *when = ls_chart_time_text (entry->started_at);
   g_autofree char *runs = g_strdup_printf (g_dngettext (NULL, "%u run", "%u runs", entry->n_runs), entry->n_runs);
+  g_autofree char *sweep = g_strdup_printf (_("Sweep %lld"), (long long) entry->sweep_id);
   if (entry->n_failed == 0)
-    return g_strdup_printf ("Sweep %" G_GINT64_FORMAT " · %s · %s", entry->sweep_id, when, runs);
-  return g_strdup_printf ("Sweep %" G_GINT64_FORMAT " · %s · %s, %u failed", entry->sweep_id, when, runs,
-                          entry->n_failed);
+    return g_strdup_printf ("%s · %s · %s", sweep, when, runs);
+  g_autofree char *failed = g_strdup_printf (g_dngettext (NULL, "%u failed", "%u failed", entry->n_failed),
+                                             entry->n_failed);
+  return g_strdup_printf ("%s · %s · %s, %s", sweep, when, runs, failed);
 }
 
 char *
