@@ -11,7 +11,9 @@
 #      same for `loadscope run --json`
 #   4. `loadscope run` prints its verdict in Chinese and records it in
 #      English (the store is never translated: `show --json` reads it back)
-#   5. `loadscope demo --help` says its summary in Chinese
+#   5. `loadscope demo` prints its table (aligned), recommendation and
+#      verdict in Chinese, and `loadscope demo --help` says its summary in
+#      Chinese
 #   6. (where Xvfb, xwininfo and ImageMagick are) the window opens under
 #      zh_CN.UTF-8, a CJK font is installed so its text has no empty boxes,
 #      and screenshots are kept: ARTIFACTS/window-zh_CN.png (Setup),
@@ -87,14 +89,15 @@ header=$(grep -n '工作进程' "$T/zh.out" | head -n 1)
 for word in 预取 锁页 状态; do
   grep -q "$word" <<<"$header"; check $? "the header says $word"
 done
-# Whether the table in file $1 (its header, the first line with 工作进程, and
+# Whether the table in file $1 (its header, the first line with 工作进程,
+# 批大小 and 状态, and
 # the rows after it up to the first blank or * line), of at least $2 lines,
 # has one display width.
 aligned() {
   python3 - "$1" "$2" <<'PY'
 import sys, unicodedata
 lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
-start = next(i for i, l in enumerate(lines) if "工作进程" in l)
+start = next(i for i, l in enumerate(lines) if all(w in l for w in ("工作进程", "批大小", "状态")))
 table = [lines[start]]
 for l in lines[start + 1:]:
     if not l or l.startswith("*"):
@@ -121,6 +124,17 @@ left=$(sed -n '/^建议：/,$p' "$T/zh.out" | sed 's/DataLoader(.*//' | grep -E 
 [ -z "$left" ]; check $? "no English phrase of the recommendation or verdict is left${left:+: $left}"
 grep -q "^扫描 [0-9]*：.*次完成" "$T/zh.err" && ! grep -q ' done, ' "$T/zh.err"
 check $? "the sweep's summary line is Chinese: $(grep '^扫描' "$T/zh.err")"
+
+# The demo as a new user runs it: its own sample dataset, store and charts.
+mkdir -p "$T/demo"
+LANG=zh_CN.UTF-8 XDG_CACHE_HOME="$T/demo/cache" XDG_DATA_HOME="$T/demo/data" "$loadscope" demo \
+  >"$T/demo.out" 2>"$T/demo.err" </dev/null
+check $? "LANG=zh_CN.UTF-8 loadscope demo exits 0"
+aligned "$T/demo.out" 3
+check $? "demo's table is Chinese (工作进程) and every line of it has one display width"
+grep '^建议：' "$T/demo.out" | cjk 3 && grep '^结论：' "$T/demo.out" | cjk 3 &&
+  [ -z "$(sed -n '/^建议：/,$p' "$T/demo.out" | sed 's/DataLoader(.*//' | grep -E "$english")" ]
+check $? "demo's recommendation and verdict are Chinese, no English phrase of them left"
 
 LANG=C sweep --json >"$T/c.json" 2>/dev/null
 rc_c=$?
