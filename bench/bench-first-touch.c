@@ -29,6 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "loader/stats.h"
+
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
@@ -136,20 +138,6 @@ run_once (int mode, size_t n, result *out)
   return got == (ssize_t) sizeof *out && WIFEXITED (status) && WEXITSTATUS (status) == 0 ? 0 : -1;
 }
 
-static int
-cmp_double (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
-
-static double
-median (double *v, int n)
-{
-  qsort (v, (size_t) n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 int
 main (int argc, char **argv)
 {
@@ -193,7 +181,8 @@ main (int argc, char **argv)
         }
       if (done < repeats)
         continue;
-      double b = median (before, repeats), f = median (first, repeats), s = median (second, repeats);
+      double b = ls_median (before, (size_t) repeats), f = ls_median (first, (size_t) repeats),
+             s = ls_median (second, (size_t) repeats);
       printf ("%-9s %12.1f %12.1f %12.1f %10.2f %14.2f   (guest minor faults in the 1st pass: %ld)\n",
               mode_names[mode], b, f, s, f / s, (f - s) * 1e3 / pages, faults);
     }
