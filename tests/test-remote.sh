@@ -51,7 +51,7 @@ check () { # name, command, files to show on failure...
 q () { "$loadscope" history --db "$1" --json; }
 count () { q "$1" | grep -c "\"status\" : \"$2\""; }
 
-echo "1..22"
+echo "1..23"
 
 # ---- the sshd: loopback only, its own key and config, keys only ----
 ssh-keygen -q -t ed25519 -N '' -f "$T/host_key" -C ls-test-host
@@ -136,7 +136,18 @@ check "... into the target's cache, under the version key, with the tar's sha256
   "[ -x '$T/ssh-target/$key/loadscope' ] && [ \$(wc -c <'$T/ssh-target/$key/installed') -eq 65 ] \
    && grep -q 'loadscope 0' '$T/i.out'" "$T/i.out" "$T/i.err"
 
-# 5-8: a sweep on the target, of the hostile folder, recorded here.
+# 5: only another version there (an older Loadscope's): the message names
+# the one it has, and the command that installs this one.
+other=0.0.1-0123456789abcdef
+mv "$T/ssh-target/$key" "$T/ssh-target/$other"
+"$loadscope" run --on ssh:lstarget --dataset "$hostile" "${knobs[@]}" --db "$T/local.sqlite" >"$T/v.out" 2>"$T/v.err"
+rc=$?
+mv "$T/ssh-target/$other" "$T/ssh-target/$key"
+check "a target with another version only: exit 2, the version it has named, and the command that fixes it" \
+  "[ $rc -eq 2 ] && grep -q 'has no Loadscope $key installed (it has $other): run .loadscope remote install ssh:lstarget' '$T/v.err'" \
+  "$T/v.err"
+
+# 6-9: a sweep on the target, of the hostile folder, recorded here.
 "$loadscope" sweep --on ssh:lstarget --dataset "$hostile" --workers 0,1 "${knobs[@]}" --db "$T/local.sqlite" \
   --json >"$T/s.out" 2>"$T/s.err"
 rc=$?
@@ -152,7 +163,7 @@ check "... with the target's machine (its \`loadscope machine\` host name: $targ
    && '$loadscope' show 1 --db '$T/local.sqlite' --json | grep -c 'a b' >/dev/null" "$T/s.err"
 # (the run's dataset path is the target's, recorded as given)
 
-# 9: a run left on the target (--no-db here) comes home with collect.
+# 10: a run left on the target (--no-db here) comes home with collect.
 "$loadscope" run --on ssh:lstarget --dataset "$hostile" "${knobs[@]}" --no-db >"$T/n.out" 2>"$T/n.err"
 "$loadscope" remote collect ssh:lstarget --db "$T/local.sqlite" >"$T/c.out" 2>"$T/c.err"
 rc=$?
@@ -160,7 +171,7 @@ check "remote collect brings home a run its connection did not" \
   "[ $rc -eq 0 ] && grep -q '1 run brought home' '$T/c.out' && [ \"\$(count '$T/local.sqlite' done)\" -eq 3 ]" \
   "$T/n.err" "$T/c.out" "$T/c.err"
 
-# 10-11: a sweep of a PyTorch script on the target: the script and the
+# 11-12: a sweep of a PyTorch script on the target: the script and the
 # interpreter are the target's paths, the probe comes with the bundle. The
 # stand-in interpreter speaks the probe's protocol without torch; where
 # python3 imports torch and torchvision, a real run of imagefolder.py too.
@@ -177,7 +188,7 @@ with the target's machine, nothing in the name ran" \
      && [ \"\$(q '$T/script.sqlite' | grep -c '\"machine\" : \"$target_host\"')\" -eq 2 ] \
      && [ ! -e '$T/home/Y' ] && [ ! -e \"\$HOME/Y\" ] && [ ! -e '$T/Y' ]" "$T/p.out" "$T/p.err"
 else
-  echo "ok 10 # SKIP no probe stand-in given (the third argument)"
+  echo "ok 11 # SKIP no probe stand-in given (the third argument)"
   n=$((n + 1))
 fi
 torch_python=
@@ -192,11 +203,11 @@ if [ -n "$torch_python" ]; then
   check "... and of tests/pytorch/imagefolder.py under the target's $torch_python (torch): 2 runs done, recorded here" \
     "[ $rc -eq 0 ] && [ \"\$(count '$T/torch.sqlite' done)\" -eq 2 ]" "$T/t.out" "$T/t.err"
 else
-  echo "ok 11 # SKIP no python3 here imports torch and torchvision (python3-torch python3-torchvision; LS_TEST_PYTHON)"
+  echo "ok 12 # SKIP no python3 here imports torch and torchvision (python3-torch python3-torchvision; LS_TEST_PYTHON)"
   n=$((n + 1))
 fi
 
-# 12: run --diagnose on the target: its report comes back as printed
+# 13: run --diagnose on the target: its report comes back as printed
 # there (--json here), its three passes recorded nowhere.
 "$loadscope" run --on ssh:lstarget --dataset "$hostile" "${knobs[@]}" --diagnose --json --db "$T/diag.sqlite" \
   >"$T/d.out" 2>"$T/d.err"
@@ -205,7 +216,7 @@ check "run --on ssh: --diagnose --json: exit 0, the target's prepared, warm and 
   "[ $rc -eq 0 ] && grep -q '\"diagnose\"' '$T/d.out' && grep -q '\"prepared\"' '$T/d.out' && grep -q '\"cold\"' '$T/d.out' \
    && ! [ -s '$T/diag.sqlite' ] && ! ls '$T/ssh-target/$key/runs/' 2>/dev/null | grep -q ." "$T/d.out" "$T/d.err"
 
-# 13-16: the transport killed mid-sweep.
+# 14-17: the transport killed mid-sweep.
 "$loadscope" sweep --on ssh:lstarget --dataset "$hostile" --workers 0,1,2 --batch-size 8 --batches 400 --sink sim \
   --model-ms 25 --db "$T/kill.sqlite" >"$T/k.out" 2>"$T/k.err" &
 sweep_pid=$!
@@ -235,7 +246,7 @@ for i in $(seq 50); do
 done
 check "... no Loadscope process left on the target" "[ $left -eq 0 ]" "$T/k.err"
 
-# 17-18: Ctrl-C here ends the run there: recorded as interrupted, nothing left.
+# 18-19: Ctrl-C here ends the run there: recorded as interrupted, nothing left.
 "$loadscope" run --on ssh:lstarget --dataset "$hostile" --batch-size 8 --batches 400 --sink sim --model-ms 25 \
   --db "$T/cancel.sqlite" >"$T/x.out" 2>"$T/x.err" &
 run_pid=$!
@@ -256,7 +267,7 @@ for i in $(seq 50); do
 done
 check "... and nothing of it left running on the target" "[ $left -eq 0 ]" "$T/x.err"
 
-# 19-22: exec: a prefix that enters another root (a mount namespace and a
+# 20-23: exec: a prefix that enters another root (a mount namespace and a
 # chroot; the dataset and the cache are the root's paths).
 R=$T/root
 for d in usr lib lib64 bin sbin etc dev proc; do mkdir -p "$R/$d"; done
@@ -272,7 +283,7 @@ exec unshare $([ "$(id -u)" -eq 0 ] || echo -r) -m sh -c '
 ENTER
 chmod +x "$T/enter-root"
 if ! "$T/enter-root" sh -c '[ -d /data ] && [ ! -e /root/ls-remote-test ]' 2>"$T/e.err"; then
-  for i in 19 20 21 22; do echo "ok $i # SKIP no mount namespace and chroot here: $(tr '\n' ' ' <"$T/e.err")"; done
+  for i in 20 21 22 23; do echo "ok $i # SKIP no mount namespace and chroot here: $(tr '\n' ' ' <"$T/e.err")"; done
   exit $((failed > 0))
 fi
 "$loadscope" make-dataset --format jpeg-dir --count 32 --size 64x64 "$R/data/jpegs" >/dev/null 2>&1
