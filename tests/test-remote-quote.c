@@ -22,6 +22,14 @@ test_parse (void)
   g_assert_cmpint (s->kind, ==, LS_REMOTE_SSH);
   g_assert_cmpstr (s->host, ==, "user@gpu1");
 
+  /* ssh never prompts, gives up on a host that does not answer, and ends
+   * a connection that stops answering. */
+  g_autoptr (GPtrArray) argv = ls_remote_argv (s, (const char *const[]) { "true", NULL });
+  g_autofree char *joined = g_strjoinv (" ", (char **) argv->pdata);
+  g_assert_nonnull (strstr (joined, "-o BatchMode=yes"));
+  g_assert_nonnull (strstr (joined, "-o ConnectTimeout=20"));
+  g_assert_nonnull (strstr (joined, "-o ServerAliveInterval=15 -o ServerAliveCountMax=4"));
+
   g_autoptr (ls_remote_target) e = ls_remote_target_parse ("exec:docker exec -i 'my trainer'", &error);
   g_assert_no_error (error);
   g_assert_cmpint (e->kind, ==, LS_REMOTE_EXEC);

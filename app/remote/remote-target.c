@@ -106,6 +106,14 @@ ls_remote_argv (const ls_remote_target *target, const char *const *remote_argv)
       g_ptr_array_add (argv, g_strdup ("BatchMode=yes"));
       g_ptr_array_add (argv, g_strdup ("-o"));
       g_ptr_array_add (argv, g_strdup ("ConnectTimeout=20"));
+      /* A target that stops answering mid-sweep (a dropped link, a host
+       * that froze) ends the connection in about a minute, not never:
+       * the runs finished so far stay recorded, the current one is
+       * marked interrupted. */
+      g_ptr_array_add (argv, g_strdup ("-o"));
+      g_ptr_array_add (argv, g_strdup ("ServerAliveInterval=15"));
+      g_ptr_array_add (argv, g_strdup ("-o"));
+      g_ptr_array_add (argv, g_strdup ("ServerAliveCountMax=4"));
       const char *more = g_getenv ("LOADSCOPE_SSH_OPTIONS");
       g_auto (GStrv) extra = NULL;
       if (more && *more && g_shell_parse_argv (more, NULL, &extra, NULL))
