@@ -334,6 +334,18 @@ test_tune_cli (void)
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
 
+  /* Without a store tune keeps its runs in a folder of its own in $TMPDIR,
+   * and removes one a killed tune left (tmp-dir.h). */
+  g_autofree char *stale = g_build_filename (g_get_tmp_dir (), "loadscope-tune-2147483600-killed", NULL);
+  g_autofree char *stale_file = g_build_filename (stale, "tune.sqlite", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (stale, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (stale_file, "x", 1, NULL));
+  rc = run (&out, &err, "tune", SMALL, "--memory-budget", "1M", "--no-db", "--quiet", NULL);
+  g_assert_cmpint (rc, ==, 1);
+  g_assert_false (g_file_test (stale, G_FILE_TEST_EXISTS));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
   /* Bad inputs. */
   rc = run (&out, &err, "tune", SMALL, "--memory-budget", "lots", "--db", db, NULL);
   g_assert_cmpint (rc, ==, 2);

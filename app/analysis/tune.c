@@ -13,6 +13,7 @@
 #include "app/core/json-util.h"
 #include "app/core/recommend.h"
 #include "app/core/summary-keys.h"
+#include "app/core/tmp-dir.h"
 #include "app/core/verdict.h"
 #include "app/store/store-query.h"
 #include "app/sweep/sweep-session.h"
@@ -771,7 +772,8 @@ ls_tune_run (const ls_tune_options *options, ls_tune_progress_func progress, gpo
    * private one that goes when done. */
   if (o.base->no_db)
     {
-      tmpdir = g_dir_make_tmp ("loadscope-tune-XXXXXX", error);
+      /* one a killed tune left is removed by the next (tmp-dir.h) */
+      tmpdir = ls_tmp_dir_make ("loadscope-tune-", error);
       if (!tmpdir)
         return FALSE;
       s.db = g_build_filename (tmpdir, "tune.sqlite", NULL);
@@ -812,7 +814,7 @@ ls_tune_run (const ls_tune_options *options, ls_tune_progress_func progress, gpo
       g_remove (s.db);
       g_remove (wal);
       g_remove (shm);
-      g_rmdir (tmpdir);
+      ls_tmp_dir_remove (tmpdir);
       g_clear_pointer (&result->store_path, g_free);
       result->sweep_id = 0;
     }

@@ -6,6 +6,8 @@
 
 #include <glib/gstdio.h>
 
+#include "app/core/tmp-dir.h"
+
 static const char install_script[]
     = "set -e\n"
       "mkdir -p \"$base\"\n"
@@ -68,7 +70,7 @@ ls_remote_install (const ls_remote_target *target, const char *bundle_dir, FILE 
                    bundle_dir);
       return FALSE;
     }
-  g_autofree char *tmp = g_dir_make_tmp ("loadscope-remote-XXXXXX", error);
+  g_autofree char *tmp = ls_tmp_dir_make ("loadscope-remote-", error); /* a killed one's: removed */
   if (!tmp)
     return FALSE;
   g_autofree char *tar_path = g_build_filename (tmp, "bundle.tar", NULL);
@@ -91,7 +93,6 @@ ls_remote_install (const ls_remote_target *target, const char *bundle_dir, FILE 
           ok = TRUE;
         }
     }
-  g_unlink (tar_path);
-  g_rmdir (tmp);
+  ls_tmp_dir_remove (tmp);
   return ok;
 }

@@ -17,6 +17,7 @@
 #include <glib/gstdio.h>
 
 #include "app/core/run-events.h"
+#include "app/core/tmp-dir.h"
 #include "app/store/import.h"
 #include "app/store/run-sweep.h"
 #include "app/store/store.h"
@@ -248,7 +249,7 @@ bring_home (const ls_remote_target *target, const char *key, const char *name, c
   g_autoptr (GBytes) bundle = ls_remote_command (target, argv, NULL, NULL, error);
   if (!bundle)
     return -1;
-  g_autofree char *tmp = g_dir_make_tmp ("loadscope-remote-XXXXXX", error);
+  g_autofree char *tmp = ls_tmp_dir_make ("loadscope-remote-", error); /* a killed one's: removed */
   if (!tmp)
     return -1;
   g_autofree char *path = g_build_filename (tmp, "run.sqlite", NULL);
@@ -269,8 +270,7 @@ bring_home (const ls_remote_target *target, const char *key, const char *name, c
             id = -1;
         }
     }
-  g_unlink (path);
-  g_rmdir (tmp);
+  ls_tmp_dir_remove (tmp);
   if (id > 0)
     {
       /* At home now: the target's copy goes (best effort). */
