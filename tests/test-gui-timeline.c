@@ -214,6 +214,20 @@ timeline_opened (void)
   return win && ls_timeline_window_is_loaded (win, NULL);
 }
 
+/* The timeline window opened (from `from`, closed after it): run 1's,
+ * with its two workers' lanes and the loop's. */
+static void
+assert_timeline_opened (GtkWidget *from)
+{
+  ls_test_gui_iterate_until (timeline_opened, 60);
+  g_assert_true (timeline_opened ());
+  const ls_chart *chart = ls_timeline_view_get_chart (ls_timeline_window_get_view (win));
+  g_assert_nonnull (chart);
+  g_assert_cmpuint (chart->lanes->labels->len, ==, 3);
+  gtk_window_destroy (GTK_WINDOW (win));
+  gtk_window_destroy (GTK_WINDOW (from));
+}
+
 /* History's Timeline: the selected run's timeline opens in its window. */
 static void
 test_from_history (void)
@@ -234,13 +248,7 @@ test_from_history (void)
   g_assert_nonnull (view);
   g_assert_true (gtk_selection_model_select_item (gtk_column_view_get_model (view), 0, TRUE));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (history), "history.timeline", NULL));
-  ls_test_gui_iterate_until (timeline_opened, 60);
-  g_assert_true (timeline_opened ());
-  const ls_chart *chart = ls_timeline_view_get_chart (ls_timeline_window_get_view (win));
-  g_assert_nonnull (chart);
-  g_assert_cmpuint (chart->lanes->labels->len, ==, 3);
-  gtk_window_destroy (GTK_WINDOW (win));
-  gtk_window_destroy (GTK_WINDOW (window));
+  assert_timeline_opened (window);
 }
 
 static LsResultsPage *results;
@@ -273,13 +281,7 @@ test_from_results (void)
   g_assert_cmpint (g_variant_get_int64 (target), ==, 1);
   g_assert_null (find_timeline_window ());
   g_assert_true (gtk_widget_activate_action_variant (GTK_WIDGET (results), action, target));
-  ls_test_gui_iterate_until (timeline_opened, 60);
-  g_assert_true (timeline_opened ());
-  const ls_chart *chart = ls_timeline_view_get_chart (ls_timeline_window_get_view (win));
-  g_assert_nonnull (chart);
-  g_assert_cmpuint (chart->lanes->labels->len, ==, 3);
-  gtk_window_destroy (GTK_WINDOW (win));
-  gtk_window_destroy (GTK_WINDOW (window));
+  assert_timeline_opened (window);
 }
 
 /* The Run page's live wait chart marks where each epoch after the first

@@ -39,6 +39,18 @@ measured_waits (ls_store *store, gint64 run_id, GError **error)
   return waits;
 }
 
+/* Run ids[i]'s line, without markers, labelled as Compare's columns are
+ * (the first the baseline). */
+static ls_chart_series *
+run_line (ls_chart *chart, const gint64 *ids, guint i)
+{
+  g_autofree char *label = i == 0 ? g_strdup_printf (_("run %lld (baseline)"), (long long) ids[i])
+                                   : g_strdup_printf (_("run %lld"), (long long) ids[i]);
+  ls_chart_series *s = ls_chart_add_series (chart, label, LS_CHART_LINE, (int) i, LS_CHART_Y);
+  s->markers = FALSE;
+  return s;
+}
+
 ls_chart *
 ls_chart_runs_wait_cdf (ls_store *store, const gint64 *ids, guint n, GError **error)
 {
@@ -54,10 +66,7 @@ ls_chart_runs_wait_cdf (ls_store *store, const gint64 *ids, guint n, GError **er
           ls_chart_free (chart);
           return NULL;
         }
-      g_autofree char *label = i == 0 ? g_strdup_printf (_("run %lld (baseline)"), (long long) ids[i])
-                                       : g_strdup_printf (_("run %lld"), (long long) ids[i]);
-      ls_chart_series *s = ls_chart_add_series (chart, label, LS_CHART_LINE, (int) i, LS_CHART_Y);
-      s->markers = FALSE;
+      ls_chart_series *s = run_line (chart, ids, i);
       /* A step a batch: at most ~400 points, so that a long run stays light. */
       guint stride = MAX (waits->len / 400, 1u);
       for (guint k = 0; k < waits->len; k += stride)
@@ -125,11 +134,7 @@ ls_chart_runs_memory (ls_store *store, const gint64 *ids, guint n, GError **erro
   gboolean pss = FALSE;
   for (guint i = 0; i < n; i++)
     {
-      g_autofree char *label = i == 0 ? g_strdup_printf (_("run %lld (baseline)"), (long long) ids[i])
-                                       : g_strdup_printf (_("run %lld"), (long long) ids[i]);
-      ls_chart_series *s = ls_chart_add_series (chart, label, LS_CHART_LINE, (int) i, LS_CHART_Y);
-      s->markers = FALSE;
-      if (!add_memory (store, ids[i], s, &pss, error))
+      if (!add_memory (store, ids[i], run_line (chart, ids, i), &pss, error))
         {
           ls_chart_free (chart);
           return NULL;
