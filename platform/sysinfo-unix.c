@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "sysinfo.h"
 
+#include "container.h"
+
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -66,6 +68,7 @@ ls_sysinfo_read (ls_sysinfo *out, ls_error *err)
   snprintf (out->kernel, sizeof out->kernel, "%s %s", u.sysname, u.release);
   snprintf (out->arch, sizeof out->arch, "%s", u.machine);
   snprintf (out->hostname, sizeof out->hostname, "%s", u.nodename);
+  ls_container_detect (out->container, sizeof out->container);
 
   if (read_keyed_line ("/etc/os-release", "PRETTY_NAME", '=', out->os_name, sizeof out->os_name) != 0)
     snprintf (out->os_name, sizeof out->os_name, "%s", u.sysname);

@@ -15,6 +15,7 @@ typedef struct ls_sysinfo {
   char arch[32];             /* "x86_64" */
   char cpu_model[128];       /* "Intel(R) Xeon(R) ..." or "unknown" */
   char hostname[128];
+  char container[32];        /* "docker", "podman", ... or "none" (ls_container_detect); "" when not known (Windows) */
 } ls_sysinfo;
 
 int ls_sysinfo_read (ls_sysinfo *out, ls_error *err);

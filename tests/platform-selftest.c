@@ -19,6 +19,7 @@
 
 #include "platform/channel.h"
 #include "platform/clock.h"
+#include "platform/container.h"
 #include "platform/dynlib.h"
 #include "platform/error.h"
 #include "platform/handle.h"
@@ -31,9 +32,11 @@
 #include "tricky-args.h"
 
 #ifdef _WIN32
+#include <direct.h>
 #include <windows.h>
 #else
 #include <errno.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <unistd.h>
 #endif
@@ -1020,6 +1023,89 @@ temp_path (char *buf, size_t len, const char *what)
 }
 
 static int
+make_dir (const char *path)
+{
+#ifdef _WIN32
+  return _mkdir (path);
+#else
+  return mkdir (path, 0700);
+#endif
+}
+
+static void
+put_file (const char *dir, const char *rel, const char *text)
+{
+  char path[1200];
+  snprintf (path, sizeof path, "%s/%s", dir, rel);
+  FILE *f = fopen (path, "w");
+  if (f)
+    {
+      fputs (text, f);
+      fclose (f);
+    }
+}
+
+/* Which container a machine is: each marker in a planted root, the
+ * environment before the files, and a hostile `container` value ignored. */
+static void
+test_container_detect (void)
+{
+  char root[1024], sub[1200], kind[32];
+  temp_path (root, sizeof root, "container");
+  make_dir (root);
+
+  ls_container_detect_at (root, NULL, NULL, kind, sizeof kind);
+  check (strcmp (kind, "none") == 0, "container: an empty root is none", "got %s", kind);
+  ls_container_detect_at (root, NULL, "", kind, sizeof kind);
+  check (strcmp (kind, "none") == 0, "container: an empty KUBERNETES_SERVICE_HOST is none", "got %s", kind);
+  ls_container_detect_at (root, NULL, "10.0.0.1", kind, sizeof kind);
+  check (strcmp (kind, "kubernetes") == 0, "container: KUBERNETES_SERVICE_HOST is kubernetes", "got %s", kind);
+
+  snprintf (sub, sizeof sub, "%s/proc", root);
+  make_dir (sub);
+  snprintf (sub, sizeof sub, "%s/proc/1", root);
+  make_dir (sub);
+  put_file (root, "proc/1/cgroup", "0::/\n");
+  ls_container_detect_at (root, NULL, NULL, kind, sizeof kind);
+  check (strcmp (kind, "none") == 0, "container: cgroup v2's 0::/ alone is none", "got %s", kind);
+  put_file (root, "proc/1/cgroup", "12:cpu:/kubepods/besteffort/pod1/abc\n1:name=systemd:/docker/abc\n");
+  ls_container_detect_at (root, NULL, NULL, kind, sizeof kind);
+  check (strcmp (kind, "kubernetes") == 0, "container: a kubepods cgroup is kubernetes", "got %s", kind);
+  put_file (root, "proc/1/cgroup", "1:name=systemd:/lxc/web\n");
+  ls_container_detect_at (root, NULL, NULL, kind, sizeof kind);
+  check (strcmp (kind, "lxc") == 0, "container: an lxc cgroup is lxc", "got %s", kind);
+
+  snprintf (sub, sizeof sub, "%s/run", root);
+  make_dir (sub);
+  put_file (root, "run/.containerenv", "engine=\"podman-4.3.1\"\n");
+  ls_container_detect_at (root, NULL, NULL, kind, sizeof kind);
+  check (strcmp (kind, "podman") == 0, "container: run/.containerenv is podman", "got %s", kind);
+  put_file (root, ".dockerenv", "");
+  ls_container_detect_at (root, NULL, NULL, kind, sizeof kind);
+  check (strcmp (kind, "docker") == 0, "container: /.dockerenv is docker", "got %s", kind);
+
+  ls_container_detect_at (root, "systemd-nspawn", NULL, kind, sizeof kind);
+  check (strcmp (kind, "systemd-nspawn") == 0, "container: the container variable comes first", "got %s", kind);
+  ls_container_detect_at (root, "\x1b]0;x\x07", NULL, kind, sizeof kind);
+  check (strcmp (kind, "docker") == 0, "container: a container variable with control bytes is ignored", "got %s",
+         kind);
+  ls_container_detect_at (root, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", NULL, kind, sizeof kind);
+  check (strcmp (kind, "docker") == 0, "container: a 40-byte container variable is ignored", "got %s", kind);
+
+  const char *files[] = { ".dockerenv", "run/.containerenv", "proc/1/cgroup", "run", "proc/1", "proc", "" };
+  for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+    {
+      snprintf (sub, sizeof sub, "%s/%s", root, files[i]);
+      if (remove (sub) != 0)
+#ifdef _WIN32
+        _rmdir (sub);
+#else
+        rmdir (sub);
+#endif
+    }
+}
+
+static int
 self_path (char *buf, size_t len)
 {
 #ifdef _WIN32
@@ -1283,6 +1369,7 @@ main (int argc, char **argv)
   uint64_t t0 = ls_clock_ns ();
   test_clock ();
   test_sysinfo ();
+  test_container_detect ();
   test_sysinfo_cpu_times ();
   test_dynlib ();
   test_exit_codes ();

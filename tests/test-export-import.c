@@ -10,6 +10,7 @@
 
 #include "app/store/export-format-private.h"
 #include "app/store/store-private.h"
+#include "platform/sysinfo.h"
 #include "test-cli-util.h"
 #include "test-util.h"
 
@@ -528,6 +529,7 @@ as_other_machine (const char *file)
   json_object_set_string_member (m, "hostname", "win-box");
   json_object_set_string_member (m, "os", "Windows 10.0 build 19045");
   json_object_set_string_member (m, "kernel", "10.0.19045");
+  json_object_set_string_member (m, "container", "podman");
   g_autofree char *fp = ls_machine_fingerprint ("win-box", "Windows 10.0 build 19045",
                                                 json_object_get_string_member (m, "cpu_model"),
                                                 json_object_get_int_member (m, "logical_cores"),
@@ -569,6 +571,19 @@ test_import_keeps_the_source_machine (void)
   g_assert_cmpint (query_int (store, "SELECT count (*) FROM run r JOIN machine m ON m.id = r.machine_id "
                                      "WHERE m.hostname = 'win-box' AND m.os LIKE 'Windows%'"),
                    ==, 3);
+  /* Whether each is a container, and which kind, travels with it; this
+   * machine's is what it says of itself. */
+  g_assert_cmpint (query_int (store, "SELECT count (*) FROM machine WHERE hostname = 'win-box' AND container = 'podman'"),
+                   ==, 1);
+  ls_sysinfo info;
+  ls_error err = { 0 };
+  g_assert_cmpint (ls_sysinfo_read (&info, &err), ==, LS_OK);
+  /* Windows cannot tell: NULL, "not known". */
+  g_autofree char *mine = g_strdup_printf ("SELECT count (*) FROM machine WHERE hostname != 'win-box' AND "
+                                           "container IS %s%s%s",
+                                           info.container[0] ? "'" : "", info.container[0] ? info.container : "NULL",
+                                           info.container[0] ? "'" : "");
+  g_assert_cmpint (query_int (store, mine), ==, 1);
   /* The sweep is the same sweep (same uuid): kept once. */
   g_assert_cmpint (query_int (store, "SELECT count (*) FROM sweep"), ==, 1);
   /* A run still running when exported cannot end here. */
@@ -658,6 +673,12 @@ edit_future_version (JsonObject *o)
   json_object_set_int_member (o, "version", LS_STORE_SCHEMA_VERSION + 1);
 }
 static void
+edit_container_too_early (JsonObject *o)
+{
+  /* An export of version 10 had no container field. */
+  json_object_set_int_member (o, "version", 10);
+}
+static void
 edit_no_format (JsonObject *o)
 {
   json_object_remove_member (o, "format");
@@ -730,6 +751,7 @@ test_import_rejects_bad_json (void)
     { edit_unknown_machine, "runs[2].machine_fingerprint: no machine" },
     { edit_forged_fingerprint, "machines[0].fingerprint:" },
     { edit_future_version, "written by a newer Loadscope" },
+    { edit_container_too_early, "machines[0]: field 'container' is not part of version 10 exports" },
     { edit_no_format, "not a Loadscope export" },
     { edit_unknown_field, "runs[2]: unknown field 'colour'" },
     { edit_duplicate_batch, "runs[2].batches[" },

@@ -105,6 +105,7 @@ print_json (const ls_sysinfo *info, const gpu_probe *g)
 {
   JsonObject *o = json_object_new ();
   json_object_set_string_member (o, "hostname", info->hostname);
+  set_text_or_null (o, "container", TRUE, info->container);
   json_object_set_string_member (o, "os", info->os_name);
   json_object_set_string_member (o, "kernel", info->kernel);
   json_object_set_string_member (o, "arch", info->arch);
@@ -193,6 +194,7 @@ ls_cli_machine (int argc, char **argv)
   printf (_("cores:     %d logical, %d usable by this process\n"), info.logical_cores, info.affinity_cores);
   printf (_("memory:    %.1f GiB\n"), (double) info.total_ram_bytes / (1024.0 * 1024.0 * 1024.0));
   printf (_("hostname:  %s\n"), info.hostname);
+  printf (_("container: %s\n"), info.container[0] ? info.container : _("not known here"));
   size_t spawn_page, fork_page;
   probe_arena_pages (&spawn_page, &fork_page);
   if (fork_page)

@@ -175,6 +175,12 @@ show_text (JsonObject *run, JsonArray *workers, gint64 series)
           str_or (run, "machine_os", "?"), str_or (run, "machine_kernel", "?"), str_or (run, "machine_arch", "?"),
           str_or (run, "machine_cpu_model", "?"), (long long) json_object_get_int_member (run, "machine_logical_cores"),
           v / (1024.0 * 1024.0 * 1024.0));
+  const char *container = str_or (run, "machine_container", NULL);
+  if (container && strcmp (container, "none") != 0)
+    {
+      put_label (_("container:"));
+      printf (" %s\n", container);
+    }
   if (str_or (run, "machine_gpu", NULL))
     {
       put_label ("GPU:");

@@ -20,6 +20,7 @@ machine_free (gpointer data)
   g_free (m->gpu);
   g_free (m->driver);
   g_free (m->cuda);
+  g_free (m->container);
   g_free (m->platform);
   g_free (m);
 }
@@ -149,6 +150,9 @@ machine_from_run (JsonObject *run)
   m->gpu = dup_member (run, "machine_gpu");
   m->driver = dup_member (run, "machine_driver");
   m->cuda = dup_member (run, "machine_cuda");
+  m->container = dup_member (run, "machine_container");
+  if (m->container && strcmp (m->container, "none") == 0)
+    g_clear_pointer (&m->container, g_free);
   m->cores = json_object_get_int_member_with_default (run, "machine_logical_cores", 0);
   m->ram_bytes = json_object_get_int_member_with_default (run, "machine_ram_bytes", 0);
   const char *os = m->os ? m->os : "";

@@ -32,6 +32,7 @@ typedef struct {
   gint64 id;
   char *fingerprint;
   char *hostname, *os, *kernel, *arch, *cpu_model, *gpu, *driver, *cuda;
+  char *container; /* "docker", ...; NULL when none or not known */
   gint64 cores, ram_bytes;
   char *platform;   /* "Linux", "Windows" or the OS as recorded under Wine: "Windows (Wine 8.0)" */
   gboolean wine;

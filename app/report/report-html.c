@@ -556,6 +556,14 @@ put_machines (GString *out, const ls_report *report)
         {
           g_string_append (out, "<td>");
           put (out, cells[c], LS_REPORT_TEXT_MAX);
+          if (c == 0 && m->container)
+            {
+              /* untranslated: markup */
+              g_string_append (out, " <span class=\"tag\">");
+              g_autofree char *tag = g_strdup_printf (_("in a container: %s"), m->container);
+              put (out, tag, LS_REPORT_TEXT_MAX);
+              g_string_append (out, "</span>");
+            }
           if (c == 1 && m->wine)
             /* untranslated: markup */
             g_string_append_printf (out, " <span class=\"tag\">%s</span>",

@@ -289,6 +289,11 @@ put_machines (GString *out, const ls_report *report)
         {
           g_string_append (out, " ");
           put (out, cells[c], LS_REPORT_TEXT_MAX);
+          if (c == 0 && m->container)
+            {
+              g_autofree char *tag = g_strdup_printf (_(" (in a container: %s)"), m->container);
+              put (out, tag, LS_REPORT_TEXT_MAX);
+            }
           if (c == 1 && m->wine)
             g_string_append (out, _(" (Wine: its timings are not Windows')"));
           g_string_append (out, " |");

@@ -38,6 +38,7 @@ static const ls_field machine_fields[] = {
   TN ("gpu", 1024),
   TN ("driver", 256),
   TN ("cuda", 256),
+  { "container", LS_FIELD_TEXT, TRUE, 0, 32, NULL, 11 },
 };
 
 static const char *const sweep_statuses[] = { "running", "done", "failed", "interrupted", NULL };

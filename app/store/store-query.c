@@ -256,7 +256,7 @@ ls_store_run_object (ls_store *store, gint64 run_id, GError **error)
       "SELECT r.*, m.hostname AS machine_hostname, m.os AS machine_os, m.kernel AS machine_kernel, "
       "m.arch AS machine_arch, m.cpu_model AS machine_cpu_model, m.logical_cores AS machine_logical_cores, "
       "m.ram_bytes AS machine_ram_bytes, m.gpu AS machine_gpu, m.driver AS machine_driver, m.cuda AS machine_cuda, "
-      "m.fingerprint AS machine_fingerprint, s.uuid AS sweep_uuid, " RANKS_SQL ", "
+      "m.container AS machine_container, m.fingerprint AS machine_fingerprint, s.uuid AS sweep_uuid, " RANKS_SQL ", "
       "(SELECT count (*) FROM batch WHERE batch.run_id = r.id) AS batches_recorded, "
       "(SELECT count (DISTINCT epoch) FROM batch WHERE batch.run_id = r.id) AS epochs_run, "
       "(SELECT avg (copy_ms) FROM batch WHERE batch.run_id = r.id AND batch.seq >= r.warmup) AS copy_ms_mean, "

@@ -521,8 +521,9 @@ ls_store_this_machine (ls_store *store, const char *gpu, const char *driver, GEr
                                                 (gint64) info.total_ram_bytes);
   int rc = sqlite3_prepare_v2 (store->db,
                                "INSERT INTO machine (fingerprint, hostname, os, kernel, arch, cpu_model, logical_cores, "
-                               "ram_bytes, gpu, driver) VALUES (?,?,?,?,?,?,?,?,?,?) "
+                               "ram_bytes, gpu, driver, container) VALUES (?,?,?,?,?,?,?,?,?,?,?) "
                                "ON CONFLICT (fingerprint) DO UPDATE SET kernel = excluded.kernel, "
+                               "container = COALESCE (excluded.container, machine.container), "
                                "gpu = COALESCE (excluded.gpu, machine.gpu), driver = COALESCE (excluded.driver, machine.driver) "
                                "RETURNING id",
                                -1, &st, NULL);
@@ -543,6 +544,8 @@ ls_store_this_machine (ls_store *store, const char *gpu, const char *driver, GEr
     sqlite3_bind_text (st, 9, gpu, -1, SQLITE_TRANSIENT);
   if (driver)
     sqlite3_bind_text (st, 10, driver, -1, SQLITE_TRANSIENT);
+  if (info.container[0])
+    sqlite3_bind_text (st, 11, info.container, -1, SQLITE_TRANSIENT);
   rc = sqlite3_step (st);
   if (rc == SQLITE_ROW)
     id = sqlite3_column_int64 (st, 0);

@@ -9,7 +9,7 @@
 
 #include <glib.h>
 
-#define LS_STORE_SCHEMA_VERSION 10
+#define LS_STORE_SCHEMA_VERSION 11
 
 #define LS_STORE_ERROR (ls_store_error_quark ())
 GQuark ls_store_error_quark (void);
