@@ -51,7 +51,7 @@ check () { # name, command, files to show on failure...
 q () { "$loadscope" history --db "$1" --json; }
 count () { q "$1" | grep -c "\"status\" : \"$2\""; }
 
-echo "1..23"
+echo "1..25"
 
 # ---- the sshd: loopback only, its own key and config, keys only ----
 ssh-keygen -q -t ed25519 -N '' -f "$T/host_key" -C ls-test-host
@@ -267,7 +267,41 @@ for i in $(seq 50); do
 done
 check "... and nothing of it left running on the target" "[ $left -eq 0 ]" "$T/x.err"
 
-# 20-23: exec: a prefix that enters another root (a mount namespace and a
+# 20: this side SIGKILLed mid-run: the run there ends on its own (its
+# input closes) and `remote collect` brings it home, interrupted.
+"$loadscope" run --on ssh:lstarget --dataset "$hostile" --batch-size 8 --batches 400 --sink sim --model-ms 25 \
+  --db "$T/killed.sqlite" >"$T/kk.out" 2>"$T/kk.err" &
+run_pid=$!
+for i in $(seq 600); do
+  pgrep -f "$T/ssh-target/$key/bin/loadscope run" >/dev/null && break
+  sleep 0.1
+done
+sleep 2
+kill -KILL $run_pid
+wait $run_pid 2>/dev/null
+left=1
+for i in $(seq 100); do
+  pgrep -f "$T/ssh-target/$key/bin/loadscope run" >/dev/null || { left=0; break; }
+  sleep 0.2
+done
+"$loadscope" remote collect ssh:lstarget --db "$T/killed.sqlite" >"$T/kc.out" 2>"$T/kc.err"
+rc=$?
+check "run --on SIGKILLed here: the run there ends by itself, and remote collect brings it home as interrupted" \
+  "[ $left -eq 0 ] && [ $rc -eq 0 ] && [ \"\$(count '$T/killed.sqlite' interrupted)\" -eq 1 ]" "$T/kk.err" "$T/kc.out" \
+  "$T/kc.err"
+
+# 21: a prefix that never answers (a stopped container, a command waiting
+# on the terminal) is ended after LOADSCOPE_REMOTE_ANSWER_S, and says so.
+printf '#!/bin/sh\nexec sleep 6011\n' >"$T/hang"
+chmod +x "$T/hang"
+LOADSCOPE_REMOTE_ANSWER_S=2 "$loadscope" run --on "exec:$T/hang" --dataset /data --sink sim --db "$T/hang.sqlite" \
+  >"$T/h.out" 2>"$T/h.err"
+rc=$?
+check "a prefix that never answers: exit 2, 'did not answer in 2 s', nothing recorded, its process ended" \
+  "[ $rc -eq 2 ] && grep -q 'did not answer in 2 s' '$T/h.err' && ! pgrep -f 'sleep 6011' >/dev/null \
+   && [ \"\$(q '$T/hang.sqlite' 2>/dev/null | grep -c '\"uuid\"')\" -eq 0 ]" "$T/h.err"
+
+# 22-25: exec: a prefix that enters another root (a mount namespace and a
 # chroot; the dataset and the cache are the root's paths).
 R=$T/root
 for d in usr lib lib64 bin sbin etc dev proc; do mkdir -p "$R/$d"; done
@@ -283,7 +317,7 @@ exec unshare $([ "$(id -u)" -eq 0 ] || echo -r) -m sh -c '
 ENTER
 chmod +x "$T/enter-root"
 if ! "$T/enter-root" sh -c '[ -d /data ] && [ ! -e /root/ls-remote-test ]' 2>"$T/e.err"; then
-  for i in 20 21 22 23; do echo "ok $i # SKIP no mount namespace and chroot here: $(tr '\n' ' ' <"$T/e.err")"; done
+  for i in 22 23 24 25; do echo "ok $i # SKIP no mount namespace and chroot here: $(tr '\n' ' ' <"$T/e.err")"; done
   exit $((failed > 0))
 fi
 "$loadscope" make-dataset --format jpeg-dir --count 32 --size 64x64 "$R/data/jpegs" >/dev/null 2>&1

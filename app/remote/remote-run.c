@@ -29,6 +29,7 @@ static const char run_script[]
       "shift 2\n"
       "mkdir -p \"$d/runs\" || exit 98\n"
       "echo $$ > \"$d/runs/$f.pid\"\n"
+      "echo loadscope-remote-ready >&2\n"
       "LOADSCOPE_STOP_ON_STDIN_EOF=1 exec \"$d/loadscope\" run --db \"$d/runs/$f.sqlite\" \"$@\"\n";
 
 /* Waits for the runner of that store to end (its pid file names it; its
@@ -60,6 +61,9 @@ typedef struct {
   FILE *events;          /* where events go (NULL: nowhere) */
   gboolean out_done, err_done, exited;
   gboolean started;      /* the runner said "started" */
+  gboolean answered;     /* the target's shell said it is about to start the runner */
+  gboolean no_answer;    /* ended here: it did not answer in time */
+  guint answer_limit;    /* the source that ends it then (0: gone) */
   gboolean passthrough;  /* run --diagnose: its report, not events, comes back (to stdout) */
   JsonObject *summary;   /* of its "finished" */
   GString *said;         /* its stderr, the last lines */
@@ -173,6 +177,8 @@ on_err_line (GObject *source, GAsyncResult *result, gpointer user_data)
       return;
     }
   g_autofree char *valid = g_utf8_make_valid (line, (gssize) len);
+  if (strcmp (valid, "loadscope-remote-ready") == 0)
+    f->answered = TRUE;
   if (!g_str_has_prefix (valid, "loadscope-remote"))
     fprintf (stderr, "%s\n", valid);
   g_string_append_printf (f->said, "%s\n", valid);
@@ -206,6 +212,34 @@ on_tick (gpointer user_data)
         g_subprocess_force_exit (f->proc);
     }
   return G_SOURCE_CONTINUE;
+}
+
+/* A target that has not answered by now never will: an exec: prefix whose
+ * container is stopped or paused, a command that waits for a password on
+ * the terminal (ssh has its own ConnectTimeout; a prefix has none). */
+static gboolean
+on_no_answer (gpointer user_data)
+{
+  follow *f = user_data;
+  f->answer_limit = 0;
+  if (!f->answered && !f->exited)
+    {
+      f->no_answer = TRUE;
+      g_subprocess_force_exit (f->proc);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+/* How long a target has to answer: LOADSCOPE_REMOTE_ANSWER_S (1 to 3600),
+ * else 60 s. */
+static guint
+answer_limit_s (void)
+{
+  const char *text = g_getenv ("LOADSCOPE_REMOTE_ANSWER_S");
+  guint64 v = 0;
+  if (text && g_ascii_string_to_unsigned (text, 10, 1, 3600, &v, NULL))
+    return (guint) v;
+  return 60;
 }
 
 static void
@@ -383,11 +417,22 @@ ls_remote_run_main (const char *target_text, int argc, char **argv)
   g_data_input_stream_read_line_async (f.err, G_PRIORITY_DEFAULT, NULL, on_err_line, &f);
   g_subprocess_wait_async (f.proc, NULL, on_exit, &f);
   guint tick = g_timeout_add (100, on_tick, &f);
+  guint limit_s = answer_limit_s ();
+  f.answer_limit = g_timeout_add_seconds (limit_s, on_no_answer, &f);
   g_main_loop_run (f.loop);
   g_source_remove (tick);
+  g_clear_handle_id (&f.answer_limit, g_source_remove);
   ls_interrupt_stop ();
 
   status = g_subprocess_get_if_exited (f.proc) ? g_subprocess_get_exit_status (f.proc) : -1;
+  if (f.no_answer)
+    {
+      m = g_strdup_printf ("%s did not answer in %u s; it was ended and nothing ran (is the container running? "
+                           "does the command wait for a password or for input?)",
+                           target->text, limit_s);
+      emit_error (&f, m);
+      goto out;
+    }
   if (g_subprocess_get_if_signaled (f.proc))
     why = g_strdup_printf ("%s was ended by signal %d", (const char *) local->pdata[0],
                            g_subprocess_get_term_sig (f.proc));
