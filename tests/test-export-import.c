@@ -533,7 +533,7 @@ as_other_machine (const char *file)
   g_autofree char *fp = ls_machine_fingerprint ("win-box", "Windows 10.0 build 19045",
                                                 json_object_get_string_member (m, "cpu_model"),
                                                 json_object_get_int_member (m, "logical_cores"),
-                                                json_object_get_int_member (m, "ram_bytes"));
+                                                json_object_get_int_member (m, "ram_bytes"), "podman");
   json_object_set_string_member (m, "fingerprint", fp);
   JsonArray *sweeps = json_object_get_array_member (o, "sweeps");
   for (guint i = 0; i < json_array_get_length (sweeps); i++)
@@ -854,7 +854,7 @@ test_import_older_bundle_is_migrated (void)
   g_assert_true (ls_store_migrate_to (s, 1, &error));
   g_assert_no_error (error);
   ls_store_close (s);
-  g_autofree char *fp = ls_machine_fingerprint ("old-box", "Linux", "cpu", 4, 1 << 30);
+  g_autofree char *fp = ls_machine_fingerprint ("old-box", "Linux", "cpu", 4, 1 << 30, NULL);
   g_autofree char *sql = g_strdup_printf (
       "INSERT INTO machine (id, fingerprint, hostname, os, kernel, arch, cpu_model, logical_cores, ram_bytes) "
       "VALUES (1, '%s', 'old-box', 'Linux', '5.10', 'x86_64', 'cpu', 4, %d);"

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "app/store/store.h"
 #include "test-cli-util.h"
 #include "test-util.h"
 
@@ -863,16 +864,17 @@ refingerprint (const char *db)
   sqlite3 *h = NULL;
   sqlite3_stmt *st = NULL;
   g_assert_cmpint (sqlite3_open (db, &h), ==, SQLITE_OK);
-  g_assert_cmpint (sqlite3_prepare_v2 (h, "SELECT hostname, os, cpu_model, logical_cores, ram_bytes FROM machine", -1,
-                                       &st, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_prepare_v2 (h, "SELECT hostname, os, cpu_model, logical_cores, ram_bytes, container "
+                                          "FROM machine",
+                                       -1, &st, NULL),
+                   ==, SQLITE_OK);
   g_assert_cmpint (sqlite3_step (st), ==, SQLITE_ROW);
-  g_autofree char *key = g_strdup_printf ("%s\n%s\n%s\n%" G_GINT64_FORMAT "\n%" G_GINT64_FORMAT,
-                                          sqlite3_column_text (st, 0), sqlite3_column_text (st, 1),
-                                          sqlite3_column_text (st, 2), (gint64) sqlite3_column_int64 (st, 3),
-                                          (gint64) sqlite3_column_int64 (st, 4));
+  g_autofree char *sum = ls_machine_fingerprint (
+      (const char *) sqlite3_column_text (st, 0), (const char *) sqlite3_column_text (st, 1),
+      (const char *) sqlite3_column_text (st, 2), (gint64) sqlite3_column_int64 (st, 3),
+      (gint64) sqlite3_column_int64 (st, 4), (const char *) sqlite3_column_text (st, 5));
   sqlite3_finalize (st);
-  g_autofree char *sum = g_compute_checksum_for_string (G_CHECKSUM_SHA256, key, -1);
-  g_autofree char *q = g_strdup_printf ("UPDATE machine SET fingerprint = '%.32s'", sum);
+  g_autofree char *q = g_strdup_printf ("UPDATE machine SET fingerprint = '%s'", sum);
   g_assert_cmpint (sqlite3_exec (h, q, NULL, NULL, NULL), ==, SQLITE_OK);
   sqlite3_close (h);
 }

@@ -305,7 +305,8 @@ check "a prefix that never answers: exit 2, 'did not answer in 2 s', nothing rec
 # chroot; the dataset and the cache are the root's paths).
 R=$T/root
 for d in usr lib lib64 bin sbin etc dev proc; do mkdir -p "$R/$d"; done
-mkdir -p "$R/home" "$R/data"
+mkdir -p "$R/home" "$R/data" "$R/run"
+: >"$R/run/.containerenv" # what podman puts in its containers
 cat >"$T/enter-root" <<ENTER
 #!/bin/sh
 # Runs "\$@" in $R as /, like \`docker exec -i\`: stdin and stdout pass through.
@@ -329,8 +330,9 @@ check "remote install through exec: into the root's own cache" \
   >"$T/es.out" 2>"$T/es.err"
 rc=$?
 check "sweep --on exec: of the root's /data/jpegs exits 0" "[ $rc -eq 0 ]" "$T/es.out" "$T/es.err"
-check "... 2 runs recorded here, with the root's path" \
-  "[ \"\$(count '$T/exec.sqlite' done)\" -eq 2 ] && '$loadscope' show 1 --db '$T/exec.sqlite' --json | grep -c '\"/data/jpegs\"' >/dev/null" \
+check "... 2 runs recorded here, with the root's path, and its machine a podman container (its run/.containerenv)" \
+  "[ \"\$(count '$T/exec.sqlite' done)\" -eq 2 ] && '$loadscope' show 1 --db '$T/exec.sqlite' --json | grep -c '\"/data/jpegs\"' >/dev/null \
+   && '$loadscope' show 1 --db '$T/exec.sqlite' --json | grep -q '\"container\" : \"podman\"'" \
   "$T/es.err"
 "$loadscope" run --on "exec:$T/enter-root" --dataset /nowhere "${knobs[@]}" --db "$T/exec.sqlite" >"$T/eb.out" 2>"$T/eb.err"
 rc=$?

@@ -64,9 +64,13 @@ write_other_machine_bundle (const char *from, const char *to)
   json_object_set_string_member (m, "os", OTHER_OS);
   json_object_set_string_member (m, "kernel", "10.0.19045");
   json_object_set_string_member (m, "cpu_model", HOSTILE_CPU);
+  JsonNode *container = json_object_get_member (m, "container");
   g_autofree char *fp = ls_machine_fingerprint (OTHER_HOST, OTHER_OS, HOSTILE_CPU,
                                                 json_object_get_int_member (m, "logical_cores"),
-                                                json_object_get_int_member (m, "ram_bytes"));
+                                                json_object_get_int_member (m, "ram_bytes"),
+                                                container && JSON_NODE_HOLDS_VALUE (container)
+                                                    ? json_node_get_string (container)
+                                                    : NULL);
   json_object_set_string_member (m, "fingerprint", fp);
   JsonArray *sweeps = json_object_get_array_member (o, "sweeps");
   for (guint i = 0; i < json_array_get_length (sweeps); i++)

@@ -12,7 +12,7 @@
 #include "app/core/terminal-text.h"
 
 static const char *const machine_columns[] = { "hostname", "os",  "kernel", "arch", "cpu_model", "logical_cores",
-                                               "ram_bytes", "gpu", "driver", "cuda", "fingerprint" };
+                                               "ram_bytes", "gpu", "driver", "cuda", "container", "fingerprint" };
 
 static const char *
 str_or (JsonObject *o, const char *name, const char *otherwise)

@@ -215,7 +215,7 @@ import_machine (importer *imp, ls_field_value *v, const char *where, GError **er
     return invalid (error, "%s: machine %s appears twice", where, fp);
   g_autofree char *expected = ls_machine_fingerprint (value (k, v, "hostname")->s, value (k, v, "os")->s,
                                                       value (k, v, "cpu_model")->s, value (k, v, "logical_cores")->i,
-                                                      value (k, v, "ram_bytes")->i);
+                                                      value (k, v, "ram_bytes")->i, value (k, v, "container")->s);
   if (strcmp (expected, fp) != 0)
     return invalid (error, "%s.fingerprint: %s does not match the machine described (that one is %s)", where, fp,
                     expected);

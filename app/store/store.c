@@ -495,10 +495,13 @@ ls_store_close (ls_store *store)
 }
 
 char *
-ls_machine_fingerprint (const char *hostname, const char *os, const char *cpu_model, gint64 cores, gint64 ram_bytes)
+ls_machine_fingerprint (const char *hostname, const char *os, const char *cpu_model, gint64 cores, gint64 ram_bytes,
+                        const char *container)
 {
-  g_autofree char *key = g_strdup_printf ("%s\n%s\n%s\n%" G_GINT64_FORMAT "\n%" G_GINT64_FORMAT, hostname, os,
-                                          cpu_model, cores, ram_bytes);
+  gboolean contained = container && container[0] && strcmp (container, "none") != 0;
+  g_autofree char *key = g_strdup_printf ("%s\n%s\n%s\n%" G_GINT64_FORMAT "\n%" G_GINT64_FORMAT "%s%s", hostname, os,
+                                          cpu_model, cores, ram_bytes, contained ? "\ncontainer " : "",
+                                          contained ? container : "");
   g_autofree char *sum = g_compute_checksum_for_string (G_CHECKSUM_SHA256, key, -1);
   return g_strndup (sum, 32);
 }
@@ -518,7 +521,7 @@ ls_store_this_machine (ls_store *store, const char *gpu, const char *driver, GEr
       return -1;
     }
   g_autofree char *fp = ls_machine_fingerprint (info.hostname, info.os_name, info.cpu_model, info.logical_cores,
-                                                (gint64) info.total_ram_bytes);
+                                                (gint64) info.total_ram_bytes, info.container);
   int rc = sqlite3_prepare_v2 (store->db,
                                "INSERT INTO machine (fingerprint, hostname, os, kernel, arch, cpu_model, logical_cores, "
                                "ram_bytes, gpu, driver, container) VALUES (?,?,?,?,?,?,?,?,?,?,?) "

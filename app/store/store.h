@@ -57,9 +57,13 @@ gboolean ls_store_migrate_to (ls_store *store, int version, GError **error);
  * LS_LOADER_ERROR (app/core/error-bridge.h), not LS_STORE_ERROR. */
 gint64 ls_store_this_machine (ls_store *store, const char *gpu, const char *driver, GError **error);
 
-/* A stable identity for a machine: equal on every store that records it. */
+/* A stable identity for a machine: equal on every store that records it.
+ * A container (kind other than NULL or "none") is another machine than
+ * its host even where it shares the host's name and OS (`--uts=host`, an
+ * exec: prefix into a chroot): its kind is part of the key. Without one
+ * the key is what it was before containers were recorded. */
 char *ls_machine_fingerprint (const char *hostname, const char *os, const char *cpu_model, gint64 cores,
-                              gint64 ram_bytes);
+                              gint64 ram_bytes, const char *container);
 
 /* Sweeps. begin records the calling process as the sweep's owner: when
  * it is gone and the sweep still `running`, the next writing open marks
