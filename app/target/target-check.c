@@ -277,14 +277,20 @@ ls_target_pytorch_check_async (const char *script, const char *python, GCancella
 char *
 ls_target_pytorch_check_finish (GAsyncResult *result, char **chosen, gboolean *cuda, GError **error)
 {
-  g_auto (GStrv) said = g_task_propagate_pointer (G_TASK (result), error);
+  char **said = g_task_propagate_pointer (G_TASK (result), error);
   if (!said)
     return NULL;
+  /* Each of the three freed here: g_strfreev would stop at the first taken. */
+  char *description = said[0];
   if (chosen)
-    *chosen = g_steal_pointer (&said[1]);
+    *chosen = said[1];
+  else
+    g_free (said[1]);
   if (cuda)
     *cuda = g_strcmp0 (said[2], "cuda") == 0;
-  return g_steal_pointer (&said[0]);
+  g_free (said[2]);
+  g_free (said);
+  return description;
 }
 
 gboolean
