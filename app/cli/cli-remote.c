@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "app/remote/remote.h"
+#include "platform/process.h"
 
 static int
 usage (FILE *to, int code)
@@ -24,6 +25,26 @@ usage (FILE *to, int code)
                  "DIR is a bundle made by `bash tests/device/bundle.sh --from BUILD --out DIR --max-mb 0`\n"
                  "(default: $LOADSCOPE_REMOTE_BUNDLE). Then: loadscope sweep --on TARGET --dataset PATH-THERE ...\n"));
   return code;
+}
+
+/* `remote wait-runner PIDFILE NAME`, run on the target by the fetch of a
+ * run's store: waits (at most 30 s) while the runner the pid file names
+ * still runs with NAME (its store's) in its command line, so the store is
+ * exported only once the runner is done with it. A pid file that is
+ * missing or holds no pid: nothing to wait for. */
+static int
+wait_runner (const char *pid_file, const char *name)
+{
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  guint64 pid = 0;
+  if (!g_file_get_contents (pid_file, &text, &len, NULL) || len > 32)
+    return 0;
+  if (!g_ascii_string_to_unsigned (g_strstrip (text), 10, 1, G_MAXINT32, &pid, NULL))
+    return 0;
+  for (int i = 0; i < 150 && ls_process_is_alive ((gint64) pid, name); i++)
+    g_usleep (200 * 1000);
+  return 0;
 }
 
 int
@@ -42,6 +63,8 @@ ls_cli_remote (int argc, char **argv)
   int code = 2;
   g_autoptr (ls_remote_target) target = NULL;
 
+  if (argc == 4 && strcmp (argv[1], "wait-runner") == 0)
+    return wait_runner (argv[2], argv[3]);
   for (int i = 1; i < argc; i++)
     if (strcmp (argv[i], "--help") == 0 || strcmp (argv[i], "-h") == 0)
       return usage (stdout, 0);

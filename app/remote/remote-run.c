@@ -33,16 +33,12 @@ static const char run_script[]
       "LOADSCOPE_STOP_ON_STDIN_EOF=1 exec \"$d/loadscope\" run --db \"$d/runs/$f.sqlite\" \"$@\"\n";
 
 /* Waits for the runner of that store to end (its pid file names it; its
- * command line holds the store's name), then exports the store as a
- * bundle on stdout. */
+ * command line holds the store's name: `remote wait-runner`), then exports
+ * the store as a bundle on stdout. */
 static const char fetch_script[]
     = "need_bundle\n"
       "r=$d/runs/$2\n"
-      "if [ -f \"$r.pid\" ]; then\n"
-      "  p=$(cat \"$r.pid\")\n"
-      "  i=0\n"
-      "  while [ $i -lt 150 ] && grep -q \"$2\" \"/proc/$p/cmdline\" 2>/dev/null; do sleep 0.2; i=$((i + 1)); done\n"
-      "fi\n"
+      "\"$d/loadscope\" remote wait-runner \"$r.pid\" \"$2\"\n"
       "[ -f \"$r.sqlite\" ] || { echo \"no run store $r.sqlite on the target\" >&2; exit 98; }\n"
       "rm -f \"$r.bundle\"\n"
       "\"$d/loadscope\" export --db \"$r.sqlite\" --all --format sqlite -o \"$r.bundle\" >/dev/null || exit 98\n"
