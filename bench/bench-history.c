@@ -21,6 +21,7 @@
 
 #include "app/store/run-recorder.h"
 #include "app/store/store.h"
+#include "loader/stats.h"
 #include "ui/ls-history-page.h"
 #include "ui/ls-window.h"
 
@@ -92,6 +93,16 @@ iterate_until (gboolean (*done) (void), double timeout_s)
     g_main_context_iteration (NULL, TRUE);
 }
 
+/* The time since the last frame (ms; -1 at the first), kept in *last_us. */
+static double
+frame_interval_ms (gint64 *last_us, GdkFrameClock *clock)
+{
+  gint64 t = gdk_frame_clock_get_frame_time (clock);
+  double ms = *last_us > 0 ? (double) (t - *last_us) / 1000.0 : -1;
+  *last_us = t;
+  return ms;
+}
+
 /* The scroll: one step a frame, each frame's interval kept. */
 typedef struct {
   GtkAdjustment *adj;
@@ -105,13 +116,9 @@ static gboolean
 on_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
 {
   scroller *s = data;
-  gint64 t = gdk_frame_clock_get_frame_time (clock);
-  if (s->last_us > 0)
-    {
-      double ms = (double) (t - s->last_us) / 1000.0;
-      g_array_append_val (s->intervals, ms);
-    }
-  s->last_us = t;
+  double ms = frame_interval_ms (&s->last_us, clock);
+  if (ms >= 0)
+    g_array_append_val (s->intervals, ms);
   double page_size = gtk_adjustment_get_page_size (s->adj), upper = gtk_adjustment_get_upper (s->adj);
   double v = gtk_adjustment_get_value (s->adj);
   guint f = s->frames++;
@@ -132,13 +139,6 @@ scrolled (void)
   return current->done;
 }
 
-static int
-compare_doubles (gconstpointer a, gconstpointer b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
-
 /* Frame intervals while something else goes on (the open). */
 typedef struct {
   gint64 last_us;
@@ -149,10 +149,8 @@ static gboolean
 on_watch_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
 {
   watcher *w = data;
-  gint64 t = gdk_frame_clock_get_frame_time (clock);
-  if (w->last_us > 0)
-    w->longest = MAX (w->longest, (double) (t - w->last_us) / 1000.0);
-  w->last_us = t;
+  double ms = frame_interval_ms (&w->last_us, clock); /* once: MAX evaluates twice */
+  w->longest = MAX (w->longest, ms);
   return G_SOURCE_CONTINUE;
 }
 
@@ -202,7 +200,7 @@ measure (const char *db, guint n, guint frames)
   current = &s;
   gtk_widget_add_tick_callback (sw, on_tick, &s, NULL);
   iterate_until (scrolled, 600);
-  g_array_sort (s.intervals, compare_doubles);
+  g_array_sort (s.intervals, ls_cmp_double);
   guint k = s.intervals->len;
   if (k > 0)
     printf ("%7u runs  scroll: %u frames, frame interval p50 %.1f ms, p95 %.1f ms, max %.1f ms\n", n, k,
