@@ -49,7 +49,15 @@ ls_remote_target_parse (const char *text, GError **error)
     {
       g_autoptr (GError) why = NULL;
       t->kind = LS_REMOTE_EXEC;
-      if (!g_shell_parse_argv (text + 5, NULL, &t->prefix, &why))
+#ifdef G_OS_WIN32
+      /* A Windows path's backslashes (exec:C:\tools\enter.exe) are kept as
+       * typed, not read as a POSIX shell's escapes; quote with "..." there. */
+      g_auto (GStrv) parts = g_strsplit (text + 5, "\\", -1);
+      g_autofree char *command = g_strjoinv ("\\\\", parts);
+#else
+      const char *command = text + 5;
+#endif
+      if (!g_shell_parse_argv (command, NULL, &t->prefix, &why))
         {
           g_set_error (error, LS_REMOTE_ERROR, LS_REMOTE_ERROR_TARGET,
                        "--on %s: the command after exec: cannot be split into arguments (%s)", text,
