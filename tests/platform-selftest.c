@@ -1054,43 +1054,37 @@ test_container_detect (void)
   temp_path (root, sizeof root, "container");
   make_dir (root);
 
-  ls_container_detect_at (root, NULL, NULL, kind, sizeof kind);
-  check (strcmp (kind, "none") == 0, "container: an empty root is none", "got %s", kind);
-  ls_container_detect_at (root, NULL, "", kind, sizeof kind);
-  check (strcmp (kind, "none") == 0, "container: an empty KUBERNETES_SERVICE_HOST is none", "got %s", kind);
-  ls_container_detect_at (root, NULL, "10.0.0.1", kind, sizeof kind);
-  check (strcmp (kind, "kubernetes") == 0, "container: KUBERNETES_SERVICE_HOST is kubernetes", "got %s", kind);
-
   snprintf (sub, sizeof sub, "%s/proc", root);
   make_dir (sub);
   snprintf (sub, sizeof sub, "%s/proc/1", root);
   make_dir (sub);
-  put_file (root, "proc/1/cgroup", "0::/\n");
-  ls_container_detect_at (root, NULL, NULL, kind, sizeof kind);
-  check (strcmp (kind, "none") == 0, "container: cgroup v2's 0::/ alone is none", "got %s", kind);
-  put_file (root, "proc/1/cgroup", "12:cpu:/kubepods/besteffort/pod1/abc\n1:name=systemd:/docker/abc\n");
-  ls_container_detect_at (root, NULL, NULL, kind, sizeof kind);
-  check (strcmp (kind, "kubernetes") == 0, "container: a kubepods cgroup is kubernetes", "got %s", kind);
-  put_file (root, "proc/1/cgroup", "1:name=systemd:/lxc/web\n");
-  ls_container_detect_at (root, NULL, NULL, kind, sizeof kind);
-  check (strcmp (kind, "lxc") == 0, "container: an lxc cgroup is lxc", "got %s", kind);
-
   snprintf (sub, sizeof sub, "%s/run", root);
   make_dir (sub);
-  put_file (root, "run/.containerenv", "engine=\"podman-4.3.1\"\n");
-  ls_container_detect_at (root, NULL, NULL, kind, sizeof kind);
-  check (strcmp (kind, "podman") == 0, "container: run/.containerenv is podman", "got %s", kind);
-  put_file (root, ".dockerenv", "");
-  ls_container_detect_at (root, NULL, NULL, kind, sizeof kind);
-  check (strcmp (kind, "docker") == 0, "container: /.dockerenv is docker", "got %s", kind);
-
-  ls_container_detect_at (root, "systemd-nspawn", NULL, kind, sizeof kind);
-  check (strcmp (kind, "systemd-nspawn") == 0, "container: the container variable comes first", "got %s", kind);
-  ls_container_detect_at (root, "\x1b]0;x\x07", NULL, kind, sizeof kind);
-  check (strcmp (kind, "docker") == 0, "container: a container variable with control bytes is ignored", "got %s",
-         kind);
-  ls_container_detect_at (root, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", NULL, kind, sizeof kind);
-  check (strcmp (kind, "docker") == 0, "container: a 40-byte container variable is ignored", "got %s", kind);
+  /* In order: each case plants its file (if any) over what the ones before
+   * left, then asks with its environment. */
+  static const struct {
+    const char *file, *text, *env_container, *env_kubernetes, *expected, *name;
+  } cases[] = {
+    { NULL, NULL, NULL, NULL, "none", "container: an empty root is none" },
+    { NULL, NULL, NULL, "", "none", "container: an empty KUBERNETES_SERVICE_HOST is none" },
+    { NULL, NULL, NULL, "10.0.0.1", "kubernetes", "container: KUBERNETES_SERVICE_HOST is kubernetes" },
+    { "proc/1/cgroup", "0::/\n", NULL, NULL, "none", "container: cgroup v2's 0::/ alone is none" },
+    { "proc/1/cgroup", "12:cpu:/kubepods/besteffort/pod1/abc\n1:name=systemd:/docker/abc\n", NULL, NULL,
+      "kubernetes", "container: a kubepods cgroup is kubernetes" },
+    { "proc/1/cgroup", "1:name=systemd:/lxc/web\n", NULL, NULL, "lxc", "container: an lxc cgroup is lxc" },
+    { "run/.containerenv", "engine=\"podman-4.3.1\"\n", NULL, NULL, "podman", "container: run/.containerenv is podman" },
+    { ".dockerenv", "", NULL, NULL, "docker", "container: /.dockerenv is docker" },
+    { NULL, NULL, "systemd-nspawn", NULL, "systemd-nspawn", "container: the container variable comes first" },
+    { NULL, NULL, "\x1b]0;x\x07", NULL, "docker", "container: a container variable with control bytes is ignored" },
+    { NULL, NULL, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", NULL, "docker", "container: a 40-byte container variable is ignored" },
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      if (cases[i].file)
+        put_file (root, cases[i].file, cases[i].text);
+      ls_container_detect_at (root, cases[i].env_container, cases[i].env_kubernetes, kind, sizeof kind);
+      check (strcmp (kind, cases[i].expected) == 0, cases[i].name, "got %s, wanted %s", kind, cases[i].expected);
+    }
 
   const char *files[] = { ".dockerenv", "run/.containerenv", "proc/1/cgroup", "run", "proc/1", "proc", "" };
   for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)

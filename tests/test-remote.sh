@@ -247,14 +247,19 @@ done
 check "... no Loadscope process left on the target" "[ $left -eq 0 ]" "$T/k.err"
 
 # 18-19: Ctrl-C here ends the run there: recorded as interrupted, nothing left.
-"$loadscope" run --on ssh:lstarget --dataset "$hostile" --batch-size 8 --batches 400 --sink sim --model-ms 25 \
-  --db "$T/cancel.sqlite" >"$T/x.out" 2>"$T/x.err" &
-run_pid=$!
-for i in $(seq 600); do
-  pgrep -f "$T/ssh-target/$key/bin/loadscope run" >/dev/null && break
-  sleep 0.1
-done
-sleep 2
+# A long run on the target in the background ($run_pid), 2 s after its
+# runner started there.
+start_long_run () { # db, output prefix
+  "$loadscope" run --on ssh:lstarget --dataset "$hostile" --batch-size 8 --batches 400 --sink sim --model-ms 25 \
+    --db "$1" >"$2.out" 2>"$2.err" &
+  run_pid=$!
+  for i in $(seq 600); do
+    pgrep -f "$T/ssh-target/$key/bin/loadscope run" >/dev/null && break
+    sleep 0.1
+  done
+  sleep 2
+}
+start_long_run "$T/cancel.sqlite" "$T/x"
 kill -INT $run_pid
 wait $run_pid
 rc=$?
@@ -269,14 +274,7 @@ check "... and nothing of it left running on the target" "[ $left -eq 0 ]" "$T/x
 
 # 20: this side SIGKILLed mid-run: the run there ends on its own (its
 # input closes) and `remote collect` brings it home, interrupted.
-"$loadscope" run --on ssh:lstarget --dataset "$hostile" --batch-size 8 --batches 400 --sink sim --model-ms 25 \
-  --db "$T/killed.sqlite" >"$T/kk.out" 2>"$T/kk.err" &
-run_pid=$!
-for i in $(seq 600); do
-  pgrep -f "$T/ssh-target/$key/bin/loadscope run" >/dev/null && break
-  sleep 0.1
-done
-sleep 2
+start_long_run "$T/killed.sqlite" "$T/kk"
 kill -KILL $run_pid
 wait $run_pid 2>/dev/null
 left=1
