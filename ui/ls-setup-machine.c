@@ -23,6 +23,8 @@ struct _LsSetupMachine {
   char *problem;           /* shown under the row */
   gboolean script;
   gboolean filling;        /* the row is being refilled: no choice is made */
+  GCancellable *checking;  /* the chosen target being asked whether it is ready */
+  guint check_soon;        /* the ask, once the choice has settled */
 };
 
 G_DEFINE_FINAL_TYPE (LsSetupMachine, ls_setup_machine, ADW_TYPE_PREFERENCES_GROUP)
@@ -118,6 +120,57 @@ remember (LsSetupMachine *self)
   self->wanted = g_strdup (target ? target : "");
 }
 
+/* ------------------------------------------------------------ the check */
+
+static void
+set_status (LsSetupMachine *self, const char *text)
+{
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (self->machine_row), text);
+}
+
+static void
+checked (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (LsSetupMachine) self = user_data;
+  g_autoptr (GError) error = NULL;
+  gboolean ready = ls_remote_check_finish (result, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return; /* another choice, or the window closed */
+  g_clear_object (&self->checking);
+  set_status (self, ready ? _("Ready: this version of Loadscope is installed there") : "");
+  ls_setup_machine_show_problem (self, ready ? NULL : error->message);
+}
+
+static gboolean
+check_now (gpointer data)
+{
+  LsSetupMachine *self = data;
+  self->check_soon = 0;
+  g_autofree char *text = current_target (self);
+  if (!text || !*text || self->problem) /* a typed target that is not one is said already */
+    return G_SOURCE_REMOVE;
+  self->checking = g_cancellable_new ();
+  set_status (self, _("Checking the machine…"));
+  /* the runner the window's sweeps use (ls-window.c): its version is asked for */
+  ls_remote_check_async (text, g_getenv ("LOADSCOPE"), self->checking, checked, g_object_ref (self));
+  return G_SOURCE_REMOVE;
+}
+
+/* A machine chosen (or typed) is asked, in a thread, whether it answers
+ * and holds this version; what it says goes under the row before any
+ * sweep. Typing waits for a pause. */
+static void
+check_soon (LsSetupMachine *self)
+{
+  if (self->checking)
+    g_cancellable_cancel (self->checking);
+  g_clear_object (&self->checking);
+  g_clear_handle_id (&self->check_soon, g_source_remove);
+  set_status (self, "");
+  if (!ls_setup_machine_is_local (self))
+    self->check_soon = g_timeout_add (500, check_now, self);
+}
+
 static void
 on_selected (LsSetupMachine *self)
 {
@@ -126,6 +179,7 @@ on_selected (LsSetupMachine *self)
   update_rows (self);
   check_typed (self);
   remember (self);
+  check_soon (self);
   g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
 }
 
@@ -136,6 +190,7 @@ on_other_changed (LsSetupMachine *self)
     return;
   check_typed (self);
   remember (self);
+  check_soon (self);
 }
 
 void
@@ -280,6 +335,10 @@ ls_setup_machine_bind (LsSetupMachine *self, GSettings *settings, const char *ss
   if (self->reading)
     g_cancellable_cancel (self->reading);
   g_clear_object (&self->reading);
+  if (self->checking)
+    g_cancellable_cancel (self->checking);
+  g_clear_object (&self->checking);
+  g_clear_handle_id (&self->check_soon, g_source_remove);
   self->reading = g_cancellable_new ();
   g_autofree char *kept = g_settings_get_string (settings, "machine");
   ls_setup_machine_set_target (self, kept); /* once the hosts are read */
@@ -293,6 +352,13 @@ ls_setup_machine_is_reading (LsSetupMachine *self)
 {
   g_return_val_if_fail (LS_IS_SETUP_MACHINE (self), FALSE);
   return self->reading != NULL;
+}
+
+gboolean
+ls_setup_machine_is_checking (LsSetupMachine *self)
+{
+  g_return_val_if_fail (LS_IS_SETUP_MACHINE (self), FALSE);
+  return self->checking != NULL || self->check_soon != 0;
 }
 
 GListModel *

@@ -35,7 +35,8 @@ gboolean ls_setup_machine_get_choice (LsSetupMachine *self, char **target, char 
 void ls_setup_machine_set_target (LsSetupMachine *self, const char *target);
 void ls_setup_machine_set_path (LsSetupMachine *self, const char *path);
 
-/* What went wrong on the machine (a sweep there failed: no bundle, a
+/* What went wrong on the machine (it did not answer or lacks this
+ * version's bundle when chosen; a sweep there failed: no bundle, a
  * password asked, the connection dropped), shown under the row until the
  * choice changes; NULL hides it. */
 void ls_setup_machine_show_problem (LsSetupMachine *self, const char *message);
@@ -44,5 +45,10 @@ const char *ls_setup_machine_get_problem (LsSetupMachine *self);
 /* For the tests: the hosts read are there, and what is offered. */
 gboolean ls_setup_machine_is_reading (LsSetupMachine *self);
 GListModel *ls_setup_machine_get_offered (LsSetupMachine *self); /* GtkStringObject: the row's items */
+
+/* For the tests: the chosen machine is being asked whether it is ready
+ * (its answer goes under the row: the problem, or "Ready" as the row's
+ * subtitle). */
+gboolean ls_setup_machine_is_checking (LsSetupMachine *self);
 
 G_END_DECLS

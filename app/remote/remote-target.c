@@ -161,7 +161,13 @@ ls_remote_sh_argv (const ls_remote_target *target, const char *script, const cha
 char *
 ls_remote_version_key (void)
 {
-  g_autofree char *self = ls_self_exe_path ();
+  return ls_remote_version_key_of (NULL);
+}
+
+char *
+ls_remote_version_key_of (const char *exe)
+{
+  g_autofree char *self = exe && *exe ? g_strdup (exe) : ls_self_exe_path ();
   g_autofree char *contents = NULL;
   gsize len = 0;
   g_autofree char *sum = NULL;

@@ -68,6 +68,9 @@ GPtrArray *ls_remote_sh_argv (const ls_remote_target *target, const char *script
  * the sha256 of this executable ("0.1.0-3f2a..."). The bundle installed
  * by this executable goes into the folder of this name. Newly allocated. */
 char *ls_remote_version_key (void);
+/* The same for the runner executable at exe (NULL: this one): what a
+ * window whose runs go through $LOADSCOPE will install to. */
+char *ls_remote_version_key_of (const char *exe);
 
 /* `loadscope remote install`: the bundle folder (a tests/device/bundle.sh
  * output) tarred, sent, checked by sha256 and unpacked into KEY/ on the
@@ -105,5 +108,20 @@ GBytes *ls_remote_command (const ls_remote_target *target, GPtrArray *argv, cons
 
 /* Why a transport failed, from its exit status and stderr, in words. */
 char *ls_remote_transport_failure (const ls_remote_target *target, int exit_status, const char *stderr_text);
+
+/* Whether the target answers and holds this version's bundle: a short
+ * command there, ended after limit_s seconds. FALSE with the reason
+ * otherwise (ls_remote_transport_failure's words: no bundle and the
+ * command that installs it, ssh's refusal; or "did not answer in N s").
+ * Blocking: the window asks through ls_remote_check_async. */
+gboolean ls_remote_check (const ls_remote_target *target, const char *runner, guint limit_s,
+                          GCancellable *cancellable, GError **error);
+
+/* ls_remote_check of the target written as text, in a thread (20 s).
+ * runner: the loadscope executable the runs will use (NULL: this one),
+ * whose version the target must hold. */
+void ls_remote_check_async (const char *target_text, const char *runner, GCancellable *cancellable,
+                            GAsyncReadyCallback callback, gpointer user_data);
+gboolean ls_remote_check_finish (GAsyncResult *result, GError **error);
 
 G_END_DECLS
