@@ -37,12 +37,12 @@ main (int argc, char **argv)
 #ifdef LS_HAVE_GUI
   if (have_display ())
     return ls_ui_main (argc, argv);
-  fprintf (stderr, "loadscope: no display, so no workbench. The headless default is `loadscope demo`;\n"
-                   "`loadscope --help` lists every command.\n");
+  fprintf (stderr, _("loadscope: no display, so no workbench. The headless default is `loadscope demo`;\n"
+                   "`loadscope --help` lists every command.\n"));
 #else
   (void) have_display;
-  fprintf (stderr, "loadscope: this build has no workbench (GTK 4 and libadwaita were not found).\n"
-                   "The headless default is `loadscope demo`; `loadscope --help` lists every command.\n");
+  fprintf (stderr, _("loadscope: this build has no workbench (GTK 4 and libadwaita were not found).\n"
+                   "The headless default is `loadscope demo`; `loadscope --help` lists every command.\n"));
 #endif
   return 2;
 }

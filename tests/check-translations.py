@@ -9,15 +9,19 @@
    translatable="yes", or translatable="no" where it is an identifier the
    code reads back (a knob value such as "fork" or "staging").
 2. Every .ui file is listed in po/POTFILES.in (else xgettext never sees it).
-3. Every C file in po/POTFILES.in passes no unmarked sentence to a
-   printf-like call (printf, fprintf, g_strdup_printf, g_string_append_printf,
+3. Every C file under app/ and ui/ (listed in po/POTFILES.in or not)
+   passes no unmarked sentence to a printf-like call (printf, fprintf, g_strdup_printf, g_string_append_printf,
    g_strdup, fputs, g_set_error, ...): a string literal that is that call's
    own argument (not inside _(), N_() or ngettext) and holds two words in a
    row is reported with its line, unless a comment on its line or the line
    above says "untranslated" (English on purpose: the DataLoader line, a
    knob as typed). A heuristic: sentences built elsewhere (a table, a
    GOptionEntry) are not looked at. A sample with one unmarked sentence
-   checks that the heuristic still finds it.
+   checks that the heuristic still finds it. A file with no text for a
+   person (a parser, a driver) simply has no finding.
+   And every C file under app/ and ui/ that marks a string (_(), N_() or
+   ngettext(), outside comments and string literals) is listed in
+   po/POTFILES.in, else xgettext never sees what it marks.
 4. The strings xgettext finds now in the files of po/POTFILES.in are all
    translated in every po/LINGUAS catalogue: the catalogue merged with a
    fresh template (msgmerge), then `msgfmt --check --statistics` must say
@@ -188,6 +192,24 @@ def unmarked_c_strings(text):
     return found
 
 
+MARK_CALL = re.compile(r"(?<![\w])(?:_|N_|ngettext)\s*\(")
+
+
+def marks_strings(text):
+    """Whether C source TEXT calls _(), N_() or ngettext() outside comments and literals."""
+    code = re.sub(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', " ", text, flags=re.S)
+    return bool(MARK_CALL.search(code))
+
+
+def c_files(top):
+    """The .c files under TOP (relative to root, sorted)."""
+    found = []
+    for d, dirs, files in os.walk(os.path.join(root, top)):
+        dirs.sort()
+        found += [os.path.relpath(os.path.join(d, f), root).replace(os.sep, "/") for f in files if f.endswith(".c")]
+    return sorted(found)
+
+
 potfiles_path = os.path.join(root, "po", "POTFILES.in")
 potfiles = [l.strip() for l in open(potfiles_path, encoding="utf-8")
             if l.strip() and not l.lstrip().startswith("#")]
@@ -207,13 +229,18 @@ sample = 'static void f (int n) {\n  printf (_("%d done\\n"), n);\n  printf ("%d
          '  fprintf (stderr, "loadscope sweep: %s\\n", "x");\n}\n'
 hits = unmarked_c_strings(sample)
 check([h[0] for h in hits] == [3], f"the unmarked-string check finds the one unmarked sentence of its sample: {hits}")
-for f in potfiles:
-    if not f.endswith(".c") or not os.path.isfile(os.path.join(root, f)):
-        continue
-    bad = unmarked_c_strings(open(os.path.join(root, f), encoding="utf-8").read())
+marking = [marks_strings(t) for t in ('x = _("a");', '/* _("a") */ x = "_(";', 'ngettext ("a", "b", n);')]
+check(marking == [True, False, True], f"the marked-string check tells a call from a comment or a literal: {marking}")
+c_sources = [f for f in potfiles if f.endswith(".c") and os.path.isfile(os.path.join(root, f))]
+c_sources += [f for f in c_files("app") + c_files("ui") if f not in c_sources]
+for f in c_sources:
+    text = open(os.path.join(root, f), encoding="utf-8").read()
+    bad = unmarked_c_strings(text)
     check(not bad, f"{f}: every sentence given to a printf-like call is marked" + ("" if not bad else
           ": not marked: " + "; ".join(f'line {l}: "{t[:50]}"' for l, t in bad[:8])
           + (f" (and {len(bad) - 8} more)" if len(bad) > 8 else "")))
+    if marks_strings(text):
+        check(f in potfiles, f"{f} marks strings for translation and is listed in po/POTFILES.in")
 
 # A fresh template, as the loadscope-pot target makes it (meson's glib preset).
 keywords = ["--keyword=_", "--keyword=N_", "--keyword=C_:1c,2", "--keyword=NC_:1c,2",

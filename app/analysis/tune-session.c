@@ -1,5 +1,6 @@
 /* The Tune window's runner (tune-session.h). */
 #include "app/analysis/tune-session.h"
+#include "app/core/i18n.h"
 
 #include "app/analysis/tune.h"
 #include "app/core/worker-path.h"
@@ -126,9 +127,9 @@ ended (LsTuneSession *self)
   if (!node || !JSON_NODE_HOLDS_OBJECT (node))
     {
       g_strstrip (self->err->str);
-      self->error = g_strdup (self->cancelled ? "cancelled; the runs it finished are in History"
+      self->error = g_strdup (self->cancelled ? _("cancelled; the runs it finished are in History")
                               : self->err->len ? self->err->str
-                                               : "no result");
+                                               : _("no result"));
       finish (self);
       return;
     }
@@ -207,13 +208,13 @@ ls_tune_session_start (LsTuneSession *self, GError **error)
   if (self->memory && *self->memory && !ls_tune_parse_size (self->memory, &v))
     {
       g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_INVALID,
-                   "The memory budget is not a size: write it as 4G, 512M or a number of bytes.");
+                   _("The memory budget is not a size: write it as 4G, 512M or a number of bytes."));
       return FALSE;
     }
   if (self->time_budget && *self->time_budget && !ls_tune_parse_duration (self->time_budget, &v))
     {
       g_set_error (error, LS_TUNE_ERROR, LS_TUNE_ERROR_INVALID,
-                   "The time budget is not a duration: write it as 120s or 5m.");
+                   _("The time budget is not a duration: write it as 120s or 5m."));
       return FALSE;
     }
   g_autofree char *self_exe = ls_self_exe_path ();

@@ -1,4 +1,5 @@
 #include "app/core/error-bridge.h"
+#include "app/core/i18n.h"
 
 G_DEFINE_QUARK (loadscope-loader-error-quark, ls_loader_error)
 
@@ -33,6 +34,6 @@ ls_error_to_gerror (const ls_error *e, GError **error)
 {
   g_return_val_if_fail (e != NULL, FALSE);
   g_set_error_literal (error, LS_LOADER_ERROR, ls_loader_error_from_code (e->code),
-                       e->message[0] ? e->message : "unknown error");
+                       e->message[0] ? e->message : _("unknown error"));
   return FALSE;
 }

@@ -1,6 +1,7 @@
 #include "app/core/i18n.h"
 
 #include <locale.h>
+#include <string.h>
 
 #include "app/core/worker-path.h"
 
@@ -84,4 +85,23 @@ ls_i18n_display_width (const char *utf8)
       width += g_unichar_iswide (c) ? 2 : 1;
     }
   return width;
+}
+
+void
+ls_i18n_print_padded (FILE *to, const char *text, gsize width)
+{
+  g_return_if_fail (to != NULL && text != NULL);
+  fputs (text, to);
+  for (gsize w = ls_i18n_display_width (text); w < width; w++)
+    fputc (' ', to);
+}
+
+void
+ls_i18n_print_label (FILE *to, const char *indent, const char *label, gsize column)
+{
+  g_return_if_fail (indent != NULL);
+  gsize before = strlen (indent) + 1;
+  fputs (indent, to);
+  ls_i18n_print_padded (to, label, column > before ? column - before : 0);
+  fputc (' ', to);
 }

@@ -19,6 +19,7 @@
  * without _() fails tests/check-translations.py unless a comment on its
  * line or the line above says "untranslated". */
 #include <glib/gi18n-lib.h>
+#include <stdio.h>
 
 /* _() and ngettext as above, through the two functions below: the same
  * catalogue lookup, except on a thread that has asked for English. */
@@ -55,3 +56,13 @@ gboolean ls_i18n_machine_output (int argc, char **argv);
 /* Display columns of UTF-8 text on a terminal: 2 for each wide (CJK)
  * character, 0 for combining marks, 1 for the rest. */
 gsize ls_i18n_display_width (const char *utf8);
+
+/* TEXT to TO, then spaces up to WIDTH display columns (none where it is
+ * as wide or wider): printf's "%-Ns" for a label that may be translated,
+ * so that the columns after it stay aligned with wide characters. */
+void ls_i18n_print_padded (FILE *to, const char *text, gsize width);
+
+/* "INDENT LABEL   " before a figure: INDENT, LABEL padded in display
+ * columns, and at least one space, so that the figure begins at COLUMN
+ * (or one space after a wider label). */
+void ls_i18n_print_label (FILE *to, const char *indent, const char *label, gsize column);

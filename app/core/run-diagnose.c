@@ -1,4 +1,5 @@
 #include "app/core/run-diagnose.h"
+#include "app/core/i18n.h"
 
 #include <string.h>
 
@@ -265,60 +266,78 @@ ls_diagnose_to_json (const ls_diagnose_result *d)
 static void
 print_part (FILE *to, const char *label, const ls_diagnose_part *p)
 {
+  /* the label padded in display columns: a translated one may hold wide characters */
+  fputs ("  ", to);
+  ls_i18n_print_padded (to, label, 50);
+  fputc (' ', to);
   if (!p->ran)
-    fprintf (to, "  %-50s not run\n", label);
+    fputs (_("not run\n"), to);
   else if (p->status != LS_RUN_DONE)
-    fprintf (to, "  %-50s %s: %s\n", label, ls_run_status_name (p->status), p->error);
+    fprintf (to, "%s: %s\n", ls_run_status_name (p->status), p->error);
   else if (p->batch_ms < 0)
-    fprintf (to, "  %-50s too few batches to measure\n", label);
+    fputs (_("too few batches to measure\n"), to);
   else
-    fprintf (to, "  %-50s %8.2f ms per batch, %6.0f samples/s\n", label, p->batch_ms, p->throughput_sps);
+    fprintf (to, _("%8.2f ms per batch, %6.0f samples/s\n"), p->batch_ms, p->throughput_sps);
 }
 
 void
 ls_diagnose_print (FILE *to, const ls_run_config *config, const ls_diagnose_result *d)
 {
   if (d->script)
-    fprintf (to, "diagnose: the script three times with the same knobs (those given, the rest its own), not "
-                 "recorded\n");
+    fprintf (to, _("diagnose: the script three times with the same knobs (those given, the rest its own), not "
+                   "recorded\n"));
   else
-    fprintf (to, "diagnose: the same knobs three times (%u workers, batch %u, %s), not recorded\n",
+    fprintf (to, _("diagnose: the same knobs three times (%u workers, batch %u, %s), not recorded\n"),
              config->pool.num_workers, config->pool.batch_size, config->pool.dataset.kind);
-  print_part (to, d->script ? "(a) built batches replayed (the step alone):" : "(a) data prepared (no loading):",
+  print_part (to, d->script ? _("(a) built batches replayed (the step alone):") : _("(a) data prepared (no loading):"),
               &d->prepared);
-  print_part (to, "(b) dataset in the page cache:", &d->warm);
-  char cold[64];
-  g_snprintf (cold, sizeof cold, "(c) evicted from the page cache (%u/%u files):", d->evicted, d->files);
+  print_part (to, _("(b) dataset in the page cache:"), &d->warm);
+  g_autofree char *cold = g_strdup_printf (_("(c) evicted from the page cache (%u/%u files):"), d->evicted, d->files);
   print_part (to, cold, &d->cold);
   if (d->files_note[0])
-    fprintf (to, "  files: %s\n", d->files_note);
+    fprintf (to, _("  files: %s\n"), d->files_note);
   if (d->evict_note[0])
-    fprintf (to, "  note: %s\n", d->evict_note);
+    fprintf (to, _("  note: %s\n"), d->evict_note);
   if (d->files == 0)
-    fprintf (to, "  note: %s: (b) and (c) differ only by noise\n",
-             d->script ? "no dataset files were seen opened" : "a synthetic dataset has no files");
+    fprintf (to, _("  note: %s: (b) and (c) differ only by noise\n"),
+             d->script ? _("no dataset files were seen opened") : _("a synthetic dataset has no files"));
 
   double total;
   if (d->gpu_ms >= 0 && d->script)
-    fprintf (to, "  step time:          %8.2f ms per batch (a): the script's own step between two batches, no "
-                 "loading\n", d->gpu_ms);
+    {
+      ls_i18n_print_label (to, "  ", _("step time:"), 22);
+      fprintf (to, _("%8.2f ms per batch (a): the script's own step between two batches, no loading\n"), d->gpu_ms);
+    }
   else if (d->gpu_ms >= 0)
-    fprintf (to, "  GPU time:           %8.2f ms per batch (a): the consumer's own ceiling, copy and model step%s\n",
-             d->gpu_ms, config->sink.kind == LS_SINK_NONE ? " (sink none: only the hand-off)" : "");
+    {
+      ls_i18n_print_label (to, "  ", _("GPU time:"), 22);
+      fprintf (to, _("%8.2f ms per batch (a): the consumer's own ceiling, copy and model step%s\n"), d->gpu_ms,
+               config->sink.kind == LS_SINK_NONE ? _(" (sink none: only the hand-off)") : "");
+    }
   if (d->prep_stall_ms >= 0)
-    fprintf (to, "  preparation stall:  %8.2f ms per batch (b - a): decoding and transforming the workers could not "
-                 "hide; more workers (cores), a smaller crop or cheaper transforms\n",
-             d->prep_stall_ms);
+    {
+      ls_i18n_print_label (to, "  ", _("preparation stall:"), 22);
+      fprintf (to, _("%8.2f ms per batch (b - a): decoding and transforming the workers could not hide; more workers "
+                     "(cores), a smaller crop or cheaper transforms\n"),
+               d->prep_stall_ms);
+    }
   if (d->fetch_stall_ms >= 0)
-    fprintf (to, "  fetch stall:        %8.2f ms per batch (c - b): waiting for storage; faster storage, caching the "
-                 "dataset in memory, or more prefetch\n",
-             d->fetch_stall_ms);
+    {
+      ls_i18n_print_label (to, "  ", _("fetch stall:"), 22);
+      fprintf (to, _("%8.2f ms per batch (c - b): waiting for storage; faster storage, caching the dataset in memory, "
+                     "or more prefetch\n"),
+               d->fetch_stall_ms);
+    }
   if (d->cold.read_ms >= 0 && d->warm.read_ms >= 0)
-    fprintf (to, "  reading the files:  %8.2f ms per batch cold, %.2f warm (summed over its samples: the workers' own "
-                 "view of the storage)\n",
-             d->cold.read_ms, d->warm.read_ms);
+    {
+      ls_i18n_print_label (to, "  ", _("reading the files:"), 22);
+      fprintf (to, _("%8.2f ms per batch cold, %.2f warm (summed over its samples: the workers' own view of the "
+                     "storage)\n"),
+               d->cold.read_ms, d->warm.read_ms);
+    }
   total = d->gpu_ms + d->prep_stall_ms + d->fetch_stall_ms;
   if (d->gpu_ms >= 0 && d->prep_stall_ms >= 0 && d->fetch_stall_ms >= 0 && total > 0)
-    fprintf (to, "  so a batch's %.2f ms: %s %.0f %%, preparation stall %.0f %%, fetch stall %.0f %%\n", total,
-             d->script ? "step" : "GPU", 100 * d->gpu_ms / total, 100 * d->prep_stall_ms / total, 100 * d->fetch_stall_ms / total);
+    fprintf (to, _("  so a batch's %.2f ms: %s %.0f %%, preparation stall %.0f %%, fetch stall %.0f %%\n"), total,
+             d->script ? _("step") : "GPU", 100 * d->gpu_ms / total, 100 * d->prep_stall_ms / total,
+             100 * d->fetch_stall_ms / total);
 }

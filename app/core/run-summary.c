@@ -1,4 +1,5 @@
 #include "app/core/run-summary.h"
+#include "app/core/i18n.h"
 
 #include "app/core/run-options.h"
 #include "app/core/summary-keys.h"
@@ -388,48 +389,78 @@ ls_run_summary_print (FILE *to, const ls_run_config *config, const ls_run_result
 {
   const ls_pool_config *pool = &config->pool;
 
-  fprintf (to, "run %s: %s, %u workers (%s), batch %u, prefetch %u, persistent %s, sink %s%s\n",
+  fprintf (to, _("run %s: %s, %u workers (%s), batch %u, prefetch %u, persistent %s, sink %s%s\n"),
            ls_run_status_name (r->status), pool->dataset.kind, pool->num_workers, ls_start_method_name (pool->start),
            pool->batch_size, pool->prefetch_factor, pool->persistent_workers ? "on" : "off", r->sink_name,
-           r->simulated ? " (SIMULATED GPU)" : "");
+           r->simulated ? _(" (SIMULATED GPU)") : "");
   /* The error may be the script's own text, the note name its device:
    * escaped, as they may hold terminal escapes. */
   g_autofree char *note = ls_terminal_text (r->sink_note), *why = ls_terminal_text (r->error);
   if (r->sink_note[0])
-    fprintf (to, "  note:              %s\n", note);
+    {
+      ls_i18n_print_label (to, "  ", _("note:"), 21);
+      fprintf (to, "%s\n", note);
+    }
   if (r->status != LS_RUN_DONE)
-    fprintf (to, "  error:             %s\n", why);
-  fprintf (to, "  batches:           %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " samples, first %u not measured)\n",
-           r->batches, r->samples, r->warmup_used);
+    {
+      ls_i18n_print_label (to, "  ", _("error:"), 21);
+      fprintf (to, "%s\n", why);
+    }
+  ls_i18n_print_label (to, "  ", _("batches:"), 21);
+  fprintf (to, _("%llu (%llu samples, first %u not measured)\n"), (unsigned long long) r->batches,
+           (unsigned long long) r->samples, r->warmup_used);
   if (r->status != LS_RUN_DONE)
     return; /* the figures of a run cut short mislead more than they tell */
   if (r->measured_s > 0)
-    fprintf (to, "  throughput:        %.0f samples/s\n", r->throughput_sps);
+    {
+      ls_i18n_print_label (to, "  ", _("throughput:"), 21);
+      fprintf (to, _("%.0f samples/s\n"), r->throughput_sps);
+    }
   if (r->wait_ms.valid)
-    fprintf (to, "  batch wait:        p50 %.3f  p95 %.3f  p99 %.3f  max %.3f ms\n", r->wait_ms.p50, r->wait_ms.p95,
-             r->wait_ms.p99, r->wait_ms.max);
+    {
+      ls_i18n_print_label (to, "  ", _("batch wait:"), 21);
+      fprintf (to, _("p50 %.3f  p95 %.3f  p99 %.3f  max %.3f ms\n"), r->wait_ms.p50, r->wait_ms.p95, r->wait_ms.p99,
+               r->wait_ms.max);
+    }
   if (r->copy_ms.valid)
-    fprintf (to, "  copy / compute:    p50 %.3f / %.3f ms per batch (pin %s, non-blocking %s)%s\n", r->copy_ms.p50,
-             r->compute_ms.p50, ls_pin_mode_name (config->sink.pin), config->sink.non_blocking ? "on" : "off",
-             r->simulated ? ", simulated" : "");
+    {
+      ls_i18n_print_label (to, "  ", _("copy / compute:"), 21);
+      fprintf (to, _("p50 %.3f / %.3f ms per batch (pin %s, non-blocking %s)%s\n"), r->copy_ms.p50,
+               r->compute_ms.p50, ls_pin_mode_name (config->sink.pin), config->sink.non_blocking ? "on" : "off",
+               r->simulated ? _(", simulated") : "");
+    }
   ls_stage_summary st;
   ls_run_stage_summary (r, &st);
   if (st.valid)
-    fprintf (to, "  build per batch:   read %.2f  decode %.2f  transform %.2f  write %.2f ms (workers idle %.2f ms)\n",
-             st.mean_ms[LS_STAGE_READ], st.mean_ms[LS_STAGE_DECODE], st.mean_ms[LS_STAGE_TRANSFORM],
-             st.mean_ms[LS_STAGE_WRITE], st.mean_ms[LS_STAGE_IDLE]);
+    {
+      ls_i18n_print_label (to, "  ", _("build per batch:"), 21);
+      fprintf (to, _("read %.2f  decode %.2f  transform %.2f  write %.2f ms (workers idle %.2f ms)\n"),
+               st.mean_ms[LS_STAGE_READ], st.mean_ms[LS_STAGE_DECODE], st.mean_ms[LS_STAGE_TRANSFORM],
+               st.mean_ms[LS_STAGE_WRITE], st.mean_ms[LS_STAGE_IDLE]);
+    }
   if (r->gpu_util_exact >= 0)
-    fprintf (to, "  GPU utilization:   %.1f %%%s\n", r->gpu_util_exact * 100, r->simulated ? " (simulated)" : "");
+    {
+      ls_i18n_print_label (to, "  ", _("GPU utilization:"), 21);
+      fprintf (to, "%.1f %%%s\n", r->gpu_util_exact * 100, r->simulated ? _(" (simulated)") : "");
+    }
   if (r->time_to_first_batch_ms >= 0)
-    fprintf (to, "  first batch after: %.1f ms\n", r->time_to_first_batch_ms);
+    {
+      ls_i18n_print_label (to, "  ", _("first batch after:"), 21);
+      fprintf (to, _("%.1f ms\n"), r->time_to_first_batch_ms);
+    }
   if (r->first_batch.valid)
-    fprintf (to, "    its parts:       worker start %.1f, arena populate %.1f, first task in flight %.1f, build %.1f, "
-                 "hand-off %.1f ms\n",
-             r->first_batch.worker_start_ms, r->first_batch.populate_ms, r->first_batch.in_flight_ms,
-             r->first_batch.build_ms, r->first_batch.handoff_ms);
+    {
+      ls_i18n_print_label (to, "    ", _("its parts:"), 21);
+      fprintf (to, _("worker start %.1f, arena populate %.1f, first task in flight %.1f, build %.1f, hand-off %.1f ms\n"),
+               r->first_batch.worker_start_ms, r->first_batch.populate_ms, r->first_batch.in_flight_ms,
+               r->first_batch.build_ms, r->first_batch.handoff_ms);
+    }
   if (r->arena_page_bytes > 0)
-    fprintf (to, "  arena pages:       %" G_GUINT64_FORMAT " KiB (populated in %.1f ms before the run)\n",
-             r->arena_page_bytes / 1024, r->arena_populate_ms);
+    {
+      ls_i18n_print_label (to, "  ", _("arena pages:"), 21);
+      fprintf (to, _("%llu KiB (populated in %.1f ms before the run)\n"),
+               (unsigned long long) (r->arena_page_bytes / 1024), r->arena_populate_ms);
+    }
   guint64 faults = 0, written = 0, worst = 0;
   for (size_t i = 0; i < r->n_workers; i++)
     {
@@ -438,15 +469,27 @@ ls_run_summary_print (FILE *to, const ls_run_config *config, const ls_run_result
       worst = MAX (worst, r->workers[i].measured_faults);
     }
   if (written > 0)
-    fprintf (to, "  page faults:       %" G_GUINT64_FORMAT " in the workers building %.1f MB of measured batches "
-                 "(at most %" G_GUINT64_FORMAT " in one worker)\n",
-             faults, written / 1e6, worst);
+    {
+      ls_i18n_print_label (to, "  ", _("page faults:"), 21);
+      fprintf (to, _("%llu in the workers building %.1f MB of measured batches (at most %llu in one worker)\n"),
+               (unsigned long long) faults, written / 1e6, (unsigned long long) worst);
+    }
   if (r->epoch_boundary_ms >= 0)
-    fprintf (to, "  epoch boundary:    %.1f ms\n", r->epoch_boundary_ms);
+    {
+      ls_i18n_print_label (to, "  ", _("epoch boundary:"), 21);
+      fprintf (to, _("%.1f ms\n"), r->epoch_boundary_ms);
+    }
   if (r->memory.valid & LS_PROCMEM_PSS)
-    fprintf (to, "  peak memory:       PSS %.1f MB, RSS %.1f MB (arena %.1f MB)\n", r->memory.peak.pss_bytes / 1e6,
-             r->memory.peak.rss_bytes / 1e6, r->arena_bytes / 1e6);
-  fprintf (to, "  CPU:               %.0f %% of one core, %.2f ms per sample\n", r->cpu_percent, r->cpu_ms_per_sample);
+    {
+      ls_i18n_print_label (to, "  ", _("peak memory:"), 21);
+      fprintf (to, _("PSS %.1f MB, RSS %.1f MB (arena %.1f MB)\n"), r->memory.peak.pss_bytes / 1e6,
+               r->memory.peak.rss_bytes / 1e6, r->arena_bytes / 1e6);
+    }
+  ls_i18n_print_label (to, "  ", _("CPU:"), 21);
+  fprintf (to, _("%.0f %% of one core, %.2f ms per sample\n"), r->cpu_percent, r->cpu_ms_per_sample);
   if (r->skipped_samples)
-    fprintf (to, "  skipped samples:   %" G_GUINT64_FORMAT "\n", r->skipped_samples);
+    {
+      ls_i18n_print_label (to, "  ", _("skipped samples:"), 21);
+      fprintf (to, "%llu\n", (unsigned long long) r->skipped_samples);
+    }
 }

@@ -1,4 +1,5 @@
 #include "app/core/settings.h"
+#include "app/core/i18n.h"
 
 #include "app/core/worker-path.h"
 
@@ -46,9 +47,9 @@ find_schema (GError **error)
   for (guint i = 0; i < dirs->len; i++)
     g_string_append_printf (looked, "%s%s", i ? ", " : "", (char *) dirs->pdata[i]);
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-               "the settings schema %s is not installed in the system's schema folders "
+               _("the settings schema %s is not installed in the system's schema folders "
                "and was not found beside the executable (looked in %s); "
-               "build it with `meson compile` or install with `meson install`",
+               "build it with `meson compile` or install with `meson install`"),
                LS_SETTINGS_SCHEMA_ID, looked->str);
   return NULL;
 }

@@ -1,4 +1,5 @@
 #include "app/core/sweep-request.h"
+#include "app/core/i18n.h"
 
 #include <string.h>
 
@@ -103,7 +104,7 @@ ls_sweep_request_set_text (ls_sweep_request *request, const char *name, const ch
   g_return_val_if_fail (text != NULL, FALSE);
   if (k < 0)
     {
-      g_set_error (error, LS_SWEEP_ERROR, LS_SWEEP_ERROR_KNOB, "--%s: not a knob a sweep takes", name);
+      g_set_error (error, LS_SWEEP_ERROR, LS_SWEEP_ERROR_KNOB, _("--%s: not a knob a sweep takes"), name);
       return FALSE;
     }
   if (k == LS_SWEEP_KNOB_SCRIPT || k == LS_SWEEP_KNOB_SCRIPT_ARGS || k == LS_SWEEP_KNOB_PYTHON)
@@ -121,7 +122,7 @@ ls_sweep_request_set_text (ls_sweep_request *request, const char *name, const ch
     }
   if (!ls_sweep_knobs[k].sweepable && strchr (text, ','))
     {
-      g_set_error (error, LS_SWEEP_ERROR, LS_SWEEP_ERROR_KNOB, "--%s %s: this knob takes one value", name, text);
+      g_set_error (error, LS_SWEEP_ERROR, LS_SWEEP_ERROR_KNOB, _("--%s %s: this knob takes one value"), name, text);
       return FALSE;
     }
   g_clear_pointer (&request->knobs[k], g_ptr_array_unref);
@@ -134,7 +135,7 @@ ls_sweep_request_set_text (ls_sweep_request *request, const char *name, const ch
   for (guint i = 0; parts[i]; i++)
     if (*g_strstrip (parts[i]) == '\0')
       {
-        g_set_error (error, LS_SWEEP_ERROR, LS_SWEEP_ERROR_KNOB, "--%s %s: an empty value in the list", name, text);
+        g_set_error (error, LS_SWEEP_ERROR, LS_SWEEP_ERROR_KNOB, _("--%s %s: an empty value in the list"), name, text);
         return FALSE;
       }
   for (guint i = 0; parts[i]; i++)

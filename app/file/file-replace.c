@@ -66,6 +66,7 @@ set_error (GError **error, const char *path, int err)
       why = g_strerror (err);
       break;
     }
+  /* untranslated: app/file is GLib and platform/ only (no catalogue here): its callers put the file's name and reason into their own sentence */
   g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err), "%s: cannot write it: %s", path, why);
 }
 

@@ -25,6 +25,7 @@ ls_maker_encode_jpeg (ls_maker_job *j, uint8_t *pixels, int w, int h, int qualit
     }
   else
     {
+      /* untranslated: app/maker does not link app/core's catalogue (it depends on GLib, platform/ and the image libraries only) */
       j->error = g_strdup_printf ("encoding image %" G_GUINT64_FORMAT " (%dx%d): %s", j->index, w, h, err.message);
       free (out);
     }

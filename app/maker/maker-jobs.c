@@ -101,6 +101,7 @@ ls_maker_run_jobs (const ls_make_options *o, const ls_maker_plan *plan, const ls
       if (ok && o->interrupt && *o->interrupt)
         {
           g_set_error (error, LS_MAKE_ERROR, LS_MAKE_ERROR_INTERRUPTED,
+                       /* untranslated: app/maker does not link app/core's catalogue (it depends on GLib, platform/ and the image libraries only) */
                        "interrupted after %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " images; %s removed", done,
                        plan->count, partial);
           ok = FALSE;

@@ -3,6 +3,7 @@
  * beside and then moved into KEY/ in one step (a run never sees half a
  * bundle). */
 #include "app/remote/remote.h"
+#include "app/core/i18n.h"
 
 #include <glib/gstdio.h>
 
@@ -40,7 +41,7 @@ make_tar (const char *bundle_dir, const char *tar_path, GError **error)
     return FALSE;
   if (!g_subprocess_get_successful (proc))
     {
-      g_set_error (error, LS_REMOTE_ERROR, LS_REMOTE_ERROR_FAILED, "tar of %s failed: %s", bundle_dir,
+      g_set_error (error, LS_REMOTE_ERROR, LS_REMOTE_ERROR_FAILED, _("tar of %s failed: %s"), bundle_dir,
                    err ? g_strstrip (err) : "");
       return FALSE;
     }
@@ -65,8 +66,8 @@ ls_remote_install (const ls_remote_target *target, const char *bundle_dir, FILE 
   if (!g_file_test (wrapper, G_FILE_TEST_IS_REGULAR) || !g_file_test (binary, G_FILE_TEST_IS_REGULAR))
     {
       g_set_error (error, LS_REMOTE_ERROR, LS_REMOTE_ERROR_FAILED,
-                   "%s is not a Loadscope bundle (no loadscope and bin/loadscope in it): make one with "
-                   "`bash tests/device/bundle.sh --from BUILD --out DIR --max-mb 0`",
+                   _("%s is not a Loadscope bundle (no loadscope and bin/loadscope in it): make one with "
+                   "`bash tests/device/bundle.sh --from BUILD --out DIR --max-mb 0`"),
                    bundle_dir);
       return FALSE;
     }
@@ -82,14 +83,14 @@ ls_remote_install (const ls_remote_target *target, const char *bundle_dir, FILE 
       g_autofree char *script = g_strconcat (ls_remote_script_prelude, install_script, NULL);
       const char *args[] = { key, sum, NULL };
       g_autoptr (GPtrArray) argv = ls_remote_sh_argv (target, script, args);
-      fprintf (out, "remote install: %s: sending %s (sha256 %.16s...) as version %s\n", target->text, bundle_dir, sum,
+      fprintf (out, _("remote install: %s: sending %s (sha256 %.16s...) as version %s\n"), target->text, bundle_dir, sum,
                key);
       g_autoptr (GBytes) said = ls_remote_command (target, argv, tar_path, NULL, error);
       if (said)
         {
           g_autofree char *text = g_bytes_get_size (said) ? g_strndup (g_bytes_get_data (said, NULL), g_bytes_get_size (said))
                                                           : g_strdup ("");
-          fprintf (out, "remote install: %s: installed and checked:\n%s", target->text, text);
+          fprintf (out, _("remote install: %s: installed and checked:\n%s"), target->text, text);
           ok = TRUE;
         }
     }

@@ -8,6 +8,7 @@
  * when this process ends or is stopped it closes, and the runner there
  * ends its run as interrupted (ls_remote_stop_on_stdin_eof). */
 #include "app/remote/remote.h"
+#include "app/core/i18n.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -291,7 +292,7 @@ bring_home (const ls_remote_target *target, const char *key, const char *name, c
       && (store = ls_store_open (db, error)) && ls_import_file_runs (store, path, &counts, &runs, error))
     {
       if (runs->len == 0)
-        g_set_error (error, LS_REMOTE_ERROR, LS_REMOTE_ERROR_FAILED, "the run's store on %s holds no run",
+        g_set_error (error, LS_REMOTE_ERROR, LS_REMOTE_ERROR_FAILED, _("the run's store on %s holds no run"),
                      target->text);
       else
         {
@@ -366,7 +367,7 @@ ls_remote_run_main (const char *target_text, int argc, char **argv)
     f.events = stdout;
   else if (events_path && !(f.events = g_fopen (events_path, "w")))
     {
-      fprintf (stderr, "loadscope run: --events %s: cannot be written\n", events_path);
+      fprintf (stderr, _("loadscope run: --events %s: cannot be written\n"), events_path);
       goto out;
     }
 
@@ -396,7 +397,7 @@ ls_remote_run_main (const char *target_text, int argc, char **argv)
   f.proc = g_subprocess_launcher_spawnv (launcher, (const char *const *) local->pdata, &error);
   if (!f.proc)
     {
-      m = g_strdup_printf ("%s: could not start %s: %s", target->text, (const char *) local->pdata[0],
+      m = g_strdup_printf (_("%s: could not start %s: %s"), target->text, (const char *) local->pdata[0],
                            error->message);
       emit_error (&f, m);
       goto out;
@@ -423,14 +424,14 @@ ls_remote_run_main (const char *target_text, int argc, char **argv)
   status = g_subprocess_get_if_exited (f.proc) ? g_subprocess_get_exit_status (f.proc) : -1;
   if (f.no_answer)
     {
-      m = g_strdup_printf ("%s did not answer in %u s; it was ended and nothing ran (is the container running? "
-                           "does the command wait for a password or for input?)",
+      m = g_strdup_printf (_("%s did not answer in %u s; it was ended and nothing ran (is the container running? "
+                           "does the command wait for a password or for input?)"),
                            target->text, limit_s);
       emit_error (&f, m);
       goto out;
     }
   if (g_subprocess_get_if_signaled (f.proc))
-    why = g_strdup_printf ("%s was ended by signal %d", (const char *) local->pdata[0],
+    why = g_strdup_printf (_("%s was ended by signal %d"), (const char *) local->pdata[0],
                            g_subprocess_get_term_sig (f.proc));
   else
     why = ls_remote_transport_failure (target, status, f.said->str);
@@ -454,7 +455,7 @@ ls_remote_run_main (const char *target_text, int argc, char **argv)
         exit_code = status;
       else
         {
-          m = g_strdup_printf ("%s: the diagnosis did not finish there: %s", target->text, why);
+          m = g_strdup_printf (_("%s: the diagnosis did not finish there: %s"), target->text, why);
           emit_error (&f, m);
         }
       goto out;
@@ -474,8 +475,8 @@ ls_remote_run_main (const char *target_text, int argc, char **argv)
       if (local_id < 0)
         {
           fprintf (stderr,
-                   "loadscope run: the run could not be recorded: %s (it stays on %s: `loadscope remote collect %s` "
-                   "brings it home later)\n",
+                   _("loadscope run: the run could not be recorded: %s (it stays on %s: `loadscope remote collect %s` "
+                   "brings it home later)\n"),
                    home_error->message, target->text, target->text);
         }
       emit_finished (&f, summary);
@@ -487,10 +488,10 @@ ls_remote_run_main (const char *target_text, int argc, char **argv)
           printf ("%s\n", text);
         }
       else if (!f.events || f.events != stdout)
-        printf ("run on %s: %s, %.0f samples/s%s\n", target->text,
+        printf (_("run on %s: %s, %.0f samples/s%s\n"), target->text,
                 json_object_get_string_member_with_default (summary, "status", "?"),
                 json_object_get_double_member_with_default (summary, "throughput_sps", 0),
-                local_id > 0 ? "; recorded" : "");
+                local_id > 0 ? _("; recorded") : "");
       const char *st = json_object_get_string_member_with_default (summary, "status", "failed");
       exit_code = strcmp (st, "done") == 0 ? 0 : 1;
       goto out;
@@ -498,17 +499,17 @@ ls_remote_run_main (const char *target_text, int argc, char **argv)
 
   /* The connection ended during the run, or before it began. */
   if (no_db)
-    m = g_strdup_printf ("the connection to %s ended during the run (%s); nothing was recorded (--no-db)",
+    m = g_strdup_printf (_("the connection to %s ended during the run (%s); nothing was recorded (--no-db)"),
                          target->text, why);
   else if (local_id > 0)
-    m = g_strdup_printf ("the connection to %s ended during the run (%s); runs finished before it are kept, and "
-                         "this one is recorded as interrupted (run %" G_GINT64_FORMAT ")",
-                         target->text, why, local_id);
+    m = g_strdup_printf (_("the connection to %s ended during the run (%s); runs finished before it are kept, and "
+                         "this one is recorded as interrupted (run %lld)"),
+                         target->text, why, (long long) local_id);
   else if (!f.started)
-    m = g_strdup_printf ("%s: the run did not start there: %s", target->text, why);
+    m = g_strdup_printf (_("%s: the run did not start there: %s"), target->text, why);
   else
-    m = g_strdup_printf ("the connection to %s ended during the run (%s); runs finished before it are kept; this "
-                         "one could not be brought home (%s): `loadscope remote collect %s` does it later",
+    m = g_strdup_printf (_("the connection to %s ended during the run (%s); runs finished before it are kept; this "
+                         "one could not be brought home (%s): `loadscope remote collect %s` does it later"),
                          target->text, why, home_error ? home_error->message : "?", target->text);
   emit_error (&f, m);
   exit_code = 2; /* a sweep stops here: the next run would meet the same */
@@ -547,7 +548,7 @@ ls_remote_collect (const ls_remote_target *target, const char *db, FILE *out)
   g_autoptr (GBytes) list = ls_remote_command (target, argv, NULL, NULL, &error);
   if (!list)
     {
-      fprintf (stderr, "loadscope remote collect: %s\n", error->message);
+      fprintf (stderr, _("loadscope remote collect: %s\n"), error->message);
       return 2;
     }
   g_autofree char *text = g_bytes_get_size (list) ? g_strndup (g_bytes_get_data (list, NULL), g_bytes_get_size (list))
@@ -564,16 +565,16 @@ ls_remote_collect (const ls_remote_target *target, const char *db, FILE *out)
       if (id > 0)
         {
           kept++;
-          fprintf (out, "remote collect: %s: run %s recorded as run %" G_GINT64_FORMAT "\n", target->text, names[i],
-                   id);
+          fprintf (out, _("remote collect: %s: run %s recorded as run %lld\n"), target->text, names[i],
+                   (long long) id);
         }
       else
         {
           failed++;
-          fprintf (stderr, "loadscope remote collect: %s: run %s: %s\n", target->text, names[i], why->message);
+          fprintf (stderr, _("loadscope remote collect: %s: run %s: %s\n"), target->text, names[i], why->message);
         }
     }
-  fprintf (out, "remote collect: %s: %u run%s brought home, %u could not be\n", target->text, kept,
+  fprintf (out, _("remote collect: %s: %u run%s brought home, %u could not be\n"), target->text, kept,
            kept == 1 ? "" : "s", failed);
   return failed ? 1 : 0;
 }

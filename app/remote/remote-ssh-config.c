@@ -1,5 +1,6 @@
 /* ~/.ssh/config's Host names, read as untrusted input (remote-ssh-config.h). */
 #include "app/remote/remote-ssh-config.h"
+#include "app/core/i18n.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -45,13 +46,13 @@ read_capped (const char *path, gsize *len, gboolean *missing, GError **error)
     }
   if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
     {
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: not a regular file", path);
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, _("%s: not a regular file"), path);
       return NULL;
     }
   FILE *f = g_fopen (path, "rb");
   if (!f)
     {
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ACCES, "%s: cannot be read", path);
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ACCES, _("%s: cannot be read"), path);
       return NULL;
     }
   char *bytes = g_malloc (LS_SSH_CONFIG_FILE_MAX + 2);
@@ -61,7 +62,7 @@ read_capped (const char *path, gsize *len, gboolean *missing, GError **error)
   if (failed || n > LS_SSH_CONFIG_FILE_MAX)
     {
       g_set_error (error, G_FILE_ERROR, failed ? G_FILE_ERROR_IO : G_FILE_ERROR_FAILED,
-                   failed ? "%s: cannot be read" : "%s: larger than %d bytes, not read", path, LS_SSH_CONFIG_FILE_MAX);
+                   failed ? _("%s: cannot be read") : _("%s: larger than %d bytes, not read"), path, LS_SSH_CONFIG_FILE_MAX);
       g_free (bytes);
       return NULL;
     }

@@ -1,6 +1,7 @@
 /* Targets: parsing, the argv that reaches them, the version key, and one
  * command run to its end. */
 #include "app/remote/remote.h"
+#include "app/core/i18n.h"
 
 #include <string.h>
 
@@ -38,8 +39,8 @@ ls_remote_target_parse (const char *text, GError **error)
       if (!*t->host || t->host[0] == '-' || strpbrk (t->host, " \t\r\n"))
         {
           g_set_error (error, LS_REMOTE_ERROR, LS_REMOTE_ERROR_TARGET,
-                       "--on %s: give a host after ssh: (a name, user@host or a ~/.ssh/config alias), without "
-                       "spaces or a leading '-'",
+                       _("--on %s: give a host after ssh: (a name, user@host or a ~/.ssh/config alias), without "
+                       "spaces or a leading '-'"),
                        text);
           return NULL;
         }
@@ -60,15 +61,15 @@ ls_remote_target_parse (const char *text, GError **error)
       if (!g_shell_parse_argv (command, NULL, &t->prefix, &why))
         {
           g_set_error (error, LS_REMOTE_ERROR, LS_REMOTE_ERROR_TARGET,
-                       "--on %s: the command after exec: cannot be split into arguments (%s)", text,
+                       _("--on %s: the command after exec: cannot be split into arguments (%s)"), text,
                        why->message);
           return NULL;
         }
       return g_steal_pointer (&t);
     }
   g_set_error (error, LS_REMOTE_ERROR, LS_REMOTE_ERROR_TARGET,
-               "--on %s: not a target: give ssh:HOST (a GPU server, through ssh) or exec:COMMAND (a command prefix "
-               "that runs a program inside a container, such as exec:docker exec -i NAME)",
+               _("--on %s: not a target: give ssh:HOST (a GPU server, through ssh) or exec:COMMAND (a command prefix "
+               "that runs a program inside a container, such as exec:docker exec -i NAME)"),
                text ? text : "");
   return NULL;
 }
@@ -188,22 +189,22 @@ ls_remote_transport_failure (const ls_remote_target *target, int exit_status, co
       char *nl = strchr (others, '\n');
       if (nl)
         *nl = '\0';
-      return g_strdup_printf ("%s has no Loadscope %s installed%s%s%s: run `loadscope remote install %s --bundle DIR` "
-                              "(DIR made by tests/device/bundle.sh)",
-                              target->text, key, *others ? " (it has " : "", others, *others ? ")" : "",
+      return g_strdup_printf (_("%s has no Loadscope %s installed%s%s%s: run `loadscope remote install %s --bundle DIR` "
+                              "(DIR made by tests/device/bundle.sh)"),
+                              target->text, key, *others ? _(" (it has ") : "", others, *others ? ")" : "",
                               target->text);
     }
   if (exit_status == 96)
-    return g_strdup_printf ("%s: HOME is not set on the target: set LOADSCOPE_REMOTE_CACHE there, or HOME",
+    return g_strdup_printf (_("%s: HOME is not set on the target: set LOADSCOPE_REMOTE_CACHE there, or HOME"),
                             target->text);
   if (target->kind == LS_REMOTE_SSH && exit_status == 255)
-    return g_strdup_printf ("could not reach %s through ssh (exit status 255)%s%s; ssh runs with BatchMode=yes, so a "
-                            "password or passphrase prompt is an error: use a key (ssh-agent, ~/.ssh/config)",
+    return g_strdup_printf (_("could not reach %s through ssh (exit status 255)%s%s; ssh runs with BatchMode=yes, so a "
+                            "password or passphrase prompt is an error: use a key (ssh-agent, ~/.ssh/config)"),
                             target->host, *said ? ": " : "", said);
   if (exit_status == 126 || exit_status == 127)
-    return g_strdup_printf ("%s: the command could not be started there (exit status %d)%s%s", target->text,
+    return g_strdup_printf (_("%s: the command could not be started there (exit status %d)%s%s"), target->text,
                             exit_status, *said ? ": " : "", said);
-  return g_strdup_printf ("%s: exit status %d%s%s", target->text, exit_status, *said ? ": " : "", said);
+  return g_strdup_printf (_("%s: exit status %d%s%s"), target->text, exit_status, *said ? ": " : "", said);
 }
 
 GBytes *
@@ -220,14 +221,14 @@ ls_remote_command (const ls_remote_target *target, GPtrArray *argv, const char *
   g_autoptr (GMappedFile) input = NULL;
   if (in_path && !(input = g_mapped_file_new (in_path, FALSE, &why)))
     {
-      g_set_error (error, LS_REMOTE_ERROR, LS_REMOTE_ERROR_FAILED, "%s: could not read %s: %s", target->text,
+      g_set_error (error, LS_REMOTE_ERROR, LS_REMOTE_ERROR_FAILED, _("%s: could not read %s: %s"), target->text,
                    in_path, why->message);
       return NULL;
     }
   g_autoptr (GSubprocess) proc = g_subprocess_launcher_spawnv (launcher, (const char *const *) argv->pdata, &why);
   if (!proc)
     {
-      g_set_error (error, LS_REMOTE_ERROR, LS_REMOTE_ERROR_CONNECT, "%s: could not start %s: %s", target->text,
+      g_set_error (error, LS_REMOTE_ERROR, LS_REMOTE_ERROR_CONNECT, _("%s: could not start %s: %s"), target->text,
                    (const char *) argv->pdata[0], why->message);
       return NULL;
     }

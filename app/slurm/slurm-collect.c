@@ -4,6 +4,7 @@
  * every task that did not end well: its Slurm state, node and the tail of
  * its log. */
 #include "app/slurm/slurm.h"
+#include "app/core/i18n.h"
 #include "app/store/store-named.h"
 
 #include <string.h>
@@ -43,7 +44,7 @@ append_line (GString *s, const char *p, gsize n)
       n -= k;
     }
   if (more)
-    g_string_append_printf (s, " ... (%" G_GSIZE_FORMAT " bytes more)", more);
+    g_string_append_printf (s, _(" ... (%zu bytes more)"), more);
   g_string_append_c (s, '\n');
 }
 
@@ -104,16 +105,16 @@ report_task (FILE *out, const ls_slurm_run *run, guint t)
   if (slurm_state)
     fprintf (out, " [Slurm: %s]", slurm_state);
   if (info->exit_code >= 0 && !missing) /* Slurm says 0:0 for a task that never started */
-    fprintf (out, ", exit status %d", info->exit_code);
+    fprintf (out, _(", exit status %d"), info->exit_code);
   if (node)
     fprintf (out, ", on %s", node);
   fprintf (out, "\n");
   if (tail)
-    fprintf (out, "  %s, last lines:\n%s", shown_log, tail);
+    fprintf (out, _("  %s, last lines:\n%s"), shown_log, tail);
   else if (refused)
-    fprintf (out, "  its log is not read: %s\n", refused);
+    fprintf (out, _("  its log is not read: %s\n"), refused);
   else
-    fprintf (out, "  no log (%s): it never started\n", shown_log);
+    fprintf (out, _("  no log (%s): it never started\n"), shown_log);
 }
 
 /* The runs imported from the run folder, counted by the node they ran on. */
@@ -144,8 +145,8 @@ store_file_ok (const char *path, FILE *out, const char *name)
   if (ls_slurm_folder_has_file (path))
     return TRUE;
   g_autofree char *shown = ls_terminal_text (path);
-  fprintf (out, "loadscope sweep: %s: %s is not a regular file (a link, a FIFO or a device); not imported\n", shown,
-           name ? name : "the task's store");
+  fprintf (out, _("loadscope sweep: %s: %s is not a regular file (a link, a FIFO or a device); not imported\n"), shown,
+           name ? name : _("the task's store"));
   return FALSE;
 }
 
@@ -200,7 +201,7 @@ ls_slurm_collect (ls_slurm_run *run, const char *db, FILE *out)
   if (g_file_test (tasks_dir, G_FILE_TEST_IS_SYMLINK))
     {
       g_autofree char *shown = ls_terminal_text (tasks_dir);
-      fprintf (out, "loadscope sweep: %s is a link, not the run folder's own folder; its stores are not imported\n",
+      fprintf (out, _("loadscope sweep: %s is a link, not the run folder's own folder; its stores are not imported\n"),
                shown);
       rc = 1;
       n_stores_read = 0;
@@ -221,7 +222,7 @@ ls_slurm_collect (ls_slurm_run *run, const char *db, FILE *out)
       if (!ls_import_file_in_sweep (store, path, uuid, &counts, &error))
         {
           g_autofree char *why = ls_terminal_text (error->message);
-          fprintf (out, "task %u: its store could not be merged: %s\n", t, why);
+          fprintf (out, _("task %u: its store could not be merged: %s\n"), t, why);
           g_clear_error (&error);
           rc = 1;
           continue;
@@ -243,7 +244,7 @@ ls_slurm_collect (ls_slurm_run *run, const char *db, FILE *out)
     }
 
   if (bad > REPORT_MAX_TASKS)
-    fprintf (out, "... and %u more tasks that did not end well (the first %d are shown)\n", bad - REPORT_MAX_TASKS,
+    fprintf (out, _("... and %u more tasks that did not end well (the first %d are shown)\n"), bad - REPORT_MAX_TASKS,
              REPORT_MAX_TASKS);
 
   /* The sweep ends once nothing is queued: done when every task ran
@@ -252,6 +253,7 @@ ls_slurm_collect (ls_slurm_run *run, const char *db, FILE *out)
   const char *sweep_status = n_active ? "running" : unfinished ? "interrupted" : "done";
   if (sweep_id > 0 && n_active == 0)
     {
+      /* untranslated: kept in the store as the sweep's reason */
       g_autofree char *reason = unfinished ? g_strdup_printf ("%u of %u Slurm tasks were cancelled, timed out or never ran",
                                                              unfinished, n)
                                            : NULL;
@@ -270,12 +272,12 @@ ls_slurm_collect (ls_slurm_run *run, const char *db, FILE *out)
   g_autofree char *shown_dir = ls_terminal_text (dir);
   g_autofree char *shown_store = ls_terminal_text (ls_store_path (store));
   fprintf (out, "%s\n", progress);
-  fprintf (out, "collected %s: %u new run%s (%u already present) from %u task store%s into %s\n", shown_dir,
+  fprintf (out, _("collected %s: %u new run%s (%u already present) from %u task store%s into %s\n"), shown_dir,
            total.runs_imported, total.runs_imported == 1 ? "" : "s", total.runs_present, stores,
            stores == 1 ? "" : "s", shown_store);
   if (sweep_id > 0)
-    fprintf (out, "sweep %" G_GINT64_FORMAT ": %s; runs by node: %s\n", sweep_id,
-             n_active ? "running (tasks still queued or running: collect again when they end)" : sweep_status,
+    fprintf (out, _("sweep %lld: %s; runs by node: %s\n"), (long long) sweep_id,
+             n_active ? _("running (tasks still queued or running: collect again when they end)") : sweep_status,
              nodes ? nodes : "none");
   if (n_active)
     rc = 1;

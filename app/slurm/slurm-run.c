@@ -4,6 +4,7 @@
  * folder (tasks/task-N.exit), and what was seen before (states.tsv: Slurm
  * forgets). */
 #include "app/slurm/slurm.h"
+#include "app/core/i18n.h"
 
 #include <errno.h>
 #include <json-glib/json-glib.h>
@@ -212,7 +213,7 @@ ls_slurm_command (const char *const *argv, GError **error)
   if (!g_spawn_check_wait_status (status, NULL))
     {
       g_set_error (error, LS_SLURM_ERROR, LS_SLURM_ERROR_COMMAND, "%s failed: %s", argv[0],
-                   err && *g_strstrip (err) ? err : "(no message)");
+                   err && *g_strstrip (err) ? err : _("(no message)"));
       return NULL;
     }
   return g_steal_pointer (&out);
@@ -241,7 +242,7 @@ ls_slurm_run_free (ls_slurm_run *run)
 static gboolean
 bad_manifest (GError **error, const char *path, const char *what)
 {
-  g_set_error (error, LS_SLURM_ERROR, LS_SLURM_ERROR_RUN_DIR, "%s: not a Loadscope Slurm manifest (%s)", path, what);
+  g_set_error (error, LS_SLURM_ERROR, LS_SLURM_ERROR_RUN_DIR, _("%s: not a Loadscope Slurm manifest (%s)"), path, what);
   return FALSE;
 }
 
@@ -253,14 +254,14 @@ int_member (JsonObject *o, const char *where, const char *name, gint64 min, gint
   JsonNode *n = json_object_get_member (o, name);
   if (!n || !JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_INT64)
     {
-      g_autofree char *what = g_strdup_printf ("%s\"%s\" missing or not an integer", where, name);
+      g_autofree char *what = g_strdup_printf (_("%s\"%s\" missing or not an integer"), where, name);
       return bad_manifest (error, path, what);
     }
   *out = json_node_get_int (n);
   if (*out < min || *out > max)
     {
-      g_autofree char *what = g_strdup_printf ("%s\"%s\": %" G_GINT64_FORMAT " is not between %" G_GINT64_FORMAT
-                                               " and %" G_GINT64_FORMAT, where, name, *out, min, max);
+      g_autofree char *what = g_strdup_printf (_("%s\"%s\": %lld is not between %lld and %lld"), where, name,
+                                                 (long long) *out, (long long) min, (long long) max);
       return bad_manifest (error, path, what);
     }
   return TRUE;
@@ -276,7 +277,7 @@ string_member (JsonObject *o, const char *where, const char *name, const char **
     return TRUE;
   if (!JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_STRING)
     {
-      g_autofree char *what = g_strdup_printf ("%s\"%s\" is not a string", where, name);
+      g_autofree char *what = g_strdup_printf (_("%s\"%s\" is not a string"), where, name);
       return bad_manifest (error, path, what);
     }
   *out = json_node_get_string (n);
@@ -289,7 +290,7 @@ array_member (JsonObject *o, const char *name, const char *path, GError **error)
   JsonNode *n = json_object_get_member (o, name);
   if (!n || !JSON_NODE_HOLDS_ARRAY (n))
     {
-      g_autofree char *what = g_strdup_printf ("\"%s\" missing or not an array", name);
+      g_autofree char *what = g_strdup_printf (_("\"%s\" missing or not an array"), name);
       return bad_manifest (error, path, what), NULL;
     }
   return json_node_get_array (n);
@@ -311,7 +312,7 @@ manifest_parse (const char *run_dir, const char *path, GError **error)
     g_prefix_error (&why, "%s: ", path);
   if (why)
     {
-      g_set_error (error, LS_SLURM_ERROR, LS_SLURM_ERROR_RUN_DIR, "%s: not a run folder of `loadscope sweep --slurm` (%s)",
+      g_set_error (error, LS_SLURM_ERROR, LS_SLURM_ERROR_RUN_DIR, _("%s: not a run folder of `loadscope sweep --slurm` (%s)"),
                    run_dir, why->message);
       return NULL;
     }
@@ -329,14 +330,14 @@ job_load (JsonNode *n, guint i, guint tasks, job *out, const char *path, GError 
   gint64 first = 0, last = 0;
   if (!j)
     {
-      g_autofree char *what = g_strdup_printf ("jobs[%u] is not an object", i);
+      g_autofree char *what = g_strdup_printf (_("jobs[%u] is not an object"), i);
       return bad_manifest (error, path, what);
     }
   if (!string_member (j, where, "id", &id, path, error))
     return FALSE;
   if (!id || !*id || strlen (id) > 20 || strspn (id, "0123456789") != strlen (id))
     {
-      g_autofree char *what = g_strdup_printf ("%s\"id\" is not a Slurm job id (digits)", where);
+      g_autofree char *what = g_strdup_printf (_("%s\"id\" is not a Slurm job id (digits)"), where);
       return bad_manifest (error, path, what);
     }
   if (!int_member (j, where, "first", 0, (gint64) tasks - 1, &first, path, error)
@@ -377,8 +378,8 @@ ls_slurm_run_load (const char *run_dir, GError **error)
     return NULL;
   if (json_array_get_length (labels) != (guint) configurations)
     {
-      g_autofree char *what = g_strdup_printf ("%u labels for %" G_GINT64_FORMAT " configurations",
-                                               json_array_get_length (labels), configurations);
+      g_autofree char *what = g_strdup_printf (_("%u labels for %lld configurations"),
+                                               json_array_get_length (labels), (long long) configurations);
       return bad_manifest (error, path, what), NULL;
     }
   if (json_array_get_length (jobs) > (guint) tasks)
@@ -395,7 +396,7 @@ ls_slurm_run_load (const char *run_dir, GError **error)
       JsonNode *n = json_array_get_element (labels, i);
       if (!JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_STRING)
         {
-          g_autofree char *what = g_strdup_printf ("labels[%u] is not a string", i);
+          g_autofree char *what = g_strdup_printf (_("labels[%u] is not a string"), i);
           return bad_manifest (error, path, what), NULL;
         }
       g_ptr_array_add (run->labels, g_strdup (json_node_get_string (n)));
@@ -635,6 +636,7 @@ ls_slurm_run_refresh (ls_slurm_run *run)
           if (!ls_task_state_final (info->state))
             {
               g_free (info->slurm_state);
+              /* untranslated: kept in the run folder's task states (slurm.json), read back */
               info->slurm_state = g_strdup_printf ("no exit status: %s", why->message);
             }
         }
@@ -647,6 +649,7 @@ ls_slurm_run_refresh (ls_slurm_run *run)
               if (!known)
                 {
                   g_free (info->slurm_state);
+                  /* untranslated: kept in the run folder's task states (slurm.json), read back */
                   info->slurm_state = g_strdup_printf ("exited with status %d", code);
                 }
               info->state = code == 0 ? LS_TASK_DONE : LS_TASK_FAILED;
@@ -658,7 +661,9 @@ ls_slurm_run_refresh (ls_slurm_run *run)
           for (guint j = 0; j < run->jobs->len; j++)
             submitted |= job_has_task (&g_array_index (run->jobs, job, j), t);
           g_free (info->slurm_state);
+          /* untranslated: kept in the run folder's task states (slurm.json), read back */
           info->slurm_state = g_strdup (submitted ? "not known to Slurm any more, and it left no exit status"
+                                                  /* untranslated: as above */
                                                   : "never started (not submitted; no exit status)");
         }
     }
@@ -680,6 +685,7 @@ ls_slurm_run_progress_text (const ls_slurm_run *run, guint *n_active)
                           run->jobs->len == 1 ? "job" : "jobs", *ids ? ids : "(none)", run->tasks,
                           run->tasks == 1 ? "" : "s", n[LS_TASK_PENDING], n[LS_TASK_RUNNING], n[LS_TASK_DONE], bad);
   if (n[LS_TASK_CANCELLED] || n[LS_TASK_TIMEOUT])
+    /* untranslated: continues the progress line, whose other parts (job/jobs, task/s) are English words */
     g_string_append_printf (s, " (%u cancelled, %u timed out)", n[LS_TASK_CANCELLED], n[LS_TASK_TIMEOUT]);
   return g_string_free (s, FALSE);
 }

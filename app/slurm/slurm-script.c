@@ -5,6 +5,7 @@
  * disk (SQLite over NFS is unsafe, WAL does not work there), copied into the
  * run folder when the run ends, cancelled or out of time included. */
 #include "app/slurm/slurm.h"
+#include "app/core/i18n.h"
 
 #include <string.h>
 
@@ -30,6 +31,7 @@ directive (GString *s, const char *option, const char *value)
 {
   if (strpbrk (value, "\"\n\r"))
     {
+      /* untranslated: a line of the job script */
       g_string_append_printf (s, "# (left out: %s holds a double quote or a line end)\n", option);
       return;
     }
@@ -62,6 +64,7 @@ ls_slurm_script_text (const ls_slurm_plan *plan)
   g_autofree char *q_dir = ls_slurm_quote (plan->run_dir);
 
   g_string_append_printf (s,
+                          /* untranslated: the job script's own comments */
                           "# A Loadscope sweep as a Slurm job array (written by `loadscope sweep --slurm`).\n"
                           "# %u configurations, %u array tasks: task T runs configuration T %% %u with\n"
                           "# `loadscope run` into its own store, on node-local disk while it runs, then\n"
@@ -80,11 +83,13 @@ ls_slurm_script_text (const ls_slurm_plan *plan)
     directive (s, "--time", plan->time);
   for (char **a = plan->sbatch_args; a && *a; a++)
     if (strpbrk (*a, "\"\n\r") || strchr (*a, ' '))
+      /* untranslated: a line of the job script */
       g_string_append_printf (s, "# (an --sbatch-arg with a space or quote is passed on sbatch's command line)\n");
     else
       g_string_append_printf (s, "#SBATCH %s\n", *a);
 
   g_string_append_printf (s,
+                          /* untranslated: the job script */
                           "\n"
                           "set -u\n"
                           "loadscope=%s\n"
@@ -107,6 +112,7 @@ ls_slurm_script_text (const ls_slurm_plan *plan)
     }
   g_string_append_printf (
       s,
+      /* untranslated: the job script */
       "  *) echo \"task $task: no such configuration\" >&2; exit 2 ;;\n"
       "esac\n"
       "\n"

@@ -5,6 +5,7 @@
  * sbatch, follows with squeue/sacct/scontrol and collects when nothing is
  * left queued. `--slurm-collect RUNDIR` is the last step alone. */
 #include "app/slurm/slurm.h"
+#include "app/core/i18n.h"
 #include "app/store/store-named.h"
 
 #include <errno.h>
@@ -180,15 +181,15 @@ on_interrupt (gpointer data)
   if (f->interrupted || !isatty (STDIN_FILENO) || !f->tty)
     {
       fprintf (stderr,
-               "loadscope sweep: the array keeps running. Cancel it: scancel %s\n"
-               "                 merge what ran: loadscope sweep --slurm-collect %s\n",
+               _("loadscope sweep: the array keeps running. Cancel it: scancel %s\n"
+               "                 merge what ran: loadscope sweep --slurm-collect %s\n"),
                ids, ls_slurm_run_dir (f->run));
       f->left_running = TRUE;
       g_main_loop_quit (f->loop);
       return G_SOURCE_CONTINUE;
     }
   f->interrupted = TRUE;
-  fprintf (stderr, "Cancel the array (scancel %s)? [y/N] ", ids);
+  fprintf (stderr, _("Cancel the array (scancel %s)? [y/N] "), ids);
   fflush (stderr);
   char answer[16] = "";
   if (fgets (answer, sizeof answer, stdin) && (answer[0] == 'y' || answer[0] == 'Y'))
@@ -197,11 +198,11 @@ on_interrupt (gpointer data)
       if (!ls_slurm_run_cancel (f->run, &error))
         fprintf (stderr, "loadscope sweep: %s\n", error->message);
       else
-        fprintf (stderr, "cancelled; waiting for the tasks to stop, then merging what ran\n");
+        fprintf (stderr, _("cancelled; waiting for the tasks to stop, then merging what ran\n"));
       return G_SOURCE_CONTINUE;
     }
   fprintf (stderr,
-           "loadscope sweep: the array keeps running; merge it later: loadscope sweep --slurm-collect %s\n",
+           _("loadscope sweep: the array keeps running; merge it later: loadscope sweep --slurm-collect %s\n"),
            ls_slurm_run_dir (f->run));
   f->left_running = TRUE;
   g_main_loop_quit (f->loop);
@@ -326,7 +327,7 @@ submit (const ls_slurm_plan *plan, const char *script, char **nodes, GPtrArray *
       out[strcspn (out, ";")] = '\0'; /* "<id>;<cluster>" */
       if (!*out || strspn (out, "0123456789") != strlen (out))
         {
-          g_set_error (error, LS_SLURM_ERROR, LS_SLURM_ERROR_COMMAND, "sbatch said '%s', not a job id", out);
+          g_set_error (error, LS_SLURM_ERROR, LS_SLURM_ERROR_COMMAND, _("sbatch said '%s', not a job id"), out);
           return FALSE;
         }
       JsonObject *o = json_object_new ();
@@ -356,7 +357,7 @@ submit_main (const ls_sweep_request *request, const ls_slurm_options *o, const c
   for (char **n = nodes; n && *n; n++)
     if (!*g_strstrip (*n))
       {
-        fprintf (stderr, "loadscope sweep: --nodes-list %s: an empty node name\n", o->nodes_list);
+        fprintf (stderr, _("loadscope sweep: --nodes-list %s: an empty node name\n"), o->nodes_list);
         return 2;
       }
   guint n_nodes = nodes ? g_strv_length (nodes) : 0;
@@ -365,7 +366,7 @@ submit_main (const ls_sweep_request *request, const ls_slurm_options *o, const c
   plan.executable = executable_path (request);
   if (!plan.executable)
     {
-      fprintf (stderr, "loadscope sweep: the loadscope executable (%s) was not found\n", request->runner);
+      fprintf (stderr, _("loadscope sweep: the loadscope executable (%s) was not found\n"), request->runner);
       return 2;
     }
   g_autoptr (GDateTime) now = g_date_time_new_now_local ();
@@ -381,8 +382,8 @@ submit_main (const ls_sweep_request *request, const ls_slurm_options *o, const c
   guint64 tasks = (guint64) plan.configurations * MAX (request->repeat, 1u) * MAX (n_nodes, 1u);
   if (tasks > LS_SLURM_MAX_TASKS)
     {
-      fprintf (stderr, "loadscope sweep: %" G_GUINT64_FORMAT " Slurm tasks (configurations x repeat x nodes): more "
-               "than the %d a run folder holds\n", tasks, LS_SLURM_MAX_TASKS);
+      fprintf (stderr, _("loadscope sweep: %llu Slurm tasks (configurations x repeat x nodes): more "
+               "than the %d a run folder holds\n"), (unsigned long long) tasks, LS_SLURM_MAX_TASKS);
       ls_slurm_plan_clear (&plan);
       return 2;
     }
@@ -408,14 +409,14 @@ submit_main (const ls_sweep_request *request, const ls_slurm_options *o, const c
       g_autofree char *logs_dir = g_build_filename (plan.run_dir, "logs", NULL);
       if (g_file_test (manifest, G_FILE_TEST_EXISTS))
         {
-          fprintf (stderr, "loadscope sweep: %s is already a run folder (merge it with --slurm-collect %s); choose "
-                           "another --run-dir\n", plan.run_dir, plan.run_dir);
+          fprintf (stderr, _("loadscope sweep: %s is already a run folder (merge it with --slurm-collect %s); choose "
+                           "another --run-dir\n"), plan.run_dir, plan.run_dir);
           rc = 2;
           goto out;
         }
       if (g_mkdir_with_parents (tasks_dir, 0755) != 0 || g_mkdir_with_parents (logs_dir, 0755) != 0)
         {
-          fprintf (stderr, "loadscope sweep: cannot create %s: %s\n", plan.run_dir, g_strerror (errno));
+          fprintf (stderr, _("loadscope sweep: cannot create %s: %s\n"), plan.run_dir, g_strerror (errno));
           goto out;
         }
       if (!write_seed (plan.run_dir, grid, &plan, &plan.seed_sweep_id, &uuid, &error))
@@ -439,19 +440,19 @@ submit_main (const ls_sweep_request *request, const ls_slurm_options *o, const c
   if (o->dry_run)
     {
       if (prepare)
-        fprintf (stderr, "dry run: nothing submitted; prepared %s (submit: sbatch %s; or run each task: "
-                         "SLURM_ARRAY_TASK_ID=T bash %s, T = 0..%u; then: loadscope sweep --slurm-collect %s)\n",
+        fprintf (stderr, _("dry run: nothing submitted; prepared %s (submit: sbatch %s; or run each task: "
+                         "SLURM_ARRAY_TASK_ID=T bash %s, T = 0..%u; then: loadscope sweep --slurm-collect %s)\n"),
                  plan.run_dir, script_path, script_path, plan.tasks - 1, plan.run_dir);
       else
-        fprintf (stderr, "dry run: nothing submitted, nothing written (%u tasks; give --run-dir to prepare the "
-                         "folder)\n", plan.tasks);
+        fprintf (stderr, _("dry run: nothing submitted, nothing written (%u tasks; give --run-dir to prepare the "
+                         "folder)\n"), plan.tasks);
       rc = 0;
       goto out;
     }
 
   if (!submit (&plan, script_path, nodes, jobs, &error))
     {
-      fprintf (stderr, "loadscope sweep: %s\n(the run folder %s is prepared: submit it by hand with sbatch %s)\n",
+      fprintf (stderr, _("loadscope sweep: %s\n(the run folder %s is prepared: submit it by hand with sbatch %s)\n"),
                error->message, plan.run_dir, script_path);
       if (jobs->len)
         write_manifest (plan.run_dir, &plan, uuid, jobs, NULL);
@@ -472,16 +473,16 @@ submit_main (const ls_sweep_request *request, const ls_slurm_options *o, const c
     /* What this side submitted, for collect to check the manifest by. */
     if (!ls_slurm_record_submission (run, db, &error))
       {
-        fprintf (stderr, "loadscope sweep: recording the submission: %s\n", error->message);
+        fprintf (stderr, _("loadscope sweep: recording the submission: %s\n"), error->message);
         g_clear_error (&error);
       }
     g_autofree char *ids = ls_slurm_run_job_ids (run);
-    fprintf (stderr, "submitted job%s %s: %u task%s (%u configuration%s); run folder %s\n", jobs->len == 1 ? "" : "s",
+    fprintf (stderr, _("submitted job%s %s: %u task%s (%u configuration%s); run folder %s\n"), jobs->len == 1 ? "" : "s",
              ids, plan.tasks, plan.tasks == 1 ? "" : "s", plan.configurations, plan.configurations == 1 ? "" : "s",
              plan.run_dir);
     if (o->no_wait)
       {
-        fprintf (stderr, "follow: squeue -j %s; merge when done: loadscope sweep --slurm-collect %s\n", ids,
+        fprintf (stderr, _("follow: squeue -j %s; merge when done: loadscope sweep --slurm-collect %s\n"), ids,
                  plan.run_dir);
         rc = 0;
         goto out;

@@ -2,6 +2,7 @@
  * folder sits on a shared file system: anyone who can write there can
  * write slurm.json, so its sweep_uuid, job ids and labels are claims. */
 #include "app/slurm/slurm.h"
+#include "app/core/i18n.h"
 
 #include <string.h>
 
@@ -43,7 +44,7 @@ refuse (GError **error, const ls_slurm_run *run, const char *format, ...)
   g_autofree char *why = g_strdup_vprintf (format, ap);
   va_end (ap);
   g_autofree char *path = g_build_filename (ls_slurm_run_dir (run), "slurm.json", NULL);
-  g_set_error (error, LS_SLURM_ERROR, LS_SLURM_ERROR_RUN_DIR, "%s: %s; nothing is collected", path, why);
+  g_set_error (error, LS_SLURM_ERROR, LS_SLURM_ERROR_RUN_DIR, _("%s: %s; nothing is collected"), path, why);
   return FALSE;
 }
 

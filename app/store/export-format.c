@@ -1,4 +1,5 @@
 #include "app/store/export-format-private.h"
+#include "app/core/i18n.h"
 #include "app/core/record-ranges.h"
 #include "app/core/text-controls.h"
 #include "app/core/summary-keys.h"
@@ -228,8 +229,10 @@ ls_record_select_sql (const ls_record_kind *kind, const char *extra, const char 
       if (i)
         g_string_append (sql, ", ");
       if (f->kind == LS_FIELD_MACHINE_REF)
+        /* untranslated: SQL */
         g_string_append (sql, "(SELECT fingerprint FROM machine WHERE machine.id = t.machine_id)");
       else if (f->kind == LS_FIELD_SWEEP_REF)
+        /* untranslated: SQL */
         g_string_append (sql, "(SELECT uuid FROM sweep WHERE sweep.id = t.sweep_id)");
       else
         g_string_append_printf (sql, "t.\"%s\"", f->name);
@@ -385,14 +388,14 @@ describe (const ls_field_value *v, char *buf, gsize size)
   switch (v->type)
     {
     case LS_VALUE_NULL: return "null";
-    case LS_VALUE_INT: g_snprintf (buf, size, "the integer %" G_GINT64_FORMAT, v->i); return buf;
-    case LS_VALUE_REAL: g_snprintf (buf, size, "the number %g", v->d); return buf;
+    case LS_VALUE_INT: g_snprintf (buf, size, _("the integer %lld"), (long long) v->i); return buf;
+    case LS_VALUE_REAL: g_snprintf (buf, size, _("the number %g"), v->d); return buf;
     case LS_VALUE_BOOL: return v->i ? "true" : "false";
     case LS_VALUE_TEXT:
       {
         g_autofree char *shown = g_strndup (v->s, MIN (v->len, 40));
         g_autofree char *escaped = g_strescape (shown, NULL);
-        g_snprintf (buf, size, "the text \"%s\"%s", escaped, v->len > 40 ? "..." : "");
+        g_snprintf (buf, size, _("the text \"%s\"%s"), escaped, v->len > 40 ? "..." : "");
         return buf;
       }
     case LS_VALUE_NODE: return JSON_NODE_HOLDS_ARRAY (v->node) ? "an array" : "an object";

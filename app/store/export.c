@@ -1,4 +1,5 @@
 #include "app/store/export.h"
+#include "app/core/i18n.h"
 
 #include <glib/gstdio.h>
 #include <math.h>
@@ -225,7 +226,7 @@ ls_export_json (ls_store *store, GArray *ids, GError **error)
       if (sqlite3_step (st) != SQLITE_ROW)
         {
           sqlite3_finalize (st);
-          g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_NOT_FOUND, "no run %" G_GINT64_FORMAT " in %s", id,
+          g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_NOT_FOUND, _("no run %lld in %s"), (long long) id,
                        ls_store_path (store));
           return NULL;
         }
@@ -262,6 +263,7 @@ ls_export_json (ls_store *store, GArray *ids, GError **error)
 static char *
 bundle_columns (ls_store *store, const char *table, GError **error)
 {
+  /* untranslated: SQL */
   g_autofree char *sql = g_strdup_printf ("PRAGMA bundle.table_info (\"%s\")", table);
   GString *cols = g_string_new (NULL);
   sqlite3_stmt *st = NULL;
@@ -310,7 +312,7 @@ ls_export_sqlite (ls_store *store, GArray *ids, const char *path, GError **error
 
   if (g_file_test (path, G_FILE_TEST_EXISTS))
     {
-      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_OPEN, "%s: already exists", path);
+      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_OPEN, _("%s: already exists"), path);
       return FALSE;
     }
   /* A fresh store with the current schema, as one file. */
@@ -341,11 +343,12 @@ ls_export_sqlite (ls_store *store, GArray *ids, const char *path, GError **error
       g_autofree char *cols = bundle_columns (store, copies[i].table, error);
       if (!cols)
         goto rollback;
+      /* untranslated: SQL */
       g_autofree char *sql = g_strdup_printf ("INSERT INTO bundle.\"%s\" (%s) SELECT %s FROM main.\"%s\" WHERE %s",
                                               copies[i].table, cols, cols, copies[i].table, copies[i].where);
       if (!ls_store_exec (store, sql, error))
         {
-          g_prefix_error (error, "copying the %s rows: ", copies[i].table);
+          g_prefix_error (error, _("copying the %s rows: "), copies[i].table);
           goto rollback;
         }
     }

@@ -5,6 +5,7 @@
  * temporary folders of imports that died (SIGKILL, a crash) removed by the
  * next import. */
 #include <gio/gio.h>
+#include "app/core/i18n.h"
 #include <glib/gstdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,8 +31,7 @@ ls_json_text_check (const char *text, gsize len, GError **error)
           if (c == '\\' && i + 5 < len && text[i + 1] == 'u' && memcmp (text + i + 2, "0000", 4) == 0)
             {
               g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID,
-                           "a string holds a NUL character (\\u0000 at byte %" G_GSIZE_FORMAT
-                           "): text cannot hold NUL", i);
+                           _("a string holds a NUL character (\\u0000 at byte %zu): text cannot hold NUL"), i);
               return FALSE;
             }
           if (c == '\\')
@@ -47,7 +47,7 @@ ls_json_text_check (const char *text, gsize len, GError **error)
           if (++depth > LS_JSON_MAX_DEPTH)
             {
               g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID,
-                           "JSON nested more than %d levels deep (at byte %" G_GSIZE_FORMAT ")", LS_JSON_MAX_DEPTH,
+                           _("JSON nested more than %d levels deep (at byte %zu)"), LS_JSON_MAX_DEPTH,
                            i);
               return FALSE;
             }
@@ -133,7 +133,7 @@ ls_import_read_capped (const char *path, guint64 cap, GBytes **out, GError **err
   *out = NULL;
   if (!in)
     {
-      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID, "cannot read it: %s", local->message);
+      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID, _("cannot read it: %s"), local->message);
       return FALSE;
     }
   for (;;)
@@ -141,7 +141,7 @@ ls_import_read_capped (const char *path, guint64 cap, GBytes **out, GError **err
       gssize got = g_input_stream_read (G_INPUT_STREAM (in), chunk, sizeof chunk, NULL, &local);
       if (got < 0)
         {
-          g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID, "cannot read it: %s", local->message);
+          g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID, _("cannot read it: %s"), local->message);
           return FALSE;
         }
       if (got == 0)
@@ -149,8 +149,8 @@ ls_import_read_capped (const char *path, guint64 cap, GBytes **out, GError **err
       if ((guint64) buf->len + (guint64) got > cap)
         {
           g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID,
-                       "larger than the %" G_GUINT64_FORMAT " MiB an import reads; nothing was read past it",
-                       cap >> 20);
+                       _("larger than the %llu MiB an import reads; nothing was read past it"),
+                       (unsigned long long) (cap >> 20));
           return FALSE;
         }
       g_byte_array_append (buf, chunk, (guint) got);

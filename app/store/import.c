@@ -1,4 +1,5 @@
 #include "app/store/import.h"
+#include "app/core/i18n.h"
 
 #include <errno.h>
 #include <gio/gio.h>
@@ -108,6 +109,7 @@ importer_init (importer *imp, ls_store *store, GError **error)
       const ls_record_kind *kind = kinds[k];
       gboolean child = k >= K_BATCH;
       g_autoptr (GString) sql = g_string_new (NULL);
+      /* untranslated: SQL */
       g_string_append_printf (sql, "INSERT INTO \"%s\" (%s", kind->table, child ? "run_id" : "");
       for (guint i = 0; i < kind->n_fields; i++)
         {
@@ -569,8 +571,8 @@ import_json (importer *imp, const char *text, gsize len, GError **error)
   if (version > LS_STORE_SCHEMA_VERSION)
     {
       g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_VERSION,
-                   "written by a newer Loadscope (export version %" G_GINT64_FORMAT "; this one reads up to %d)",
-                   version, LS_STORE_SCHEMA_VERSION);
+                   _("written by a newer Loadscope (export version %lld; this one reads up to %d)"),
+                   (long long) version, LS_STORE_SCHEMA_VERSION);
       return FALSE;
     }
   if (version < 1)
@@ -831,7 +833,7 @@ bundle_open (bundle *b, const char *path, GError **error)
   if (version > LS_STORE_SCHEMA_VERSION)
     {
       g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_VERSION,
-                   "written by a newer Loadscope (schema version %d; this one knows up to %d)", version,
+                   _("written by a newer Loadscope (schema version %d; this one knows up to %d)"), version,
                    LS_STORE_SCHEMA_VERSION);
       return FALSE;
     }
@@ -1007,7 +1009,7 @@ import_file (ls_store *store, const char *path, gboolean in_sweep_only, const ch
   FILE *f = fopen (path, "rb");
   if (!f)
     {
-      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID, "%s: cannot read it: %s", path, g_strerror (errno));
+      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID, _("%s: cannot read it: %s"), path, g_strerror (errno));
       return FALSE;
     }
   size_t got = fread (head, 1, sizeof head, f);
@@ -1063,7 +1065,7 @@ import_file (ls_store *store, const char *path, gboolean in_sweep_only, const ch
         {
           g_clear_error (&local);
           g_set_error (&local, LS_STORE_ERROR, LS_STORE_ERROR_BUSY,
-                       "%s: the store is locked by another program (a run or an import?; waited %.1f s for it)",
+                       _("%s: the store is locked by another program (a run or an import?; waited %.1f s for it)"),
                        ls_store_path (store), ls_store_busy_ms (store) / 1000.0);
         }
       goto clear;

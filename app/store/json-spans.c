@@ -1,11 +1,12 @@
 #include "app/store/json-spans.h"
+#include "app/core/i18n.h"
 
 #include "app/store/store.h"
 
 static gboolean
 bad (GError **error, const ls_json_cursor *c, const char *what)
 {
-  g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID, "not valid JSON: %s at byte %" G_GSIZE_FORMAT, what,
+  g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID, _("not valid JSON: %s at byte %zu"), what,
                c->pos);
   return FALSE;
 }

@@ -1,5 +1,6 @@
 /* Recording one run into the store as it goes. */
 #include <math.h>
+#include "app/core/i18n.h"
 #include <string.h>
 
 #include "app/core/record-ranges.h"
@@ -378,8 +379,8 @@ ls_run_recorder_finish (ls_run_recorder *rec, const ls_run_result *r, const char
   if (rec->dropped)
     {
       g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_SQL,
-                   "%s: %" G_GUINT64_FORMAT " batches could not be recorded (the store was locked or full)",
-                   ls_store_path (store), rec->dropped);
+                   _("%s: %llu batches could not be recorded (the store was locked or full)"),
+                   ls_store_path (store), (unsigned long long) rec->dropped);
       goto out;
     }
   int rc = sqlite3_exec (db, "BEGIN IMMEDIATE", NULL, NULL, NULL);

@@ -1,4 +1,5 @@
 #include "app/store/run-sweep.h"
+#include "app/core/i18n.h"
 
 #include <sqlite3.h>
 
@@ -20,7 +21,7 @@ ls_store_run_set_sweep (ls_store *store, gint64 run_id, gint64 sweep_id, GError 
     return ls_store_set_error (store, rc, "adding the run to its sweep", error);
   if (sqlite3_changes (db) != 1)
     {
-      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID, "run %" G_GINT64_FORMAT " is not in %s", run_id,
+      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID, _("run %lld is not in %s"), (long long) run_id,
                    ls_store_path (store));
       return FALSE;
     }

@@ -1,4 +1,5 @@
 #include "app/store/store-private.h"
+#include "app/core/i18n.h"
 
 #include "loadscope-app-resources.h"
 
@@ -71,10 +72,10 @@ ls_store_set_error (ls_store *store, int rc, const char *what, GError **error)
   int code = store_error_code (rc);
   if (code == LS_STORE_ERROR_BUSY)
     g_set_error (error, LS_STORE_ERROR, code,
-                 "%s: %s: the store is locked by another program (%s; waited %.1f s for it)", store->path, what, why,
+                 _("%s: %s: the store is locked by another program (%s; waited %.1f s for it)"), store->path, what, why,
                  store->busy_ms / 1000.0);
   else if (code == LS_STORE_ERROR_READONLY)
-    g_set_error (error, LS_STORE_ERROR, code, "%s: %s: the store cannot be written (%s)", store->path, what, why);
+    g_set_error (error, LS_STORE_ERROR, code, _("%s: %s: the store cannot be written (%s)"), store->path, what, why);
   else
     g_set_error (error, LS_STORE_ERROR, code, "%s: %s: %s", store->path, what, why);
   return FALSE;
@@ -113,7 +114,7 @@ migrate_step (ls_store *store, int v, GError **error)
   g_autoptr (GBytes) sql = g_resources_lookup_data (name, 0, NULL);
   if (!sql)
     {
-      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_SQL, "schema step %d is missing from this build", v);
+      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_SQL, _("schema step %d is missing from this build"), v);
       return FALSE;
     }
   /* Another process may have opened the same store at the same time and
@@ -122,11 +123,12 @@ migrate_step (ls_store *store, int v, GError **error)
    * is not taken twice ("duplicate column name"). */
   if (!ls_store_exec (store, "BEGIN IMMEDIATE", error))
     {
-      g_prefix_error (error, "migrating to schema version %d: ", v);
+      g_prefix_error (error, _("migrating to schema version %d: "), v);
       return FALSE;
     }
   if (ls_store_schema_version (store) >= v)
     return ls_store_exec (store, "COMMIT", error);
+  /* untranslated: SQL */
   g_autofree char *text = g_strdup_printf ("%.*s\nPRAGMA user_version = %d;", (int) g_bytes_get_size (sql),
                                            (const char *) g_bytes_get_data (sql, NULL), v);
   sqlite3_stmt *st = NULL;
@@ -138,7 +140,7 @@ migrate_step (ls_store *store, int v, GError **error)
         ok = ls_store_set_error (store, rc, "checking references", error);
       else if ((rc = sqlite3_step (st)) == SQLITE_ROW)
         {
-          g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_SQL, "a row of table %s refers to a missing %s row",
+          g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_SQL, _("a row of table %s refers to a missing %s row"),
                        (const char *) sqlite3_column_text (st, 0), (const char *) sqlite3_column_text (st, 2));
           ok = FALSE;
         }
@@ -151,7 +153,7 @@ migrate_step (ls_store *store, int v, GError **error)
   if (!ok)
     {
       sqlite3_exec (store->db, "ROLLBACK", NULL, NULL, NULL);
-      g_prefix_error (error, "migrating to schema version %d: ", v);
+      g_prefix_error (error, _("migrating to schema version %d: "), v);
     }
   return ok;
 }
@@ -168,7 +170,7 @@ ls_store_migrate_to (ls_store *store, int version, GError **error)
   if (current > LS_STORE_SCHEMA_VERSION)
     {
       g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_VERSION,
-                   "%s: written by a newer Loadscope (schema version %d; this one knows up to %d)", store->path,
+                   _("%s: written by a newer Loadscope (schema version %d; this one knows up to %d)"), store->path,
                    current, LS_STORE_SCHEMA_VERSION);
       return FALSE;
     }
@@ -225,12 +227,14 @@ mark_interrupted (ls_store *store, const char *update_sql, GArray *dead, GArray 
 {
   sqlite3_stmt *st = NULL;
   g_autofree char *now = ls_store_now ();
+  /* untranslated: the store's own word for the row (run, sweep) is put into it */
   g_autofree char *context = g_strdup_printf ("marking interrupted %ss", what);
   int rc = sqlite3_prepare_v2 (store->db, update_sql, -1, &st, NULL);
   if (rc != SQLITE_OK)
     return ls_store_set_error (store, rc, context, error);
   for (guint i = 0; i < dead->len; i++)
     {
+      /* untranslated: kept in the store */
       g_autofree char *why = g_strdup_printf ("%s (pid %" G_GINT64_FORMAT ") stopped before the %s finished", who,
                                               g_array_index (pids, gint64, i), what);
       sqlite3_bind_text (st, 1, now, -1, SQLITE_TRANSIENT);
@@ -341,7 +345,7 @@ open_common (const char *path, int flags, GError **error)
   if (rc != SQLITE_OK)
     {
       if (!(flags & SQLITE_OPEN_CREATE) && !g_file_test (path, G_FILE_TEST_EXISTS))
-        g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_OPEN, "%s: no such file", path);
+        g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_OPEN, _("%s: no such file"), path);
       else
         ls_store_set_error (store, rc, "opening", error);
       ls_store_close (store);
@@ -363,7 +367,7 @@ ls_store_open_existing (const char *path, int flags, GError **error)
   /* A file that is not SQLite fails on its first read. */
   if (ls_store_schema_version (store) < 0)
     {
-      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID, "%s: not a Loadscope store (%s)", path,
+      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID, _("%s: not a Loadscope store (%s)"), path,
                    sqlite3_errmsg (store->db));
       ls_store_close (store);
       return NULL;
@@ -403,7 +407,7 @@ ls_store_open (const char *path, GError **error)
   dir = g_path_get_dirname (path);
   if (g_mkdir_with_parents (dir, 0700) != 0)
     {
-      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_OPEN, "%s: cannot create the folder: %s", dir,
+      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_OPEN, _("%s: cannot create the folder: %s"), dir,
                    g_strerror (errno));
       return NULL;
     }
@@ -419,10 +423,10 @@ ls_store_open (const char *path, GError **error)
                         && g_file_test (path, G_FILE_TEST_IS_REGULAR) && (g_access (path, W_OK) != 0 || g_access (dir, W_OK) != 0);
       if (frozen)
         g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_READONLY,
-                     "%s: the store cannot be written: it or its folder is read-only (%s)", path,
+                     _("%s: the store cannot be written: it or its folder is read-only (%s)"), path,
                      sqlite3_errmsg (store->db));
       else
-        g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID, "%s: not a Loadscope store (%s)", path,
+        g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID, _("%s: not a Loadscope store (%s)"), path,
                      sqlite3_errmsg (store->db));
       ls_store_close (store);
       return NULL;
@@ -466,7 +470,7 @@ ls_store_open_read_only (const char *path, GError **error)
     return NULL;
   if (version < 0)
     {
-      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID, "%s: not a Loadscope store (%s)", path,
+      g_set_error (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID, _("%s: not a Loadscope store (%s)"), path,
                    sqlite3_errmsg (store->db));
       ls_store_close (store);
       return NULL;
@@ -475,8 +479,10 @@ ls_store_open_read_only (const char *path, GError **error)
     {
       g_set_error (error, LS_STORE_ERROR, version > LS_STORE_SCHEMA_VERSION ? LS_STORE_ERROR_VERSION
                                                                             : LS_STORE_ERROR_READONLY,
-                   "%s: schema version %d, and this Loadscope (version %d) cannot %s it", path, version,
-                   LS_STORE_SCHEMA_VERSION, version > LS_STORE_SCHEMA_VERSION ? "read" : "write to migrate");
+                   version > LS_STORE_SCHEMA_VERSION
+                       ? _("%s: schema version %d, and this Loadscope (version %d) cannot read it")
+                       : _("%s: schema version %d, and this Loadscope (version %d) cannot write to migrate it"),
+                   path, version, LS_STORE_SCHEMA_VERSION);
       ls_store_close (store);
       return NULL;
     }
@@ -517,7 +523,7 @@ ls_store_this_machine (ls_store *store, const char *gpu, const char *driver, GEr
   if (ls_sysinfo_read (&info, &err) != LS_OK)
     {
       ls_error_to_gerror (&err, error);
-      g_prefix_error (error, "describing this machine: ");
+      g_prefix_error (error, _("describing this machine: "));
       return -1;
     }
   g_autofree char *fp = ls_machine_fingerprint (info.hostname, info.os_name, info.cpu_model, info.logical_cores,

@@ -13,6 +13,7 @@
  * run back when its runner ends, and ending the sweep. The main loop goes
  * on with the next step in the task's callback. */
 #include "app/sweep/sweep-session.h"
+#include "app/core/i18n.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -240,8 +241,8 @@ find_runner (const char *runner, GError **error)
     path = g_find_program_in_path (runner);
   if (!path || !g_file_test (path, G_FILE_TEST_IS_EXECUTABLE) || g_file_test (path, G_FILE_TEST_IS_DIR))
     {
-      g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT, "the runner %s is not an executable program",
-                   runner ? runner : path ? path : "(this program)");
+      g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT, _("the runner %s is not an executable program"),
+                   runner ? runner : path ? path : _("(this program)"));
       return NULL;
     }
   return g_steal_pointer (&path);
@@ -311,7 +312,7 @@ prepare (LsSweepSession *self, GError **error)
 
   if (request->repeat < 1 || request->repeat > LS_SWEEP_REPEAT_MAX)
     {
-      g_set_error (error, LS_SWEEP_ERROR, LS_SWEEP_ERROR_KNOB, "--repeat %u: must be between 1 and %d", request->repeat,
+      g_set_error (error, LS_SWEEP_ERROR, LS_SWEEP_ERROR_KNOB, _("--repeat %u: must be between 1 and %d"), request->repeat,
                    LS_SWEEP_REPEAT_MAX);
       return FALSE;
     }
@@ -491,6 +492,7 @@ finish_sweep (LsSweepSession *self)
   e->status = status;
   e->reason = self->failure || !self->unrecorded
                   ? g_strdup (self->failure)
+                  /* untranslated: kept in the store as the sweep's reason */
                   : g_strdup_printf ("%u of %u runs could not be recorded; the first: %s", self->unrecorded,
                                      self->total, self->unrecorded_why);
   g_autoptr (GTask) task = g_task_new (self, NULL, on_sweep_ended, NULL);
@@ -585,6 +587,7 @@ end_run (LsSweepSession *self)
   if (r->status == RUNNER_BAD_INPUT && !r->summary && !self->cancelled)
     {
       /* Every configuration would be refused the same way: stop here. */
+      /* untranslated: kept in the store as the sweep's reason */
       self->failure = g_strdup (run_error ? run_error : *r->said ? r->said : "the runner refused its input (exit status 2)");
       emit_error (self, "%s", self->failure);
       g_signal_emit (self, signals[SIGNAL_RUN_FINISHED], 0, self->current, NULL);

@@ -57,6 +57,7 @@ check_int (JsonObject *o, const char *ev, const char *name, gboolean required, g
   gint64 v = json_node_get_int (n);
   if ((double) v < min || (double) v > max)
     {
+      /* untranslated: a reason the probe's line is refused: the run's error, kept in the store */
       g_autofree char *why = g_strdup_printf ("%" G_GINT64_FORMAT " is out of range (%.15g to %.15g)", v, min, max);
       return bad (error, ev, name, why);
     }
@@ -78,6 +79,7 @@ check_number (JsonObject *o, const char *ev, const char *name, gboolean required
   double v = json_node_get_double (n);
   if (!isfinite (v) || v < 0 || v > max)
     {
+      /* untranslated: a reason the probe's line is refused: the run's error, kept in the store */
       g_autofree char *why = g_strdup_printf ("%g is out of range (0 to %.15g)", v, max);
       return bad (error, ev, name, why);
     }
@@ -122,7 +124,9 @@ check_text (JsonObject *o, const char *ev, const char *name, gboolean required, 
     return bad (error, ev, name, "not a string");
   if (!text_ok (json_node_get_string (n), max, label))
     {
+      /* untranslated: a reason the probe's line is refused: the run's error, kept in the store */
       g_autofree char *why = g_strdup_printf (label ? "longer than %" G_GSIZE_FORMAT " bytes or holds control characters"
+                                                    /* untranslated: a reason the probe's line is refused: the run's error, kept in the store */
                                                     : "longer than %" G_GSIZE_FORMAT " bytes",
                                               max);
       return bad (error, ev, name, why);
@@ -238,6 +242,7 @@ check_workers (JsonObject *o, GError **error)
       /* pid 1 is init, never a worker; 0 and below name process groups. */
       if (pid < 2 || (double) pid > PID_MAX)
         {
+          /* untranslated: a reason the probe's line is refused: the run's error, kept in the store */
           g_autofree char *why = g_strdup_printf ("pid %" G_GINT64_FORMAT " cannot be a worker", pid);
           return bad (error, "workers", "pids", why);
         }
@@ -270,6 +275,7 @@ check_batch (ls_probe_state *st, JsonObject *o, GError **error)
   gint64 seq = json_object_get_int_member (o, "seq");
   if (seq <= st->last_seq)
     {
+      /* untranslated: a reason the probe's line is refused: the run's error, kept in the store */
       g_autofree char *why = g_strdup_printf ("%" G_GINT64_FORMAT " does not follow the last batch's %" G_GINT64_FORMAT,
                                               seq, st->last_seq);
       return bad (error, "batch", "seq", why);
@@ -374,12 +380,14 @@ ls_probe_line_parse (ls_probe_state *st, const char *line, gsize len, ls_probe_e
 {
   if (len > LS_PROBE_LINE_MAX)
     {
+      /* untranslated: a reason the probe's line is refused: the run's error, kept in the store */
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "a line of %" G_GSIZE_FORMAT " bytes (at most %"
                    G_GSIZE_FORMAT ")", len, LS_PROBE_LINE_MAX);
       return NULL;
     }
   if (!g_utf8_validate_len (line, len, NULL))
     {
+      /* untranslated: a reason the probe's line is refused: the run's error, kept in the store */
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "a line that is not UTF-8 text");
       return NULL;
     }
@@ -393,12 +401,14 @@ ls_probe_line_parse (ls_probe_state *st, const char *line, gsize len, ls_probe_e
   g_autoptr (JsonParser) parser = json_parser_new ();
   if (!json_parser_load_from_data (parser, line, (gssize) len, &local))
     {
+      /* untranslated: a reason the probe's line is refused: the run's error, kept in the store */
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "a line that is not JSON: %s", local->message);
       return NULL;
     }
   JsonNode *root = json_parser_get_root (parser);
   if (!root || !JSON_NODE_HOLDS_OBJECT (root))
     {
+      /* untranslated: a reason the probe's line is refused: the run's error, kept in the store */
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "a line that is not a JSON object");
       return NULL;
     }
@@ -406,6 +416,7 @@ ls_probe_line_parse (ls_probe_state *st, const char *line, gsize len, ls_probe_e
   JsonNode *ev = json_object_get_member (o, "event");
   if (!ev || !JSON_NODE_HOLDS_VALUE (ev) || json_node_get_value_type (ev) != G_TYPE_STRING)
     {
+      /* untranslated: a reason the probe's line is refused: the run's error, kept in the store */
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "a line without an \"event\" string");
       return NULL;
     }
@@ -418,6 +429,7 @@ ls_probe_line_parse (ls_probe_state *st, const char *line, gsize len, ls_probe_e
         *kind = (ls_probe_event) k;
         return json_object_ref (o);
       }
+  /* untranslated: a reason the probe's line is refused: the run's error, kept in the store */
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "an unknown event (not one the probe writes)");
   return NULL;
 }
@@ -452,6 +464,7 @@ ls_probe_reader_pending (const ls_probe_reader *r)
 static gboolean
 too_long (GError **error)
 {
+  /* untranslated: a reason the probe's line is refused: the run's error, kept in the store */
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "a line longer than %" G_GSIZE_FORMAT " bytes",
                LS_PROBE_LINE_MAX);
   return FALSE;

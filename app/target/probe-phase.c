@@ -94,33 +94,39 @@ ls_phase_message (const ls_phase *p, const char *base, uint64_t batches, char *m
     {
     case LS_PHASE_START:
       g_snprintf (msg, size,
+                  /* untranslated: the run's error, kept in the store */
                   "%s: Python did not start and import torch within %g s (the start's allowance, at least "
                   "--timeout); it was stopped",
                   base, a);
       break;
     case LS_PHASE_LOADER:
       g_snprintf (msg, size,
+                  /* untranslated: the run's error, kept in the store */
                   "%s did not build a torch.utils.data.DataLoader within %g s (--timeout) of the probe's "
                   "start; it was stopped",
                   base, a);
       break;
     case LS_PHASE_WORKERS:
       g_snprintf (msg, size,
+                  /* untranslated: the run's error, kept in the store */
                   "%s: its DataLoader's workers did not start and deliver a first batch within %g s (a worker "
                   "set's allowance, at least --timeout) after %" G_GUINT64_FORMAT " batches; it was stopped",
                   base, a, batches);
       break;
     case LS_PHASE_BATCHES:
       g_snprintf (msg, size,
+                  /* untranslated: the run's error, kept in the store */
                   "%s hung: no batch for %g s (--timeout) after %" G_GUINT64_FORMAT " batches; it was stopped",
                   base, a, batches);
       break;
     case LS_PHASE_ENDING:
       g_snprintf (msg, size,
+                  /* untranslated: the run's error, kept in the store */
                   "%s reported its end but did not exit within %g s (--timeout); it was stopped", base, a);
       break;
     case LS_PHASE_CLOSED:
       g_snprintf (msg, size,
+                  /* untranslated: the run's error, kept in the store */
                   "%s closed the probe's channel and did not end within %g s (--timeout); it was stopped", base,
                   a);
       break;

@@ -1,5 +1,6 @@
 /* The script's process, its channel and its tree (probe-process.h). */
 #include "app/target/probe-process.h"
+#include "app/core/i18n.h"
 
 #include <gio/gio.h>
 #include <inttypes.h>
@@ -38,7 +39,7 @@ find_interpreter (const char *name, GError **error)
     return g_strdup (name);
   char *found = g_find_program_in_path (name);
   if (!found)
-    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "--python %s: not found on PATH", name);
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("--python %s: not found on PATH"), name);
   return found;
 }
 
@@ -51,14 +52,14 @@ ls_probe_process_start (const char *const *argv, const char *const *env, GError 
   g_autofree char *dir = ls_probe_dir_make (error);
   if (!dir)
     {
-      g_prefix_error (error, "the probe's temporary folder: ");
+      g_prefix_error (error, _("the probe's temporary folder: "));
       return NULL;
     }
   ls_handle rd, wr;
   ls_error err = { 0 };
   if (ls_pipe_open (&rd, &wr, &err) != LS_OK)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "the probe's channel: %s", err.message);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("the probe's channel: %s"), err.message);
       ls_probe_dir_remove (dir);
       return NULL;
     }

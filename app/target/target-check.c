@@ -2,6 +2,7 @@
  * (target-check.h). */
 #define _DEFAULT_SOURCE /* realpath */
 #include "app/target/target-check.h"
+#include "app/core/i18n.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,7 @@ last_line (const char *text)
   for (guint n = g_strv_length (lines); n-- > 0;)
     if (*g_strstrip (lines[n]))
       return g_strdup (lines[n]);
-  return g_strdup ("no message");
+  return g_strdup (_("no message"));
 }
 
 /* The script as the runner will open it: a regular file it can read. */
@@ -29,17 +30,17 @@ check_script (const char *script, GError **error)
 {
   if (!script || !*script)
     {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "no script chosen");
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, _("no script chosen"));
       return FALSE;
     }
   if (!g_file_test (script, G_FILE_TEST_EXISTS))
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s: no such file", script);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("%s: no such file"), script);
       return FALSE;
     }
   if (!g_file_test (script, G_FILE_TEST_IS_REGULAR))
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE, "%s: not a file (choose the script itself)",
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE, _("%s: not a file (choose the script itself)"),
                    script);
       return FALSE;
     }
@@ -48,7 +49,7 @@ check_script (const char *script, GError **error)
   g_autoptr (GFileInputStream) in = g_file_read (file, NULL, &read_error);
   if (!in)
     {
-      g_set_error (error, G_IO_ERROR, read_error->code, "%s: cannot be read: %s", script, read_error->message);
+      g_set_error (error, G_IO_ERROR, read_error->code, _("%s: cannot be read: %s"), script, read_error->message);
       return FALSE;
     }
   return TRUE;
@@ -64,7 +65,7 @@ run_python (const char *const *argv, GCancellable *cancellable, int *status, cha
                                                  &spawn_error);
   if (!p)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "Python interpreter %s: %s", argv[0], spawn_error->message);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("Python interpreter %s: %s"), argv[0], spawn_error->message);
       return FALSE;
     }
   if (!g_subprocess_communicate_utf8 (p, NULL, cancellable, out, err, error))
@@ -159,14 +160,14 @@ ls_target_find_python (GCancellable *cancellable, GError **error)
   if (tried->len == 0)
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                           "no Python interpreter on PATH (looked for python3, python and python3.8 to 3.13): "
-                           "choose the one that imports torch");
+                           _("no Python interpreter on PATH (looked for python3, python and python3.8 to 3.13): "
+                           "choose the one that imports torch"));
       return NULL;
     }
   g_ptr_array_add (tried, NULL);
   g_autofree char *list = g_strjoinv ("; ", (char **) tried->pdata);
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-               "no Python interpreter on PATH imports torch: choose the one that does (tried %s)", list);
+               _("no Python interpreter on PATH imports torch: choose the one that does (tried %s)"), list);
   return NULL;
 }
 
@@ -200,7 +201,7 @@ ls_target_pytorch_check (const char *script, const char *python, char **descript
     if (status != 0)
       {
         g_autofree char *why = last_line (err);
-        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s is not a Python script %s can compile: %s", script,
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("%s is not a Python script %s can compile: %s"), script,
                      named, why);
         return FALSE;
       }
@@ -211,16 +212,16 @@ ls_target_pytorch_check (const char *script, const char *python, char **descript
     return FALSE;
   if (why)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s cannot import torch: %s", named, why);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("%s cannot import torch: %s"), named, why);
       return FALSE;
     }
   g_auto (GStrv) versions = g_strsplit (g_strstrip (out), " ", 3);
   gboolean has_cuda = versions[0] && versions[1] && g_strcmp0 (versions[2], "1") == 0;
   g_autofree char *base = g_path_get_basename (script);
   if (description)
-    *description = g_strdup_printf (searched ? "%s: torch %s%s, Python %s (%s, the first on PATH that imports torch)"
+    *description = g_strdup_printf (searched ? _("%s: torch %s%s, Python %s (%s, the first on PATH that imports torch)")
                                              : "%s: torch %s%s, Python %s (%s)",
-                                    base, versions[0] ? versions[0] : "?", has_cuda ? " with CUDA" : ", CPU only",
+                                    base, versions[0] ? versions[0] : "?", has_cuda ? _(" with CUDA") : _(", CPU only"),
                                     versions[0] && versions[1] ? versions[1] : "?", found ? found : py);
   if (chosen)
     *chosen = g_strdup (found ? found : py);
@@ -303,14 +304,14 @@ ls_target_pytorch_request (ls_sweep_request *request, const char *script, const 
       g_autoptr (GError) parse_error = NULL;
       if (!g_shell_parse_argv (script_args, NULL, &args, &parse_error))
         {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "the script's arguments %s: %s", script_args,
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, _("the script's arguments %s: %s"), script_args,
                        parse_error->message);
           return FALSE;
         }
     }
   if (loader < 0)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "loader index %d: must not be negative", loader);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, _("loader index %d: must not be negative"), loader);
       return FALSE;
     }
   /* The names `loadscope sweep` takes, through the same setter. */

@@ -102,6 +102,7 @@ ls_target_dataset_files (const char *files_log, guint max_files, guint *seen_fil
                              NULL, &err)
              != LS_OK)
     {
+      /* untranslated: a note in a fixed-size buffer, which a translation could cut mid-character */
       g_snprintf (note, note_len, "the probe's list of files opened could not be read%s%s", err.message[0] ? ": " : "",
                   err.message);
       return files;
@@ -124,6 +125,7 @@ ls_target_dataset_files (const char *files_log, guint max_files, guint *seen_fil
   *seen_files = seen->len;
   if (seen->len == 0)
     {
+      /* untranslated: a note in a fixed-size buffer, which a translation could cut mid-character */
       g_snprintf (note, note_len, "the script's DataLoader opened no file while building its first batches");
       return files;
     }
@@ -133,6 +135,7 @@ ls_target_dataset_files (const char *files_log, guint max_files, guint *seen_fil
                    && walk (common, 0, files, max_files);
   if (whole && files->len >= seen->len)
     {
+      /* untranslated: a note in a fixed-size buffer, which a translation could cut mid-character */
       g_snprintf (note, note_len, "%u files under %s (the folder holding the %u files the script's DataLoader opened "
                   "while building its first batches)", files->len, common, seen->len);
       return files;
@@ -140,8 +143,10 @@ ls_target_dataset_files (const char *files_log, guint max_files, guint *seen_fil
   g_ptr_array_set_size (files, 0);
   for (guint i = 0; i < seen->len; i++)
     g_ptr_array_add (files, g_strdup (seen->pdata[i]));
+  /* untranslated: a note in a fixed-size buffer, which a translation could cut mid-character */
   g_snprintf (note, note_len, "the %u files the script's DataLoader opened while building its first batches (the "
               "folder holding them all, %s, is %s)", files->len, common,
+              /* untranslated: a note in a fixed-size buffer, which a translation could cut mid-character */
               whole ? "smaller than that" : "the root or holds more than the files to read through");
   return files;
 }

@@ -1,5 +1,6 @@
 /* A recorded run's target, from its history row (target-kind.h). */
 #include "app/target/target-kind.h"
+#include "app/core/i18n.h"
 
 #include <gio/gio.h>
 
@@ -15,7 +16,7 @@ ls_target_kind_check (const char *name, GError **error)
 {
   if (name && (g_ascii_strcasecmp (name, "pytorch") == 0 || g_ascii_strcasecmp (name, "loadscope") == 0))
     return TRUE;
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "--target %s: expected loadscope or pytorch",
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, _("--target %s: expected loadscope or pytorch"),
                name ? name : "");
   return FALSE;
 }

@@ -1,5 +1,6 @@
 /* The user's PyTorch script as the run's target (target-pytorch.h). */
 #include "app/target/target-pytorch.h"
+#include "app/core/i18n.h"
 
 #include <gio/gio.h>
 #include <math.h>
@@ -44,8 +45,8 @@ ls_target_probe_dir (GError **error)
   for (guint i = 0; i < tried->len; i++)
     g_string_append_printf (looked, "%s%s", i ? ", " : "", (char *) tried->pdata[i]);
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-               "the PyTorch probe (loadscope_probe) was not found (looked in %s); build with `meson compile` or "
-               "install with `meson install`, or set LOADSCOPE_PROBE_PATH",
+               _("the PyTorch probe (loadscope_probe) was not found (looked in %s); build with `meson compile` or "
+               "install with `meson install`, or set LOADSCOPE_PROBE_PATH"),
                looked->str);
   return NULL;
 }
@@ -148,6 +149,7 @@ static void
 broken (pt_run *s, const char *why)
 {
   char msg[LS_ERROR_MESSAGE_MAX];
+  /* untranslated: the run's error, kept in the store */
   g_snprintf (msg, sizeof msg, "%s broke the probe's protocol (%s); it was stopped", s->base, why);
   fail (s, LS_RUN_FAILED, msg);
   s->broken = TRUE;
@@ -196,6 +198,7 @@ on_probe (pt_run *s, JsonObject *o)
    * on the CPU there is no device copy, as with the none sink. */
   g_strlcpy (s->r->sink_name, cuda ? "cuda" : "none", sizeof s->r->sink_name);
   s->config->sink.kind = cuda ? LS_SINK_CUDA : LS_SINK_NONE;
+  /* untranslated: kept in the store with the run's figures */
   g_snprintf (s->r->device_name, sizeof s->r->device_name, "%s (the script's own step)", device);
   s->r->simulated = false;
   /* The GPU's own view of the script's device, as for Loadscope's CUDA
@@ -330,6 +333,7 @@ on_workers (pt_run *s, JsonObject *o)
       mine[i] = ls_process_is_descendant (pid, s->pid, s->script_start);
       if (!mine[i] && ls_process_start_time (pid) != 0)
         {
+          /* untranslated: the run's error, kept in the store (through the protocol error) */
           g_autofree char *why = g_strdup_printf ("workers.pids: pid %" G_GINT64_FORMAT
                                                   " is not one of the script's processes", pid);
           broken (s, why);
@@ -484,6 +488,7 @@ on_line (gpointer user, const char *line, gsize len)
         {
           char msg[LS_ERROR_MESSAGE_MAX];
           g_snprintf (msg, sizeof msg,
+                      /* untranslated: the run's error, kept in the store */
                       "%s wrote a \"finished\" line that is not the probe's own end (its end proof is %s); the run "
                       "is not taken as done",
                       s->base, text_or (o, "end", NULL) ? "wrong" : "missing");
@@ -732,7 +737,7 @@ ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run
 {
   if (!t->script || !g_file_test (t->script, G_FILE_TEST_IS_REGULAR))
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "--script %s: no such file", t->script ? t->script : "");
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("--script %s: no such file"), t->script ? t->script : "");
       return FALSE;
     }
   g_autofree char *probe = ls_target_probe_dir (error);
@@ -872,6 +877,7 @@ ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run
     {
       char msg[LS_ERROR_MESSAGE_MAX], how[128];
       ls_exit_status_describe (end_st, how, sizeof how);
+      /* untranslated: the run's error, kept in the store */
       g_snprintf (msg, sizeof msg, "%s reported its end, then %s%s (the probe's own end exits with status 0)", base,
                   end_st->kind == LS_EXIT_SIGNAL ? "was " : "", how);
       fail (&s, LS_RUN_FAILED, msg);
@@ -882,6 +888,7 @@ ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run
       const ls_exit_status *st = ls_probe_process_status (proc);
       ls_exit_status_describe (st, how, sizeof how);
       if (st->kind == LS_EXIT_CODE)
+        /* untranslated: the run's error, kept in the store */
         g_snprintf (msg, sizeof msg, "%s ended with exit status %d before the probe reported", base, st->code);
       else
         g_snprintf (msg, sizeof msg, "%s %s%s", base, st->kind == LS_EXIT_SIGNAL ? "was " : "", how);
@@ -903,6 +910,7 @@ ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run
             {
               double mid = (from + to) / 2;
               g_snprintf (result->gpu_note, sizeof result->gpu_note,
+                          /* untranslated: kept in the store with the run's figures */
                           "the measured batches took %.0f ms, less than NVML's readings allow: utilization over "
                           "the 250 ms around them",
                           to - from);
@@ -919,6 +927,7 @@ ls_target_pytorch_run (const ls_target_pytorch *t, ls_run_config *config, ls_run
   g_autofree char *timed_note = NULL;
   if (s.copies_timed > 0)
     copy_note = timed_note = g_strdup_printf (
+        /* untranslated: kept in the store with the run's figures */
         "timed on the device: CUDA events around the script's own .to() / .cuda() of the batch's tensors "
         "(%" G_GSIZE_FORMAT " measured batches)", s.copies_timed);
   else if (config->sink.kind != LS_SINK_CUDA)

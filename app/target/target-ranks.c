@@ -1,5 +1,6 @@
 /* The ranks of a script's run (target-ranks.h). */
 #include "app/target/target-ranks.h"
+#include "app/core/i18n.h"
 
 #include <math.h>
 #include <string.h>
@@ -147,11 +148,13 @@ ls_target_ranks_print (FILE *to, JsonObject *target)
       JsonObject *r = rank_at (a, i);
       if (!r)
         continue;
+      g_autofree char *rank = g_strdup_printf (_("rank %u:"), i);
+      ls_i18n_print_label (to, "  ", rank, 21 + (i >= 10) + (i >= 100)); /* the English line: "rank %u:" then 12 spaces */
       fprintf (to,
-               "  rank %u:            pid %.0f, num_workers %.0f, batch %.0f, threads %.0f (OMP_NUM_THREADS %.0f); "
+               _("pid %.0f, num_workers %.0f, batch %.0f, threads %.0f (OMP_NUM_THREADS %.0f); "
                "%.1f samples/s, wait p50 %.2f ms mean %.2f ms, step p50 %.2f ms; per batch __getitem__ %.2f ms, "
-               "collate %.2f ms; CPU %.0f ms\n",
-               i, num (r, "pid"), num (r, "num_workers"), num (r, "batch_size"), num (r, "threads"),
+               "collate %.2f ms; CPU %.0f ms\n"),
+               num (r, "pid"), num (r, "num_workers"), num (r, "batch_size"), num (r, "threads"),
                num (r, "omp_num_threads"), num (r, "throughput_sps"), num (r, "wait_ms_p50"), num (r, "wait_ms_mean"),
                num (r, "step_ms_p50"), num (r, "getitem_ms"), num (r, "collate_ms"), num (r, "cpu_ms"));
     }
@@ -159,11 +162,15 @@ ls_target_ranks_print (FILE *to, JsonObject *target)
   if (!nn || !JSON_NODE_HOLDS_OBJECT (nn))
     return;
   JsonObject *node = json_node_get_object (nn);
-  fprintf (to, "  node:              %.1f samples/s (the ranks' sum), %.0f processes (ranks and workers) and %.0f "
-               "threads on %.0f cores\n",
+  ls_i18n_print_label (to, "  ", _("node:"), 21);
+  fprintf (to, _("%.1f samples/s (the ranks' sum), %.0f processes (ranks and workers) and %.0f threads on %.0f "
+                 "cores\n"),
            num (node, "throughput_sps"), num (node, "processes"), num (node, "threads"), num (node, "cores"));
   if (json_object_has_member (node, "slowest_rank"))
-    fprintf (to, "  slowest rank:      %.0f (%s), median batch wait %.2f ms against the others' %.2f ms (+%.2f ms)\n",
-             num (node, "slowest_rank"), json_object_get_string_member_with_default (node, "slowest_stage", "?"),
-             num (node, "slowest_wait_ms"), num (node, "others_wait_ms"), num (node, "slower_by_ms"));
+    {
+      ls_i18n_print_label (to, "  ", _("slowest rank:"), 21);
+      fprintf (to, _("%.0f (%s), median batch wait %.2f ms against the others' %.2f ms (+%.2f ms)\n"),
+               num (node, "slowest_rank"), json_object_get_string_member_with_default (node, "slowest_stage", "?"),
+               num (node, "slowest_wait_ms"), num (node, "others_wait_ms"), num (node, "slower_by_ms"));
+    }
 }

@@ -1,5 +1,6 @@
 /* A script's run in the summary and the terminal (target-summary.h). */
 #include "app/target/target-summary.h"
+#include "app/core/i18n.h"
 #include "app/target/target-ranks.h"
 
 #include <math.h>
@@ -78,21 +79,26 @@ print_stages (FILE *to, JsonObject *target)
   JsonObject *st = n && JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
   if (!st || isnan (figure (st, "getitem")))
     return;
-  fprintf (to, "  inside its loader: per batch __getitem__ %.2f ms", figure (st, "getitem"));
+  ls_i18n_print_label (to, "  ", _("inside its loader:"), 21);
+  fprintf (to, _("per batch __getitem__ %.2f ms"), figure (st, "getitem"));
   if (!isnan (figure (target, "getitem_p50_ms")))
-    fprintf (to, " (per sample p50 %.2f, p95 %.2f ms)", figure (target, "getitem_p50_ms"),
+    fprintf (to, _(" (per sample p50 %.2f, p95 %.2f ms)"), figure (target, "getitem_p50_ms"),
              figure (target, "getitem_p95_ms"));
-  fprintf (to, ", collate_fn %.2f, hand-off %.2f", figure (st, "collate"), figure (st, "handoff"));
+  fprintf (to, _(", collate_fn %.2f, hand-off %.2f"), figure (st, "collate"), figure (st, "handoff"));
   if (!isnan (figure (st, "pin")))
-    fprintf (to, " (pin_memory() %.2f of it)", figure (st, "pin"));
+    fprintf (to, _(" (pin_memory() %.2f of it)"), figure (st, "pin"));
   fprintf (to, ", sampler %.3f", figure (st, "sampler"));
   if (!isnan (figure (st, "idle")))
-    fprintf (to, ", workers idle %.2f", figure (st, "idle"));
+    fprintf (to, _(", workers idle %.2f"), figure (st, "idle"));
   fprintf (to, " ms\n");
   double cpu = figure (target, "worker_cpu_ms"), wall = figure (target, "worker_busy_ms");
   if (!isnan (cpu) && wall > 0)
-    fprintf (to, "  workers' CPU:      %.2f ms per batch against %.2f ms fetching it (%.0f %%; less: the workers "
-                 "waited for a core or for I/O)\n", cpu, wall, 100 * cpu / wall);
+    {
+      ls_i18n_print_label (to, "  ", _("workers' CPU:"), 21);
+      fprintf (to, _("%.2f ms per batch against %.2f ms fetching it (%.0f %%; less: the workers waited for a core or "
+                     "for I/O)\n"),
+               cpu, wall, 100 * cpu / wall);
+    }
 }
 
 void
@@ -100,16 +106,21 @@ ls_target_print (FILE *to, JsonObject *target)
 {
   g_autofree char *name = shown (target, "name"), *sha = shown (target, "script_sha256");
   g_autofree char *python = shown (target, "python"), *torch = shown (target, "torch");
-  fprintf (to, "  target:            %s (sha256 %s), Python %s, torch %s\n", name, sha, python, torch);
+  ls_i18n_print_label (to, "  ", _("target:"), 21);
+  fprintf (to, "%s (sha256 %s), Python %s, torch %s\n", name, sha, python, torch);
   if (json_object_has_member (target, "step_ms_p50"))
-    fprintf (to, "  script's step:     p50 %.3f ms (the time between two next() calls), %.0f %% of the time\n",
-             json_object_get_double_member (target, "step_ms_p50"),
-             json_object_get_double_member_with_default (target, "step_share", 0) * 100);
+    {
+      ls_i18n_print_label (to, "  ", _("script's step:"), 21);
+      fprintf (to, _("p50 %.3f ms (the time between two next() calls), %.0f %% of the time\n"),
+               json_object_get_double_member (target, "step_ms_p50"),
+               json_object_get_double_member_with_default (target, "step_share", 0) * 100);
+    }
   print_stages (to, target);
   if (json_object_has_member (target, "copy_note"))
     {
       g_autofree char *copy = shown (target, "copy_note");
-      fprintf (to, "  copy to device:    %s\n", copy);
+      ls_i18n_print_label (to, "  ", _("copy to device:"), 21);
+      fprintf (to, "%s\n", copy);
     }
   JsonArray *notes = json_object_has_member (target, "not_applied")
                          ? json_object_get_array_member (target, "not_applied") : NULL;
@@ -119,7 +130,8 @@ ls_target_print (FILE *to, JsonObject *target)
       if (!JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_STRING)
         continue;
       g_autofree char *note = ls_terminal_text (json_node_get_string (n));
-      fprintf (to, "  not applied:       %s\n", note);
+      ls_i18n_print_label (to, "  ", _("not applied:"), 21);
+      fprintf (to, "%s\n", note);
     }
   ls_target_ranks_print (to, target);
 }
