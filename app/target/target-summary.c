@@ -88,9 +88,15 @@ print_stages (FILE *to, JsonObject *target)
   if (!isnan (figure (st, "pin")))
     fprintf (to, _(" (pin_memory() %.2f of it)"), figure (st, "pin"));
   fprintf (to, ", sampler %.3f", figure (st, "sampler"));
-  if (!isnan (figure (st, "idle")))
-    fprintf (to, _(", workers idle %.2f"), figure (st, "idle"));
-  fprintf (to, " ms\n");
+  double idle = figure (st, "idle");
+  if (!isnan (idle))
+    {
+      /* (not fprintf: GCC 12 with -fsanitize=address,undefined at -O2
+       * takes this call's translated format for a null one) */
+      g_autofree char *text = g_strdup_printf (_(", workers idle %.2f"), idle);
+      fputs (text, to);
+    }
+  fputs (" ms\n", to);
   double cpu = figure (target, "worker_cpu_ms"), wall = figure (target, "worker_busy_ms");
   if (!isnan (cpu) && wall > 0)
     {
