@@ -51,7 +51,7 @@ check () { # name, command, files to show on failure...
 q () { "$loadscope" history --db "$1" --json; }
 count () { q "$1" | grep -c "\"status\" : \"$2\""; }
 
-echo "1..25"
+echo "1..26"
 
 # ---- the sshd: loopback only, its own key and config, keys only ----
 ssh-keygen -q -t ed25519 -N '' -f "$T/host_key" -C ls-test-host
@@ -299,7 +299,17 @@ check "a prefix that never answers: exit 2, 'did not answer in 2 s', nothing rec
   "[ $rc -eq 2 ] && grep -q 'did not answer in 2 s' '$T/h.err' && ! pgrep -f 'sleep 6011' >/dev/null \
    && [ \"\$(q '$T/hang.sqlite' 2>/dev/null | grep -c '\"uuid\"')\" -eq 0 ]" "$T/h.err"
 
-# 22-25: exec: a prefix that enters another root (a mount namespace and a
+# 22: a command that is not streamed (collect's list, an install) is
+# ended after LOADSCOPE_REMOTE_COMMAND_S too, and says so.
+LOADSCOPE_REMOTE_COMMAND_S=2 "$loadscope" remote collect "exec:$T/hang" --db "$T/hang.sqlite" >"$T/hc.out" 2>"$T/hc.err"
+rc=$?
+LOADSCOPE_REMOTE_COMMAND_S=2 "$loadscope" remote install "exec:$T/hang" --bundle "$bundle" >"$T/hi.out" 2>"$T/hi.err"
+rc2=$?
+check "collect and install on a prefix that never answers: exit 2, 'did not finish in 2 s', its process ended" \
+  "[ $rc -eq 2 ] && [ $rc2 -ne 0 ] && grep -q 'did not finish in 2 s' '$T/hc.err' && grep -q 'did not finish in 2 s' '$T/hi.err' \
+   && ! pgrep -f 'sleep 6011' >/dev/null" "$T/hc.err" "$T/hi.err"
+
+# 23-26: exec: a prefix that enters another root (a mount namespace and a
 # chroot; the dataset and the cache are the root's paths).
 R=$T/root
 for d in usr lib lib64 bin sbin etc dev proc; do mkdir -p "$R/$d"; done
@@ -316,7 +326,7 @@ exec unshare $([ "$(id -u)" -eq 0 ] || echo -r) -m sh -c '
 ENTER
 chmod +x "$T/enter-root"
 if ! "$T/enter-root" sh -c '[ -d /data ] && [ ! -e /root/ls-remote-test ]' 2>"$T/e.err"; then
-  for i in 22 23 24 25; do echo "ok $i # SKIP no mount namespace and chroot here: $(tr '\n' ' ' <"$T/e.err")"; done
+  for i in 23 24 25 26; do echo "ok $i # SKIP no mount namespace and chroot here: $(tr '\n' ' ' <"$T/e.err")"; done
   exit $((failed > 0))
 fi
 "$loadscope" make-dataset --format jpeg-dir --count 32 --size 64x64 "$R/data/jpegs" >/dev/null 2>&1

@@ -10,38 +10,6 @@
 static const char check_script[] = "need_bundle\n"
                                    "echo loadscope-remote-ready\n";
 
-typedef struct {
-  GSubprocess *proc;
-  GCancellable *stop;
-  GBytes *out, *err;
-  GError *error;
-  gboolean done, timed_out;
-} check_wait;
-
-static void
-on_communicated (GObject *source, GAsyncResult *result, gpointer data)
-{
-  check_wait *w = data;
-  g_subprocess_communicate_finish (G_SUBPROCESS (source), result, &w->out, &w->err, &w->error);
-  w->done = TRUE;
-}
-
-static gboolean
-on_limit (gpointer data)
-{
-  check_wait *w = data;
-  w->timed_out = TRUE;
-  g_subprocess_force_exit (w->proc);
-  g_cancellable_cancel (w->stop); /* a child of it may still hold the pipes */
-  return G_SOURCE_REMOVE;
-}
-
-static void
-on_caller_cancelled (GCancellable *cancellable, gpointer data)
-{
-  g_cancellable_cancel (G_CANCELLABLE (data));
-}
-
 gboolean
 ls_remote_check (const ls_remote_target *target, const char *runner, guint limit_s, GCancellable *cancellable,
                  GError **error)
@@ -50,69 +18,28 @@ ls_remote_check (const ls_remote_target *target, const char *runner, guint limit
   g_autofree char *script = g_strconcat (ls_remote_script_prelude, check_script, NULL);
   const char *args[] = { key, NULL };
   g_autoptr (GPtrArray) argv = ls_remote_sh_argv (target, script, args);
-  g_autoptr (GSubprocessLauncher) launcher = g_subprocess_launcher_new (
-      G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
   g_autoptr (GError) why = NULL;
-  g_autoptr (GSubprocess) proc = g_subprocess_launcher_spawnv (launcher, (const char *const *) argv->pdata, &why);
-  if (!proc)
+  g_autoptr (GBytes) out = ls_remote_command (target, argv, NULL, limit_s, cancellable, NULL, &why);
+  if (!out)
     {
-      g_set_error (error, LS_REMOTE_ERROR, LS_REMOTE_ERROR_CONNECT, _("%s: could not start %s: %s"), target->text,
-                   (const char *) argv->pdata[0], why->message);
+      if (g_error_matches (why, LS_REMOTE_ERROR, LS_REMOTE_ERROR_TIMEOUT))
+        g_set_error (error, LS_REMOTE_ERROR, LS_REMOTE_ERROR_TIMEOUT,
+                     _("%s did not answer in %u s (is the container running? does the command wait for a password "
+                       "or for input?)"),
+                     target->text, limit_s);
+      else
+        g_propagate_error (error, g_steal_pointer (&why));
       return FALSE;
     }
-
-  /* Its own main context: this runs in a worker thread. */
-  g_autoptr (GMainContext) context = g_main_context_new ();
-  g_main_context_push_thread_default (context);
-  check_wait w = { .proc = proc, .stop = g_cancellable_new () };
-  gulong handler = cancellable ? g_cancellable_connect (cancellable, G_CALLBACK (on_caller_cancelled),
-                                                        g_object_ref (w.stop), g_object_unref)
-                               : 0;
-  g_autoptr (GBytes) none = g_bytes_new_static ("", 0);
-  g_subprocess_communicate_async (proc, none, w.stop, on_communicated, &w);
-  GSource *limit = g_timeout_source_new_seconds (limit_s);
-  g_source_set_callback (limit, on_limit, &w, NULL);
-  g_source_attach (limit, context);
-  while (!w.done)
-    g_main_context_iteration (context, TRUE);
-  g_source_destroy (limit);
-  g_source_unref (limit);
-  if (w.error)
-    g_subprocess_force_exit (proc); /* ended here: given up, or the caller cancelled */
-  g_subprocess_wait (proc, NULL, NULL);
-  g_main_context_pop_thread_default (context);
-  if (handler)
-    g_cancellable_disconnect (cancellable, handler);
-  g_object_unref (w.stop);
-
-  gboolean ok = FALSE;
-  if (w.timed_out)
-    g_set_error (error, LS_REMOTE_ERROR, LS_REMOTE_ERROR_CONNECT,
-                 _("%s did not answer in %u s (is the container running? does the command wait for a password or "
-                   "for input?)"),
-                 target->text, limit_s);
-  else if (w.error)
-    g_propagate_error (error, g_steal_pointer (&w.error));
-  else
-    {
-      int status = g_subprocess_get_if_exited (proc) ? g_subprocess_get_exit_status (proc) : -1;
-      gsize n = 0;
-      const char *out = w.out ? g_bytes_get_data (w.out, &n) : NULL;
-      if (status == 0 && out && g_strstr_len (out, (gssize) n, "loadscope-remote-ready"))
-        ok = TRUE;
-      else
-        {
-          g_autofree char *said = w.err && g_bytes_get_size (w.err)
-                                      ? g_utf8_make_valid (g_bytes_get_data (w.err, NULL), (gssize) g_bytes_get_size (w.err))
-                                      : g_strdup ("");
-          g_autofree char *message = ls_remote_transport_failure (target, status, said);
-          g_set_error_literal (error, LS_REMOTE_ERROR, LS_REMOTE_ERROR_FAILED, message);
-        }
-    }
-  g_clear_error (&w.error);
-  g_clear_pointer (&w.out, g_bytes_unref);
-  g_clear_pointer (&w.err, g_bytes_unref);
-  return ok;
+  gsize n = 0;
+  const char *text = g_bytes_get_data (out, &n);
+  if (text && g_strstr_len (text, (gssize) n, "loadscope-remote-ready"))
+    return TRUE;
+  g_set_error (error, LS_REMOTE_ERROR, LS_REMOTE_ERROR_FAILED,
+               _("%s answered, but not as a shell that runs Loadscope's check (is the command a prefix that runs "
+                 "its arguments?)"),
+               target->text);
+  return FALSE;
 }
 
 static void

@@ -85,7 +85,7 @@ ls_remote_install (const ls_remote_target *target, const char *bundle_dir, FILE 
       g_autoptr (GPtrArray) argv = ls_remote_sh_argv (target, script, args);
       fprintf (out, _("remote install: %s: sending %s (sha256 %.16s...) as version %s\n"), target->text, bundle_dir, sum,
                key);
-      g_autoptr (GBytes) said = ls_remote_command (target, argv, tar_path, NULL, error);
+      g_autoptr (GBytes) said = ls_remote_command (target, argv, tar_path, 0, NULL, NULL, error);
       if (said)
         {
           g_autofree char *text = g_bytes_get_size (said) ? g_strndup (g_bytes_get_data (said, NULL), g_bytes_get_size (said))

@@ -277,7 +277,7 @@ bring_home (const ls_remote_target *target, const char *key, const char *name, c
   const char *args[] = { key, name, NULL };
   g_autofree char *script = g_strconcat (ls_remote_script_prelude, fetch_script, NULL);
   g_autoptr (GPtrArray) argv = ls_remote_sh_argv (target, script, args);
-  g_autoptr (GBytes) bundle = ls_remote_command (target, argv, NULL, NULL, error);
+  g_autoptr (GBytes) bundle = ls_remote_command (target, argv, NULL, 0, NULL, NULL, error);
   if (!bundle)
     return -1;
   g_autofree char *tmp = ls_tmp_dir_make ("loadscope-remote-", error); /* a killed one's: removed */
@@ -307,7 +307,7 @@ bring_home (const ls_remote_target *target, const char *key, const char *name, c
       /* At home now: the target's copy goes (best effort). */
       g_autofree char *forget = g_strconcat (ls_remote_script_prelude, forget_script, NULL);
       g_autoptr (GPtrArray) argv2 = ls_remote_sh_argv (target, forget, args);
-      g_autoptr (GBytes) none = ls_remote_command (target, argv2, NULL, NULL, NULL);
+      g_autoptr (GBytes) none = ls_remote_command (target, argv2, NULL, 0, NULL, NULL, NULL);
     }
   return id;
 }
@@ -450,7 +450,7 @@ ls_remote_run_main (const char *target_text, int argc, char **argv)
       const char *forget_args[] = { key, name, NULL };
       g_autofree char *forget = g_strconcat (ls_remote_script_prelude, forget_script, NULL);
       g_autoptr (GPtrArray) argv2 = ls_remote_sh_argv (target, forget, forget_args);
-      g_autoptr (GBytes) none = ls_remote_command (target, argv2, NULL, NULL, NULL);
+      g_autoptr (GBytes) none = ls_remote_command (target, argv2, NULL, 0, NULL, NULL, NULL);
       if (status == 0 || status == 1)
         exit_code = status;
       else
@@ -545,7 +545,7 @@ ls_remote_collect (const ls_remote_target *target, const char *db, FILE *out)
   g_autofree char *script = g_strconcat (ls_remote_script_prelude, list_script, NULL);
   const char *args[] = { key, NULL };
   g_autoptr (GPtrArray) argv = ls_remote_sh_argv (target, script, args);
-  g_autoptr (GBytes) list = ls_remote_command (target, argv, NULL, NULL, &error);
+  g_autoptr (GBytes) list = ls_remote_command (target, argv, NULL, 0, NULL, NULL, &error);
   if (!list)
     {
       fprintf (stderr, _("loadscope remote collect: %s\n"), error->message);

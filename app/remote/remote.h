@@ -32,6 +32,7 @@ typedef enum {
   LS_REMOTE_ERROR_CONNECT,   /* the transport could not start or reach the target */
   LS_REMOTE_ERROR_MISSING,   /* the bundle of this version is not on the target */
   LS_REMOTE_ERROR_FAILED,    /* a step on the target failed (its words in the message) */
+  LS_REMOTE_ERROR_TIMEOUT,   /* the target did not answer, or not finish, in time */
 } ls_remote_error;
 
 typedef enum {
@@ -102,9 +103,16 @@ extern const char ls_remote_script_prelude[];
 /* Runs argv with stdin from in_path (NULL: nothing), returns stdout (and
  * its length); NULL with the error naming the target, the exit status and
  * its stderr. exit_status (may be NULL) gets the exit code, -1 when it did
- * not exit. */
-GBytes *ls_remote_command (const ls_remote_target *target, GPtrArray *argv, const char *in_path, int *exit_status,
-                           GError **error);
+ * not exit. A command still running after limit_s seconds (0: the
+ * default, ls_remote_command_limit_s) is ended and *timed_out (may be
+ * NULL) set, with LS_REMOTE_ERROR_TIMEOUT. Runs in its own main context,
+ * so any thread may call it. */
+GBytes *ls_remote_command (const ls_remote_target *target, GPtrArray *argv, const char *in_path, guint limit_s,
+                           GCancellable *cancellable, int *exit_status, GError **error);
+
+/* How long a fetch, a list or an install may take in all:
+ * LOADSCOPE_REMOTE_COMMAND_S (1 to 86400), else 600 s. */
+guint ls_remote_command_limit_s (void);
 
 /* Why a transport failed, from its exit status and stderr, in words. */
 char *ls_remote_transport_failure (const ls_remote_target *target, int exit_status, const char *stderr_text);
