@@ -339,9 +339,10 @@ check "remote install through exec: into the root's own cache" \
 rc=$?
 check "sweep --on exec: of the root's /data/jpegs exits 0" "[ $rc -eq 0 ]" "$T/es.out" "$T/es.err"
 "$loadscope" show 1 --db "$T/exec.sqlite" --json >"$T/show1.json" 2>&1 # shown on failure
-check "... 2 runs recorded here, with the root's path, and its machine a podman container (its run/.containerenv)" \
+check "... 2 runs recorded here, with the root's path, and its machine a podman container (its run/.containerenv), so History says '(podman)'" \
   "[ \"\$(count '$T/exec.sqlite' done)\" -eq 2 ] && '$loadscope' show 1 --db '$T/exec.sqlite' --json | grep -c '\"/data/jpegs\"' >/dev/null \
-   && '$loadscope' show 1 --db '$T/exec.sqlite' --json | grep -c '\"container\" : \"podman\"' >/dev/null" \
+   && '$loadscope' show 1 --db '$T/exec.sqlite' --json | grep -c '\"container\" : \"podman\"' >/dev/null \
+   && '$loadscope' history --db '$T/exec.sqlite' | grep -c ' (podman)' >/dev/null" \
   "$T/es.err" "$T/show1.json"
 "$loadscope" run --on "exec:$T/enter-root" --dataset /nowhere "${knobs[@]}" --db "$T/exec.sqlite" >"$T/eb.out" 2>"$T/eb.err"
 rc=$?

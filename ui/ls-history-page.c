@@ -70,7 +70,7 @@ static const column_spec columns[] = {
   { N_("Model"), "model_ms", TRUE, 1, 0, " ms", 62 },
   { N_("Consumer"), "sink_shown", FALSE, 0, 0, NULL, 74 },
   { N_("Date (UTC)"), "started_at", FALSE, 0, 0, NULL, 136 },
-  { N_("Machine"), "machine", FALSE, 0, 0, NULL, 70 },
+  { N_("Machine"), "machine_shown", FALSE, 0, 0, NULL, 70 },
   { N_("OS"), "os", FALSE, 0, 0, NULL, 72 },
   { N_("Dataset"), "dataset", FALSE, 0, 0, NULL, 80 },
 };

@@ -120,7 +120,8 @@ print_table (JsonArray *rows)
       g_autofree char *id = g_strdup_printf ("%" G_GINT64_FORMAT, json_object_get_int_member (r, "id"));
       g_autofree char *date = ls_store_time_short (json_object_get_string_member (r, "started_at"));
       /* Imported text may hold terminal escapes and newlines. */
-      g_autofree char *host = ls_cli_terminal_text (json_object_get_string_member (r, "machine"));
+      g_autofree char *shown = ls_run_machine_shown (r);
+      g_autofree char *host = ls_cli_terminal_text (shown);
       g_autofree char *data = ls_cli_terminal_text (base_name (json_object_get_string_member (r, "dataset")));
       g_autofree char *machine = fit (host, 12);
       g_autofree char *dataset = fit (data, 16);

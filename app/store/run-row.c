@@ -1,4 +1,5 @@
 #include "app/store/run-row.h"
+#include "app/store/store-query.h"
 
 #include <string.h>
 
@@ -62,6 +63,8 @@ static void
 add_shown_members (JsonObject *run)
 {
   gboolean simulated = json_object_get_boolean_member_with_default (run, "simulated", FALSE);
+  g_autofree char *machine = ls_run_machine_shown (run);
+  json_object_set_string_member (run, "machine_shown", machine);
   json_object_set_string_member (run, "sink_shown",
                                  simulated ? "sim GPU" : json_object_get_string_member_with_default (run, "sink", "?"));
   /* Prefetch and persistence mean nothing without workers. */
@@ -130,7 +133,7 @@ ls_run_row_matches (LsRunRow *self, const char *needle)
   if (!needle || !*needle)
     return TRUE;
   g_autofree char *lower = g_utf8_strdown (needle, -1);
-  static const char *const fields[] = { "machine", "os", "dataset", "started_at", "sink_shown", "status", "pin", "start" };
+  static const char *const fields[] = { "machine_shown", "os", "dataset", "started_at", "sink_shown", "status", "pin", "start" };
   for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
     {
       const char *v = json_object_get_string_member_with_default (self->run, fields[i], NULL);

@@ -284,7 +284,7 @@ ls_store_history (ls_store *store, gint64 sweep_id, int limit, GError **error)
   params[n++] = limit > 0 ? limit : -1;
   g_autofree char *sql = g_strdup_printf (
       /* untranslated: SQL */
-      "SELECT r.id, r.uuid, r.started_at, m.hostname AS machine, m.os, r.dataset, r.format, r.workers, "
+      "SELECT r.id, r.uuid, r.started_at, m.hostname AS machine, COALESCE (m.container, '') AS container, m.os, r.dataset, r.format, r.workers, "
       "r.start_method AS start, r.batch_size, r.prefetch, r.persistent, r.pin, r.non_blocking, r.model_ms, r.sink, "
       "r.simulated, r.status, r.error, r.throughput_sps, r.wait_p50_ms, r.wait_p95_ms, r.gpu_util_exact, "
       "r.gpu_util_nvml, r.pss_peak_bytes, COALESCE (r.pss_peak_bytes, r.private_peak_bytes) AS memory_peak_bytes, "
@@ -304,6 +304,16 @@ ls_store_history (ls_store *store, gint64 sweep_id, int limit, GError **error)
           json_object_set_boolean_member (r, flags[f], json_object_get_int_member (r, flags[f]) != 0);
     }
   return rows;
+}
+
+char *
+ls_run_machine_shown (JsonObject *run)
+{
+  const char *host = json_object_get_string_member_with_default (run, "machine", "?");
+  const char *kind = json_object_get_string_member_with_default (run, "container", "");
+  if (!kind || !*kind || g_str_equal (kind, "none"))
+    return g_strdup (host);
+  return g_strdup_printf ("%s (%s)", host, kind);
 }
 
 char *

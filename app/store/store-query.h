@@ -91,6 +91,10 @@ char *ls_store_rows_dup_text (ls_store_rows *rows, int column);          /* a co
 void ls_store_rows_free (ls_store_rows *rows);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ls_store_rows, ls_store_rows_free)
 
+/* A history row's machine as shown: its host name, and the container kind
+ * it ran in when it ran in one ("gpu-box (docker)"). */
+char *ls_run_machine_shown (JsonObject *run);
+
 /* A knob's value as shown ("on", "fork", "-" when absent). */
 char *ls_run_knob_text (JsonObject *run, const ls_run_knob *knob);
 
