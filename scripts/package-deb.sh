@@ -80,7 +80,7 @@ Architecture: $arch
 Maintainer: The Loadscope developers <loadscope@localhost>
 Installed-Size: $installed_kb
 Depends: $depends
-Recommends: fonts-dejavu-core, fonts-wqy-microhei | fonts-noto-cjk
+Recommends: binutils, fonts-dejavu-core, fonts-wqy-microhei | fonts-noto-cjk
 Suggests: python3-torch, python3-torchvision
 Section: devel
 Priority: optional

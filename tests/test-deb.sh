@@ -57,11 +57,13 @@ for f in /usr/bin/loadscope /usr/bin/loadscope-worker \
          /usr/share/loadscope/schemas/gschemas.compiled \
          /usr/share/loadscope/probe/loadscope_probe/probe.py \
          /usr/share/doc/loadscope/copyright \
+         /usr/libexec/loadscope/bundle.sh /usr/libexec/loadscope/bundle-lib.sh \
          /usr/share/locale/zh_CN/LC_MESSAGES/loadscope.mo; do
   grep -qx "$f" "$tmp/files" && ok "carries $f" || bad "does not carry $f"
 done
-outside=$(grep -v -e '^/usr/$' -e '^/usr/\(bin\|share\)/' -e '^/$' "$tmp/files" | grep -v '^/usr/$')
-[ -z "$outside" ] && ok "every file is under /usr/bin or /usr/share" || bad "files outside /usr/{bin,share}: $(echo $outside)"
+outside=$(grep -v -e '^/usr/$' -e '^/usr/\(bin\|share\|libexec\)/' -e '^/$' "$tmp/files" | grep -v '^/usr/$')
+[ -z "$outside" ] && ok "every file is under /usr/bin, /usr/share or /usr/libexec" ||
+  bad "files outside /usr/{bin,share,libexec}: $(echo $outside)"
 # Caches belong to Debian's triggers; a packaged one would go stale and
 # stay behind on remove.
 stale=$(grep -E 'gschemas\.compiled$|icon-theme\.cache$|mimeinfo\.cache$' "$tmp/files" | grep -v '^/usr/share/loadscope/')
@@ -94,5 +96,20 @@ elif ! locale -a 2>/dev/null | grep -qix 'zh_CN.utf8'; then
   say "skipped: the packaged catalogue in use (no zh_CN.UTF-8 locale here)"
 else
   bad "the packaged loadscope under zh_CN.UTF-8 is not Chinese"
+fi
+# `remote install` without --bundle makes the bundle from the package's
+# own files (libexec/loadscope/bundle.sh, the probe, the schema).
+if command -v readelf >/dev/null; then
+  cache=$tmp/remote-cache
+  if env -u LOADSCOPE_REMOTE_BUNDLE -u LOADSCOPE_WORKER "$tmp/root/usr/bin/loadscope" remote install \
+       "exec:env LOADSCOPE_REMOTE_CACHE=$cache" >"$tmp/install.log" 2>&1 &&
+     ls "$cache"/*/share/loadscope/probe/loadscope_probe/probe.py "$cache"/*/share/loadscope/schemas/gschemas.compiled \
+       >/dev/null 2>&1; then
+    ok "the packaged loadscope makes and installs its bundle (remote install without --bundle)"
+  else
+    bad "remote install without --bundle from the package: $(tail -n 3 "$tmp/install.log" | tr '\n' ' ')"
+  fi
+else
+  say "skipped: remote install without --bundle (no readelf: package binutils)"
 fi
 finish

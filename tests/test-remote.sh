@@ -330,10 +330,15 @@ if ! "$T/enter-root" sh -c '[ -d /data ] && [ ! -e /root/ls-remote-test ]' 2>"$T
   exit $((failed > 0))
 fi
 "$loadscope" make-dataset --format jpeg-dir --count 32 --size 64x64 "$R/data/jpegs" >/dev/null 2>&1
-"$loadscope" remote install "exec:$T/enter-root" --bundle "$bundle" >"$T/ei.out" 2>"$T/ei.err"
+# No --bundle: the bundle is made from this build (its copy of
+# tests/device/bundle.sh), as a user of the package does it.
+mkdir -p "$T/install-tmp"
+env -u LOADSCOPE_REMOTE_BUNDLE TMPDIR="$T/install-tmp" "$loadscope" remote install "exec:$T/enter-root" >"$T/ei.out" 2>"$T/ei.err"
 rc=$?
-check "remote install through exec: into the root's own cache" \
-  "[ $rc -eq 0 ] && [ -x '$R/home/.cache/loadscope/remote/$key/loadscope' ]" "$T/ei.out" "$T/ei.err"
+check "remote install through exec:, without --bundle: the bundle made here, into the root's own cache" \
+  "[ $rc -eq 0 ] && grep -q 'making the bundle of this installation' '$T/ei.out' \
+   && [ -x '$R/home/.cache/loadscope/remote/$key/loadscope' ] && [ -f '$R/home/.cache/loadscope/remote/$key/bundle-info.txt' ] \
+   && [ -z \"\$(ls -A '$T/install-tmp')\" ]" "$T/ei.out" "$T/ei.err"
 "$loadscope" sweep --on "exec:$T/enter-root" --dataset /data/jpegs --workers 0,1 "${knobs[@]}" --db "$T/exec.sqlite" \
   >"$T/es.out" 2>"$T/es.err"
 rc=$?

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/core/tmp-dir.h"
 #include "app/remote/remote.h"
+#include "app/target/target-pytorch.h"
 #include "platform/process.h"
 
 static int
@@ -22,8 +24,9 @@ usage (FILE *to, int code)
                  "TARGET is ssh:HOST (anything ssh accepts, ~/.ssh/config aliases too; ssh does the connecting\n"
                  "with BatchMode, so a password prompt is an error) or exec:COMMAND, a prefix that runs a\n"
                  "program inside a container and passes stdin and stdout (exec:docker exec -i NAME).\n"
-                 "DIR is a bundle made by `bash tests/device/bundle.sh --from BUILD --out DIR --max-mb 0`\n"
-                 "(default: $LOADSCOPE_REMOTE_BUNDLE). Then: loadscope sweep --on TARGET --dataset PATH-THERE ...\n"));
+                 "Without --bundle (or $LOADSCOPE_REMOTE_BUNDLE) the bundle is made from this installation\n"
+                 "first (tests/device/bundle.sh, installed in libexec/loadscope). Then:\n"
+                 "loadscope sweep --on TARGET --dataset PATH-THERE ...\n"));
   return code;
 }
 
@@ -52,6 +55,7 @@ ls_cli_remote (int argc, char **argv)
 {
   g_autoptr (GError) error = NULL;
   char *bundle = NULL, *db = NULL;
+  char *made = NULL, *tmp = NULL; /* a bundle made here, and its folder */
   GOptionEntry entries[] = {
     { "bundle", 0, 0, G_OPTION_ARG_FILENAME, &bundle, N_("The bundle folder (tests/device/bundle.sh)"), N_("DIR") },
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &db, N_("The local run store"), N_("PATH") },
@@ -100,9 +104,22 @@ ls_cli_remote (int argc, char **argv)
   const char *dir = bundle ? bundle : g_getenv ("LOADSCOPE_REMOTE_BUNDLE");
   if (!dir || !*dir)
     {
-      code = ls_cli_usage_error ("remote", "install: give --bundle DIR (a folder made by `bash tests/device/bundle.sh "
-                                           "--from BUILD --out DIR --max-mb 0`) or set LOADSCOPE_REMOTE_BUNDLE");
-      goto out;
+      /* None given: made from this installation, then sent. */
+      g_autofree char *probe = NULL;
+      if ((probe = ls_target_probe_dir (&error)) && (tmp = ls_tmp_dir_make ("loadscope-bundle-", &error)))
+        {
+          made = g_build_filename (tmp, "bundle", NULL);
+          printf (_("remote install: making the bundle of this installation in %s\n"), made);
+          fflush (stdout);
+          if (!ls_remote_make_bundle (made, probe, &error))
+            g_clear_pointer (&made, g_free);
+        }
+      if (!made)
+        {
+          fprintf (stderr, _("loadscope remote install: %s\n"), error->message);
+          goto out;
+        }
+      dir = made;
     }
   if (!ls_remote_install (target, dir, stdout, &error))
     {
@@ -112,6 +129,10 @@ ls_cli_remote (int argc, char **argv)
     }
   code = 0;
 out:
+  if (tmp)
+    ls_tmp_dir_remove (tmp);
+  g_free (tmp);
+  g_free (made);
   g_free (bundle);
   g_free (db);
   return code;

@@ -189,8 +189,7 @@ ls_remote_transport_failure (const ls_remote_target *target, int exit_status, co
       char *nl = strchr (others, '\n');
       if (nl)
         *nl = '\0';
-      return g_strdup_printf (_("%s has no Loadscope %s installed%s%s%s: run `loadscope remote install %s --bundle DIR` "
-                              "(DIR made by tests/device/bundle.sh)"),
+      return g_strdup_printf (_("%s has no Loadscope %s installed%s%s%s: run `loadscope remote install %s`"),
                               target->text, key, *others ? _(" (it has ") : "", others, *others ? ")" : "",
                               target->text);
     }

@@ -114,6 +114,13 @@ GBytes *ls_remote_command (const ls_remote_target *target, GPtrArray *argv, cons
  * LOADSCOPE_REMOTE_COMMAND_S (1 to 86400), else 600 s. */
 guint ls_remote_command_limit_s (void);
 
+/* Makes the runner's bundle in out_dir (which must not exist) from this
+ * installation or build tree: this executable, its worker, the probe in
+ * probe_dir and the settings schema, with the libraries they need (the
+ * bundle maker, tests/device/bundle.sh). Its progress goes to stdout and
+ * stderr. Not on Windows. */
+gboolean ls_remote_make_bundle (const char *out_dir, const char *probe_dir, GError **error);
+
 /* Why a transport failed, from its exit status and stderr, in words. */
 char *ls_remote_transport_failure (const ls_remote_target *target, int exit_status, const char *stderr_text);
 

@@ -13,9 +13,13 @@
 #   loadscope, loadscope-worker, test-sink-cuda   wrappers: env.sh, then bin/
 #   bundle-info.txt  what was built, from which commit, the glibc it needs
 #
-# Usage: bash tests/device/bundle.sh [--from BUILDDIR] [--out DIR] [--max-mb N]
+# Usage: bash tests/device/bundle.sh [--from BUILDDIR | --exe LOADSCOPE --worker W --probe DIR --schemas DIR]
+#                                     [--out DIR] [--max-mb N]
 #   --from  package the executables of an existing build folder instead of
 #           building (the tests package their own build this way)
+#   --exe   package an installed (or built) loadscope and its worker, the
+#           probe's folder and a folder with the compiled schema or its XML:
+#           what `loadscope remote install TARGET` does without --bundle
 #   --out   where the bundle goes (default build-device-bundle/, git-ignored)
 #   --max-mb  fail when the bundle is larger (default 60: a device call
 #           carries 64 MiB at most; 0: no limit)
@@ -27,6 +31,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 FROM=
+EXE= WORKER= PROBE=$ROOT/data/probe SCHEMAS=$ROOT/data
 OUT_DIR=$ROOT/build-device-bundle
 MAX_MB=60
 
@@ -38,16 +43,25 @@ die() {
 while [ $# -gt 0 ]; do
   case "$1" in
     --from) FROM=${2:?--from needs a build folder}; shift 2 ;;
+    --exe) EXE=${2:?--exe needs the loadscope executable}; shift 2 ;;
+    --worker) WORKER=${2:?--worker needs the loadscope-worker executable}; shift 2 ;;
+    --probe) PROBE=${2:?--probe needs the probe folder}; shift 2 ;;
+    --schemas) SCHEMAS=${2:?--schemas needs a folder}; shift 2 ;;
     --out) OUT_DIR=${2:?--out needs a folder}; shift 2 ;;
     --max-mb) MAX_MB=${2:?--max-mb needs a number}; shift 2 ;;
-    -h | --help) sed -n '2,24p' "$0"; exit 0 ;;
-    *) die "unknown argument '$1' (usage: bundle.sh [--from BUILDDIR] [--out DIR] [--max-mb N])" ;;
+    -h | --help) sed -n '2,29p' "$0"; exit 0 ;;
+    *) die "unknown argument '$1' (usage: bundle.sh [--from BUILDDIR | --exe F --worker F --probe DIR --schemas DIR] [--out DIR] [--max-mb N])" ;;
   esac
 done
 
+command -v readelf >/dev/null || die "readelf not found (Debian: apt install binutils): it lists the libraries to bundle"
+
 # ------------------------------------------------------------ build
 
-if [ -z "$FROM" ]; then
+if [ -n "$EXE" ]; then
+  [ -x "$EXE" ] && [ -n "$WORKER" ] && [ -x "$WORKER" ] || die "--exe and --worker need two executables ($EXE, $WORKER)"
+  FROM=$(dirname "$EXE")
+elif [ -z "$FROM" ]; then
   FROM=$ROOT/build-device-bundle-src
   command -v meson >/dev/null || die "meson is not installed (bash scripts/setup.sh installs it)"
   if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
@@ -68,7 +82,9 @@ fi
 FROM=$(cd "$FROM" && pwd) || die "no build folder $FROM"
 
 exes=()
+[ -z "$EXE" ] || exes=("$EXE" "$WORKER")
 for p in app/loadscope loader/loadscope-worker tests/test-sink-cuda; do
+  [ -z "$EXE" ] || break
   if [ -x "$FROM/$p" ]; then
     exes+=("$FROM/$p")
   elif [ "$p" != tests/test-sink-cuda ]; then
@@ -94,9 +110,11 @@ done
 bash "$HERE/bundle-lib.sh" copy "$OUT_DIR/lib" "$OUT_DIR"/bin/* || die "could not gather the shared libraries"
 
 # The settings schema, where app/core/settings.c looks beside the executable.
-if command -v glib-compile-schemas >/dev/null; then
-  glib-compile-schemas --strict --targetdir "$OUT_DIR/share/loadscope/schemas" "$ROOT/data" ||
-    die "glib-compile-schemas failed on $ROOT/data"
+if [ -f "$SCHEMAS/gschemas.compiled" ]; then
+  cp "$SCHEMAS/gschemas.compiled" "$OUT_DIR/share/loadscope/schemas/"
+elif command -v glib-compile-schemas >/dev/null; then
+  glib-compile-schemas --strict --targetdir "$OUT_DIR/share/loadscope/schemas" "$SCHEMAS" ||
+    die "glib-compile-schemas failed on $SCHEMAS"
 elif [ -f "$FROM/data/gschemas.compiled" ]; then
   cp "$FROM/data/gschemas.compiled" "$OUT_DIR/share/loadscope/schemas/"
 else
@@ -107,7 +125,7 @@ fi
 # executable (bin/../share/loadscope/probe): `--target pytorch` on a target
 # machine (`sweep --on`) runs it under that machine's Python.
 mkdir -p "$OUT_DIR/share/loadscope/probe/loadscope_probe"
-cp "$ROOT"/data/probe/loadscope_probe/*.py "$OUT_DIR/share/loadscope/probe/loadscope_probe/"
+cp "$PROBE"/loadscope_probe/*.py "$OUT_DIR/share/loadscope/probe/loadscope_probe/" || die "no probe in $PROBE"
 
 # A font for the charts, found through a fontconfig file of the bundle's
 # own (the system's fonts too, where there are any).
