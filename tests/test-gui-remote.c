@@ -7,7 +7,8 @@
  * exec: target (a command prefix that enters a UTS namespace with a host
  * name of its own, so the machine the runs are recorded with is the
  * target's; no sshd needed): first without the bundle there (the reason
- * and the install command under the Machine row), then installed, live on
+ * and the install command under the Machine row), then installed by the
+ * row's Install button (the bundle made from this build), live on
  * the Run page, recorded in the local store and listed in History with
  * the target's machine name; Cancel ends a run there (recorded as
  * interrupted, no process of it left); then a host of the config through
@@ -126,6 +127,27 @@ processes_with (const char *text)
   return n;
 }
 
+static gboolean
+install_done (void)
+{
+  return !ls_setup_machine_is_installing (machine);
+}
+
+/* The button of that label inside w (depth first). */
+static GtkButton *
+find_button (GtkWidget *w, const char *label)
+{
+  if (GTK_IS_BUTTON (w) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (w)), label) == 0)
+    return GTK_BUTTON (w);
+  for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkButton *b = find_button (c, label);
+      if (b)
+        return b;
+    }
+  return NULL;
+}
+
 static void
 run_cli (const char *const *argv)
 {
@@ -136,34 +158,6 @@ run_cli (const char *const *argv)
   g_assert_no_error (error);
   if (!g_spawn_check_wait_status (status, NULL))
     g_error ("%s %s failed: %s%s", argv[0], argv[1], out, err);
-}
-
-/* A small bundle (as test-remote.sh makes it): the two executables and the
- * bundle's wrappers; the libraries are this machine's. */
-static char *
-make_bundle (void)
-{
-  char *bundle = g_build_filename (home, "bundle", NULL);
-  g_autofree char *bin = g_build_filename (bundle, "bin", NULL);
-  g_assert_cmpint (g_mkdir_with_parents (bin, 0755), ==, 0);
-  const char *exes[] = { g_getenv ("LOADSCOPE"), g_getenv ("LOADSCOPE_WORKER") };
-  const char *names[] = { "loadscope", "loadscope-worker" };
-  for (guint i = 0; i < 2; i++)
-    {
-      g_autofree char *dest = g_build_filename (bin, names[i], NULL);
-      const char *cp[] = { "cp", exes[i], dest, NULL };
-      run_cli (cp);
-      g_autofree char *wrapper = g_build_filename (bundle, names[i], NULL);
-      g_autofree char *text = g_strdup_printf ("#!/bin/sh\nhere=$(CDPATH= cd -- \"$(dirname -- \"$0\")\" && pwd) || "
-                                               "exit 2\n. \"$here/env.sh\"\nexec \"$here/bin/%s\" \"$@\"\n",
-                                               names[i]);
-      g_assert_true (g_file_set_contents (wrapper, text, -1, NULL));
-      g_assert_cmpint (g_chmod (wrapper, 0755), ==, 0);
-    }
-  g_autofree char *env = g_build_filename (bundle, "env.sh", NULL);
-  g_assert_true (g_file_set_contents (
-      env, "export LOADSCOPE_WORKER=\"$here/bin/loadscope-worker\"\nexport GSETTINGS_BACKEND=memory\n", -1, NULL));
-  return bundle;
 }
 
 /* The exec: target: a UTS namespace named TARGET_HOST where this system
@@ -315,7 +309,6 @@ test_machine (void)
   /* ---- a real sweep through an exec: target ---- */
   gboolean named = FALSE;
   g_autofree char *target = make_target (&named);
-  g_autofree char *bundle = make_bundle ();
   ls_setup_machine_set_target (machine, target);
   ls_setup_machine_set_path (machine, dataset);
   g_settings_set_string (settings, "workers", "0,1");
@@ -363,10 +356,25 @@ test_machine (void)
   adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
   gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);
 
-  {
-    const char *argv[] = { g_getenv ("LOADSCOPE"), "remote", "install", target, "--bundle", bundle, NULL };
-    run_cli (argv);
-  }
+  /* The row's Install button, shown because the bundle is missing: it
+   * makes the bundle of this build (its copy of tests/device/bundle.sh)
+   * and sends it, then the row's check says it is ready. */
+  GtkButton *install = find_button (GTK_WIDGET (machine), "Install Loadscope There");
+  g_assert_nonnull (install);
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (install)));
+  g_unsetenv ("LOADSCOPE_REMOTE_BUNDLE");
+  g_signal_emit_by_name (install, "clicked");
+  g_assert_true (ls_setup_machine_is_installing (machine));
+  ls_test_gui_iterate_until (install_done, 180);
+  ls_test_gui_iterate_until (check_done, 60);
+  g_test_message ("after Install: %s", ls_setup_machine_get_problem (machine) ? ls_setup_machine_get_problem (machine)
+                                                                             : "no problem");
+  g_assert_null (ls_setup_machine_get_problem (machine));
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (install)));
+  g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (ls_test_gui_find_child (GTK_WIDGET (machine),
+                                                                                          ADW_TYPE_COMBO_ROW))),
+                   ==, "Ready: this version of Loadscope is installed there");
+  ls_test_gui_screenshot ("gui-remote-installed.png");
   saw_run_page = saw_batches = FALSE;
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.run", NULL));
   g_assert_null (ls_setup_machine_get_problem (machine)); /* cleared by the new start */

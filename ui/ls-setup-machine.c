@@ -14,6 +14,7 @@ struct _LsSetupMachine {
   AdwEntryRow *other_entry;
   AdwEntryRow *path_entry;
   GtkLabel *problem_label;
+  GtkButton *install_button; /* shown when the chosen machine lacks this version */
   GtkStringList *offered;  /* the row's items */
   GPtrArray *hosts;        /* char *: the hosts offered, in the row's order after "This computer" */
   GCancellable *reading;   /* the hosts being read */
@@ -25,6 +26,7 @@ struct _LsSetupMachine {
   gboolean filling;        /* the row is being refilled: no choice is made */
   GCancellable *checking;  /* the chosen target being asked whether it is ready */
   guint check_soon;        /* the ask, once the choice has settled */
+  GCancellable *installing; /* the install started by the button */
 };
 
 G_DEFINE_FINAL_TYPE (LsSetupMachine, ls_setup_machine, ADW_TYPE_PREFERENCES_GROUP)
@@ -139,6 +141,8 @@ checked (GObject *source, GAsyncResult *result, gpointer user_data)
   g_clear_object (&self->checking);
   set_status (self, ready ? _("Ready: this version of Loadscope is installed there") : "");
   ls_setup_machine_show_problem (self, ready ? NULL : error->message);
+  gtk_widget_set_visible (GTK_WIDGET (self->install_button),
+                          g_error_matches (error, LS_REMOTE_ERROR, LS_REMOTE_ERROR_MISSING));
 }
 
 static gboolean
@@ -165,10 +169,56 @@ check_soon (LsSetupMachine *self)
   if (self->checking)
     g_cancellable_cancel (self->checking);
   g_clear_object (&self->checking);
+  if (self->installing)
+    g_cancellable_cancel (self->installing); /* its answer no longer concerns the row */
+  g_clear_object (&self->installing);
+  gtk_widget_set_visible (GTK_WIDGET (self->install_button), FALSE);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->install_button), TRUE);
   g_clear_handle_id (&self->check_soon, g_source_remove);
   set_status (self, "");
   if (!ls_setup_machine_is_local (self))
     self->check_soon = g_timeout_add (500, check_now, self);
+}
+
+/* The Install button: `loadscope remote install TARGET` in a subprocess
+ * (it makes the bundle of this build and sends it), then the check again. */
+static void
+install_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (LsSetupMachine) self = user_data;
+  g_autoptr (GError) error = NULL;
+  gboolean ok = ls_remote_install_finish (result, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  g_clear_object (&self->installing);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->install_button), TRUE);
+  if (ok)
+    check_soon (self);
+  else
+    {
+      set_status (self, "");
+      ls_setup_machine_show_problem (self, error->message);
+    }
+}
+
+static void
+on_install (LsSetupMachine *self)
+{
+  g_autofree char *text = current_target (self);
+  if (!text || !*text || self->installing)
+    return;
+  self->installing = g_cancellable_new ();
+  gtk_widget_set_sensitive (GTK_WIDGET (self->install_button), FALSE);
+  ls_setup_machine_show_problem (self, NULL);
+  set_status (self, _("Installing Loadscope there: making the bundle of this build and sending it…"));
+  ls_remote_install_async (text, g_getenv ("LOADSCOPE"), self->installing, install_done, g_object_ref (self));
+}
+
+gboolean
+ls_setup_machine_is_installing (LsSetupMachine *self)
+{
+  g_return_val_if_fail (LS_IS_SETUP_MACHINE (self), FALSE);
+  return self->installing != NULL;
 }
 
 static void
@@ -377,6 +427,9 @@ ls_setup_machine_dispose (GObject *object)
   if (self->reading)
     g_cancellable_cancel (self->reading);
   g_clear_object (&self->reading);
+  if (self->installing)
+    g_cancellable_cancel (self->installing);
+  g_clear_object (&self->installing);
   g_clear_object (&self->settings);
   gtk_widget_dispose_template (GTK_WIDGET (self), LS_TYPE_SETUP_MACHINE);
   G_OBJECT_CLASS (ls_setup_machine_parent_class)->dispose (object);
@@ -410,8 +463,10 @@ ls_setup_machine_class_init (LsSetupMachineClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LsSetupMachine, other_entry);
   gtk_widget_class_bind_template_child (widget_class, LsSetupMachine, path_entry);
   gtk_widget_class_bind_template_child (widget_class, LsSetupMachine, problem_label);
+  gtk_widget_class_bind_template_child (widget_class, LsSetupMachine, install_button);
   gtk_widget_class_bind_template_callback (widget_class, on_selected);
   gtk_widget_class_bind_template_callback (widget_class, on_other_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_install);
 }
 
 static void

@@ -50,5 +50,7 @@ GListModel *ls_setup_machine_get_offered (LsSetupMachine *self); /* GtkStringObj
  * (its answer goes under the row: the problem, or "Ready" as the row's
  * subtitle). */
 gboolean ls_setup_machine_is_checking (LsSetupMachine *self);
+/* Whether the Install button's install is running (for tests). */
+gboolean ls_setup_machine_is_installing (LsSetupMachine *self);
 
 G_END_DECLS

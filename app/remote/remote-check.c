@@ -4,6 +4,7 @@
 #include "app/remote/remote.h"
 
 #include "app/core/i18n.h"
+#include "app/core/worker-path.h"
 
 #include <string.h>
 
@@ -69,6 +70,61 @@ ls_remote_check_async (const char *target_text, const char *runner, GCancellable
 
 gboolean
 ls_remote_check_finish (GAsyncResult *result, GError **error)
+{
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/* ---- installing from the window ---- */
+
+static void
+installed (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (GTask) task = user_data;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *said = NULL;
+  GSubprocess *proc = G_SUBPROCESS (source);
+  if (!g_subprocess_communicate_utf8_finish (proc, result, &said, NULL, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  if (g_subprocess_get_if_exited (proc) && g_subprocess_get_exit_status (proc) == 0)
+    {
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+  /* What it said last (the target's words may be among them: made valid
+   * and kept short, for a label). */
+  g_autofree char *valid = g_utf8_make_valid (said ? said : "", -1);
+  char *text = g_strstrip (valid);
+  glong n = g_utf8_strlen (text, -1);
+  const char *tail = n > 600 ? g_utf8_offset_to_pointer (text, n - 600) : text;
+  g_task_return_new_error (task, LS_REMOTE_ERROR, LS_REMOTE_ERROR_FAILED, _("Installing failed: %s"), tail);
+}
+
+void
+ls_remote_install_async (const char *target_text, const char *runner, GCancellable *cancellable,
+                         GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_autoptr (GTask) task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, ls_remote_install_async);
+  g_autofree char *self = runner ? NULL : ls_self_exe_path ();
+  const char *argv[] = { runner ? runner : self, "remote", "install", target_text, NULL };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSubprocess) proc = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE
+                                                              | G_SUBPROCESS_FLAGS_STDERR_MERGE
+                                                              | G_SUBPROCESS_FLAGS_STDIN_PIPE,
+                                                    &error);
+  if (!proc)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  g_subprocess_communicate_utf8_async (proc, "", cancellable, installed, g_steal_pointer (&task));
+}
+
+gboolean
+ls_remote_install_finish (GAsyncResult *result, GError **error)
 {
   return g_task_propagate_boolean (G_TASK (result), error);
 }

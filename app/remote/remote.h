@@ -139,4 +139,12 @@ void ls_remote_check_async (const char *target_text, const char *runner, GCancel
                             GAsyncReadyCallback callback, gpointer user_data);
 gboolean ls_remote_check_finish (GAsyncResult *result, GError **error);
 
+/* `runner remote install TARGET` (runner NULL: this executable) as a
+ * subprocess, which makes the bundle from this installation and sends it:
+ * the window's Install button. FALSE with "Installing failed: " and the
+ * last of what it said. Cancelling ends the wait, not the install. */
+void ls_remote_install_async (const char *target_text, const char *runner, GCancellable *cancellable,
+                              GAsyncReadyCallback callback, gpointer user_data);
+gboolean ls_remote_install_finish (GAsyncResult *result, GError **error);
+
 G_END_DECLS
