@@ -1,12 +1,15 @@
 /* The cuda sink's model step, alone: nvcc turns it into PTX at build time
  * (`nvcc -ptx`), and the sink loads that text with cuModuleLoadData, so no
  * CUDA runtime or C++ is linked and newer GPUs JIT it. extern "C" keeps
- * the name the sink asks cuModuleGetFunction for.
+ * the name the sink asks cuModuleGetFunction for. The runtime API's sink
+ * (sink-cuda.cu) compiles this file into itself.
  *
  * Every thread sums a strided share of the batch (16 bytes at a time, the
  * tail byte by byte), spins until spin_cycles of its SM's clock have
  * passed, and the warp's sum goes into a small output, so nothing can be
- * optimised away. Keep STEP_OUT_WORDS as sink-cuda-driver.c has it. */
+ * optimised away. Keep STEP_OUT_WORDS and the parameters as
+ * sink-cuda-pipeline.h (LS_CUDA_STEP_OUT_WORDS) and the sinks' launches
+ * have them. */
 #define STEP_OUT_WORDS 64
 
 extern "C" __global__ void

@@ -602,7 +602,7 @@ in_order (const char *trace, const char *const *want)
 
 /* Open: driver, device, primary context made current, module, memory,
  * streams, events, calibration. Each submit, exactly, per mode (the
- * two-stream scheme of sink-cuda-driver.c). Close: everything given back,
+ * two-stream scheme of sink-cuda-pipeline.c). Close: everything given back,
  * the context released last. */
 static void
 test_fake_call_order (void)
