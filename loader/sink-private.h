@@ -1,7 +1,7 @@
 /* What the sinks share and the rest of the loader does not see: the ops
  * table every sink fills, the struct they all start with, and their open
  * functions. For sink.c, sink-none.c, sink-sim.c, sink-cuda-driver.c,
- * sink-cuda.cu and the tests. */
+ * sink-cuda-pipeline.c, sink-cuda.cu and the tests. */
 #pragma once
 
 #include "loader/sink.h"
