@@ -1,4 +1,4 @@
-/* The verdict (app/core/verdict.c) for constructed summaries, table-driven;
+/* The verdict (app/core/verdict*.c) for constructed summaries, table-driven;
  * the recommendation with repeats (app/core/recommend.c); the machine's
  * other CPU (app/core/machine-busy.c); and end-to-end runs on the
  * simulated GPU that assert the limiting stage only, chosen so that the

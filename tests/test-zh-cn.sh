@@ -49,7 +49,7 @@ if sys.argv[1:] == ["--each-line"]:
     sys.exit(0 if lines and all(re.search(r"[\u4e00-\u9fff]", l) for l in lines) else 1)
 sys.exit(0 if len(re.findall(r"[\u4e00-\u9fff]", text)) >= int((sys.argv[1:] or ["1"])[0]) else 1)' "$@"
 }
-# What the recommendation and verdict say in English (app/core/verdict.c,
+# What the recommendation and verdict say in English (app/core/verdict*.c,
 # recommend.c): none of it may be left under zh_CN.
 english='Recommendation:|Verdict:|In PyTorch:|To try:|the best throughput|samples/s|simulated GPU|workers on|'\
 'the machine was busy|memory grows|-bound|GPU busy|GPU idle|no verdict|workers spend|the batches are built|cores are idle'

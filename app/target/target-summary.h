@@ -1,5 +1,5 @@
 /* What a script's run adds to the run's summary and to its lines in the
- * terminal (app/target/target-pytorch.c fills `target`). */
+ * terminal (app/target/target-pytorch.c and target-pytorch-events.c fill `target`). */
 #pragma once
 
 #include <json-glib/json-glib.h>

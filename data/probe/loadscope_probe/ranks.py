@@ -148,7 +148,7 @@ def window_cpu(b, w):
 
 def summary(r, warmup):
     """One rank's figures, defined as the runner defines the run's
-    (app/target/target-pytorch.c: figures): warm-up batches left out, the
+    (app/target/target-pytorch-figures.c): warm-up batches left out, the
     window from the end of the last warm-up step to the end of the last step."""
     b = r.batches
     w = warmup if len(b) > warmup else 0
