@@ -469,21 +469,10 @@ test_cuda_sink (void)
 int
 main (int argc, char **argv)
 {
-  argv = ls_process_utf8_argv (argc, argv);
-#ifdef _WIN32
-  /* No error dialog (nor, under Wine, a debugger) for the worker that
-   * crashes on purpose: the children inherit this mode. */
-  SetErrorMode (SEM_FAILCRITICALERRORS | SEM_NOGPFAULTERRORBOX | SEM_NOOPENFILEERRORBOX);
-#endif
-  worker = argc > 1 ? argv[1] : getenv ("LOADSCOPE_WORKER");
-  if (!worker || !*worker)
-    {
-      fprintf (stderr, "usage: loader-selftest LOADSCOPE-WORKER (or set LOADSCOPE_WORKER)\n");
-      printf ("FAIL - setup: no loadscope-worker path\n0 passed, 1 failed\n");
-      return 2;
-    }
-  printf ("# loader self-test, worker %s\n", worker);
-  fflush (stdout);
+  argv = selftest_start (argc, argv);
+  worker = selftest_partner (argc, argv, "loader", "worker", "loadscope-worker", "LOADSCOPE_WORKER");
+  if (!worker)
+    return 2;
 
   uint64_t t0 = ls_clock_ns ();
   test_in_process_reference ();
@@ -497,7 +486,5 @@ main (int argc, char **argv)
   test_missing_worker ();
   test_gpumon ();
   test_cuda_sink ();
-
-  printf ("# took %.1f s\n", ms_since (t0) / 1000.0);
-  return selftest_end ();
+  return selftest_end (t0);
 }

@@ -1334,12 +1334,7 @@ test_job_object (void)
 int
 main (int argc, char **argv)
 {
-  argv = ls_process_utf8_argv (argc, argv);
-#ifdef _WIN32
-  /* No error dialog (nor, under Wine, a debugger) for the children that
-   * crash on purpose: they inherit this mode. */
-  SetErrorMode (SEM_FAILCRITICALERRORS | SEM_NOGPFAULTERRORBOX | SEM_NOOPENFILEERRORBOX);
-#endif
+  argv = selftest_start (argc, argv);
   if (argc == 4 && strcmp (argv[1], "--orphan-maker") == 0)
     {
       helper = argv[2];
@@ -1350,15 +1345,9 @@ main (int argc, char **argv)
       helper = argv[2];
       return tree_maker (argv[3]);
     }
-  helper = argc > 1 ? argv[1] : getenv ("LS_HELPER_CHILD");
-  if (!helper || !*helper)
-    {
-      fprintf (stderr, "usage: platform-selftest HELPER-CHILD (or set LS_HELPER_CHILD)\n");
-      printf ("FAIL - setup: no helper-child path\n0 passed, 1 failed\n");
-      return 2;
-    }
-  printf ("# platform self-test, helper %s\n", helper);
-  fflush (stdout);
+  helper = selftest_partner (argc, argv, "platform", "helper", "helper-child", "LS_HELPER_CHILD");
+  if (!helper)
+    return 2;
 
   uint64_t t0 = ls_clock_ns ();
   test_clock ();
@@ -1383,7 +1372,5 @@ main (int argc, char **argv)
 #endif
   test_die_with_parent ();
   test_tree_end ();
-
-  printf ("# took %.1f s\n", ms_since (t0) / 1000.0);
-  return selftest_end ();
+  return selftest_end (t0);
 }

@@ -28,6 +28,20 @@
 #define SELFTEST_PRINTF(f, a)
 #endif
 
+/* The first thing in a self-test's main: the arguments as UTF-8 and, on
+ * Windows, no error dialog (nor, under Wine, a debugger) for the children
+ * that crash on purpose (they inherit the mode). Returns the arguments. */
+char **selftest_start (int argc, char **argv);
+
+/* The program a self-test drives: argv[1], else the environment's
+ * ENV_VAR. SUBJECT names the self-test ("loader": loader-selftest), ROLE
+ * the program in its header ("worker"), FILE the program's file name
+ * ("loadscope-worker"). Prints "# SUBJECT self-test, ROLE PATH" and
+ * returns the path; without one, says how to call the self-test, prints a
+ * failing setup line and returns NULL (exit with 2). */
+const char *selftest_partner (int argc, char **argv, const char *subject, const char *role, const char *file,
+                              const char *env_var);
+
 /* A check: passes when ok, else fails with the reason fmt gives. */
 void check (int ok, const char *name, const char *fmt, ...) SELFTEST_PRINTF (3, 4);
 
@@ -41,5 +55,6 @@ const char *describe (const ls_exit_status *st);
 /* Milliseconds since t0 (ls_clock_ns). */
 double ms_since (uint64_t t0);
 
-/* Prints "N passed, N failed"; the program's exit status (1: a failure). */
-int selftest_end (void);
+/* Prints how long the self-test took since t0 (ls_clock_ns) and "N passed,
+ * N failed"; the program's exit status (1: a failure). */
+int selftest_end (uint64_t t0);

@@ -12,13 +12,12 @@
 #include "app/chart/chart-export.h"
 #include "app/core/i18n.h"
 #include "app/report/report-escape.h"
+#include "app/report/report-writer.h"
 #include "app/store/store-query.h"
 
 /* The charts' size in the page (CSS scales them to the column). */
 #define CHART_W 1040
 #define CHART_H 580
-/* A sentence made by Loadscope may quote a stored name: cut, not dropped. */
-#define SENTENCE_MAX 2000
 
 static const char css[] =
     /* Which copy of a chart shows: the light one unless the reader prefers dark (print: light). */
@@ -71,19 +70,6 @@ static const char sort_js[] =
     "rows.sort(function(x,y){var a=x.cells[i],c=y.cells[i],p=parseFloat(a.dataset.v),q=parseFloat(c.dataset.v);"
     "var r=(!isNaN(p)&&!isNaN(q))?p-q:a.textContent.localeCompare(c.textContent);return asc?r:-r});"
     "rows.forEach(function(r){b.appendChild(r)})})})});";
-
-static void
-put (GString *out, const char *text, gsize max)
-{
-  g_autofree char *e = ls_report_html_escape (text, max);
-  g_string_append (out, e);
-}
-
-static void
-put_sentence (GString *out, const char *text)
-{
-  put (out, text, SENTENCE_MAX);
-}
 
 /* Copies a number of an attribute with at most DECIMALS decimals: cairo
  * writes six, which makes the glyph outlines most of the page's weight. */
@@ -185,544 +171,390 @@ put_svg (GString *out, ls_chart *chart, const char *prefix, const char *glyphs, 
   return TRUE;
 }
 
+
+/* ------------------------------------------------------- the format's hooks */
+
 static void
-put_verdict (GString *out, const ls_report *report, const ls_report_verdict *v)
+put (ls_report_writer *w, const char *text)
 {
-  const ls_verdict *verdict = &v->verdict;
-  if (report->verdicts->len > 1)
-    {
-      /* untranslated: markup */
-      g_string_append_printf (out, "<h3>%s ",
-                              _("On"));
-      put (out, v->machine->hostname, LS_REPORT_TEXT_MAX);
-      /* untranslated: markup */
-      g_string_append (out, " <span class=\"muted\">(");
-      put (out, v->machine->platform, LS_REPORT_TEXT_MAX);
-      g_string_append_printf (out, ngettext (", %u run)</span></h3>\n", ", %u runs)</span></h3>\n",
-                                             json_array_get_length (v->summaries)),
-                              json_array_get_length (v->summaries));
-    }
-  if (verdict->recommendation)
-    {
-      /* untranslated: markup */
-      g_string_append_printf (out, "<p><strong>%s</strong> ",
-                              _("Recommendation:"));
-      put_sentence (out, verdict->recommendation);
-      if (verdict->index >= 0)
-        {
-          guint r = g_array_index (v->run_index, guint, (guint) verdict->index);
-          /* the same words as the Markdown report's */
-          g_autofree char *which
-              = g_strdup_printf (_(" (run %lld, ★ in the table)"),
-                                 (long long) json_object_get_int_member_with_default (report->runs->pdata[r], "id", 0));
-          /* untranslated: markup */
-          g_string_append (out, " <span class=\"muted\">");
-          put (out, which, LS_REPORT_TEXT_MAX);
-          g_string_append (out, "</span>");
-        }
-      g_string_append (out, "</p>\n");
-    }
-  if (verdict->dataloader)
-    {
-      /* untranslated: markup */
-      g_string_append (out, "<pre class=\"dataloader\"><code>");
-      put_sentence (out, verdict->dataloader);
-      g_string_append (out, "</code></pre>\n");
-    }
+  ls_report_put (w, text, LS_REPORT_TEXT_MAX);
+}
+
+static void
+put_sentence (ls_report_writer *w, const char *text)
+{
+  ls_report_put (w, text, LS_REPORT_SENTENCE_MAX);
+}
+
+/* Each section's id and heading (RUNS: its own, with the count). */
+static const struct {
+  const char *id, *heading;
+} sections[] = {
+  [LS_REPORT_ANSWER] = { "answer", N_("Recommendation and verdict") },
+  [LS_REPORT_SIDE_BY_SIDE] = { "side-by-side", N_("Machines side by side") },
+  [LS_REPORT_CHARTS] = { "charts", N_("Charts") },
+  [LS_REPORT_RUNS] = { "runs", NULL },
+  [LS_REPORT_RANKS] = { "ranks", N_("Ranks") },
+  [LS_REPORT_MACHINES] = { "machines", N_("Machines") },
+  [LS_REPORT_DATA] = { "data", N_("Data") },
+  [LS_REPORT_NOTES] = { "notes", N_("Notes") },
+};
+
+static void
+section_start (ls_report_writer *w, ls_report_section section)
+{
   /* untranslated: markup */
-  g_string_append_printf (out, "<p class=\"headline\">%s ",
+  g_string_append_printf (w->out, "<section id=\"%s\">\n<h2>", sections[section].id);
+  if (section != LS_REPORT_RUNS)
+    {
+      g_string_append (w->out, _(sections[section].heading));
+      g_string_append (w->out, "</h2>\n");
+      return;
+    }
+  g_autofree char *runs_heading = g_strdup_printf (_("The runs (%u)"), w->report->runs->len);
+  put (w, runs_heading);
+  /* untranslated: markup */
+  g_string_append_printf (w->out, "</h2>\n<p>%s</p>\n<ul class=\"same\">\n",
+                          _("Same in every run:"));
+}
+
+static void
+section_end (ls_report_writer *w, ls_report_section section)
+{
+  const char *note = NULL;
+  if (section == LS_REPORT_RUNS)
+    {
+      g_string_append (w->out, "</tbody></table></div>\n");
+      note = _("Highlighted: the knobs that differ between the runs. ★ the recommended configuration. "
+               "Peak memory: PSS of the runner and its workers (private bytes on Windows). With "
+               "JavaScript, a click on a heading sorts the table.");
+    }
+  else if (section == LS_REPORT_RANKS)
+    note = _("Step: the time between a rank's next() calls, its wait for the other ranks in the "
+             "gradient allreduce included. CPU: each rank's own process, not its workers. The node's "
+             "threads: the ranks' intra-op threads plus one per worker.");
+  if (note)
+    /* untranslated: markup */
+    g_string_append_printf (w->out, "<p class=\"muted\">%s</p>\n", note);
+  g_string_append (w->out, "</section>\n");
+}
+
+static void
+no_verdict (ls_report_writer *w)
+{
+  /* untranslated: markup */
+  g_string_append_printf (w->out, "<p>%s</p>\n",
+                          _("No run has a stored summary (still running when exported, or failed before it "
+                             "measured): no verdict."));
+}
+
+static void
+verdict_machine (ls_report_writer *w, const ls_report_verdict *v)
+{
+  guint n_runs = json_array_get_length (v->summaries);
+  /* untranslated: markup */
+  g_string_append_printf (w->out, "<h3>%s ",
+                          _("On"));
+  put (w, v->machine->hostname);
+  /* untranslated: markup */
+  g_string_append (w->out, " <span class=\"muted\">(");
+  put (w, v->machine->platform);
+  g_string_append_printf (w->out, ngettext (", %u run)</span></h3>\n", ", %u runs)</span></h3>\n", n_runs), n_runs);
+}
+
+static void
+recommendation (ls_report_writer *w, const char *text, const char *which)
+{
+  /* untranslated: markup */
+  g_string_append_printf (w->out, "<p><strong>%s</strong> ",
+                          _("Recommendation:"));
+  put_sentence (w, text);
+  if (which)
+    {
+      /* untranslated: markup */
+      g_string_append (w->out, " <span class=\"muted\">");
+      put (w, which);
+      g_string_append (w->out, "</span>");
+    }
+  g_string_append (w->out, "</p>\n");
+}
+
+static void
+code (ls_report_writer *w, const char *text)
+{
+  /* untranslated: markup */
+  g_string_append (w->out, "<pre class=\"dataloader\"><code>");
+  put_sentence (w, text);
+  g_string_append (w->out, "</code></pre>\n");
+}
+
+static void
+headline (ls_report_writer *w, const char *text)
+{
+  /* untranslated: markup */
+  g_string_append_printf (w->out, "<p class=\"headline\">%s ",
                           _("Verdict:"));
-  put_sentence (out, verdict->headline ? verdict->headline : _("none"));
-  g_string_append (out, "</p>\n");
-  if (verdict->findings->len)
-    {
-      /* untranslated: markup */
-      g_string_append (out, "<ul class=\"findings\">\n");
-      for (guint i = 0; i < verdict->findings->len; i++)
-        {
-          g_string_append (out, "<li>");
-          put_sentence (out, verdict->findings->pdata[i]);
-          g_string_append (out, "</li>\n");
-        }
-      g_string_append (out, "</ul>\n");
-    }
-  if (verdict->warnings->len)
-    {
-      /* untranslated: markup */
-      g_string_append (out, "<ul class=\"warn\">\n");
-      for (guint i = 0; i < verdict->warnings->len; i++)
-        {
-          g_string_append (out, "<li>⚠ ");
-          put_sentence (out, verdict->warnings->pdata[i]);
-          g_string_append (out, "</li>\n");
-        }
-      g_string_append (out, "</ul>\n");
-    }
-  if (verdict->suggested)
-    {
-      /* untranslated: markup */
-      g_string_append_printf (out, "<p>%s</p>\n<pre class=\"dataloader\"><code>",
-                              _("With the knobs the findings name:"));
-      put_sentence (out, verdict->suggested);
-      g_string_append (out, "</code></pre>\n");
-    }
+  put_sentence (w, text);
+  g_string_append (w->out, "</p>\n");
 }
 
 static void
-put_number_cell (GString *out, double v, int decimals, const char *unit_suffix)
-{
-  if (!isfinite (v))
-    /* untranslated: markup */
-    g_string_append (out, "<td class=\"n\">-</td>");
-  else
-    /* untranslated: markup */
-    g_string_append_printf (out, "<td class=\"n\" data-v=\"%.6g\">%.*f%s</td>", v, decimals, v, unit_suffix);
-}
-
-static void
-put_side_by_side (GString *out, const ls_report *report)
+suggested (ls_report_writer *w, const char *text)
 {
   /* untranslated: markup */
-  g_string_append_printf (out, "<section id=\"side-by-side\">\n<h2>%s</h2>\n<ul class=\"differences\">\n",
-                          _("Machines side by side"));
-  for (guint i = 0; i < report->differences->len; i++)
-    {
-      g_string_append (out, "<li>");
-      put_sentence (out, report->differences->pdata[i]);
-      g_string_append (out, "</li>\n");
-    }
-  g_string_append (out, "</ul>\n");
-  if (report->start_groups->len)
-    {
-      /* untranslated: markup */
-      g_string_append_printf (out, "<h3>%s</h3>\n<div class=\"table-wrap\"><table><thead><tr><th>%s</th><th class=\"n\">"
-                                   "%s</th><th class=\"n\">%s</th><th class=\"n\">%s</th><th class=\"n\">%s</th>"
-                                   "<th class=\"n\">%s</th></tr></thead><tbody>\n",
-                              _("Worker start-up by platform and start method"),
-                              _("platform, start"),
-                              _("runs"),
-                              _("worker starts"),
-                              _("start-up p50 (ms)"),
-                              _("start-up max (ms)"),
-                              _("first batch p50 (ms)"));
-      for (guint i = 0; i < report->start_groups->len; i++)
-        {
-          const ls_report_start_group *g = report->start_groups->pdata[i];
-          g_string_append (out, "<tr><td>");
-          put (out, g->label, LS_REPORT_TEXT_MAX);
-          /* untranslated: markup */
-          g_string_append_printf (out, "</td><td class=\"n\">%u</td><td class=\"n\">%u</td>", g->n_runs,
-                                  g->n_workers);
-          put_number_cell (out, g->startup_p50_ms, 1, "");
-          put_number_cell (out, g->startup_max_ms, 1, "");
-          put_number_cell (out, g->first_batch_p50_ms, 1, "");
-          g_string_append (out, "</tr>\n");
-        }
-      g_string_append (out, "</tbody></table></div>\n");
-    }
-  if (report->same_knobs->len)
-    {
-      /* untranslated: markup */
-      g_string_append_printf (out, "<h3>%s</h3>\n<div class=\"table-wrap\"><table><thead><tr><th>%s</th><th>%s</th><th>"
-                                   "%s</th><th class=\"n\">%s</th><th class=\"n\">%s</th><th class=\"n\">%s</th></tr>"
-                                   "</thead><tbody>\n",
-                              _("Throughput and memory at the same knobs"),
-                              _("knobs"),
-                              _("machine"),
-                              _("start"),
-                              _("runs"),
-                              _("throughput (samples/s)"),
-                              _("peak memory (MB)"));
-      for (guint i = 0; i < report->same_knobs->len; i++)
-        {
-          const ls_report_same_knobs *same = report->same_knobs->pdata[i];
-          for (guint c = 0; c < same->cells->len; c++)
-            {
-              const ls_report_cell *cell = same->cells->pdata[c];
-              g_string_append (out, "<tr>");
-              if (c == 0)
-                {
-                  /* untranslated: markup */
-                  g_string_append_printf (out, "<td rowspan=\"%u\">", same->cells->len);
-                  put (out, same->knobs, LS_REPORT_TEXT_MAX);
-                  g_string_append (out, "</td>");
-                }
-              g_string_append (out, "<td>");
-              put (out, cell->machine->hostname, LS_REPORT_TEXT_MAX);
-              /* untranslated: markup */
-              g_string_append (out, " <span class=\"muted\">");
-              put (out, cell->machine->platform, LS_REPORT_TEXT_MAX);
-              g_string_append (out, "</span></td><td>");
-              put (out, cell->start, LS_REPORT_TEXT_MAX);
-              /* untranslated: markup */
-              g_string_append_printf (out, "</td><td class=\"n\">%u</td>", cell->n_runs);
-              put_number_cell (out, cell->throughput_sps, 0, "");
-              put_number_cell (out, cell->memory_bytes / 1e6, 1, "");
-              g_string_append (out, "</tr>\n");
-            }
-        }
-      /* untranslated: markup */
-      g_string_append_printf (out, "</tbody></table>\n<p class=\"muted\">%s</p></div>\n",
-                              _("Peak memory: PSS of the runner and its workers; private bytes on Windows."));
-    }
-  g_string_append (out, "</section>\n");
+  g_string_append_printf (w->out, "<p>%s</p>\n",
+                          _("With the knobs the findings name:"));
+  code (w, text);
+}
+
+static void
+ranks_run (ls_report_writer *w, const ls_ranks_table *t)
+{
+  guint n = ls_ranks_table_n_rows (t);
+  g_autofree char *heading
+      = g_strdup_printf (ngettext ("Run %lld: %u rank", "Run %lld: %u ranks", n), (long long) t->run_id, n);
+  g_string_append (w->out, "<h3>");
+  put (w, heading);
+  g_string_append (w->out, "</h3>\n");
 }
 
 static gboolean
-put_charts (GString *out, const ls_report *report, GError **error)
+chart (ls_report_writer *w, guint i, GError **error)
 {
-  if (report->charts->len == 0)
-    return TRUE;
+  ls_chart *chart = w->report->charts->pdata[i];
   /* untranslated: markup */
-  g_string_append_printf (out, "<section id=\"charts\">\n<h2>%s</h2>\n",
-                          _("Charts"));
-  for (guint i = 0; i < report->charts->len; i++)
-    {
-      ls_chart *chart = report->charts->pdata[i];
-      /* untranslated: markup */
-      g_string_append (out, "<figure role=\"img\" aria-label=\"");
-      put (out, chart->title, SENTENCE_MAX);
-      /* untranslated: markup */
-      g_string_append (out, "\">\n<div class=\"chart-light\">");
-      g_autofree char *light = g_strdup_printf ("c%u-", i);
-      g_autofree char *dark = g_strdup_printf ("c%ud-", i);
-      if (!put_svg (out, chart, light, NULL, FALSE, error))
-        return FALSE;
-      /* untranslated: markup */
-      g_string_append (out, "</div>\n<div class=\"chart-dark\">");
-      if (!put_svg (out, chart, dark, light, TRUE, error))
-        return FALSE;
-      g_string_append (out, "</div>\n</figure>\n");
-    }
-  g_string_append (out, "</section>\n");
+  g_string_append (w->out, "<figure role=\"img\" aria-label=\"");
+  put_sentence (w, chart->title);
+  /* untranslated: markup */
+  g_string_append (w->out, "\">\n<div class=\"chart-light\">");
+  g_autofree char *light = g_strdup_printf ("c%u-", i);
+  g_autofree char *dark = g_strdup_printf ("c%ud-", i);
+  if (!put_svg (w->out, chart, light, NULL, FALSE, error))
+    return FALSE;
+  /* untranslated: markup */
+  g_string_append (w->out, "</div>\n<div class=\"chart-dark\">");
+  if (!put_svg (w->out, chart, dark, light, TRUE, error))
+    return FALSE;
+  g_string_append (w->out, "</div>\n</figure>\n");
   return TRUE;
 }
 
 static void
-put_runs (GString *out, const ls_report *report)
+same_knob (ls_report_writer *w, const char *label, const char *value, gboolean first)
 {
-  const ls_compare_table *table = report->table;
-  guint n_runs = report->runs->len;
-  gboolean all_simulated = ls_report_all_simulated (report);
-  g_autofree char *runs_heading = g_strdup_printf (_("The runs (%u)"), n_runs);
   /* untranslated: markup */
-  g_string_append (out, "<section id=\"runs\">\n<h2>");
-  put (out, runs_heading, LS_REPORT_TEXT_MAX);
-  g_string_append (out, "</h2>\n");
-  /* The knobs every run shares, once; the table holds the ones that differ. */
+  g_string_append (w->out, "<li><span class=\"k\">");
+  put (w, label);
+  g_string_append (w->out, "</span> ");
+  put (w, value);
+  g_string_append (w->out, "</li>\n");
+}
+
+static void
+head_cell (ls_report_writer *w, const char *text, gboolean numeric)
+{
   /* untranslated: markup */
-  g_string_append_printf (out, "<p>%s</p>\n<ul class=\"same\">\n",
-                          _("Same in every run:"));
-  for (guint i = 0; i < table->rows->len; i++)
-    {
-      const ls_compare_row *row = table->rows->pdata[i];
-      if (row->kind != LS_COMPARE_KNOB || row->differs)
-        continue;
-      /* untranslated: markup */
-      g_string_append (out, "<li><span class=\"k\">");
-      put (out, row->label, LS_REPORT_TEXT_MAX);
-      g_string_append (out, "</span> ");
-      put (out, row->cells->pdata[0], LS_REPORT_TEXT_MAX);
-      g_string_append (out, "</li>\n");
-    }
-  g_string_append (out, "</ul>\n");
+  g_string_append (w->out, numeric ? "<th class=\"n\">" : "<th>");
+  put (w, text);
+  g_string_append (w->out, "</th>");
+}
+
+static void
+head_cell_differs (ls_report_writer *w, const char *text)
+{
   /* untranslated: markup */
-  g_string_append_printf (out, "<div class=\"table-wrap\"><table class=\"sortable runs\"><thead><tr><th class=\"n\">"
-                               "%s</th>",
-                          _("run"));
-  if (report->machines->len > 1)
+  g_string_append (w->out, "<th class=\"differs\" title=\"");
+  put (w, _("differs between the runs"));
+  g_string_append (w->out, "\">");
+  put (w, text);
+  g_string_append (w->out, "</th>");
+}
+
+static void
+runs_head_end (ls_report_writer *w)
+{
+  g_string_append (w->out, "</tr></thead><tbody>\n");
+}
+
+/* The fixed tables: a heading over some, the columns (numeric: a bit per
+ * column, right-aligned). */
+static const struct {
+  const char *heading;
+  guint numeric;
+  const char *columns[11];
+} tables[] = {
+  [LS_REPORT_TABLE_START_GROUPS] = { N_("Worker start-up by platform and start method"), 0x3e,
+                                     { N_("platform, start"), N_("runs"), N_("worker starts"), N_("start-up p50 (ms)"),
+                                       N_("start-up max (ms)"), N_("first batch p50 (ms)") } },
+  [LS_REPORT_TABLE_SAME_KNOBS] = { N_("Throughput and memory at the same knobs"), 0x38,
+                                   { N_("knobs"), N_("machine"), N_("start"), N_("runs"), N_("throughput (samples/s)"),
+                                     N_("peak memory (MB)") } },
+  [LS_REPORT_TABLE_RANKS] = { NULL, 0x7f,
+                              { N_("rank"), N_("throughput (samples/s)"), N_("batch wait p50 (ms)"), N_("step p50 (ms)"),
+                                N_("workers"), N_("threads"), N_("CPU (s)") } },
+  [LS_REPORT_TABLE_MACHINES] = { NULL, 0x230,
+                                 { N_("host"), N_("OS"), N_("kernel"), N_("CPU"), N_("cores"), N_("memory (GB)"), N_("GPU"),
+                                   N_("driver"), N_("CUDA"), N_("runs") } },
+  [LS_REPORT_TABLE_SCRIPTS] = { NULL, 0, { N_("script"), N_("SHA-256"), N_("Python"), N_("torch") } },
+};
+
+static void
+table_start (ls_report_writer *w, ls_report_table table)
+{
+  if (tables[table].heading)
     /* untranslated: markup */
-    g_string_append_printf (out, "<th>%s</th>",
-                            _("machine"));
+    g_string_append_printf (w->out, "<h3>%s</h3>\n", _(tables[table].heading));
   /* untranslated: markup */
-  g_string_append_printf (out, "<th>%s</th>",
-                          _("status"));
-  for (guint i = 0; i < table->rows->len; i++)
-    {
-      const ls_compare_row *row = table->rows->pdata[i];
-      if (row->kind != LS_COMPARE_KNOB || !row->differs)
-        continue;
-      /* untranslated: markup */
-      g_string_append (out, "<th class=\"differs\" title=\"");
-      put (out, _("differs between the runs"), LS_REPORT_TEXT_MAX);
-      g_string_append (out, "\">");
-      put (out, row->label, LS_REPORT_TEXT_MAX);
-      g_string_append (out, "</th>");
-    }
-  for (guint f = 0; f < ls_report_n_figures; f++)
-    {
-      g_autofree char *heading = ls_run_figure_heading (ls_report_figure (f));
-      /* untranslated: markup */
-      g_string_append (out, "<th class=\"n\">");
-      put (out, heading, LS_REPORT_TEXT_MAX);
-      g_string_append (out, "</th>");
-      if (f == 3)
-        /* untranslated: markup */
-        g_string_append_printf (out, "<th class=\"n\">%s</th>",
-                                _("peak memory (MB)"));
-    }
-  g_string_append (out, "</tr></thead><tbody>\n");
-  for (guint r = 0; r < n_runs; r++)
-    {
-      JsonObject *run = report->runs->pdata[r];
-      gint64 id = json_object_get_int_member_with_default (run, "id", 0);
-      const char *status = json_object_get_string_member_with_default (run, "status", "?");
-      gboolean recommended = ls_report_run_is_recommended (report, r);
-      /* untranslated: markup */
-      g_string_append_printf (out, "<tr%s><td class=\"n\" data-v=\"%" G_GINT64_FORMAT "\">%" G_GINT64_FORMAT "%s</td>",
-                              recommended ? " class=\"recommended\"" : "", id, id, recommended ? " ★" : "");
-      if (report->machines->len > 1)
-        {
-          const ls_report_machine *m = ls_report_machine_of (report, run);
-          g_string_append (out, "<td>");
-          put (out, m->hostname, LS_REPORT_TEXT_MAX);
-          g_string_append (out, "</td>");
-        }
-      g_autofree char *status_class = ls_report_html_escape (status, 32);
-      /* untranslated: markup */
-      g_string_append_printf (out, "<td class=\"status-%s\"", status_class);
-      const char *why = json_object_get_string_member_with_default (run, "error", NULL);
-      if (why)
-        {
-          g_string_append (out, " title=\"");
-          put_sentence (out, why);
-          g_string_append (out, "\"");
-        }
-      g_string_append (out, ">");
-      put (out, status, LS_REPORT_TEXT_MAX);
-      /* When every run is simulated the banner says so once. */
-      if (json_object_get_int_member_with_default (run, "simulated", 0) && !all_simulated)
-        /* untranslated: markup */
-        g_string_append_printf (out, " <span class=\"tag\">%s</span>",
-                                _("SIMULATED GPU"));
-      g_string_append (out, "</td>");
-      for (guint i = 0; i < table->rows->len; i++)
-        {
-          const ls_compare_row *row = table->rows->pdata[i];
-          if (row->kind != LS_COMPARE_KNOB || !row->differs)
-            continue;
-          double v;
-          if (ls_json_number (run, row->column, &v))
-            /* untranslated: markup */
-            g_string_append_printf (out, "<td class=\"differs n\" data-v=\"%.6g\">", v);
-          else
-            /* untranslated: markup */
-            g_string_append (out, "<td class=\"differs\">");
-          put (out, row->cells->pdata[r], LS_REPORT_TEXT_MAX);
-          g_string_append (out, "</td>");
-        }
-      for (guint f = 0; f < ls_report_n_figures; f++)
-        {
-          const ls_run_figure *fig = ls_report_figure (f);
-          double v;
-          put_number_cell (out, ls_json_number (run, fig->column, &v) ? v * fig->scale : NAN, fig->decimals,
-                           "");
-          if (f == 3)
-            put_number_cell (out, ls_report_run_memory (run) / 1e6, 1, "");
-        }
-      g_string_append (out, "</tr>\n");
-    }
-  /* untranslated: markup */
-  g_string_append_printf (out, "</tbody></table></div>\n<p class=\"muted\">%s</p>\n</section>\n",
-                          _("Highlighted: the knobs that differ between the runs. ★ the recommended configuration. "
-                             "Peak memory: PSS of the runner and its workers (private bytes on Windows). With "
-                             "JavaScript, a click on a heading sorts the table."));
+  g_string_append (w->out, "<div class=\"table-wrap\"><table><thead><tr>");
+  for (guint c = 0; c < G_N_ELEMENTS (tables[table].columns) && tables[table].columns[c]; c++)
+    head_cell (w, _(tables[table].columns[c]), tables[table].numeric & (1u << c));
+  g_string_append (w->out, "</tr></thead><tbody>\n");
 }
 
 static void
-put_machines (GString *out, const ls_report *report)
+table_end (ls_report_writer *w, ls_report_table table)
 {
-  /* untranslated: markup */
-  g_string_append_printf (out, "<section id=\"machines\">\n<h2>%s</h2>\n<div class=\"table-wrap\"><table><thead><tr><th>"
-                               "%s</th><th>%s</th><th>%s</th><th>%s</th><th class=\"n\">%s</th><th class=\"n\">%s</th>"
-                               "<th>%s</th><th>%s</th><th>%s</th><th class=\"n\">%s</th></tr></thead><tbody>\n",
-                          _("Machines"),
-                          _("host"),
-                          _("OS"),
-                          _("kernel"),
-                          _("CPU"),
-                          _("cores"),
-                          _("memory (GB)"),
-                          _("GPU"),
-                          _("driver"),
-                          _("CUDA"),
-                          _("runs"));
-  for (guint i = 0; i < report->machines->len; i++)
-    {
-      const ls_report_machine *m = report->machines->pdata[i];
-      const char *cells[] = { m->hostname, m->os, m->kernel, m->cpu_model };
-      g_string_append (out, "<tr>");
-      for (guint c = 0; c < G_N_ELEMENTS (cells); c++)
-        {
-          g_string_append (out, "<td>");
-          put (out, cells[c], LS_REPORT_TEXT_MAX);
-          if (c == 0 && m->container)
-            {
-              /* untranslated: markup */
-              g_string_append (out, " <span class=\"tag\">");
-              g_autofree char *tag = g_strdup_printf (_("in a container: %s"), m->container);
-              put (out, tag, LS_REPORT_TEXT_MAX);
-              g_string_append (out, "</span>");
-            }
-          if (c == 1 && m->wine)
-            /* untranslated: markup */
-            g_string_append_printf (out, " <span class=\"tag\">%s</span>",
-                                    _("Wine: its timings are not Windows'"));
-          if (c == 3 && m->arch)
-            {
-              /* untranslated: markup */
-              g_string_append (out, " <span class=\"muted\">");
-              put (out, m->arch, LS_REPORT_TEXT_MAX);
-              g_string_append (out, "</span>");
-            }
-          g_string_append (out, "</td>");
-        }
-      /* untranslated: markup */
-      g_string_append_printf (out, "<td class=\"n\">%" G_GINT64_FORMAT "</td><td class=\"n\">%.1f</td>", m->cores,
-                              (double) m->ram_bytes / 1e9);
-      const char *gpu_cells[] = { m->gpu ? m->gpu : "none seen", m->driver, m->cuda };
-      for (guint c = 0; c < G_N_ELEMENTS (gpu_cells); c++)
-        {
-          g_string_append (out, "<td>");
-          put (out, gpu_cells[c], LS_REPORT_TEXT_MAX);
-          g_string_append (out, "</td>");
-        }
-      /* untranslated: markup */
-      g_string_append_printf (out, "<td class=\"n\">%u</td></tr>\n", m->n_runs);
-    }
-  g_string_append (out, "</tbody></table></div>\n</section>\n");
-}
-
-static void
-put_data (GString *out, const ls_report *report)
-{
-  /* untranslated: markup */
-  g_string_append_printf (out, "<section id=\"data\">\n<h2>%s</h2>\n",
-                          _("Data"));
-  if (report->datasets->len)
-    {
-      /* untranslated: markup */
-      g_string_append (out, "<ul class=\"datasets\">\n");
-      for (guint i = 0; i < report->datasets->len; i++)
-        {
-          g_string_append (out, "<li>");
-          put (out, report->datasets->pdata[i], LS_REPORT_TEXT_MAX);
-          g_string_append (out, "</li>\n");
-        }
-      g_string_append (out, "</ul>\n");
-    }
-  if (report->scripts->len)
-    {
-      /* untranslated: markup */
-      g_string_append_printf (out, "<div class=\"table-wrap\"><table><thead><tr><th>%s</th><th>%s</th><th>%s</th><th>%s</th>"
-                                   "</tr></thead><tbody>\n",
-                              _("script"),
-                              _("SHA-256"),
-                              _("Python"),
-                              _("torch"));
-      for (guint i = 0; i < report->scripts->len; i++)
-        {
-          const ls_report_script *s = report->scripts->pdata[i];
-          const char *cells[] = { s->name, s->sha256, s->python, s->torch };
-          g_string_append (out, "<tr>");
-          for (guint c = 0; c < G_N_ELEMENTS (cells); c++)
-            {
-              g_string_append (out, c == 1 ? "<td><code>" : "<td>");
-              put (out, cells[c], LS_REPORT_TEXT_MAX);
-              g_string_append (out, c == 1 ? "</code></td>" : "</td>");
-            }
-          g_string_append (out, "</tr>\n");
-        }
-      g_string_append (out, "</tbody></table></div>\n");
-    }
-  g_string_append (out, "</section>\n");
-}
-
-static void
-put_rank_row (GString *out, const ls_rank_row *r)
-{
-  if (r->rank >= 0)
-    {
-      /* untranslated: markup */
-      g_string_append_printf (out, "<tr%s><td class=\"n\">%d", r->slowest ? " class=\"slowest\"" : "", r->rank);
-      if (r->slowest)
-        {
-          /* untranslated: markup */
-          g_string_append (out, " <span class=\"tag\">");
-          put (out, _("slowest"), LS_REPORT_TEXT_MAX);
-          g_string_append (out, "</span>");
-        }
-      g_string_append (out, "</td>");
-    }
+  if (table == LS_REPORT_TABLE_SAME_KNOBS)
+    /* untranslated: markup */
+    g_string_append_printf (w->out, "</tbody></table>\n<p class=\"muted\">%s</p></div>\n",
+                            _("Peak memory: PSS of the runner and its workers; private bytes on Windows."));
   else
-    /* untranslated: markup */
-    g_string_append_printf (out, "<tr class=\"node\"><td>%s</td>", _("node"));
-  put_number_cell (out, r->throughput_sps, 1, "");
-  put_number_cell (out, r->wait_ms_p50, 2, "");
-  put_number_cell (out, r->step_ms_p50, 2, "");
-  put_number_cell (out, r->workers >= 0 ? (double) r->workers : NAN, 0, "");
-  put_number_cell (out, r->threads >= 0 ? (double) r->threads : NAN, 0, "");
-  put_number_cell (out, r->cpu_ms / 1000.0, 1, "");
-  g_string_append (out, "</tr>\n");
+    g_string_append (w->out, "</tbody></table></div>\n");
 }
 
-/* Each run with ranks: a row per rank, the slowest marked, the node's totals. */
 static void
-put_ranks (GString *out, const ls_report *report)
+run_row_start (ls_report_writer *w, gint64 id, gboolean recommended)
 {
-  if (report->ranks->len == 0)
+  /* untranslated: markup */
+  g_string_append_printf (w->out, "<tr%s><td class=\"n\" data-v=\"%" G_GINT64_FORMAT "\">%" G_GINT64_FORMAT "%s</td>",
+                          recommended ? " class=\"recommended\"" : "", id, id, recommended ? " ★" : "");
+}
+
+static void
+rank_row_start (ls_report_writer *w, int rank, gboolean slowest)
+{
+  if (rank < 0)
+    {
+      /* untranslated: markup */
+      g_string_append_printf (w->out, "<tr class=\"node\"><td>%s</td>", _("node"));
+      return;
+    }
+  /* untranslated: markup */
+  g_string_append_printf (w->out, "<tr%s><td class=\"n\">%d", slowest ? " class=\"slowest\"" : "", rank);
+  if (slowest)
+    {
+      /* untranslated: markup */
+      g_string_append (w->out, " <span class=\"tag\">");
+      put (w, _("slowest"));
+      g_string_append (w->out, "</span>");
+    }
+  g_string_append (w->out, "</td>");
+}
+
+static void
+cell (ls_report_writer *w, const char *text, ls_report_cell_kind kind, const char *aside)
+{
+  g_string_append (w->out, kind == LS_REPORT_CELL_CODE ? "<td><code>" : "<td>");
+  put (w, text);
+  if (kind == LS_REPORT_CELL_CONTAINER)
+    {
+      /* untranslated: markup */
+      g_string_append (w->out, " <span class=\"tag\">");
+      g_autofree char *tag = g_strdup_printf (_("in a container: %s"), aside);
+      put (w, tag);
+      g_string_append (w->out, "</span>");
+    }
+  else if (kind == LS_REPORT_CELL_WINE)
+    /* untranslated: markup */
+    g_string_append_printf (w->out, " <span class=\"tag\">%s</span>",
+                            _("Wine: its timings are not Windows'"));
+  else if (kind == LS_REPORT_CELL_ARCH || kind == LS_REPORT_CELL_PLATFORM)
+    {
+      /* untranslated: markup */
+      g_string_append (w->out, " <span class=\"muted\">");
+      put (w, aside);
+      g_string_append (w->out, "</span>");
+    }
+  g_string_append (w->out, kind == LS_REPORT_CELL_CODE ? "</code></td>" : "</td>");
+}
+
+static void
+cell_spanning (ls_report_writer *w, const char *text, guint rows, gboolean first)
+{
+  if (!first)
     return;
   /* untranslated: markup */
-  g_string_append_printf (out, "<section id=\"ranks\">\n<h2>%s</h2>\n",
-                          _("Ranks"));
-  for (guint i = 0; i < report->ranks->len; i++)
-    {
-      const ls_ranks_table *t = report->ranks->pdata[i];
-      g_autofree char *heading = g_strdup_printf (
-          ngettext ("Run %lld: %u rank", "Run %lld: %u ranks", ls_ranks_table_n_rows (t)), (long long) t->run_id,
-          ls_ranks_table_n_rows (t));
-      g_string_append (out, "<h3>");
-      put (out, heading, LS_REPORT_TEXT_MAX);
-      g_string_append (out, "</h3>\n");
-      if (t->slowest >= 0)
-        {
-          /* the same sentence as the window's ranks view (ui/ls-ranks-view.c) */
-          g_autofree char *said
-              = g_strdup_printf (_("Rank %d is the slowest (%s): its median batch wait %.1f ms against the others' "
-                                   "%.1f ms. DDP waits for it at every step."),
-                                 ls_ranks_table_row (t, (guint) t->slowest)->rank, _(t->slowest_stage),
-                                 t->slowest_wait_ms, t->others_wait_ms);
-          g_string_append (out, "<p>");
-          put (out, said, SENTENCE_MAX);
-          g_string_append (out, "</p>\n");
-        }
-      /* untranslated: markup */
-      g_string_append_printf (out, "<div class=\"table-wrap\"><table><thead><tr><th class=\"n\">%s</th><th class=\"n\">"
-                                   "%s</th><th class=\"n\">%s</th><th class=\"n\">%s</th><th class=\"n\">%s</th>"
-                                   "<th class=\"n\">%s</th><th class=\"n\">%s</th></tr></thead><tbody>\n",
-                              _("rank"),
-                              _("throughput (samples/s)"),
-                              _("batch wait p50 (ms)"),
-                              _("step p50 (ms)"),
-                              _("workers"),
-                              _("threads"),
-                              _("CPU (s)"));
-      for (guint r = 0; r < ls_ranks_table_n_rows (t); r++)
-        put_rank_row (out, ls_ranks_table_row (t, r));
-      put_rank_row (out, &t->node);
-      g_string_append (out, "</tbody></table></div>\n");
-    }
-  /* untranslated: markup */
-  g_string_append_printf (out, "<p class=\"muted\">%s</p>\n</section>\n",
-                          _("Step: the time between a rank's next() calls, its wait for the other ranks in the "
-                             "gradient allreduce included. CPU: each rank's own process, not its workers. The node's "
-                             "threads: the ranks' intra-op threads plus one per worker."));
+  g_string_append_printf (w->out, "<td rowspan=\"%u\">", rows);
+  put (w, text);
+  g_string_append (w->out, "</td>");
 }
 
-GString *
-ls_report_html (const ls_report *report, GError **error)
+static void
+cell_number (ls_report_writer *w, double v, int decimals, gboolean sortable)
 {
-  GString *out = g_string_sized_new (256 * 1024);
+  if (!isfinite (v))
+    /* untranslated: markup */
+    g_string_append (w->out, "<td class=\"n\">-</td>");
+  else if (sortable)
+    /* untranslated: markup */
+    g_string_append_printf (w->out, "<td class=\"n\" data-v=\"%.6g\">%.*f</td>", v, decimals, v);
+  else
+    /* untranslated: markup */
+    g_string_append_printf (w->out, "<td class=\"n\">%.*f</td>", decimals, v);
+}
+
+static void
+cell_status (ls_report_writer *w, const char *status, const char *why, gboolean simulated)
+{
+  g_autofree char *status_class = ls_report_html_escape (status, 32);
+  /* untranslated: markup */
+  g_string_append_printf (w->out, "<td class=\"status-%s\"", status_class);
+  if (why)
+    {
+      g_string_append (w->out, " title=\"");
+      put_sentence (w, why);
+      g_string_append (w->out, "\"");
+    }
+  g_string_append (w->out, ">");
+  put (w, status);
+  if (simulated)
+    /* untranslated: markup */
+    g_string_append_printf (w->out, " <span class=\"tag\">%s</span>",
+                            _("SIMULATED GPU"));
+  g_string_append (w->out, "</td>");
+}
+
+static void
+cell_differs (ls_report_writer *w, const char *text, const double *value)
+{
+  if (value)
+    /* untranslated: markup */
+    g_string_append_printf (w->out, "<td class=\"differs n\" data-v=\"%.6g\">", *value);
+  else
+    /* untranslated: markup */
+    g_string_append (w->out, "<td class=\"differs\">");
+  put (w, text);
+  g_string_append (w->out, "</td>");
+}
+
+static const ls_report_markup html = {
+  .escape = ls_report_html_escape,
+  .list_start = { [LS_REPORT_LIST_FINDINGS] = "<ul class=\"findings\">\n", [LS_REPORT_LIST_WARNINGS] = "<ul class=\"warn\">\n",
+                  [LS_REPORT_LIST_DIFFERENCES] = "<ul class=\"differences\">\n",
+                  [LS_REPORT_LIST_DATASETS] = "<ul class=\"datasets\">\n", [LS_REPORT_LIST_NOTES] = "<ul>\n" },
+  .list_end = "</ul>\n", .item_start = "<li>", .item_end = "</li>\n", .paragraph_start = "<p>", .paragraph_end = "</p>\n",
+  .same_knobs_end = "</ul>\n", .runs_head_start = "<div class=\"table-wrap\"><table class=\"sortable runs\"><thead><tr>",
+  .row_start = "<tr>", .row_end = "</tr>\n",
+  LS_REPORT_HOOKS,
+};
+
+/* ------------------------------------------------------------ the page */
+
+static void
+put_head (ls_report_writer *w)
+{
+  GString *out = w->out;
+  const ls_report *report = w->report;
   /* TRANSLATORS: the report's language, as HTML's lang attribute wants it (zh-CN) */
   const char *lang = _("en");
   /* untranslated: markup */
@@ -738,76 +570,51 @@ ls_report_html (const ls_report *report, GError **error)
                         "<meta name=\"color-scheme\" content=\"light dark\">\n"
                         "<meta name=\"generator\" content=\"Loadscope " LS_VERSION "\">\n<title>");
   g_autofree char *title = g_strdup_printf (_("Loadscope report: %s"), report->title);
-  put (out, title, LS_REPORT_TEXT_MAX);
+  put (w, title);
   g_string_append_printf (out, "</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n<header>\n<h1>", css);
-  put (out, title, LS_REPORT_TEXT_MAX);
+  put (w, title);
   g_autofree char *n_runs = g_strdup_printf (ngettext ("%u run", "%u runs", report->runs->len), report->runs->len);
   g_autofree char *n_machines
       = g_strdup_printf (ngettext ("%u machine", "%u machines", report->machines->len), report->machines->len);
   g_autofree char *meta = g_strdup_printf (_("%s on %s"), n_runs, n_machines);
   g_string_append (out, "</h1>\n<p class=\"meta\">");
-  put (out, meta, LS_REPORT_TEXT_MAX);
+  put (w, meta);
   g_string_append (out, " · ");
-  put (out, report->generated_at, LS_REPORT_TEXT_MAX);
+  put (w, report->generated_at);
   g_autofree char *store = g_strdup_printf (_(" · Loadscope %s · store "), LS_VERSION);
-  put (out, store, LS_REPORT_TEXT_MAX);
+  put (w, store);
   g_string_append (out, "<code>");
-  put (out, report->store_path, SENTENCE_MAX);
+  put_sentence (w, report->store_path);
   g_string_append (out, "</code></p>\n</header>\n");
   if (report->simulated)
     {
       g_string_append (out, "<p class=\"sim\">");
-      put (out, ls_chart_simulated_note (), SENTENCE_MAX);
+      put_sentence (w, ls_chart_simulated_note ());
       g_string_append (out, " ");
-      put (out, ls_report_all_simulated (report) ? _("Every run here used it.") : _("Runs marked SIMULATED GPU in the table."),
-           SENTENCE_MAX);
+      put_sentence (w, ls_report_all_simulated (report) ? _("Every run here used it.")
+                                                        : _("Runs marked SIMULATED GPU in the table."));
       g_string_append (out, "</p>\n");
     }
+}
 
-  /* untranslated: markup */
-  g_string_append_printf (out, "<section id=\"answer\">\n<h2>%s</h2>\n",
-                          _("Recommendation and verdict"));
-  if (report->verdicts->len == 0)
-    /* untranslated: markup */
-    g_string_append_printf (out, "<p>%s</p>\n",
-                            _("No run has a stored summary (still running when exported, or failed before it "
-                               "measured): no verdict."));
-  for (guint i = 0; i < report->verdicts->len; i++)
-    put_verdict (out, report, report->verdicts->pdata[i]);
-  g_string_append (out, "</section>\n");
-
-  if (report->machines->len > 1)
-    put_side_by_side (out, report);
-  if (!put_charts (out, report, error))
+GString *
+ls_report_html (const ls_report *report, GError **error)
+{
+  ls_report_writer w = { .out = g_string_sized_new (256 * 1024), .format = &html, .report = report };
+  put_head (&w);
+  if (!ls_report_walk (&w, error))
     {
-      g_string_free (out, TRUE);
+      g_string_free (w.out, TRUE);
       return NULL;
     }
-  put_runs (out, report);
-  put_ranks (out, report);
-  put_machines (out, report);
-  put_data (out, report);
-  if (report->notes->len)
-    {
-      /* untranslated: markup */
-      g_string_append_printf (out, "<section id=\"notes\">\n<h2>%s</h2>\n<ul>\n",
-                              _("Notes"));
-      for (guint i = 0; i < report->notes->len; i++)
-        {
-          g_string_append (out, "<li>");
-          put_sentence (out, report->notes->pdata[i]);
-          g_string_append (out, "</li>\n");
-        }
-      g_string_append (out, "</ul>\n</section>\n");
-    }
   /* untranslated: markup */
-  g_string_append (out, "<footer class=\"muted\"><p>");
+  g_string_append (w.out, "<footer class=\"muted\"><p>");
   g_autofree char *made = g_strdup_printf (_("Made by Loadscope %s on %s. This page makes no network request; it reads "
                                              "without JavaScript."),
                                            LS_VERSION, report->generated_at);
-  put (out, made, SENTENCE_MAX);
-  g_string_append (out, "</p></footer>\n</main>\n<script>");
-  g_string_append (out, sort_js);
-  g_string_append (out, "</script>\n</body>\n</html>\n");
-  return out;
+  put_sentence (&w, made);
+  g_string_append (w.out, "</p></footer>\n</main>\n<script>");
+  g_string_append (w.out, sort_js);
+  g_string_append (w.out, "</script>\n</body>\n</html>\n");
+  return w.out;
 }
