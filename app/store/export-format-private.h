@@ -11,6 +11,9 @@
 
 #define LS_EXPORT_FORMAT_NAME "loadscope-export"
 
+/* Sets LS_STORE_ERROR_INVALID with the message; FALSE, to return. */
+gboolean ls_store_invalid (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
 typedef enum {
   LS_FIELD_INT,         /* an integer */
   LS_FIELD_REAL,        /* a finite number (integers are taken) */

@@ -306,11 +306,8 @@ in_list (const char *const *list, const char *name)
   return FALSE;
 }
 
-static gboolean
-invalid (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-invalid (GError **error, const char *format, ...)
+gboolean
+ls_store_invalid (GError **error, const char *format, ...)
 {
   va_list ap;
   va_start (ap, format);
@@ -333,9 +330,9 @@ ls_record_from_json (const ls_record_kind *kind, JsonObject *object, int version
       const char *name = l->data;
       int i = ls_record_field_index (kind, name);
       if (i < 0 && !in_list (extra, name))
-        return invalid (error, "%s: unknown field '%s'", where, name);
+        return ls_store_invalid (error, "%s: unknown field '%s'", where, name);
       if (i >= 0 && kind->fields[i].since > version)
-        return invalid (error, "%s: field '%s' is not part of version %d exports", where, name, version);
+        return ls_store_invalid (error, "%s: field '%s' is not part of version %d exports", where, name, version);
     }
   for (guint i = 0; i < kind->n_fields; i++)
     {
@@ -472,21 +469,21 @@ ls_record_check (const ls_record_kind *kind, ls_field_value *values, const char 
       ls_field_value *v = &values[i];
 
       if (!v->present)
-        return invalid (error, "%s: missing field '%s'", where, f->name);
+        return ls_store_invalid (error, "%s: missing field '%s'", where, f->name);
       if (v->type == LS_VALUE_NULL)
         {
           if (!f->nullable)
-            return invalid (error, "%s.%s: must not be null (expected %s)", where, f->name, expected (f));
+            return ls_store_invalid (error, "%s.%s: must not be null (expected %s)", where, f->name, expected (f));
           continue;
         }
       switch (f->kind)
         {
         case LS_FIELD_INT:
           if (v->type != LS_VALUE_INT)
-            return invalid (error, "%s.%s: expected %s, found %s", where, f->name, expected (f),
+            return ls_store_invalid (error, "%s.%s: expected %s, found %s", where, f->name, expected (f),
                             describe (v, buf, sizeof buf));
           if ((double) v->i < f->min || (double) v->i > f->max)
-            return invalid (error, "%s.%s: %" G_GINT64_FORMAT " is out of range (%.15g to %.15g)", where, f->name,
+            return ls_store_invalid (error, "%s.%s: %" G_GINT64_FORMAT " is out of range (%.15g to %.15g)", where, f->name,
                             v->i, f->min, f->max);
           break;
         case LS_FIELD_REAL:
@@ -496,39 +493,39 @@ ls_record_check (const ls_record_kind *kind, ls_field_value *values, const char 
               v->d = (double) v->i;
             }
           if (v->type != LS_VALUE_REAL || !isfinite (v->d))
-            return invalid (error, "%s.%s: expected %s, found %s", where, f->name, expected (f),
+            return ls_store_invalid (error, "%s.%s: expected %s, found %s", where, f->name, expected (f),
                             describe (v, buf, sizeof buf));
           if (v->d < f->min || v->d > f->max)
-            return invalid (error, "%s.%s: %g is out of range (%.15g to %.15g)", where, f->name, v->d, f->min, f->max);
+            return ls_store_invalid (error, "%s.%s: %g is out of range (%.15g to %.15g)", where, f->name, v->d, f->min, f->max);
           break;
         case LS_FIELD_FLAG:
           if (v->type == LS_VALUE_BOOL)
             v->type = LS_VALUE_INT;
           if (v->type != LS_VALUE_INT || (v->i != 0 && v->i != 1))
-            return invalid (error, "%s.%s: expected %s, found %s", where, f->name, expected (f),
+            return ls_store_invalid (error, "%s.%s: expected %s, found %s", where, f->name, expected (f),
                             describe (v, buf, sizeof buf));
           break;
         case LS_FIELD_JSON:
           if (v->type != LS_VALUE_NODE || !JSON_NODE_HOLDS_OBJECT (v->node))
-            return invalid (error, "%s.%s: expected %s, found %s", where, f->name, expected (f),
+            return ls_store_invalid (error, "%s.%s: expected %s, found %s", where, f->name, expected (f),
                             describe (v, buf, sizeof buf));
           break;
         default:
           /* SQLite keeps text past a NUL; every reader would cut it there. */
           if (v->type == LS_VALUE_TEXT && strlen (v->s) != v->len)
-            return invalid (error, "%s.%s: the text holds a NUL character (at byte %" G_GSIZE_FORMAT
+            return ls_store_invalid (error, "%s.%s: the text holds a NUL character (at byte %" G_GSIZE_FORMAT
                             "): text cannot hold NUL", where, f->name, strlen (v->s));
           if (!check_text (f, v))
-            return invalid (error, "%s.%s: expected %s, found %s", where, f->name, expected (f),
+            return ls_store_invalid (error, "%s.%s: expected %s, found %s", where, f->name, expected (f),
                             describe (v, buf, sizeof buf));
           if (f->kind == LS_FIELD_TEXT && ((double) v->len < f->min || (double) v->len > f->max))
-            return invalid (error, "%s.%s: %s is %s (%.0f to %.0f bytes allowed)", where, f->name,
+            return ls_store_invalid (error, "%s.%s: %s is %s (%.0f to %.0f bytes allowed)", where, f->name,
                             describe (v, buf, sizeof buf), (double) v->len < f->min ? "too short" : "too long", f->min,
                             f->max);
           if (f->set && !in_list (f->set, v->s))
             {
               g_autofree char *allowed = g_strjoinv (", ", (char **) f->set);
-              return invalid (error, "%s.%s: %s is not one of %s", where, f->name, describe (v, buf, sizeof buf),
+              return ls_store_invalid (error, "%s.%s: %s is not one of %s", where, f->name, describe (v, buf, sizeof buf),
                               allowed);
             }
           break;

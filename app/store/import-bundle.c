@@ -67,7 +67,7 @@ copy_file (const char *from, const char *to, GError **error)
 static gboolean
 bundle_invalid (bundle *b, const char *what, GError **error)
 {
-  return invalid (error, "%s: %s", what, sqlite3_errmsg (ls_store_db (b->store)));
+  return ls_store_invalid (error, "%s: %s", what, sqlite3_errmsg (ls_store_db (b->store)));
 }
 
 static gint64
@@ -106,21 +106,21 @@ check_size (const char *path, GError **error)
   if (f)
     fclose (f);
   if (got < sizeof head || g_stat (path, &st) != 0)
-    return invalid (error, "a damaged or truncated SQLite file (no complete header)");
+    return ls_store_invalid (error, "a damaged or truncated SQLite file (no complete header)");
   guint64 page = (guint64) head[16] << 8 | head[17];
   if (page == 1)
     page = 65536;
   if (page < 512 || (page & (page - 1)) != 0)
-    return invalid (error, "a damaged or truncated SQLite file (page size %" G_GUINT64_FORMAT ")", page);
+    return ls_store_invalid (error, "a damaged or truncated SQLite file (page size %" G_GUINT64_FORMAT ")", page);
   if ((guint64) st.st_size % page != 0)
-    return invalid (error, "a damaged or truncated SQLite file (%" G_GUINT64_FORMAT " bytes: not whole pages of %"
+    return ls_store_invalid (error, "a damaged or truncated SQLite file (%" G_GUINT64_FORMAT " bytes: not whole pages of %"
                     G_GUINT64_FORMAT ")", (guint64) st.st_size, page);
   /* The page count is valid when the change counter matches "version
    * valid for"; with a WAL beside it the file may lag. */
   guint64 pages = be32 (head + 28);
   if (be32 (head + 24) == be32 (head + 92) && pages > 0 && !g_file_test (wal, G_FILE_TEST_EXISTS)
       && (guint64) st.st_size < pages * page)
-    return invalid (error, "a damaged or truncated SQLite file (%" G_GUINT64_FORMAT " of its %" G_GUINT64_FORMAT " bytes)",
+    return ls_store_invalid (error, "a damaged or truncated SQLite file (%" G_GUINT64_FORMAT " of its %" G_GUINT64_FORMAT " bytes)",
                     (guint64) st.st_size, pages * page);
   return TRUE;
 }
@@ -144,7 +144,7 @@ bundle_only_tables (bundle *b, GError **error)
     {
       const char *type = (const char *) sqlite3_column_text (st, 0);
       g_autofree char *name = ls_text_clean ((const char *) sqlite3_column_text (st, 1), TRUE);
-      invalid (error, "%s \"%s\": a bundle holds only tables (no views, triggers or virtual tables)",
+      ls_store_invalid (error, "%s \"%s\": a bundle holds only tables (no views, triggers or virtual tables)",
                g_strcmp0 (type, "table") == 0 ? "the virtual table" : g_strcmp0 (type, "view") == 0 ? "the view"
                                                                                                 : "the trigger",
                name ? name : "?");
@@ -163,9 +163,9 @@ ls_bundle_open (bundle *b, const char *path, GError **error)
 
   GStatBuf fst;
   if (g_stat (path, &fst) != 0 || !S_ISREG (fst.st_mode))
-    return invalid (error, "a bundle must be a regular file");
+    return ls_store_invalid (error, "a bundle must be a regular file");
   if ((guint64) fst.st_size > LS_IMPORT_MAX_BYTES)
-    return invalid (error, "larger than the %" G_GUINT64_FORMAT " MiB an import reads", LS_IMPORT_MAX_BYTES >> 20);
+    return ls_store_invalid (error, "larger than the %" G_GUINT64_FORMAT " MiB an import reads", LS_IMPORT_MAX_BYTES >> 20);
   if (!check_size (path, error))
     return FALSE;
 
@@ -185,8 +185,8 @@ ls_bundle_open (bundle *b, const char *path, GError **error)
       /* The message names the temporary copy: keep only SQLite's reason. */
       const char *open = strchr (local->message, '('), *close = strrchr (local->message, ')');
       if (open && close > open)
-        return invalid (error, "damaged, or not a Loadscope bundle (%.*s)", (int) (close - open - 1), open + 1);
-      return invalid (error, "damaged, or not a Loadscope bundle");
+        return ls_store_invalid (error, "damaged, or not a Loadscope bundle (%.*s)", (int) (close - open - 1), open + 1);
+      return ls_store_invalid (error, "damaged, or not a Loadscope bundle");
     }
   /* The structure here; values (CHECK constraints too) field by field
    * later, where the message can name the field. */
@@ -204,7 +204,7 @@ ls_bundle_open (bundle *b, const char *path, GError **error)
     check = g_strdup (sqlite3_errmsg (ls_store_db (b->store)));
   sqlite3_finalize (st);
   if (!check || strcmp (check, "ok") != 0)
-    return invalid (error, "a damaged or truncated SQLite file (%s)", check ? check : "unreadable");
+    return ls_store_invalid (error, "a damaged or truncated SQLite file (%s)", check ? check : "unreadable");
 
   int version = ls_store_schema_version (b->store);
   if (version > LS_STORE_SCHEMA_VERSION)
@@ -215,9 +215,9 @@ ls_bundle_open (bundle *b, const char *path, GError **error)
       return FALSE;
     }
   if (version < 1)
-    return invalid (error, "not a Loadscope bundle (an SQLite file without Loadscope's schema)");
+    return ls_store_invalid (error, "not a Loadscope bundle (an SQLite file without Loadscope's schema)");
   if (version < LS_STORE_SCHEMA_VERSION && !ls_store_migrate_to (b->store, LS_STORE_SCHEMA_VERSION, &local))
-    return invalid (error, "migrating the bundle from schema version %d: %s", version, local->message);
+    return ls_store_invalid (error, "migrating the bundle from schema version %d: %s", version, local->message);
 
   /* Every row belongs to a record of the bundle. */
   static const struct {
@@ -238,7 +238,7 @@ ls_bundle_open (bundle *b, const char *path, GError **error)
       if (n < 0)
         return FALSE;
       if (n > 0)
-        return invalid (error, "%" G_GINT64_FORMAT " %s", n, orphans[i].what);
+        return ls_store_invalid (error, "%" G_GINT64_FORMAT " %s", n, orphans[i].what);
     }
   return TRUE;
 }
@@ -322,7 +322,7 @@ bundle_run (importer *imp, ls_field_value *values, gint64 id, gpointer user, GEr
   /* Its batches, samples and workers are found by it: id 0 or below would
    * import a run without them, silently. */
   if (id <= 0)
-    return invalid (error, "%s.id: %" G_GINT64_FORMAT " is not a positive integer (a run's batches, samples and "
+    return ls_store_invalid (error, "%s.id: %" G_GINT64_FORMAT " is not a positive integer (a run's batches, samples and "
                     "workers refer to it by id)", where, id);
   c.run_id = ls_importer_run (imp, values, id, where, error);
   if (c.run_id < 0)

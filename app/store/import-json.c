@@ -19,7 +19,7 @@ static const char *const child_extra[] = { "batches", "series", "worker_processe
 static gboolean
 not_json (GError **error, const char *why)
 {
-  return invalid (error, "not a Loadscope export: neither an SQLite bundle nor JSON (%s); " LS_IMPORT_FORMATS_TEXT,
+  return ls_store_invalid (error, "not a Loadscope export: neither an SQLite bundle nor JSON (%s); " LS_IMPORT_FORMATS_TEXT,
                   why);
 }
 
@@ -76,7 +76,7 @@ member_spans (const char *text, gsize len, const char *const *names, span *spans
           if (!others)
             {
               g_autofree char *shown = name_text (name, name_len);
-              return invalid (error, "%sunknown field '%s'", where, shown);
+              return ls_store_invalid (error, "%sunknown field '%s'", where, shown);
             }
           if (others->len > 1)
             g_string_append_c (others, ',');
@@ -87,7 +87,7 @@ member_spans (const char *text, gsize len, const char *const *names, span *spans
           continue;
         }
       if (spans[found].value)
-        return invalid (error, "%sfield '%s' appears twice", where, names[found]);
+        return ls_store_invalid (error, "%sfield '%s' appears twice", where, names[found]);
       spans[found] = (span){ value, value_len };
     }
   if (got < 0)
@@ -111,11 +111,11 @@ each_element (importer *imp, JsonParser *parser, span s, const char *where, cons
               json_row_func each, gpointer user, GError **error)
 {
   if (!s.value)
-    return invalid (error, "%s: missing field '%s'", where, name);
+    return ls_store_invalid (error, "%s: missing field '%s'", where, name);
   ls_json_cursor c;
   g_autoptr (GError) local = NULL;
   if (!ls_json_cursor_open (&c, s.value, s.len, '[', &local))
-    return invalid (error, "%s.%s: expected an array", where, name);
+    return ls_store_invalid (error, "%s.%s: expected an array", where, name);
   const char *value;
   gsize len;
   int got;
@@ -126,7 +126,7 @@ each_element (importer *imp, JsonParser *parser, span s, const char *where, cons
       if (!n)
         return FALSE;
       if (!JSON_NODE_HOLDS_OBJECT (n))
-        return invalid (error, "%s: expected an object", at);
+        return ls_store_invalid (error, "%s: expected an object", at);
       if (!each (imp, json_node_get_object (n), version, at, user, error))
         return FALSE;
     }
@@ -169,7 +169,7 @@ json_run (importer *imp, JsonParser *parser, const char *text, gsize len, int ve
   if (!n)
     return FALSE;
   if (!JSON_NODE_HOLDS_OBJECT (n))
-    return invalid (error, "%s: expected an object", where);
+    return ls_store_invalid (error, "%s: expected an object", where);
   if (!ls_record_from_json (&ls_record_run, json_node_get_object (n), version, child_extra, values, where, error))
     return FALSE;
   json_run_ctx c = { 0, ls_importer_run (imp, values, -1, where, error),
@@ -223,7 +223,7 @@ ls_importer_json (importer *imp, const char *text, gsize len, GError **error)
   while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r'))
     i++;
   if (i < len && text[i] != '{')
-    return invalid (error, "not a Loadscope export (JSON, but not an object)");
+    return ls_store_invalid (error, "not a Loadscope export (JSON, but not an object)");
   if (!member_spans (text, len, top, spans, NULL, "", error))
     return FALSE;
 
@@ -232,12 +232,12 @@ ls_importer_json (importer *imp, const char *text, gsize len, GError **error)
     return FALSE;
   if (!format || !JSON_NODE_HOLDS_VALUE (format) || json_node_get_value_type (format) != G_TYPE_STRING
       || strcmp (json_node_get_string (format), LS_EXPORT_FORMAT_NAME) != 0)
-    return invalid (error, "not a Loadscope export (JSON without \"format\": \"%s\")", LS_EXPORT_FORMAT_NAME);
+    return ls_store_invalid (error, "not a Loadscope export (JSON without \"format\": \"%s\")", LS_EXPORT_FORMAT_NAME);
   JsonNode *version_node = top_value (parser, spans[T_VERSION], error, &bad);
   if (bad)
     return FALSE;
   if (!version_node || !JSON_NODE_HOLDS_VALUE (version_node) || json_node_get_value_type (version_node) != G_TYPE_INT64)
-    return invalid (error, "version: missing, or not an integer");
+    return ls_store_invalid (error, "version: missing, or not an integer");
   gint64 version = json_node_get_int (version_node);
   if (version > LS_STORE_SCHEMA_VERSION)
     {
@@ -247,7 +247,7 @@ ls_importer_json (importer *imp, const char *text, gsize len, GError **error)
       return FALSE;
     }
   if (version < 1)
-    return invalid (error, "version: %" G_GINT64_FORMAT " is not a Loadscope export version", version);
+    return ls_store_invalid (error, "version: %" G_GINT64_FORMAT " is not a Loadscope export version", version);
   JsonNode *when = top_value (parser, spans[T_EXPORTED_AT], error, &bad);
   if (bad)
     return FALSE;
@@ -255,18 +255,18 @@ ls_importer_json (importer *imp, const char *text, gsize len, GError **error)
                      ? g_date_time_new_from_iso8601 (json_node_get_string (when), NULL)
                      : NULL;
   if (!t)
-    return invalid (error, "exported_at: missing, or not an ISO 8601 time");
+    return ls_store_invalid (error, "exported_at: missing, or not an ISO 8601 time");
   g_date_time_unref (t);
   JsonNode *generator = top_value (parser, spans[T_GENERATOR], error, &bad);
   if (bad)
     return FALSE;
   if (generator && (!JSON_NODE_HOLDS_VALUE (generator) || json_node_get_value_type (generator) != G_TYPE_STRING))
-    return invalid (error, "generator: expected text");
+    return ls_store_invalid (error, "generator: expected text");
 
   static const int order[] = { T_MACHINES, T_SWEEPS, T_RUNS };
   for (guint o = 0; o < G_N_ELEMENTS (order); o++)
     if (!spans[order[o]].value)
-      return invalid (error, "the export: missing field '%s'", top[order[o]]);
+      return ls_store_invalid (error, "the export: missing field '%s'", top[order[o]]);
   if (!each_element (imp, parser, spans[T_MACHINES], "", "machines", (int) version, json_top_record,
                      GINT_TO_POINTER (K_MACHINE), error)
       || !each_element (imp, parser, spans[T_SWEEPS], "", "sweeps", (int) version, json_top_record,
@@ -276,7 +276,7 @@ ls_importer_json (importer *imp, const char *text, gsize len, GError **error)
   ls_json_cursor c;
   g_autoptr (GError) local = NULL;
   if (!ls_json_cursor_open (&c, spans[T_RUNS].value, spans[T_RUNS].len, '[', &local))
-    return invalid (error, "the export.runs: expected an array");
+    return ls_store_invalid (error, "the export.runs: expected an array");
   const char *value;
   gsize value_len;
   int got;
@@ -287,7 +287,7 @@ ls_importer_json (importer *imp, const char *text, gsize len, GError **error)
       while (k < value_len && value[k] != '{' && (value[k] == ' ' || value[k] == '\n'))
         k++;
       if (k >= value_len || value[k] != '{')
-        return invalid (error, "%s: expected an object", at);
+        return ls_store_invalid (error, "%s: expected an object", at);
       if (!json_run (imp, parser, value, value_len, (int) version, at, error))
         return FALSE;
     }

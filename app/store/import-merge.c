@@ -144,7 +144,7 @@ insert (importer *imp, int k, gint64 run_id, ls_field_value *values, const char 
   sqlite3_reset (st);
   sqlite3_clear_bindings (st);
   if (rc == SQLITE_CONSTRAINT)
-    return invalid (error, "%s: conflicts with the rest of the file (%s)", where, sqlite3_errmsg (imp->db)), -1;
+    return ls_store_invalid (error, "%s: conflicts with the rest of the file (%s)", where, sqlite3_errmsg (imp->db)), -1;
   if (rc != SQLITE_DONE)
     return store_failed (imp, "importing", error), -1;
   return sqlite3_last_insert_rowid (imp->db);
@@ -158,12 +158,12 @@ ls_importer_machine (importer *imp, ls_field_value *v, const char *where, GError
     return FALSE;
   const char *fp = value (k, v, "fingerprint")->s;
   if (g_hash_table_contains (imp->machines, fp))
-    return invalid (error, "%s: machine %s appears twice", where, fp);
+    return ls_store_invalid (error, "%s: machine %s appears twice", where, fp);
   g_autofree char *expected = ls_machine_fingerprint (value (k, v, "hostname")->s, value (k, v, "os")->s,
                                                       value (k, v, "cpu_model")->s, value (k, v, "logical_cores")->i,
                                                       value (k, v, "ram_bytes")->i, value (k, v, "container")->s);
   if (strcmp (expected, fp) != 0)
-    return invalid (error, "%s.fingerprint: %s does not match the machine described (that one is %s)", where, fp,
+    return ls_store_invalid (error, "%s.fingerprint: %s does not match the machine described (that one is %s)", where, fp,
                     expected);
   /* A machine already known keeps its row: it is the same machine. */
   gint64 id = find_id (imp, 0, fp, error);
@@ -185,12 +185,12 @@ ls_importer_sweep (importer *imp, ls_field_value *v, const char *where, GError *
   const char *uuid = value (k, v, "uuid")->s;
   const char *machine = value (k, v, "machine_fingerprint")->s;
   if (g_hash_table_contains (imp->sweeps, uuid))
-    return invalid (error, "%s: sweep %s appears twice", where, uuid);
+    return ls_store_invalid (error, "%s: sweep %s appears twice", where, uuid);
   if (imp->in_sweep_only && g_strcmp0 (uuid, imp->in_sweep) != 0)
-    return invalid (error, "%s: sweep %s is not the one this file belongs to (%s)", where, uuid,
+    return ls_store_invalid (error, "%s: sweep %s is not the one this file belongs to (%s)", where, uuid,
                     imp->in_sweep ? imp->in_sweep : "none");
   if (!g_hash_table_contains (imp->machines, machine))
-    return invalid (error, "%s.machine_fingerprint: no machine %s in the file", where, machine);
+    return ls_store_invalid (error, "%s.machine_fingerprint: no machine %s in the file", where, machine);
   ls_field_value *status = value (k, v, "status");
   if (strcmp (status->s, "running") == 0)
     {
@@ -221,19 +221,19 @@ ls_importer_run (importer *imp, ls_field_value *v, gint64 source_id, const char 
   const char *machine = value (k, v, "machine_fingerprint")->s;
   const ls_field_value *sweep = value (k, v, "sweep_uuid");
   if (g_hash_table_contains (imp->runs, uuid))
-    return invalid (error, "%s: run %s appears twice", where, uuid), -1;
+    return ls_store_invalid (error, "%s: run %s appears twice", where, uuid), -1;
   g_hash_table_add (imp->runs, g_strdup (uuid));
   if (!g_hash_table_contains (imp->machines, machine))
-    return invalid (error, "%s.machine_fingerprint: no machine %s in the file", where, machine), -1;
+    return ls_store_invalid (error, "%s.machine_fingerprint: no machine %s in the file", where, machine), -1;
   if (sweep->type == LS_VALUE_TEXT && !g_hash_table_contains (imp->sweeps, sweep->s))
-    return invalid (error, "%s.sweep_uuid: no sweep %s in the file", where, sweep->s), -1;
+    return ls_store_invalid (error, "%s.sweep_uuid: no sweep %s in the file", where, sweep->s), -1;
   if (imp->in_sweep_only && (sweep->type != LS_VALUE_TEXT || g_strcmp0 (sweep->s, imp->in_sweep) != 0))
-    return invalid (error, "%s.sweep_uuid: %s, not the sweep this file belongs to (%s)", where,
+    return ls_store_invalid (error, "%s.sweep_uuid: %s, not the sweep this file belongs to (%s)", where,
                     sweep->type == LS_VALUE_TEXT ? sweep->s : "none", imp->in_sweep ? imp->in_sweep : "none"),
            -1;
   gboolean sim_sink = strcmp (value (k, v, "sink")->s, "sim") == 0;
   if (value (k, v, "simulated")->i != sim_sink)
-    return invalid (error, "%s.simulated: %s, but the sink is %s", where,
+    return ls_store_invalid (error, "%s.simulated: %s, but the sink is %s", where,
                     value (k, v, "simulated")->i ? "true" : "false", value (k, v, "sink")->s),
            -1;
 
@@ -278,7 +278,7 @@ ls_importer_child (importer *imp, int k, gint64 run_id, gint64 batch_size, ls_fi
   if (!ls_record_check (kinds[k], v, where, error))
     return FALSE;
   if (k == K_BATCH && value (kinds[k], v, "samples")->i > batch_size)
-    return invalid (error, "%s.samples: %" G_GINT64_FORMAT " is more than the run's batch size (%" G_GINT64_FORMAT ")",
+    return ls_store_invalid (error, "%s.samples: %" G_GINT64_FORMAT " is more than the run's batch size (%" G_GINT64_FORMAT ")",
                     where, value (kinds[k], v, "samples")->i, batch_size);
   return run_id == 0 || insert (imp, k, run_id, v, where, error) > 0;
 }

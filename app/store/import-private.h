@@ -35,22 +35,6 @@ typedef struct {
   const char *in_sweep;   /* NULL: the file may hold no sweep */
 } importer;
 
-/* A record or value of the file is refused: LS_STORE_ERROR_INVALID. */
-static inline gboolean
-invalid (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
-
-static inline gboolean
-invalid (GError **error, const char *format, ...)
-{
-  va_list ap;
-  va_start (ap, format);
-  char *message = g_strdup_vprintf (format, ap);
-  va_end (ap);
-  g_set_error_literal (error, LS_STORE_ERROR, LS_STORE_ERROR_INVALID, message);
-  g_free (message);
-  return FALSE;
-}
-
 static inline ls_field_value *
 value (const ls_record_kind *kind, ls_field_value *values, const char *name)
 {

@@ -71,15 +71,15 @@ import_file (ls_store *store, const char *path, gboolean in_sweep_only, const ch
   if (kind == LS_IMPORT_SNIFF_OTHER)
     {
       if (csv)
-        invalid (&local, "a CSV file: " LS_IMPORT_FORMATS_TEXT);
+        ls_store_invalid (&local, "a CSV file: " LS_IMPORT_FORMATS_TEXT);
       else
-        invalid (&local, "not a Loadscope export: neither an SQLite bundle nor JSON (it starts with byte 0x%02x); "
+        ls_store_invalid (&local, "not a Loadscope export: neither an SQLite bundle nor JSON (it starts with byte 0x%02x); "
                  LS_IMPORT_FORMATS_TEXT, head[0]);
       goto out;
     }
   if (kind == LS_IMPORT_SNIFF_EMPTY)
     {
-      invalid (&local, "not a Loadscope export: an empty file");
+      ls_store_invalid (&local, "not a Loadscope export: an empty file");
       goto out;
     }
 
