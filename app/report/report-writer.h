@@ -86,7 +86,6 @@ typedef struct {
   void (*headline) (ls_report_writer *w, const char *text);
   void (*suggested) (ls_report_writer *w, const char *text);
 
-
   /* The heading of one run's ranks. */
   void (*ranks_run) (ls_report_writer *w, const ls_ranks_table *t);
   /* A chart; FALSE with the error where it could not be drawn or written. */
@@ -98,7 +97,6 @@ typedef struct {
   void (*head_cell) (ls_report_writer *w, const char *text, gboolean numeric);
   void (*head_cell_differs) (ls_report_writer *w, const char *text);
   void (*runs_head_end) (ls_report_writer *w);
-
 
   void (*table_start) (ls_report_writer *w, ls_report_table table);
   void (*table_end) (ls_report_writer *w, ls_report_table table);
