@@ -16,6 +16,7 @@ set -euo pipefail
 
 cache=${LS_CACHE:-$HOME/.cache/loadscope}
 aptdir=$cache/apt
+here=$(cd "$(dirname "$0")" && pwd)
 say() { echo "apt-source: $*" >&2; }
 
 codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
@@ -25,78 +26,7 @@ codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 # release's suites (bookworm, bookworm-updates, bookworm-security, ...), from
 # sources.list (one-line) and sources.list.d/*.list|*.sources (deb822).
 write_sources() {
-  python3 - "$codename" "$aptdir/sources.list.d/loadscope-src.sources" <<'PY'
-import glob, os, sys
-codename, out = sys.argv[1], sys.argv[2]
-entries = []  # (uris, suites, components, signed_by)
-
-def add(types, uris, suites, comps, signed):
-    if 'deb' not in types and 'deb-src' not in types:
-        return
-    suites = [s for s in suites if s == codename or s.startswith(codename + '-')
-              or s.startswith(codename + '/')]
-    if suites and uris:
-        entries.append((uris, suites, comps or ['main'], signed))
-
-def one_line(path):
-    for line in open(path, errors='replace'):
-        line = line.split('#', 1)[0].strip()
-        if not line:
-            continue
-        parts = line.split()
-        typ, rest = parts[0], parts[1:]
-        opts = {}
-        if rest and rest[0].startswith('['):
-            o = []
-            while rest:
-                w = rest.pop(0)
-                o.append(w)
-                if w.endswith(']'):
-                    break
-            for kv in ' '.join(o).strip('[]').split():
-                if '=' in kv:
-                    k, v = kv.split('=', 1)
-                    opts[k.lower()] = v
-        if len(rest) >= 2:
-            add([typ], [rest[0]], [rest[1]], rest[2:], opts.get('signed-by', ''))
-
-def deb822(path):
-    text = open(path, errors='replace').read()
-    for para in text.split('\n\n'):
-        fields, key = {}, None
-        for line in para.splitlines():
-            if line.startswith('#') or not line.strip():
-                continue
-            if line[0] in ' \t' and key:
-                fields[key] += '\n' + line.strip()
-                continue
-            if ':' in line:
-                key, v = line.split(':', 1)
-                key = key.strip().lower()
-                fields[key] = v.strip()
-        if fields.get('enabled', 'yes').lower() == 'no':
-            continue
-        add(fields.get('types', '').split(), fields.get('uris', '').split(),
-            fields.get('suites', '').split(), fields.get('components', '').split(),
-            fields.get('signed-by', ''))
-
-if os.path.exists('/etc/apt/sources.list'):
-    one_line('/etc/apt/sources.list')
-for p in sorted(glob.glob('/etc/apt/sources.list.d/*')):
-    if p.endswith('.list'):
-        one_line(p)
-    elif p.endswith('.sources'):
-        deb822(p)
-if not entries:
-    sys.exit('no Debian %s entries in /etc/apt/sources.list{,.d}' % codename)
-with open(out, 'w') as f:
-    for uris, suites, comps, signed in entries:
-        f.write('Types: deb-src\nURIs: %s\nSuites: %s\nComponents: %s\n'
-                % (' '.join(uris), ' '.join(suites), ' '.join(comps)))
-        if signed and '\n' not in signed:
-            f.write('Signed-By: %s\n' % signed)
-        f.write('\n')
-PY
+  python3 "$here/../apt-sources.py" --deb-src "$aptdir/sources.list.d/loadscope-src.sources" "$codename"
 }
 
 setup() {
