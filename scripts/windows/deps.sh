@@ -33,8 +33,8 @@ cli_pkgs=(libffi pcre2 gettext glib2.0 json-glib sqlite3 libpng1.6 pixman cairo 
 gui_pkgs=(graphene libepoxy tiff gdk-pixbuf gtk4 libadwaita-1)
 optional_pkgs=" libjpeg-turbo hdf5 "
 
-say() { echo "win-deps: $*"; }
-die() { say "$*"; exit 1; }
+LS_TAG=win-deps
+. "$here/../lib.sh" # say, die
 
 want_gui=0
 print_prefix=0

@@ -18,7 +18,8 @@ version_only=0
 [ "${2:-}" = --version-only ] && version_only=1
 passed=0
 failed=0
-say() { echo "msi-wine: $*"; }
+LS_TAG=msi-wine
+. scripts/lib.sh # say, die
 ok() { passed=$((passed + 1)); say "ok: $*"; }
 bad() { failed=$((failed + 1)); say "FAILED: $*"; }
 finish() { echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit $?; }
