@@ -15,10 +15,12 @@
 #                      libtiff, gdk-pixbuf, GTK 4, libadwaita)
 #   deps.sh --prefix [--gui]   print the cached prefix, or nothing (exit 1)
 #
-# Prints each package's build time. Optional packages that fail (HDF5,
+# Builds a package once what it needs is built, LS_SLOTS (default 2) side by
+# side, and prints each package's build time. Optional packages that fail (HDF5,
 # libjpeg-turbo) are left out and listed in PREFIX/.loadscope/missing with
 # the reason; the GUI stack is left out whole when one of its packages fails.
-# Environment: LS_CACHE (default ~/.cache/loadscope), LS_JOBS (default 2).
+# Environment: LS_CACHE (default ~/.cache/loadscope), LS_JOBS (make/ninja
+# jobs per package, default 2), LS_SLOTS.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${LS_CACHE:-$HOME/.cache/loadscope}
@@ -288,8 +290,10 @@ fetch() { # fetch PKG...: the orig tarballs, json-glib's from third-party/ when 
 # apply_debian_patches PKG: in the unpacked source, applies the patches of
 # Debian's debian/patches/series that apply (quilt's order and -pN); prints
 # what it applied and skipped. Nothing when this version has no patch tarball.
+# In an autotools source, a patch of configure.ac, Makefile.am or *.m4 is
+# skipped: make would run automake, which the build does not have.
 apply_debian_patches() {
-  local p=$1 v=${version[$1]#*:} tarball name level n=0 applied=0 skipped=()
+  local p=$1 v=${version[$1]#*:} tarball name level n=0 applied=0 skipped=() autotools=()
   tarball=$src_dir/${p}_${v}.debian.tar.xz
   [ -s "$tarball" ] || { echo "no Debian patches (no ${p}_${v}.debian.tar.xz)"; return 0; }
   mkdir -p _debian
@@ -299,38 +303,43 @@ apply_debian_patches() {
     case $name in '' | '#'*) continue ;; esac
     level=${level:--p1}
     n=$((n + 1))
-    if patch "$level" -N -s --dry-run -i "_debian/debian/patches/$name" >/dev/null 2>&1 &&
-       patch "$level" -N -s -i "_debian/debian/patches/$name" >/dev/null 2>&1; then
+    if [ -x configure ] && grep -qE '^\+\+\+ \S*(configure\.ac|Makefile\.am|\.m4)\b' "_debian/debian/patches/$name"; then
+      autotools+=("$name")
+    elif patch "$level" -N -s --dry-run -i "_debian/debian/patches/$name" >/dev/null 2>&1 &&
+         patch "$level" -N -s -i "_debian/debian/patches/$name" >/dev/null 2>&1; then
       applied=$((applied + 1))
     else
       skipped+=("$name")
     fi
   done < _debian/debian/patches/series
   rm -rf _debian
-  echo "Debian's patches: $applied of $n applied${skipped[*]:+ (did not apply: ${skipped[*]})}"
+  echo "Debian's patches: $applied of $n applied${skipped[*]:+ (did not apply: ${skipped[*]})}${autotools[*]:+ (edit autotools inputs: ${autotools[*]})}"
 }
 
-chain=""
-# build_one PKG: builds PKG into $P unless its marker (this recipe, this
-# version, every package before it) is there already.
-build_one() {
-  local p=$1 fn mark t0 log dir rc
-  fn=build_${p//[-.]/_}
-  mark=$(printf '%s\n%s\n%s\n%s\n' "$chain" "$p ${version[$p]}" "$(declare -f "$fn")" \
-           "$(declare -f write_toolchain autotools_env configure_host meson_build cmake_build apply_debian_patches)" |
-         sha256sum | cut -c1-16)
-  chain=$mark
-  if [ "$(cat "$P/.loadscope/done/$p" 2>/dev/null)" = "$mark" ]; then
-    say "$p ${version[$p]}: in the prefix already"
-    return 0
-  fi
-  dir=$work_root/$p
-  log=$work_root/logs/$p.log
-  rm -rf "$dir"
-  mkdir -p "$dir" "$work_root/logs"
-  t0=$(date +%s)
-  tar -xf "$src_dir/${orig[$p]}" -C "$dir" --strip-components=1
-  local patches
+# What each package is built against, within the stacks (zlib is mingw's):
+# a package starts once these are built, LS_SLOTS (default 2) side by side.
+declare -A needs=(
+  [glib2.0]="libffi pcre2 gettext" [json-glib]="glib2.0" [cairo]="glib2.0 libpng1.6 pixman"
+  [harfbuzz]="glib2.0" [pango1.0]="glib2.0 cairo fribidi harfbuzz" [graphene]="glib2.0"
+  [gdk-pixbuf]="glib2.0 libpng1.6" [gtk4]="pango1.0 gdk-pixbuf graphene libepoxy tiff libjpeg-turbo"
+  [libadwaita-1]="gtk4"
+)
+slots=${LS_SLOTS:-2}
+# A package's marker: its version, its recipe, the shared helpers and its
+# needs' markers. A package whose marker is in the prefix is not built again.
+declare -A mark
+helpers=$(declare -f write_toolchain autotools_env configure_host meson_build cmake_build apply_debian_patches)
+for p in "${all[@]}"; do # in the lists' order: needs come first
+  mark[$p]=$({ echo "$p ${version[$p]} zlib ${version[zlib]}"; declare -f "build_${p//[-.]/_}"; echo "$helpers"
+               for d in ${needs[$p]:-}; do echo "${mark[$d]}"; done; } | sha256sum | cut -c1-16)
+done
+has_mark() { [ "$(cat "$1/.loadscope/done/$2" 2>/dev/null)" = "${mark[$2]}" ]; }
+
+# build_pkg PKG: unpacks, patches and builds PKG into $P (in the background:
+# the caller records it); with Debian's patches first, then without them.
+build_pkg() {
+  local p=$1 fn=build_${1//[-.]/_} dir=$work_root/$1 log=$work_root/logs/$1.log patches rc
+  rm -rf "$dir" && mkdir -p "$dir" && tar -xf "$src_dir/${orig[$p]}" -C "$dir" --strip-components=1
   patches=$(cd "$dir" && apply_debian_patches "$p")
   set +e
   ( cd "$dir"; set -e; "$fn" ) > "$log" 2>&1
@@ -343,22 +352,68 @@ build_one() {
     ( cd "$dir"; set -e; "$fn" ) > "$log" 2>&1
     rc=$?
   fi
-  set -e
-  say "$p ${version[$p]}: $patches"
-  local secs=$(( $(date +%s) - t0 ))
-  if [ "$rc" -ne 0 ]; then
-    say "$p ${version[$p]}: FAILED after $secs s (log: $log); its last lines:"
-    tail -n 25 "$log" | sed 's/^/    /'
-    return 1
-  fi
-  find "$P/lib" -name '*.la' -delete
-  echo "$mark" > "$P/.loadscope/done/$p"
-  sed -i "/^$p /d" "$P/.loadscope/times" 2>/dev/null || true
-  echo "$p ${version[$p]} $secs" >> "$P/.loadscope/times"
-  sed -i "/^$p /d" "$P/.loadscope/patches" 2>/dev/null || true
-  echo "$p ${version[$p]}: $patches" >> "$P/.loadscope/patches"
-  rm -rf "$dir"
-  say "$p ${version[$p]}: built in $secs s"
+  echo "$patches" > "$work_root/logs/$p.patches"
+  [ "$rc" -ne 0 ] || rm -rf "$dir"
+  return "$rc"
+}
+
+kill_tree() { local c; for c in $(pgrep -P "$1"); do kill_tree "$c"; done; kill "$1" 2>/dev/null || true; }
+
+# build_all PKG...: builds into $P those without their marker, each once its
+# needs are done (a failed optional need counts as done: the dependent says).
+build_all() {
+  local -A state=() started=() pkg_of=()
+  local p d ready running=0 left=0 pid rc secs
+  for p in "$@"; do
+    if has_mark "$P" "$p"; then say "$p ${version[$p]}: in the prefix already"; state[$p]=ok
+    else state[$p]=wait; left=$((left + 1)); fi
+  done
+  while [ "$left" -gt 0 ]; do
+    for p in "$@"; do
+      [ "$running" -lt "$slots" ] || break
+      [ "${state[$p]}" = wait ] || continue
+      ready=1
+      for d in ${needs[$p]:-}; do
+        case ${state[$d]:-ok} in ok | failed) ;; *) ready=0 ;; esac
+      done
+      [ "$ready" -eq 1 ] || continue
+      build_pkg "$p" &
+      pkg_of[$!]=$p
+      state[$p]=run
+      started[$p]=$(date +%s)
+      running=$((running + 1))
+      say "$p ${version[$p]}: building (log: $work_root/logs/$p.log)"
+    done
+    [ "$running" -gt 0 ] || die "$stack_name stack: nothing can start (a cycle in needs?)"
+    rc=0
+    wait -n -p pid || rc=$?
+    p=${pkg_of[$pid]}
+    running=$((running - 1))
+    left=$((left - 1))
+    secs=$(( $(date +%s) - ${started[$p]} ))
+    say "$p ${version[$p]}: $(cat "$work_root/logs/$p.patches")"
+    if [ "$rc" -eq 0 ]; then
+      state[$p]=ok
+      find "$P/lib" -name '*.la' -delete
+      echo "${mark[$p]}" > "$P/.loadscope/done/$p"
+      sed -i "/^$p /d" "$P/.loadscope/times" "$P/.loadscope/patches" 2>/dev/null || true
+      echo "$p ${version[$p]} $secs" >> "$P/.loadscope/times"
+      echo "$p ${version[$p]}: $(cat "$work_root/logs/$p.patches")" >> "$P/.loadscope/patches"
+      say "$p ${version[$p]}: built in $secs s"
+      continue
+    fi
+    state[$p]=failed
+    say "$p ${version[$p]}: FAILED after $secs s (log: $work_root/logs/$p.log); its last lines:"
+    tail -n 25 "$work_root/logs/$p.log" | sed 's/^/    /'
+    if [[ "$optional_pkgs" != *" $p "* ]]; then
+      for pid in $(jobs -p); do kill_tree "$pid"; done
+      wait
+      die "$stack_name stack: $p failed; the $stack_name stack is not built"
+    fi
+    say "$p: left out; Loadscope is built without it"
+    sed -i "/^$p /d" "$P/.loadscope/missing"
+    echo "$p ${version[$p]}: the cross build failed (see $work_root/logs/$p.log)" >> "$P/.loadscope/missing"
+  done
 }
 
 # build_stack NAME FINAL SEED PKG...: builds into FINAL.partial (copied from
@@ -383,7 +438,6 @@ build_stack() {
   fi
   mkdir -p "$P/bin" "$P/lib/pkgconfig" "$P/include" "$P/.loadscope/done"
   touch "$P/.loadscope/missing"
-  echo "$cli_key" > "$P/.loadscope/cli-key"
   write_toolchain "$P"
   if [ ! -d "$work_root/wineprefix" ]; then
     say "initialising the build's Wine prefix"
@@ -392,23 +446,8 @@ build_stack() {
   fi
   fetch "$@" || die "sources missing (see above)"
   [ "$name" != cli ] || cp "$SYSROOT/lib/zlib1.dll" "$P/bin/"
-  local rc
-  for p in "$@"; do
-    # not as a condition: errexit must hold inside the recipe's subshell
-    set +e
-    build_one "$p"
-    rc=$?
-    set -e
-    if [ "$rc" -ne 0 ]; then
-      if [[ "$optional_pkgs" == *" $p "* ]]; then
-        say "$p: left out; Loadscope is built without it"
-        sed -i "/^$p /d" "$P/.loadscope/missing"
-        echo "$p ${version[$p]}: the cross build failed (see $work_root/logs/$p.log)" >> "$P/.loadscope/missing"
-      else
-        die "$name stack: $p failed; the $name stack is not built"
-      fi
-    fi
-  done
+  stack_name=$name
+  build_all "$@"
   say "$name stack: $(( $(date +%s) - t0 )) s this run; package build times (s):"
   sed 's/^/    /' "$P/.loadscope/times"
   # relocatable .pc files (CMake writes absolute paths; the prefix is renamed)
@@ -435,10 +474,11 @@ newest() {
 started=$(date +%s)
 build_stack cli "$cli_prefix" "$(newest cli)" "${cli_pkgs[@]}"
 if [ "$want_gui" -eq 1 ]; then
-  # over this CLI stack: an older GUI prefix only when it was built over it
+  # over this CLI stack: an older GUI prefix only when its CLI packages are these
   seed=$(newest gui)
-  [ -n "$seed" ] && [ "$(cat "$seed/.loadscope/cli-key" 2>/dev/null)" = "$cli_key" ] || seed=$cli_prefix
-  chain=$cli_key
+  for p in "${cli_pkgs[@]}"; do
+    ! has_mark "$cli_prefix" "$p" || has_mark "$seed" "$p" || seed=$cli_prefix
+  done
   build_stack gui "$gui_prefix" "$seed" "${gui_pkgs[@]}"
 fi
 say "done in $(( $(date +%s) - started )) s"
