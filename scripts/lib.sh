@@ -1,4 +1,6 @@
 # Sourced by the scripts: messages tagged with the script's name. Set
-# LS_TAG before sourcing (e.g. LS_TAG=fresh-check).
+# LS_TAG before sourcing (e.g. LS_TAG=fresh-check). warn is say on stderr,
+# for scripts whose stdout is data (a path, a list).
 say() { echo "${LS_TAG:-loadscope}: $*"; }
-die() { echo "${LS_TAG:-loadscope}: $*" >&2; exit 1; }
+warn() { echo "${LS_TAG:-loadscope}: $*" >&2; }
+die() { warn "$*"; exit 1; }
