@@ -1,26 +1,15 @@
 #!/usr/bin/env bash
 # Cross-builds Loadscope's Windows dependency stack with mingw-w64 from
-# Debian 12's source packages (fetched by apt-source.sh: the upstream tarball
-# with Debian's patches applied, security fixes included; a patch that does
-# not apply, or a package that then fails to build, falls back to the
-# upstream tarball alone, and says so) into a prefix cached under
-# ~/.cache/loadscope/win-deps-<stack>-<key>, the key made from every package's
-# version and these scripts. With the cache present it only prints the prefix.
+# Debian 12's source packages (apt-source.sh), Debian's patches applied, into
+# a prefix cached under ~/.cache/loadscope. What it builds, how, and the
+# measured times: docs/windows.md.
 #
-#   deps.sh            the command-line stack (libffi, pcre2, libintl, GLib,
-#                      json-glib, SQLite, zlib (Debian's mingw package),
-#                      libpng, pixman, cairo, fribidi, harfbuzz, pango,
-#                      libjpeg-turbo, HDF5)
-#   deps.sh --gui      that, then the GUI stack over it (graphene, libepoxy,
-#                      libtiff, gdk-pixbuf, GTK 4, libadwaita)
+#   deps.sh                    the command-line stack
+#   deps.sh --gui              that, then the GUI stack (GTK 4, libadwaita) over it
 #   deps.sh --prefix [--gui]   print the cached prefix, or nothing (exit 1)
 #
-# Builds a package once what it needs is built, LS_SLOTS (default 2) side by
-# side, and prints each package's build time. Optional packages that fail (HDF5,
-# libjpeg-turbo) are left out and listed in PREFIX/.loadscope/missing with
-# the reason; the GUI stack is left out whole when one of its packages fails.
 # Environment: LS_CACHE (default ~/.cache/loadscope), LS_JOBS (make/ninja
-# jobs per package, default 2), LS_SLOTS.
+# jobs per package, default 2), LS_SLOTS (packages side by side, default 2).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${LS_CACHE:-$HOME/.cache/loadscope}
@@ -31,7 +20,11 @@ WINE=${WINE:-/usr/lib/wine/wine64}
 src_dir=$cache/win-src
 work_root=$cache/win-build
 
-cli_pkgs=(libffi pcre2 gettext glib2.0 json-glib sqlite3 libpng1.6 pixman cairo fribidi harfbuzz pango1.0 libjpeg-turbo hdf5)
+# In the order they are started when ready: the longest chain (libintl, GLib,
+# HarfBuzz, pango) first, the others beside it. Optional packages that fail
+# are left out (listed in PREFIX/.loadscope/missing); the GUI stack is left
+# out whole when one of its packages fails.
+cli_pkgs=(gettext pcre2 libffi libpng1.6 pixman glib2.0 harfbuzz cairo fribidi pango1.0 hdf5 json-glib libjpeg-turbo sqlite3)
 gui_pkgs=(graphene libepoxy tiff gdk-pixbuf gtk4 libadwaita-1)
 optional_pkgs=" libjpeg-turbo hdf5 "
 
@@ -357,7 +350,8 @@ build_pkg() {
   return "$rc"
 }
 
-kill_tree() { local c; for c in $(pgrep -P "$1"); do kill_tree "$c"; done; kill "$1" 2>/dev/null || true; }
+# kill_tree PID: PID first (so that it starts nothing more), then its children
+kill_tree() { local c kids; kids=$(pgrep -P "$1"); kill "$1" 2>/dev/null; for c in $kids; do kill_tree "$c"; done; }
 
 # build_all PKG...: builds into $P those without their marker, each once its
 # needs are done (a failed optional need counts as done: the dependent says).
@@ -436,7 +430,7 @@ build_stack() {
       mkdir -p "$P"
     fi
   fi
-  mkdir -p "$P/bin" "$P/lib/pkgconfig" "$P/include" "$P/.loadscope/done"
+  mkdir -p "$P/bin" "$P/lib/pkgconfig" "$P/include" "$P/.loadscope/done" "$work_root/logs"
   touch "$P/.loadscope/missing"
   write_toolchain "$P"
   if [ ! -d "$work_root/wineprefix" ]; then
