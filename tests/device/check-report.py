@@ -3,7 +3,9 @@
 Arguments: MANIFEST REPORT NOTES DATASET_KIND START UNIT_RC UNIT_LOG BUNDLE SMI
            PYTORCH TORCH_CUDA CHARTS
   MANIFEST  one line per run: label, workers, start, pin, non_blocking (on|off),
-            exit code (or "skipped"), summary JSON path, stderr path (tab-separated)
+            exit code (or "skipped"), summary JSON path, stderr path (tab-separated);
+            "-" for each of workers to exit code: taken from the summary (a
+            recorded sweep run: exit code 0 when its status is done, else 1)
   BUNDLE    the bundle's description ("" without one)
   SMI       nvidia-smi's "index, bus id, name" lines (CSV, may be empty)
   PYTORCH   what the PyTorch part did; TORCH_CUDA torch.cuda.is_available()
@@ -11,6 +13,9 @@ Arguments: MANIFEST REPORT NOTES DATASET_KIND START UNIT_RC UNIT_LOG BUNDLE SMI
 Environment: RUNTIME_SINK=yes when the build has the runtime-API sink, so
 that the driver-API sink is compared with it.
 Writes REPORT; exit 0 when every assertion held, 1 otherwise.
+
+Or: --give-up REPORT NOTES ELAPSED WHY BUNDLE: the report when nothing could
+be measured (check.sh's give_up).
 """
 import json
 import os
@@ -18,6 +23,12 @@ import re
 import sys
 import time
 
+if sys.argv[1] == "--give-up":
+    report_path, notes_path, elapsed, why, bundle = sys.argv[2:7]
+    json.dump({"ok": False, "error": why, "elapsed_s": int(elapsed), "bundle": bundle or None,
+               "notes": open(notes_path).read().splitlines(), "runs": [], "assertions": []},
+              open(report_path, "w"), indent=2)
+    sys.exit(0)
 (manifest, report_path, notes_path, dataset_kind, start, unit_rc, unit_log,
  bundle, smi_path, pytorch, torch_cuda, charts_path) = sys.argv[1:13]
 MODEL_MS = 10.0
@@ -25,9 +36,7 @@ MODEL_MS = 10.0
 runs = []
 for line in open(manifest):
     label, workers, start_method, pin, nb, rc, json_path, err_path = line.rstrip("\n").split("\t")
-    run = {"label": label, "workers": int(workers), "start": start_method, "pin": pin,
-           "non_blocking": nb == "on", "exit_code": None if rc == "skipped" else int(rc),
-           "skipped": rc == "skipped", "summary": None, "stderr_tail": ""}
+    run = {"label": label, "summary": None, "stderr_tail": ""}
     try:
         run["stderr_tail"] = open(err_path, errors="replace").read()[-2000:]
     except OSError:
@@ -36,6 +45,12 @@ for line in open(manifest):
         run["summary"] = json.load(open(json_path))
     except (OSError, ValueError) as e:
         run["parse_error"] = str(e)
+    if workers == "-":  # a recorded sweep run: its knobs and outcome are in its summary
+        s = run["summary"] or {}
+        workers, start_method, pin = s.get("workers") or 0, s.get("start") or "", s.get("pin") or ""
+        nb, rc = "on" if s.get("non_blocking") is True else "off", 0 if s.get("status") == "done" else 1
+    run.update(workers=int(workers), start=start_method, pin=pin, non_blocking=nb == "on",
+               exit_code=None if rc == "skipped" else int(rc), skipped=rc == "skipped")
     runs.append(run)
 devices = []
 for line in open(smi_path):
