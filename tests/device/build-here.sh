@@ -52,11 +52,8 @@ fi
 for t in meson ninja cc g++ pkg-config nvcc; do
   command -v "$t" >/dev/null 2>&1 || give_up "cannot build: '$t' is not installed (missing: $missing)"
 done
-meson_version=$(meson --version 2>/dev/null)
-note "meson $meson_version, ninja $(ninja --version 2>/dev/null)"
-case "$meson_version" in
-  0.*) give_up "cannot build: meson $meson_version is older than 1.0.0 (the project needs >= 1.0)" ;;
-esac
+# (a meson older than the project needs fails at setup, saying so)
+note "meson $(meson --version 2>/dev/null), ninja $(ninja --version 2>/dev/null)"
 
 # Both CUDA sinks: the driver API's and, to compare with, the runtime API's.
 setup_opts=(-Dgui=disabled -Dhdf5=disabled -Dcuda=enabled -Dcudart_sink=true -Dbuildtype=debugoptimized)

@@ -6,8 +6,8 @@ Arguments: MANIFEST REPORT NOTES DATASET_KIND START UNIT_RC UNIT_LOG BUNDLE SMI
             exit code (or "skipped"), summary JSON path, stderr path (tab-separated);
             "-" for each of workers to exit code: taken from the summary (a
             recorded sweep run: exit code 0 when its status is done, else 1)
-  BUNDLE    the bundle's description ("" without one)
-  SMI       nvidia-smi's "index, bus id, name" lines (CSV, may be empty)
+  BUNDLE    the bundle's folder, whose bundle-info.txt the report quotes ("" without one)
+  SMI       nvidia-smi's "index, bus id, name, ..." lines (CSV; other lines are ignored)
   PYTORCH   what the PyTorch part did; TORCH_CUDA torch.cuda.is_available()
   CHARTS    one line per chart written: name, exit code, path or reason (tab-separated)
 Environment: RUNTIME_SINK=yes when the build has the runtime-API sink, so
@@ -23,14 +23,25 @@ import re
 import sys
 import time
 
+
+def bundle_info(folder):
+    """bundle-info.txt on one line, or None."""
+    try:
+        return open(os.path.join(folder, "bundle-info.txt")).read().replace("\n", ";") if folder else None
+    except OSError:
+        return None
+
+
 if sys.argv[1] == "--give-up":
     report_path, notes_path, elapsed, why, bundle = sys.argv[2:7]
+    bundle = bundle_info(bundle)
     json.dump({"ok": False, "error": why, "elapsed_s": int(elapsed), "bundle": bundle or None,
                "notes": open(notes_path).read().splitlines(), "runs": [], "assertions": []},
               open(report_path, "w"), indent=2)
     sys.exit(0)
 (manifest, report_path, notes_path, dataset_kind, start, unit_rc, unit_log,
  bundle, smi_path, pytorch, torch_cuda, charts_path) = sys.argv[1:13]
+bundle = bundle_info(bundle)
 MODEL_MS = 10.0
 
 runs = []

@@ -46,26 +46,20 @@ note() {
 }
 elapsed() { echo $(($(date +%s) - START)); }
 
-# The bundle's description (bundle-info.txt), one line; "" without one.
-bundle_info() {
-  [ -n "$BUNDLE" ] && [ -f "$BUNDLE/bundle-info.txt" ] && tr '\n' ';' <"$BUNDLE/bundle-info.txt"
-  return 0
-}
-
 # A report when nothing could be measured; exits 2.
 give_up() {
   note "$*"
-  "$PY" "$ROOT/tests/device/check-report.py" --give-up "$REPORT" "$NOTES" "$(elapsed)" "$*" "$(bundle_info)"
+  "$PY" "$ROOT/tests/device/check-report.py" --give-up "$REPORT" "$NOTES" "$(elapsed)" "$*" "$BUNDLE"
   echo "device-check: FAILED before measuring: $*" >&2
   echo "device-check: report in $REPORT" >&2
   exit 2
 }
 
-if command -v nvidia-smi >/dev/null 2>&1; then
-  note "nvidia-smi: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -n 4 | tr '\n' ';')"
-else
-  note "nvidia-smi not found"
-fi
+# Read by check-report.py too: the bus ids as nvidia-smi numbers them.
+SMI=$WORK/smi.csv
+nvidia-smi --query-gpu=index,pci.bus_id,name,driver_version,memory.total --format=csv,noheader >"$SMI" 2>&1 ||
+  echo "nvidia-smi not found or failing" >>"$SMI"
+note "nvidia-smi: $(head -n 4 "$SMI" | tr '\n' ';')"
 if [ -n "$BUNDLE" ]; then
   . "$ROOT/tests/device/use-bundle.sh"
 else
@@ -232,10 +226,8 @@ for chart in utilization wait memory; do
   printf '%s\t%s\t%s\n' "$chart" "${result[@]}"
 done >"$CHARTS"
 
-smi=$WORK/smi.csv
-nvidia-smi --query-gpu=index,pci.bus_id,name --format=csv,noheader >"$smi" 2>/dev/null || : >"$smi"
 RUNTIME_SINK=${RUNTIME_SINK:-no} "$PY" "$ROOT/tests/device/check-report.py" "$MANIFEST" "$REPORT" "$NOTES" \
-  "$dataset_kind" "$START" "$UNIT_RC" "$UNIT_LOG" "$(bundle_info)" "$smi" "$PYTORCH_STATUS" "${torch_cuda:-}" "$CHARTS"
+  "$dataset_kind" "$START" "$UNIT_RC" "$UNIT_LOG" "$BUNDLE" "$SMI" "$PYTORCH_STATUS" "${torch_cuda:-}" "$CHARTS"
 rc=$?
 echo "device-check: report in $REPORT ($(elapsed) s)"
 exit $rc

@@ -4,7 +4,7 @@
 
 [ -f "$BUNDLE/bundle-info.txt" ] && [ -x "$BUNDLE/loadscope" ] && [ -x "$BUNDLE/bin/loadscope-worker" ] ||
   give_up "bundle $BUNDLE is incomplete (no bundle-info.txt, loadscope or bin/loadscope-worker): make it again with bash tests/device/bundle.sh"
-note "bundle: $(bundle_info)"
+note "bundle: $(tr '\n' ';' <"$BUNDLE/bundle-info.txt")"
 bundle_field() { sed -n "s/^$1=//p" "$BUNDLE/bundle-info.txt"; }
 
 [ "$(bundle_field cuda)" = yes ] ||
