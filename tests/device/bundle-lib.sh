@@ -28,11 +28,10 @@ path_tag() {
 }
 
 # Whether a file is an ELF of the same class and machine as the reference.
+elf_kind() { readelf -h "$1" 2>/dev/null | grep -E 'Class:|Machine:' | tr -s ' '; }
 same_kind() {
-  local a b
-  a=$(readelf -h "$1" 2>/dev/null | grep -E 'Class:|Machine:' | tr -s ' ') || return 1
-  b=$(readelf -h "$2" 2>/dev/null | grep -E 'Class:|Machine:' | tr -s ' ') || return 1
-  [ -n "$a" ] && [ "$a" = "$b" ]
+  local a
+  a=$(elf_kind "$1") && [ -n "$a" ] && [ "$a" = "$(elf_kind "$2")" ]
 }
 
 LDCONFIG=$(command -v ldconfig || echo /sbin/ldconfig)

@@ -52,9 +52,7 @@ if [ -n "$EXE" ]; then
 elif [ -z "$FROM" ]; then
   FROM=$ROOT/build-device-bundle-src
   command -v meson >/dev/null || die "meson is not installed (bash scripts/setup.sh installs it)"
-  if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
-    export PATH=/usr/local/cuda/bin:$PATH
-  fi
+  command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
   command -v nvcc >/dev/null || die "nvcc not found (PATH, /usr/local/cuda/bin): the bundle must have the CUDA sink"
   # Both CUDA sinks: the driver API's, and the runtime API's to compare it
   # with (LOADSCOPE_CUDA_API=runtime) until the device check has done so.
