@@ -1,8 +1,6 @@
 #!/usr/bin/env bash
 # Shared libraries of a bundle, from the ELF files' DT_NEEDED entries (read
-# with readelf; nothing is run), resolved as ld.so would: the object's
-# DT_RPATH (when it has no DT_RUNPATH), its DT_RUNPATH, the ldconfig cache,
-# then the default folders.
+# with readelf; nothing is run), resolved as ld.so would.
 #
 #   bundle-lib.sh copy LIBDIR ELF...   copies everything they need, recursively,
 #                                       into LIBDIR, except the C runtime
@@ -12,8 +10,7 @@
 #
 # The C runtime stays the device's own: glibc's libraries must all come from
 # one glibc (they share private symbols), and libgcc_s/libstdc++ are on every
-# system. Hence the allow-list: libc, libm, libmvec, libpthread, libdl, librt,
-# libresolv, libutil, libanl, ld-linux, libgcc_s, libstdc++.
+# system.
 set -euo pipefail
 
 C_RUNTIME='^(libc|libm|libmvec|libpthread|libdl|librt|libresolv|libutil|libanl|libgcc_s|libstdc\+\+)\.so(\.[0-9]+)*$|^ld-linux[-a-z0-9_.]*\.so(\.[0-9]+)*$'
@@ -31,34 +28,30 @@ path_tag() {
 }
 
 # Whether a file is an ELF of the same class and machine as the reference.
+elf_kind() { readelf -h "$1" 2>/dev/null | grep -E 'Class:|Machine:' | tr -s ' '; }
 same_kind() {
-  local a b
-  a=$(readelf -h "$1" 2>/dev/null | grep -E 'Class:|Machine:' | tr -s ' ') || return 1
-  b=$(readelf -h "$2" 2>/dev/null | grep -E 'Class:|Machine:' | tr -s ' ') || return 1
-  [ -n "$a" ] && [ "$a" = "$b" ]
+  local a
+  a=$(elf_kind "$1") && [ -n "$a" ] && [ "$a" = "$(elf_kind "$2")" ]
 }
 
 LDCONFIG=$(command -v ldconfig || echo /sbin/ldconfig)
 CACHE=$("$LDCONFIG" -p 2>/dev/null || true)
 
-# resolve NAME OBJECT: the path ld.so would load NAME from for OBJECT.
+# resolve NAME OBJECT: the path ld.so would load NAME from for OBJECT: the
+# object's DT_RUNPATH (or without one its DT_RPATH), the ldconfig cache, then
+# the default folders.
 resolve() {
-  local name=$1 obj=$2 d p runpath
-  runpath=$(path_tag "$obj" RUNPATH)
-  if [ -z "$runpath" ]; then
-    while read -r d; do
-      [ -n "$d" ] && [ -f "$d/$name" ] && same_kind "$d/$name" "$obj" && { echo "$d/$name"; return 0; }
-    done < <(path_tag "$obj" RPATH)
-  fi
-  while read -r d; do
-    [ -n "$d" ] && [ -f "$d/$name" ] && same_kind "$d/$name" "$obj" && { echo "$d/$name"; return 0; }
-  done <<<"$runpath"
+  local name=$1 obj=$2 dirs p
+  dirs=$(path_tag "$obj" RUNPATH)
+  [ -n "$dirs" ] || dirs=$(path_tag "$obj" RPATH)
   while read -r p; do
     [ -f "$p" ] && same_kind "$p" "$obj" && { echo "$p"; return 0; }
-  done < <(awk -v n="$name" '$1 == n { print $NF }' <<<"$CACHE")
-  for d in /lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu /lib64 /usr/lib64 /lib /usr/lib; do
-    [ -f "$d/$name" ] && same_kind "$d/$name" "$obj" && { echo "$d/$name"; return 0; }
-  done
+  done < <(
+    awk -v n="$name" 'NF { print $0 "/" n }' <<<"$dirs"
+    awk -v n="$name" '$1 == n { print $NF }' <<<"$CACHE"
+    printf '%s\n' /lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu /lib64 /usr/lib64 /lib /usr/lib |
+      awk -v n="$name" '{ print $0 "/" n }'
+  )
   return 1
 }
 
@@ -98,13 +91,9 @@ verify() {
     readelf -h "$f" >/dev/null 2>&1 || continue # not an ELF file
     n=$((n + 1))
     for name in $(needed "$f"); do
-      if is_c_runtime "$name"; then
-        continue
-      fi
-      if [ ! -f "$dir/lib/$name" ]; then
-        echo "bundle-lib: $name, needed by ${f#"$dir"/}, is neither in the bundle nor the C runtime" >&2
-        bad=1
-      fi
+      is_c_runtime "$name" || [ -f "$dir/lib/$name" ] && continue
+      echo "bundle-lib: $name, needed by ${f#"$dir"/}, is neither in the bundle nor the C runtime" >&2
+      bad=1
     done
   done
   echo "bundle-lib: $n ELF files checked in $dir"

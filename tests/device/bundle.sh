@@ -1,31 +1,19 @@
 #!/usr/bin/env bash
-# Makes a self-contained folder that runs the device check on a bare GPU
-# machine, which has the NVIDIA driver but no meson, no GLib/SQLite/cairo
-# development files and no package registry:
-#
-#   bin/       loadscope, loadscope-worker, test-sink-cuda (the real ELF files)
-#   lib/       every shared library they need that is not the C runtime,
-#              found from DT_NEEDED, recursively (see bundle-lib.sh)
-#   share/     the compiled GSettings schema, the PyTorch probe, a font and
-#              a fontconfig file
-#              (the charts need a font; a CUDA image may have none)
-#   env.sh     the library path and friends, for the wrappers
-#   loadscope, loadscope-worker, test-sink-cuda   wrappers: env.sh, then bin/
-#   bundle-info.txt  what was built, from which commit, the glibc it needs
+# Makes the self-contained folder that runs the device check (or a remote
+# target's runner) on a bare GPU machine: bin/ (the ELF files), lib/ (every
+# shared library they need but the C runtime, see bundle-lib.sh), share/,
+# wrappers and bundle-info.txt. Details: docs/device-check.md.
 #
 # Usage: bash tests/device/bundle.sh [--from BUILDDIR | --exe LOADSCOPE --worker W --probe DIR --schemas DIR]
 #                                     [--out DIR] [--max-mb N]
-#   --from  package the executables of an existing build folder instead of
-#           building (the tests package their own build this way)
-#   --exe   package an installed (or built) loadscope and its worker, the
-#           probe's folder and a folder with the compiled schema or its XML:
-#           what `loadscope remote install TARGET` does without --bundle
-#   --out   where the bundle goes (default build-device-bundle/, git-ignored)
+#   --from    package an existing build folder's executables instead of building
+#             build-device-bundle-src/ (CUDA, both sinks, JPEG, HDF5, no GUI)
+#   --exe     package an installed loadscope, its worker, the probe and the
+#             schema: what `loadscope remote install TARGET` does without --bundle
+#   --out     where the bundle goes (default build-device-bundle/, git-ignored)
 #   --max-mb  fail when the bundle is larger (default 60: a device call
-#           carries 64 MiB at most; 0: no limit)
-# Without --from it builds build-device-bundle-src/ with CUDA on (the
-# driver-API sink, and the old runtime-API sink with the CUDA runtime linked
-# statically, to compare them), JPEG and HDF5 on, the GUI off. Exit status: 0 made, 1 made but too large, 2 could not make it.
+#             carries 64 MiB at most; 0: no limit)
+# Exit status: 0 made, 1 made but too large, 2 could not make it.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -35,10 +23,12 @@ EXE= WORKER= PROBE=$ROOT/data/probe SCHEMAS=$ROOT/data
 OUT_DIR=$ROOT/build-device-bundle
 MAX_MB=60
 
-die() {
-  echo "bundle: $*" >&2
-  exit 2
-}
+# scripts/lib.sh: beside this file where it is installed (tests/device/meson.build).
+lib=$HERE/lib.sh
+[ -f "$lib" ] || lib=$ROOT/scripts/lib.sh
+LS_TAG=bundle
+. "$lib"
+die() { warn "$*"; exit 2; } # 2, not lib.sh's 1: 1 is "made but too large"
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -49,14 +39,12 @@ while [ $# -gt 0 ]; do
     --schemas) SCHEMAS=${2:?--schemas needs a folder}; shift 2 ;;
     --out) OUT_DIR=${2:?--out needs a folder}; shift 2 ;;
     --max-mb) MAX_MB=${2:?--max-mb needs a number}; shift 2 ;;
-    -h | --help) sed -n '2,29p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,16p' "$0"; exit 0 ;;
     *) die "unknown argument '$1' (usage: bundle.sh [--from BUILDDIR | --exe F --worker F --probe DIR --schemas DIR] [--out DIR] [--max-mb N])" ;;
   esac
 done
 
 command -v readelf >/dev/null || die "readelf not found (Debian: apt install binutils): it lists the libraries to bundle"
-
-# ------------------------------------------------------------ build
 
 if [ -n "$EXE" ]; then
   [ -x "$EXE" ] && [ -n "$WORKER" ] && [ -x "$WORKER" ] || die "--exe and --worker need two executables ($EXE, $WORKER)"
@@ -64,9 +52,7 @@ if [ -n "$EXE" ]; then
 elif [ -z "$FROM" ]; then
   FROM=$ROOT/build-device-bundle-src
   command -v meson >/dev/null || die "meson is not installed (bash scripts/setup.sh installs it)"
-  if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
-    export PATH=/usr/local/cuda/bin:$PATH
-  fi
+  command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
   command -v nvcc >/dev/null || die "nvcc not found (PATH, /usr/local/cuda/bin): the bundle must have the CUDA sink"
   # Both CUDA sinks: the driver API's, and the runtime API's to compare it
   # with (LOADSCOPE_CUDA_API=runtime) until the device check has done so.
@@ -81,31 +67,22 @@ elif [ -z "$FROM" ]; then
 fi
 FROM=$(cd "$FROM" && pwd) || die "no build folder $FROM"
 
-exes=()
-[ -z "$EXE" ] || exes=("$EXE" "$WORKER")
-for p in app/loadscope loader/loadscope-worker tests/test-sink-cuda; do
-  [ -z "$EXE" ] || break
-  if [ -x "$FROM/$p" ]; then
-    exes+=("$FROM/$p")
-  elif [ "$p" != tests/test-sink-cuda ]; then
-    die "$FROM/$p is missing: build it first (meson compile -C $FROM $p)"
-  fi
-done
-
-# ------------------------------------------------------------ assemble
+exes=("$EXE" "$WORKER")
+if [ -z "$EXE" ]; then
+  exes=()
+  for p in app/loadscope loader/loadscope-worker tests/test-sink-cuda; do
+    [ -x "$FROM/$p" ] && exes+=("$FROM/$p") && continue
+    [ "$p" = tests/test-sink-cuda ] || die "$FROM/$p is missing: build it first (meson compile -C $FROM $p)"
+  done
+fi
 
 case "$OUT_DIR" in /*) ;; *) OUT_DIR=$(pwd)/$OUT_DIR ;; esac
 [ "$OUT_DIR" != / ] && [ "$OUT_DIR" != "$ROOT" ] || die "refusing to replace $OUT_DIR"
 rm -rf "$OUT_DIR"
 mkdir -p "$OUT_DIR/bin" "$OUT_DIR/lib/gio-modules" "$OUT_DIR/share/loadscope/schemas" "$OUT_DIR/share/fonts"
-
-for e in "${exes[@]}"; do
-  cp "$e" "$OUT_DIR/bin/"
-  # Debug info is most of their size and no use on the device.
-  if command -v strip >/dev/null; then
-    strip --strip-debug "$OUT_DIR/bin/$(basename "$e")"
-  fi
-done
+cp "${exes[@]}" "$OUT_DIR/bin/"
+# Debug info is most of their size and no use on the device.
+! command -v strip >/dev/null || strip --strip-debug "$OUT_DIR"/bin/*
 
 bash "$HERE/bundle-lib.sh" copy "$OUT_DIR/lib" "$OUT_DIR"/bin/* || die "could not gather the shared libraries"
 
@@ -118,7 +95,7 @@ elif command -v glib-compile-schemas >/dev/null; then
 elif [ -f "$FROM/data/gschemas.compiled" ]; then
   cp "$FROM/data/gschemas.compiled" "$OUT_DIR/share/loadscope/schemas/"
 else
-  echo "bundle: no glib-compile-schemas and no compiled schema in $FROM/data: none bundled" >&2
+  warn "no glib-compile-schemas and no compiled schema in $FROM/data: none bundled"
 fi
 
 # The PyTorch probe, where app/target/target-pytorch.c looks beside the
@@ -132,14 +109,10 @@ cp "$PROBE"/loadscope_probe/*.py "$OUT_DIR/share/loadscope/probe/loadscope_probe
 fonts=0
 for f in DejaVuSans.ttf DejaVuSans-Bold.ttf; do
   for d in /usr/share/fonts/truetype/dejavu /usr/share/fonts/dejavu /usr/share/fonts/TTF; do
-    if [ -f "$d/$f" ]; then
-      cp "$d/$f" "$OUT_DIR/share/fonts/"
-      fonts=$((fonts + 1))
-      break
-    fi
+    [ -f "$d/$f" ] && cp "$d/$f" "$OUT_DIR/share/fonts/" && fonts=$((fonts + 1)) && break
   done
 done
-[ "$fonts" -gt 0 ] || echo "bundle: no DejaVu font found here: charts there use the system's fonts, if any" >&2
+[ "$fonts" -gt 0 ] || warn "no DejaVu font found here: charts there use the system's fonts, if any"
 cat >"$OUT_DIR/share/fonts.conf" <<'EOF'
 <?xml version="1.0"?>
 <!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">
@@ -175,8 +148,6 @@ EOF
   chmod +x "$OUT_DIR/$name"
 done
 
-# ------------------------------------------------------------ describe
-
 # The newest glibc symbol version any file needs: the device's glibc must
 # be at least that.
 glibc_needed=$(for f in "$OUT_DIR"/bin/* "$OUT_DIR"/lib/*.so*; do
@@ -202,8 +173,8 @@ bytes=$(du -sb "$OUT_DIR" | cut -f1)
 } >"$OUT_DIR/bundle-info.txt"
 
 mb=$(awk "BEGIN { printf \"%.1f\", $bytes / 1048576 }")
-echo "bundle: $OUT_DIR: $mb MiB ($bytes bytes), $(grep -c . <(ls "$OUT_DIR/lib"/*.so* 2>/dev/null)) libraries, CUDA $cuda, needs glibc >= ${glibc_needed:-?}"
+say "$OUT_DIR: $mb MiB ($bytes bytes), $(grep -c . <(ls "$OUT_DIR/lib"/*.so* 2>/dev/null)) libraries, CUDA $cuda, needs glibc >= ${glibc_needed:-?}"
 if [ "$MAX_MB" != 0 ] && [ "$bytes" -gt $((MAX_MB * 1048576)) ]; then
-  echo "bundle: too large: $mb MiB is over --max-mb $MAX_MB (a device call carries 64 MiB at most)" >&2
+  warn "too large: $mb MiB is over --max-mb $MAX_MB (a device call carries 64 MiB at most)"
   exit 1
 fi

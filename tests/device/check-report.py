@@ -3,14 +3,19 @@
 Arguments: MANIFEST REPORT NOTES DATASET_KIND START UNIT_RC UNIT_LOG BUNDLE SMI
            PYTORCH TORCH_CUDA CHARTS
   MANIFEST  one line per run: label, workers, start, pin, non_blocking (on|off),
-            exit code (or "skipped"), summary JSON path, stderr path (tab-separated)
-  BUNDLE    the bundle's description ("" without one)
-  SMI       nvidia-smi's "index, bus id, name" lines (CSV, may be empty)
+            exit code (or "skipped"), summary JSON path, stderr path (tab-separated);
+            "-" for each of workers to exit code: taken from the summary (a
+            recorded sweep run: exit code 0 when its status is done, else 1)
+  BUNDLE    the bundle's folder, whose bundle-info.txt the report quotes ("" without one)
+  SMI       nvidia-smi's "index, bus id, name, ..." lines (CSV; other lines are ignored)
   PYTORCH   what the PyTorch part did; TORCH_CUDA torch.cuda.is_available()
   CHARTS    one line per chart written: name, exit code, path or reason (tab-separated)
 Environment: RUNTIME_SINK=yes when the build has the runtime-API sink, so
 that the driver-API sink is compared with it.
 Writes REPORT; exit 0 when every assertion held, 1 otherwise.
+
+Or: --give-up REPORT NOTES ELAPSED WHY BUNDLE: the report when nothing could
+be measured (check.sh's give_up).
 """
 import json
 import os
@@ -18,16 +23,31 @@ import re
 import sys
 import time
 
+
+def bundle_info(folder):
+    """bundle-info.txt on one line, or None."""
+    try:
+        return open(os.path.join(folder, "bundle-info.txt")).read().replace("\n", ";") if folder else None
+    except OSError:
+        return None
+
+
+if sys.argv[1] == "--give-up":
+    report_path, notes_path, elapsed, why, bundle = sys.argv[2:7]
+    bundle = bundle_info(bundle)
+    json.dump({"ok": False, "error": why, "elapsed_s": int(elapsed), "bundle": bundle or None,
+               "notes": open(notes_path).read().splitlines(), "runs": [], "assertions": []},
+              open(report_path, "w"), indent=2)
+    sys.exit(0)
 (manifest, report_path, notes_path, dataset_kind, start, unit_rc, unit_log,
  bundle, smi_path, pytorch, torch_cuda, charts_path) = sys.argv[1:13]
+bundle = bundle_info(bundle)
 MODEL_MS = 10.0
 
 runs = []
 for line in open(manifest):
     label, workers, start_method, pin, nb, rc, json_path, err_path = line.rstrip("\n").split("\t")
-    run = {"label": label, "workers": int(workers), "start": start_method, "pin": pin,
-           "non_blocking": nb == "on", "exit_code": None if rc == "skipped" else int(rc),
-           "skipped": rc == "skipped", "summary": None, "stderr_tail": ""}
+    run = {"label": label, "summary": None, "stderr_tail": ""}
     try:
         run["stderr_tail"] = open(err_path, errors="replace").read()[-2000:]
     except OSError:
@@ -36,6 +56,12 @@ for line in open(manifest):
         run["summary"] = json.load(open(json_path))
     except (OSError, ValueError) as e:
         run["parse_error"] = str(e)
+    if workers == "-":  # a recorded sweep run: its knobs and outcome are in its summary
+        s = run["summary"] or {}
+        workers, start_method, pin = s.get("workers") or 0, s.get("start") or "", s.get("pin") or ""
+        nb, rc = "on" if s.get("non_blocking") is True else "off", 0 if s.get("status") == "done" else 1
+    run.update(workers=int(workers), start=start_method, pin=pin, non_blocking=nb == "on",
+               exit_code=None if rc == "skipped" else int(rc), skipped=rc == "skipped")
     runs.append(run)
 devices = []
 for line in open(smi_path):

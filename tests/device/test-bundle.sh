@@ -1,13 +1,10 @@
 #!/usr/bin/env bash
-# meson test (suite device), no GPU needed:
-#   test-bundle.sh bundle BUILDDIR     packages BUILDDIR's executables with
-#       bundle.sh into a temporary folder and checks that every DT_NEEDED of
-#       them, recursively, is in the bundle or the C runtime (readelf, then
-#       ld.so's own view through ldd), that the wrappers start, and that a
-#       spawn-mode run finds loadscope-worker inside the bundle;
-#   test-bundle.sh no-gpu BUILDDIR     check.sh --bundle on that folder ends
-#       quickly with exit 2 and "no usable GPU" in its output and report
-#       (skipped where a GPU answers).
+# meson test (suite device), no GPU needed: test-bundle.sh bundle|no-gpu BUILDDIR
+#   bundle: BUILDDIR's executables, packaged by bundle.sh, need nothing outside
+#           the bundle but the C runtime (readelf, then ldd), the wrappers
+#           start, and a spawn-mode run from a moved copy finds its worker;
+#   no-gpu: check.sh --bundle ends quickly with exit 2 and "no usable GPU" in
+#           its output and report (skipped where a GPU answers).
 set -uo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -15,13 +12,11 @@ mode=${1:?usage: test-bundle.sh bundle|no-gpu BUILDDIR}
 build=${2:?usage: test-bundle.sh bundle|no-gpu BUILDDIR}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/loadscope-bundle-test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
+LS_TAG=FAIL # die: "FAIL: why" on stderr, exit 1
+. "$HERE/../../scripts/lib.sh"
 
 start=$(date +%s)
-bash "$HERE/bundle.sh" --from "$build" --out "$TMP/bundle" --max-mb 0 || fail "bundle.sh --from $build failed"
+bash "$HERE/bundle.sh" --from "$build" --out "$TMP/bundle" --max-mb 0 || die "bundle.sh --from $build failed"
 B=$TMP/bundle
 echo "bundle made in $(($(date +%s) - start)) s; $(grep size_bytes "$B/bundle-info.txt")"
 # The workers and the runner must find the bundle's, not the build's.
@@ -29,18 +24,18 @@ unset LOADSCOPE_WORKER LOADSCOPE
 
 case "$mode" in
   bundle)
-    bash "$HERE/bundle-lib.sh" verify "$B" || fail "a DT_NEEDED resolves neither in the bundle nor the C runtime"
+    bash "$HERE/bundle-lib.sh" verify "$B" || die "a DT_NEEDED resolves neither in the bundle nor the C runtime"
 
     # ld.so's view: with the bundle's library path, everything it loads is
     # in the bundle or an allow-listed C runtime library.
     allowed='^(libc|libm|libmvec|libpthread|libdl|librt|libresolv|libutil|libanl|libgcc_s|libstdc\+\+)\.so|^ld-linux|^linux-vdso|^/lib64/ld-linux'
     for f in "$B"/bin/*; do
-      out=$(env LD_LIBRARY_PATH="$B/lib" ldd "$f" 2>&1) || fail "ldd $f: $out"
-      ! grep -q "not found" <<<"$out" || fail "$f: $(grep 'not found' <<<"$out" | head -n 3)"
+      out=$(env LD_LIBRARY_PATH="$B/lib" ldd "$f" 2>&1) || die "ldd $f: $out"
+      ! grep -q "not found" <<<"$out" || die "$f: $(grep 'not found' <<<"$out" | head -n 3)"
       while read -r name arrow path _; do
         [ "$arrow" = "=>" ] || continue
         case "$path" in "$B"/lib/*) continue ;; esac
-        [[ "$name" =~ $allowed ]] || fail "$(basename "$f") loads $name from $path, outside the bundle"
+        [[ "$name" =~ $allowed ]] || die "$(basename "$f") loads $name from $path, outside the bundle"
       done <<<"$out"
     done
     echo "ldd: every library of bin/* is in the bundle or the C runtime"
@@ -48,13 +43,13 @@ case "$mode" in
     # The wrappers start, and a spawned worker is found inside the bundle:
     # run with the build's worker out of reach (a copy of the bundle
     # elsewhere, the build folder not on any path).
-    "$B/loadscope" run --help-all >/dev/null 2>"$TMP/help.err" || fail "the loadscope wrapper does not start: $(cat "$TMP/help.err")"
+    "$B/loadscope" run --help-all >/dev/null 2>"$TMP/help.err" || die "the loadscope wrapper does not start: $(cat "$TMP/help.err")"
     cp -a "$B" "$TMP/moved"
     rm -rf "$B"
     out=$(cd "$TMP" && XDG_DATA_HOME=$TMP/xdg "$TMP/moved/loadscope" run --dataset synthetic --count 32 --size 16x16 \
       --batch-size 8 --workers 1 --start spawn --sink sim --model-ms 1 --no-db --json 2>"$TMP/run.err") ||
-      fail "a spawn-mode run from the moved bundle failed: $(tail -n 3 "$TMP/run.err")"
-    grep -q '"status" *: *"done"' <<<"$out" || fail "the spawn-mode run did not finish: $out"
+      die "a spawn-mode run from the moved bundle failed: $(tail -n 3 "$TMP/run.err")"
+    grep -q '"status" *: *"done"' <<<"$out" || die "the spawn-mode run did not finish: $out"
     echo "a spawn-mode run from a moved bundle: done"
     ;;
   no-gpu)
@@ -70,13 +65,13 @@ case "$mode" in
     took=$(($(date +%s) - t0))
     cat "$TMP/check.log"
     echo "check.sh --bundle: exit $rc in $took s"
-    [ "$rc" -eq 2 ] || fail "check.sh --bundle exited $rc, not 2"
-    [ "$took" -le 60 ] || fail "check.sh --bundle took $took s to find no GPU"
-    grep -q "$expect" "$TMP/check.log" || fail "its output does not say '$expect'"
+    [ "$rc" -eq 2 ] || die "check.sh --bundle exited $rc, not 2"
+    [ "$took" -le 60 ] || die "check.sh --bundle took $took s to find no GPU"
+    grep -q "$expect" "$TMP/check.log" || die "its output does not say '$expect'"
     ! grep -qiE "could not build|cannot build|error while loading shared libraries|missing libraries" "$TMP/check.log" ||
-      fail "it failed on the build or a library, not on the GPU"
-    [ -f "$TMP/out/device-report.json" ] || fail "no \$OUT/device-report.json"
-    python3 - "$TMP/out/device-report.json" "$expect" <<'PY' || fail "the report does not say '$expect'"
+      die "it failed on the build or a library, not on the GPU"
+    [ -f "$TMP/out/device-report.json" ] || die "no \$OUT/device-report.json"
+    python3 - "$TMP/out/device-report.json" "$expect" <<'PY' || die "the report does not say '$expect'"
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["ok"] is False, r
@@ -85,6 +80,6 @@ assert r["bundle"], "no bundle description"
 print("report: " + r["error"])
 PY
     ;;
-  *) fail "unknown mode '$mode'" ;;
+  *) die "unknown mode '$mode'" ;;
 esac
 echo "PASS"

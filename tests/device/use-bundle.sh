@@ -1,12 +1,10 @@
-# Sourced by tests/device/check.sh --bundle DIR: checks that the bundle made
-# by tests/device/bundle.sh can run on this machine, without building
-# anything. Sets LOADSCOPE, UNIT_BIN, RUNTIME_SINK and jpeg; calls give_up (exit 2) with
-# the reason when the bundle is incomplete, needs a newer glibc, or does
-# not start.
+# Sourced by tests/device/check.sh --bundle DIR: checks, building nothing,
+# that the bundle can run here. Sets LOADSCOPE, LOADSCOPE_WORKER, UNIT_BIN,
+# RUNTIME_SINK and jpeg; calls give_up (exit 2) with the reason when not.
 
 [ -f "$BUNDLE/bundle-info.txt" ] && [ -x "$BUNDLE/loadscope" ] && [ -x "$BUNDLE/bin/loadscope-worker" ] ||
   give_up "bundle $BUNDLE is incomplete (no bundle-info.txt, loadscope or bin/loadscope-worker): make it again with bash tests/device/bundle.sh"
-note "bundle: $(bundle_info)"
+note "bundle: $(tr '\n' ';' <"$BUNDLE/bundle-info.txt")"
 bundle_field() { sed -n "s/^$1=//p" "$BUNDLE/bundle-info.txt"; }
 
 [ "$(bundle_field cuda)" = yes ] ||
@@ -32,9 +30,8 @@ if command -v readelf >/dev/null 2>&1; then
 fi
 
 # It starts: a loader or library error shows here, not as a failed run.
-if ! timeout 30 "$BUNDLE/loadscope" run --help-all >"$WORK/bundle-start.log" 2>&1; then
+timeout 30 "$BUNDLE/loadscope" run --help-all >"$WORK/bundle-start.log" 2>&1 ||
   give_up "bundle does not start: $BUNDLE/loadscope run --help-all: $(grep -v '^$' "$WORK/bundle-start.log" | head -n 3 | tr '\n' ' ')"
-fi
 
 LOADSCOPE=$BUNDLE/loadscope
 export LOADSCOPE_WORKER=$BUNDLE/bin/loadscope-worker
