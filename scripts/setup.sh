@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
-# Installs the Debian packages Loadscope needs. Idempotent: when everything
-# is present it only asks dpkg and exits.
-#   setup.sh          what building and running the workbench needs
-#                     (README command (a), scripts/start.sh)
-#   setup.sh --tests  that, and what the tests need: Xvfb, Wine and
-#                     mingw-w64, Slurm, PyTorch, clang (README command (b),
-#                     scripts/test.sh)
+# Installs the Debian packages Loadscope needs; when all are there it only
+# asks dpkg. What each installs: docs/testing.md.
+#   setup.sh          to build and run the workbench (scripts/start.sh)
+#   setup.sh --tests  and to run the tests (scripts/test.sh)
 set -euo pipefail
+LS_TAG=setup
+. "$(dirname "$0")/lib.sh"
 
 packages=(
   # build and run: the command line, the headless demo's charts, the window
@@ -70,31 +69,24 @@ for p in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
   [ "$status" = "install ok installed" ] || missing+=("$p")
 done
+sudo=()
+[ "$(id -u)" -eq 0 ] || sudo=(sudo)
+
+if [ ${#missing[@]} -eq 0 ]; then
+  say "all ${#packages[@]} Debian packages present"
+else
+  say "installing ${#missing[@]} missing Debian packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get update -q
+  "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
 
 # --tests: LANG=zh_CN.UTF-8 runs (the Chinese translation's tests) need the
 # locale generated, not only the locales package.
-gen_locales() {
-  [ "${1:-}" = --tests ] || return 0
-  locale -a 2>/dev/null | grep -qix 'zh_CN.utf8' && return 0
-  echo "setup: generating the zh_CN.UTF-8 locale"
-  local s=()
-  [ "$(id -u)" -eq 0 ] || s=(sudo)
-  "${s[@]}" sed -i 's/^# *\(zh_CN.UTF-8 UTF-8\)/\1/' /etc/locale.gen
-  grep -q '^zh_CN.UTF-8 UTF-8' /etc/locale.gen || echo 'zh_CN.UTF-8 UTF-8' | "${s[@]}" tee -a /etc/locale.gen >/dev/null
-  "${s[@]}" locale-gen >/dev/null
-}
-
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "setup: all ${#packages[@]} Debian packages present"
-  gen_locales "${1:-}"
-  exit 0
+if [ "${1:-}" = --tests ] && ! locale -a 2>/dev/null | grep -qix 'zh_CN.utf8'; then
+  say "generating the zh_CN.UTF-8 locale"
+  "${sudo[@]}" sed -i 's/^# *\(zh_CN.UTF-8 UTF-8\)/\1/' /etc/locale.gen
+  grep -q '^zh_CN.UTF-8 UTF-8' /etc/locale.gen || echo 'zh_CN.UTF-8 UTF-8' | "${sudo[@]}" tee -a /etc/locale.gen >/dev/null
+  "${sudo[@]}" locale-gen >/dev/null
 fi
-
-echo "setup: installing ${#missing[@]} missing Debian packages: ${missing[*]}"
-sudo_cmd=()
-[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-export DEBIAN_FRONTEND=noninteractive
-"${sudo_cmd[@]}" apt-get update -q
-"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
-gen_locales "${1:-}"
-echo "setup: done"
+[ ${#missing[@]} -eq 0 ] || say "done"
