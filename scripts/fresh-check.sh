@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
-# The README's two commands on a truly fresh Debian 12: a bookworm root made
-# by debootstrap from this machine's apt sources, with gcc and ninja as a
-# fresh machine has and a clean clone of HEAD bound in, runs (a)
-# scripts/start.sh without a display and (b) scripts/test.sh, and prints each
-# one's exit status and time. Needs root; about an hour (docs/testing.md).
+# The README's two commands, (a) scripts/start.sh without a display and (b)
+# scripts/test.sh, in a fresh Debian 12 root (debootstrap, gcc and ninja, a
+# clean clone of HEAD), each with its exit status and time. Needs root;
+# about an hour (docs/testing.md).
 #
 #   sudo bash scripts/fresh-check.sh [--root DIR] [--keep] [--deb [--deb-only]]
 #
@@ -67,7 +66,7 @@ cleanup() {
   # never remove while anything is still mounted inside (the clone's bind
   # mount shares this file system; /dev is the machine's own)
   if grep -q " $root/" /proc/mounts; then
-    echo "fresh-check: mounts are left under $root; not removing it" >&2
+    warn "mounts are left under $root; not removing it"
     return
   fi
   rm -rf "$sources" "${clone:-}"
@@ -126,11 +125,7 @@ mount_in /work/loadscope --bind "$clone/loadscope"
 deb_rc=
 if [ "$deb" -eq 1 ]; then
   t0=$(date +%s)
-  if [ -n "$deb_given" ]; then
-    deb_file=$deb_given
-  else
-    deb_file=$(bash "$clone/loadscope/scripts/package-deb.sh" 2>"$logs/deb-build.log" | tail -n 1)
-  fi
+  deb_file=${deb_given:-$(bash "$clone/loadscope/scripts/package-deb.sh" 2>"$logs/deb-build.log" | tail -n 1)}
   if [ ! -f "$deb_file" ]; then
     deb_rc=1
     say ".deb: scripts/package-deb.sh failed (see $logs/deb-build.log)"

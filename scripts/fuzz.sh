@@ -86,10 +86,7 @@ for n in "${names[@]}"; do
   mkdir -p "$work/corpus" "$work/crashes" "$work/child-crashes"
   cp tests/fuzz/corpus/"$n"/* "$work/corpus/" 2>/dev/null
   # (not the inputs that hang a child: each would spend the deadline)
-  for r in tests/fuzz/regress/"$n"-*; do
-    case $r in *hang*) continue ;; esac
-    [ -f "$r" ] && cp "$r" "$work/corpus/"
-  done
+  find tests/fuzz/regress -maxdepth 1 -type f -name "$n-*" ! -name '*hang*' -exec cp -t "$work/corpus/" {} +
   seeds=$(files_in "$work/corpus")
   exe=$dir/tests/fuzz/fuzz-$n
   # libhdf5 sizes some buffers from the file (docs/fuzzing.md): there a failed

@@ -6,7 +6,6 @@
 # Prints the package's path as its last line (messages go to stderr).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-root=$(pwd)
 build=${1:-build-deb}
 LS_TAG=package-deb
 . scripts/lib.sh
@@ -40,7 +39,7 @@ Copyright: 2026 The Loadscope authors
 License: MIT
 EOF
 # The release notes of the metainfo, as a Debian changelog.
-python3 - "$root/data/org.loadscope.Loadscope.metainfo.xml" "$version" > "$doc/changelog.Debian" <<'PY'
+python3 - "data/org.loadscope.Loadscope.metainfo.xml" "$version" > "$doc/changelog.Debian" <<'PY'
 import sys, xml.etree.ElementTree as ET, email.utils, datetime
 tree = ET.parse(sys.argv[1])
 for rel in tree.getroot().iter("release"):
@@ -80,8 +79,8 @@ Description: measure and tune how a data loader feeds a GPU
  records every run in SQLite and compares them: a GTK 4 workbench and a
  command line.
 C
-out=$root/dist/loadscope_${version}_$arch.deb
-mkdir -p "$root/dist"
+out=$PWD/dist/loadscope_${version}_$arch.deb
+mkdir -p dist
 dpkg-deb --root-owner-group -Zxz --build "$pkg" "$out" >/dev/null
 warn "built $out ($(du -k "$out" | cut -f1) KiB; Depends: $depends)"
 echo "$out"

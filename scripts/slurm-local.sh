@@ -21,11 +21,8 @@ export PATH=$PATH:/usr/sbin:/sbin
 alive () { [ -f "$dir/$1.pid" ] && kill -0 "$(cat "$dir/$1.pid")" 2>/dev/null; }
 
 write_config () {
-  local user node cpus mem
-  user=$(id -un)
+  local node
   node=$(hostname -s)
-  cpus=$(nproc)
-  mem=$(awk '/MemTotal/ { printf "%d", $2 / 1024 * 0.8 }' /proc/meminfo)
   mkdir -p "$dir/state" "$dir/spool" "$dir/munge" "$dir/log"
   chmod 0700 "$dir" "$dir/munge"
   if [ ! -s "$dir/munge/munge.key" ]; then
@@ -37,8 +34,8 @@ ClusterName=loadscope-local
 SlurmctldHost=$node(127.0.0.1)
 SlurmctldPort=$port
 SlurmdPort=$((port + 1))
-SlurmUser=$user
-SlurmdUser=$user
+SlurmUser=$(id -un)
+SlurmdUser=$(id -un)
 AuthType=auth/munge
 CredType=cred/munge
 AuthInfo=socket=$dir/munge/munge.socket
@@ -62,17 +59,16 @@ KillWait=5
 SlurmctldTimeout=30
 SlurmdTimeout=30
 MpiDefault=none
-NodeName=$node NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem State=UNKNOWN
+NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) RealMemory=$(awk '/MemTotal/ { printf "%d", $2 / 1024 * 0.8 }' /proc/meminfo) State=UNKNOWN
 PartitionName=local Nodes=$node Default=YES MaxTime=INFINITE State=UP
 EOF
   # slurmd reads cgroup.conf beside slurm.conf when it exists; none is needed.
 }
 
-# launch NAME SECONDS CHECK COMMAND...: starts COMMAND in the background as
-# NAME, then waits by the clock until CHECK (shell code; each try bounded by
-# itself: scontrol can hang where the controller is unreachable) succeeds.
-# Gives up at once when NAME has exited, so that its fatal log line is shown
-# now, not a test's timeout; then stops every daemon and exits 1.
+# launch NAME SECONDS CHECK COMMAND...: COMMAND in the background as NAME,
+# then by the clock until CHECK (shell code bounding each try itself: scontrol
+# can hang) succeeds. A NAME that exits ends the wait at once, to show its
+# fatal log line now, not a test's timeout; failing, it stops all and exits 1.
 launch () {
   local name=$1 end=$(( $(date +%s) + $2 )) check=$3
   shift 3

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# README command (b): install what is missing, build, and run every test: the
-# suite, the same under ASan + UBSan, each fuzzer for 30 s, the Windows build
-# and its tests under Wine, the .deb (in that order: docs/testing.md).
-# Ends with one line "tests: N passed, N failed", which CI reads.
+# README command (b): install what is missing, build, and run every test
+# (what, in which order: docs/testing.md). Ends with one line
+# "tests: N passed, N failed", which CI reads, and fails when N failed > 0.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -59,10 +58,9 @@ echo "== fuzzing: scripts/fuzz.sh --seconds 30"
 counted bash scripts/fuzz.sh --seconds 30
 
 t_win=$(date +%s)
-# The GUI stack too: measured cold, the command-line stack takes ~25 min and
-# the GUI stack ~11 min on 2 busy cores, so a cold run stays near 45 min
-# (README, Windows). build.sh falls back to the command line alone when the
-# GUI stack fails to build, and says so.
+# --gui: cold, the GUI stack adds ~11 min to the command line's ~25 on 2 busy
+# cores (README, Windows); build.sh falls back to the command line alone,
+# saying so, when the GUI stack fails to build.
 echo "== Windows: dependency stack, build-win, zip (scripts/windows/build.sh --gui)"
 if bash scripts/windows/build.sh --gui; then
   echo "== Windows: build and zip took $(( $(date +%s) - t_win )) s"
@@ -89,8 +87,6 @@ else
 fi
 echo "== Windows: $(( $(date +%s) - t_win )) s in all"
 
-# The Debian package: a release build of its own (build-deb), inspected;
-# scripts/fresh-check.sh --deb installs it into a fresh root.
 echo "== Debian package: scripts/package-deb.sh, tests/test-deb.sh"
 if deb_file=$(bash scripts/package-deb.sh | tail -n 1); then
   counted bash tests/test-deb.sh "$deb_file"
