@@ -1,14 +1,8 @@
 #!/usr/bin/env bash
-# The README's two commands on a truly fresh Debian 12, without a new
-# machine: a bookworm root made by debootstrap from this machine's own apt
-# sources (Debian's packages only), given gcc and ninja as a fresh machine
-# has, a clean clone of this checkout's HEAD bound into it, then inside it
-#   (a) scripts/start.sh without a display (the headless demo), and
-#   (b) scripts/test.sh,
-# each with its exit status and time, and (b)'s "tests: N passed, N failed"
-# line. A green run on a used machine hides a missing install step; this
-# does not. Not part of .ci/run: it downloads and installs everything, and
-# builds the Windows stack cold (about an hour on 2 cores).
+# The README's two commands, (a) scripts/start.sh without a display and (b)
+# scripts/test.sh, in a fresh Debian 12 root (debootstrap, gcc and ninja, a
+# clean clone of HEAD), each with its exit status and time. Needs root;
+# about an hour (docs/testing.md).
 #
 #   sudo bash scripts/fresh-check.sh [--root DIR] [--keep] [--deb [--deb-only]]
 #
@@ -16,16 +10,13 @@
 #               existing root there is removed first unless --keep reuses it
 #   --keep      reuse DIR when it holds a finished debootstrap, and leave it
 #               afterwards (to look inside); without it the root is removed
-#   --deb       first, before (a): build the .deb here (scripts/package-deb.sh),
-#               `apt install` it into the fresh root (its Depends alone must
-#               suffice), run `loadscope demo`, start the window from its
-#               desktop entry's Exec under Xvfb, then `apt remove --autoremove`
-#               it and check no file of it is left (log deb.log)
+#   --deb       first, before (a): build the .deb, `apt install` it into the
+#               root, run the demo and the desktop entry's window, remove it
+#               and check no file of it is left (log deb.log)
 #   --deb-only  with --deb: stop after that step
 #   --deb-file FILE  as --deb, with a .deb already built (no build here)
 #
-# Needs root (debootstrap, chroot, mounts); installs debootstrap on this
-# machine if it is missing. Logs: DIR.logs/ (start.log, test.log).
+# Logs: DIR.logs/ (start.log, test.log).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -42,7 +33,7 @@ while [ $# -gt 0 ]; do
     --deb) deb=1; shift ;;
     --deb-only) deb_only=1; shift ;;
     --deb-file) deb=1; deb_given=$(readlink -f "${2:?--deb-file needs a .deb}"); shift 2 ;;
-    -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) echo "fresh-check.sh: unknown argument '$1' (--root DIR, --keep, --deb, --deb-only, --deb-file FILE)" >&2; exit 2 ;;
   esac
 done
@@ -75,7 +66,7 @@ cleanup() {
   # never remove while anything is still mounted inside (the clone's bind
   # mount shares this file system; /dev is the machine's own)
   if grep -q " $root/" /proc/mounts; then
-    echo "fresh-check: mounts are left under $root; not removing it" >&2
+    warn "mounts are left under $root; not removing it"
     return
   fi
   rm -rf "$sources" "${clone:-}"
@@ -134,11 +125,7 @@ mount_in /work/loadscope --bind "$clone/loadscope"
 deb_rc=
 if [ "$deb" -eq 1 ]; then
   t0=$(date +%s)
-  if [ -n "$deb_given" ]; then
-    deb_file=$deb_given
-  else
-    deb_file=$(bash "$clone/loadscope/scripts/package-deb.sh" 2>"$logs/deb-build.log" | tail -n 1)
-  fi
+  deb_file=${deb_given:-$(bash "$clone/loadscope/scripts/package-deb.sh" 2>"$logs/deb-build.log" | tail -n 1)}
   if [ ! -f "$deb_file" ]; then
     deb_rc=1
     say ".deb: scripts/package-deb.sh failed (see $logs/deb-build.log)"
@@ -175,29 +162,32 @@ DEB
     deb_rc=$?
   fi
   say ".deb: $(grep -E '^deb-check: ' "$logs/deb.log" 2>/dev/null | tail -n 1 | sed 's/^deb-check: //') (exit ${deb_rc}, $(( $(date +%s) - t0 )) s, log $logs/deb.log)"
-  if [ "$deb_only" -eq 1 ]; then
-    exit "$deb_rc"
-  fi
+  [ "$deb_only" -eq 0 ] || exit "$deb_rc"
 fi
 
 # 3. the README's two commands, without a display
+# readme_command NAME: scripts/NAME.sh in the root (log NAME.log); prints
+# "exit RC in S s" and returns RC
+readme_command() {
+  local t0 rc
+  t0=$(date +%s)
+  in_root bash -c "cd /work/loadscope && bash scripts/$1.sh" >"$logs/$1.log" 2>&1
+  rc=$?
+  echo "exit $rc in $(( $(date +%s) - t0 )) s"
+  return $rc
+}
 before=$(in_root dpkg-query -W -f='.\n' | wc -l)
-t0=$(date +%s)
-in_root bash -c 'cd /work/loadscope && bash scripts/start.sh' >"$logs/start.log" 2>&1
+start_said=$(readme_command start)
 start_rc=$?
-start_s=$(( $(date +%s) - t0 ))
 after=$(in_root dpkg-query -W -f='.\n' | wc -l)
 fetched=$(grep -Eo '^Fetched [0-9.]+ [kMG]?B' "$logs/start.log" | tail -n 1)
-
-t0=$(date +%s)
-in_root bash -c 'cd /work/loadscope && bash scripts/test.sh' >"$logs/test.log" 2>&1
+test_said=$(readme_command test)
 test_rc=$?
-test_s=$(( $(date +%s) - t0 ))
 summary=$(grep -E '^tests: [0-9]+ passed, [0-9]+ failed' "$logs/test.log" | tail -n 1)
 
 echo
-say "scripts/start.sh: exit $start_rc in $start_s s; it installed $((after - before)) packages (${fetched:-nothing fetched})"
-say "scripts/test.sh:  exit $test_rc in $test_s s; ${summary:-no summary line (see $logs/test.log)}"
+say "scripts/start.sh: $start_said; it installed $((after - before)) packages (${fetched:-nothing fetched})"
+say "scripts/test.sh:  $test_said; ${summary:-no summary line (see $logs/test.log)}"
 grep -E '^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT)|^== .*FAILED|FAILED:' "$logs/test.log" | head -n 20 | sed 's/^/  /'
 say "logs in $logs; $(( $(date +%s) - started )) s in all"
 [ "$start_rc" -eq 0 ] && [ "$test_rc" -eq 0 ] && [ "${deb_rc:-0}" -eq 0 ]

@@ -1,17 +1,16 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses of tests/fuzz/ with clang under
-# AddressSanitizer + UndefinedBehaviorSanitizer (build-fuzz) and runs each
-# for N seconds from its seed corpus (tests/fuzz/corpus/NAME/ plus the
-# inputs of tests/fuzz/regress/ that start with NAME-), copied to a
-# temporary folder so the repository is never written (inputs that hang
-# a child are left out: each would spend the harness's deadline).
+# Builds the libFuzzer harnesses of tests/fuzz/ with clang under ASan + UBSan
+# (build-fuzz) and runs each for N seconds from a temporary copy of its seed
+# corpus; a crash fails it, with the file and the command that reproduces it.
 #   scripts/fuzz.sh [--seconds N] [NAME...]    (default 45 s; every harness)
 # NAME: jpeg json-import bundle-import events hdf5 slurm-run probe-line.
-# Prints per harness its executions, executions per second, corpus growth
-# and crash files; exits 1 when a harness crashed, with the file and the
-# command that reproduces it. Ends with "N passed, N failed".
+# Ends with "N passed, N failed". More: docs/fuzzing.md.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+
+LS_TAG=fuzz.sh
+. scripts/lib.sh
+bad_usage() { warn "$*"; exit 2; }
 
 all=(jpeg json-import bundle-import events hdf5 slurm-run probe-line)
 seconds=45
@@ -19,31 +18,26 @@ names=()
 while [ $# -gt 0 ]; do
   case $1 in
     --seconds)
-      [ $# -ge 2 ] || { echo "fuzz.sh: --seconds needs a number" >&2; exit 2; }
+      [ $# -ge 2 ] || bad_usage "--seconds needs a number"
       seconds=$2
-      shift 2
-      ;;
-    --seconds=*) seconds=${1#--seconds=}; shift ;;
-    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    -*) echo "fuzz.sh: unknown option $1 (--seconds N, then harness names)" >&2; exit 2 ;;
-    *)
-      case " ${all[*]} " in
-        *" $1 "*) names+=("$1") ;;
-        *) echo "fuzz.sh: no harness '$1'; the harnesses are: ${all[*]}" >&2; exit 2 ;;
-      esac
       shift
       ;;
+    --seconds=*) seconds=${1#--seconds=} ;;
+    -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -*) bad_usage "unknown option $1 (--seconds N, then harness names)" ;;
+    *)
+      [[ " ${all[*]} " == *" $1 "* ]] || bad_usage "no harness '$1'; the harnesses are: ${all[*]}"
+      names+=("$1")
+      ;;
   esac
+  shift
 done
 case $seconds in
-  ''|*[!0-9]*|0) echo "fuzz.sh: --seconds '$seconds' is not a whole number of seconds above 0" >&2; exit 2 ;;
+  ''|*[!0-9]*|0) bad_usage "--seconds '$seconds' is not a whole number of seconds above 0" ;;
 esac
 [ ${#names[@]} -gt 0 ] || names=("${all[@]}")
-
-if ! command -v clang >/dev/null; then
-  echo "fuzz.sh: clang not found; scripts/setup.sh --tests installs it (Debian's clang and libclang-rt-14-dev)" >&2
-  exit 2
-fi
+command -v clang >/dev/null ||
+  bad_usage "clang not found; scripts/setup.sh --tests installs it (Debian's clang and libclang-rt-14-dev)"
 
 dir=build-fuzz
 # -fsanitize=fuzzer-no-link gives every library libFuzzer's coverage; only
@@ -52,24 +46,20 @@ options=(-Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false -Dgui=disab
          -Dc_args=-fsanitize=fuzzer-no-link)
 echo "== fuzz: building ${names[*]} in $dir (clang, ASan + UBSan)"
 if [ -f "$dir/build.ninja" ]; then
-  meson configure "$dir" "${options[@]}" >/dev/null || exit 1
+  meson configure "$dir" "${options[@]}"
 else
-  CC=clang meson setup "$dir" "${options[@]}" >/dev/null || { echo "fuzz.sh: configuring $dir failed" >&2; exit 1; }
-fi
-targets=()
-for n in "${names[@]}"; do targets+=("tests/fuzz/fuzz-$n"); done
-if ! meson compile -C "$dir" "${targets[@]}" >"$dir/fuzz-build.log" 2>&1; then
+  CC=clang meson setup "$dir" "${options[@]}"
+fi >/dev/null || die "configuring $dir failed"
+if ! meson compile -C "$dir" "${names[@]/#/tests/fuzz/fuzz-}" >"$dir/fuzz-build.log" 2>&1; then
   tail -n 30 "$dir/fuzz-build.log"
   echo "== fuzz: BUILD FAILED (the whole log: $dir/fuzz-build.log)"
   echo "0 passed, ${#names[@]} failed"
   exit 1
 fi
 
-# Reports name their frames only with a symbolizer: the crash files of
-# forked children are sorted by the library their first frame is in (below),
-# past the sanitizer's interceptors, which without names look like ours.
-# It is llvm-14's (package llvm-14; clang-14 does not bring it), beside
-# clang; the unversioned /usr/bin/llvm-symbolizer is package llvm.
+# Without a symbolizer the sanitizer's interceptors look like our frames, and
+# a child's crash cannot be sorted by library (below). llvm-14's is beside
+# clang (package llvm-14); the unversioned llvm-symbolizer is package llvm.
 clang_sym=$(dirname "$(readlink -f "$(command -v clang)")")/llvm-symbolizer
 if [ -z "${ASAN_SYMBOLIZER_PATH:-}" ] && [ -x "$clang_sym" ]; then
   export ASAN_SYMBOLIZER_PATH=$clang_sym UBSAN_SYMBOLIZER_PATH=$clang_sym
@@ -90,24 +80,17 @@ work_root=$(mktemp -d "${TMPDIR:-/tmp}/loadscope-fuzz.XXXXXX")
 passed=0
 failed=0
 files_in() { find "$1" -type f | wc -l; }
-bytes_in() { du -sb "$1" | cut -f1; }
 
 for n in "${names[@]}"; do
   work=$work_root/$n
   mkdir -p "$work/corpus" "$work/crashes" "$work/child-crashes"
   cp tests/fuzz/corpus/"$n"/* "$work/corpus/" 2>/dev/null
   # (not the inputs that hang a child: each would spend the deadline)
-  for r in tests/fuzz/regress/"$n"-*; do
-    case $r in *hang*) continue ;; esac
-    [ -f "$r" ] && cp "$r" "$work/corpus/"
-  done
+  find tests/fuzz/regress -maxdepth 1 -type f -name "$n-*" ! -name '*hang*' -exec cp -t "$work/corpus/" {} +
   seeds=$(files_in "$work/corpus")
   exe=$dir/tests/fuzz/fuzz-$n
-  # libhdf5 sizes some of its own buffers from the file (4 GiB asked for in
-  # H5Dread of a damaged file's labels, 0xa1a0a0d46444889 bytes in
-  # H5C_protect, in the open's forked child): there a failed malloc is
-  # libhdf5's error to report, as it is outside the sanitizer, not a
-  # harness failure.
+  # libhdf5 sizes some buffers from the file (docs/fuzzing.md): there a failed
+  # malloc is its error to report, as outside the sanitizer, not a finding.
   limits=(-rss_limit_mb=2048)
   asan=$ASAN_OPTIONS
   if [ "$n" = hdf5 ]; then
@@ -123,12 +106,10 @@ for n in "${names[@]}"; do
   corpus=$(files_in "$work/corpus")
   # a slow unit is the machine's load, not a finding (-timeout catches hangs)
   rm -f "$work"/crashes/slow-unit-*
-  # A forked child (the HDF5 open's, a reader's) inherits libFuzzer's
-  # handler: its sanitizer report writes a crash file too. An input the
-  # harness itself survives crashed only a child; where the report's first
-  # frame past libc and the sanitizer's interceptors lies in a system
-  # library (libhdf5), the crash is the library's, ended as the product's
-  # error: kept with the child crashes. In our code it stays a finding.
+  # A forked child inherits libFuzzer's handler, so its report writes a crash
+  # file too. An input the harness survives crashed only a child: where the
+  # first frame past libc and the interceptors is in a system library
+  # (libhdf5), it is the library's, kept with the child crashes.
   lib_summaries=
   for c in "$work"/crashes/crash-*; do
     [ -f "$c" ] || continue
@@ -143,16 +124,14 @@ for n in "${names[@]}"; do
   crashes=$(files_in "$work/crashes")
   child=$(files_in "$work/child-crashes")
   printf '%-20s %10s executions  %6s exec/s  corpus %d -> %d files (%d bytes)  %d crash files' \
-    "fuzz-$n" "${execs:-?}" "${speed:-?}" "$seeds" "$corpus" "$(bytes_in "$work/corpus")" "$crashes"
+    "fuzz-$n" "${execs:-?}" "${speed:-?}" "$seeds" "$corpus" "$(du -sb "$work/corpus" | cut -f1)" "$crashes"
   [ "$n" = hdf5 ] && printf '  %d inputs crashed or hung a child (libhdf5; ended as errors)' "$child"
   printf '\n'
   if [ "$child" -gt 0 ]; then
     echo "   kept in $work/child-crashes/ (open-crash: refused with an error naming the file; child-crash,"
     echo "   child-hang: a worker that the pool reports crashed or timed out; not failures here)"
   fi
-  # A child (the HDF5 open's, a reading worker's) that died of a sanitizer
-  # report in our code is a finding too; one in a system library (libhdf5)
-  # is the library's, ended as an error.
+  # a child's sanitizer report in our code is a finding too
   ours=$(grep -E '^SUMMARY: (Address|UndefinedBehavior)Sanitizer' "$work/log" | grep -vE ' \(?/(usr/)?lib/' \
     | grep -vxF -e "${lib_summaries:-no such line}" | head -n 3)
   if [ "$rc" -ne 0 ] || [ "$crashes" -gt 0 ] || [ -n "$ours" ]; then

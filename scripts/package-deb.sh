@@ -1,23 +1,14 @@
 #!/usr/bin/env bash
-# Builds the Debian package dist/loadscope_VERSION_amd64.deb from a
-# `meson install --destdir` of a release build with prefix /usr: the two
-# programs, the desktop entry, the AppStream metainfo, the icons, the
-# GSettings schema (compiled privately too), the PyTorch probe and the
-# translations. Depends is computed by dpkg-shlibdeps from the programs'
-# ELF imports, so it names the runtime libraries of the machine that built
-# it (Debian 12's here).
-#
+# Builds the Debian package dist/loadscope_VERSION_amd64.deb from a release
+# build with prefix /usr (docs/packaging-and-translation.md); Depends from
+# dpkg-shlibdeps, so it names this machine's runtime libraries.
 #   bash scripts/package-deb.sh [BUILD_DIR]     (default build-deb)
-#
-# No maintainer scripts: Debian's triggers (libglib2.0-0's for the schema
-# folder, hicolor-icon-theme's, desktop-file-utils') update the caches on
-# install and on remove. Prints the package's path as its last line.
+# Prints the package's path as its last line (messages go to stderr).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-root=$(pwd)
 build=${1:-build-deb}
-say() { echo "package-deb: $*" >&2; }
-die() { echo "package-deb: $*" >&2; exit 1; }
+LS_TAG=package-deb
+. scripts/lib.sh
 
 for tool in dpkg-deb dpkg-shlibdeps meson; do
   command -v "$tool" >/dev/null || die "$tool not found (package dpkg-dev, meson: scripts/setup.sh --tests)"
@@ -25,12 +16,8 @@ done
 arch=$(dpkg --print-architecture)
 
 # A release build of its own: prefix /usr, no debug info in the package.
-if [ -f "$build/build.ninja" ]; then
-  meson configure "$build" --prefix=/usr -Dbuildtype=release -Dwerror=true >/dev/null
-else
-  meson setup "$build" --prefix=/usr -Dbuildtype=release -Dwerror=true >/dev/null
-fi
-meson compile -C "$build" >/dev/null || die "the build in $build failed (run: meson compile -C $build)"
+bash scripts/build.sh "$build" --prefix=/usr -Dbuildtype=release -Dwerror=true >/dev/null ||
+  die "the build in $build failed (run: meson compile -C $build)"
 version=$(meson introspect "$build" --projectinfo | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])')
 
 stage=$(mktemp -d "${TMPDIR:-/tmp}/loadscope-deb.XXXXXX")
@@ -43,16 +30,16 @@ meson install -C "$build" --destdir "$pkg" --strip --no-rebuild --quiet >/dev/nu
 # Documentation Debian asks every package for.
 doc=$pkg/usr/share/doc/loadscope
 mkdir -p "$doc"
-{
-  echo "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/"
-  echo "Upstream-Name: loadscope"
-  echo
-  echo "Files: *"
-  echo "Copyright: 2026 The Loadscope authors"
-  echo "License: MIT"
-} > "$doc/copyright"
+cat > "$doc/copyright" <<EOF
+Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
+Upstream-Name: loadscope
+
+Files: *
+Copyright: 2026 The Loadscope authors
+License: MIT
+EOF
 # The release notes of the metainfo, as a Debian changelog.
-python3 - "$root/data/org.loadscope.Loadscope.metainfo.xml" "$version" > "$doc/changelog.Debian" <<'PY'
+python3 - "data/org.loadscope.Loadscope.metainfo.xml" "$version" > "$doc/changelog.Debian" <<'PY'
 import sys, xml.etree.ElementTree as ET, email.utils, datetime
 tree = ET.parse(sys.argv[1])
 for rel in tree.getroot().iter("release"):
@@ -92,8 +79,8 @@ Description: measure and tune how a data loader feeds a GPU
  records every run in SQLite and compares them: a GTK 4 workbench and a
  command line.
 C
-out=$root/dist/loadscope_${version}_$arch.deb
-mkdir -p "$root/dist"
+out=$PWD/dist/loadscope_${version}_$arch.deb
+mkdir -p dist
 dpkg-deb --root-owner-group -Zxz --build "$pkg" "$out" >/dev/null
-say "built $out ($(du -k "$out" | cut -f1) KiB; Depends: $depends)"
+warn "built $out ($(du -k "$out" | cut -f1) KiB; Depends: $depends)"
 echo "$out"

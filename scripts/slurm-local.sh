@@ -1,22 +1,16 @@
 #!/usr/bin/env bash
-# A single-node Slurm cluster on this machine, for the tests of
-# `loadscope sweep --slurm` and for a developer trying it: munged, slurmctld
-# and slurmd (Debian 12: packages munge, slurmctld, slurmd, slurm-client),
-# each run in its foreground mode (-F / -D) in the background of this
-# script, with a generated slurm.conf and munge key in one folder, talking
-# over 127.0.0.1 only. No system file or service is touched; runs as root or
-# as any user (the daemons and the jobs then run as that user).
+# A single-node Slurm cluster on this machine (munged, slurmctld, slurmd on
+# 127.0.0.1, their files in one folder, no system service touched), for the
+# tests of `loadscope sweep --slurm` and for trying it. docs/testing.md.
 #
 #   bash scripts/slurm-local.sh start        # daemons in the background; prints the SLURM_CONF to export
 #   bash scripts/slurm-local.sh foreground   # the same, stopped again by Ctrl-C
 #   bash scripts/slurm-local.sh status       # the daemons' pids and sinfo
 #   bash scripts/slurm-local.sh stop         # stops them and removes the folder
 #   bash scripts/slurm-local.sh env          # prints `export SLURM_CONF=...` (eval it)
-#
-# The folder: $LOADSCOPE_SLURM_DIR, default ${TMPDIR:-/tmp}/loadscope-slurm-<uid>.
-# Ports: $LOADSCOPE_SLURM_PORT (slurmctld) and the next one (slurmd), default
-# 16817, away from a real cluster's 6817/6818.
 set -euo pipefail
+LS_TAG=slurm-local
+. "$(dirname "$0")/lib.sh" # warn, die: on stderr, as stdout is eval'd
 
 dir=${LOADSCOPE_SLURM_DIR:-${TMPDIR:-/tmp}/loadscope-slurm-$(id -u)}
 port=${LOADSCOPE_SLURM_PORT:-16817}
@@ -24,24 +18,11 @@ conf=$dir/slurm.conf
 export SLURM_CONF=$conf
 export PATH=$PATH:/usr/sbin:/sbin
 
-say () { echo "slurm-local: $*" >&2; }
-
-missing_tools () {
-  local t m=()
-  for t in munged slurmctld slurmd sbatch squeue scontrol scancel sinfo; do
-    command -v "$t" >/dev/null 2>&1 || m+=("$t")
-  done
-  echo "${m[*]}"
-}
-
 alive () { [ -f "$dir/$1.pid" ] && kill -0 "$(cat "$dir/$1.pid")" 2>/dev/null; }
 
 write_config () {
-  local user node cpus mem
-  user=$(id -un)
+  local node
   node=$(hostname -s)
-  cpus=$(nproc)
-  mem=$(awk '/MemTotal/ { printf "%d", $2 / 1024 * 0.8 }' /proc/meminfo)
   mkdir -p "$dir/state" "$dir/spool" "$dir/munge" "$dir/log"
   chmod 0700 "$dir" "$dir/munge"
   if [ ! -s "$dir/munge/munge.key" ]; then
@@ -53,8 +34,8 @@ ClusterName=loadscope-local
 SlurmctldHost=$node(127.0.0.1)
 SlurmctldPort=$port
 SlurmdPort=$((port + 1))
-SlurmUser=$user
-SlurmdUser=$user
+SlurmUser=$(id -un)
+SlurmdUser=$(id -un)
 AuthType=auth/munge
 CredType=cred/munge
 AuthInfo=socket=$dir/munge/munge.socket
@@ -78,68 +59,55 @@ KillWait=5
 SlurmctldTimeout=30
 SlurmdTimeout=30
 MpiDefault=none
-NodeName=$node NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem State=UNKNOWN
+NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) RealMemory=$(awk '/MemTotal/ { printf "%d", $2 / 1024 * 0.8 }' /proc/meminfo) State=UNKNOWN
 PartitionName=local Nodes=$node Default=YES MaxTime=INFINITE State=UP
 EOF
   # slurmd reads cgroup.conf beside slurm.conf when it exists; none is needed.
 }
 
-# wait_for SECONDS DAEMON COMMAND...: until COMMAND succeeds, by the
-# clock (each try is bounded by its caller: scontrol can hang for long
-# where the controller is unreachable). Gives up at once when DAEMON has
-# exited, so that its fatal log line is shown now, not a test's timeout.
-wait_for () {
-  local end=$(( $(date +%s) + $1 )) daemon=$2
-  shift 2
+# launch NAME SECONDS CHECK COMMAND...: COMMAND in the background as NAME,
+# then by the clock until CHECK (shell code bounding each try itself: scontrol
+# can hang) succeeds. A NAME that exits ends the wait at once, to show its
+# fatal log line now, not a test's timeout; failing, it stops all and exits 1.
+launch () {
+  local name=$1 end=$(( $(date +%s) + $2 )) check=$3
+  shift 3
+  "$@" >"$dir/log/$name.out" 2>&1 &
+  echo $! > "$dir/$name.pid"
   while [ "$(date +%s)" -lt "$end" ]; do
-    "$@" >/dev/null 2>&1 && return 0
-    if ! alive "$daemon"; then
-      say "$daemon exited"
-      return 1
-    fi
+    eval "$check" >/dev/null 2>&1 && return 0
+    alive "$name" || { warn "$name exited"; break; }
     sleep 0.2
   done
-  return 1
+  warn "$name did not come up:"
+  tail -n 20 "$dir/log/$name.out" "$dir/log/$name.log" >&2 || true
+  [ "$name" != slurmd ] || sinfo >&2 || true
+  stop_daemons
+  exit 1
 }
 
-node_ready () { timeout 10 sinfo -h -o %t 2>/dev/null | grep -Eq '^(idle|mix|alloc)'; }
-
 start () {
-  local m
-  m=$(missing_tools)
-  if [ -n "$m" ]; then
-    say "missing: $m (Debian: apt-get install slurmctld slurmd slurm-client munge; or bash scripts/setup.sh --tests)"
+  local t m=()
+  for t in munged slurmctld slurmd sbatch squeue scontrol scancel sinfo; do
+    command -v "$t" >/dev/null 2>&1 || m+=("$t")
+  done
+  if [ ${#m[@]} -gt 0 ]; then
+    warn "missing: ${m[*]} (Debian: apt-get install slurmctld slurmd slurm-client munge; or bash scripts/setup.sh --tests)"
     exit 3
   fi
   if alive slurmctld && alive slurmd && alive munged; then
-    say "already running in $dir"
+    warn "already running in $dir"
     print_env
     return 0
   fi
   stop_daemons
   write_config
-  munged -F --force --socket="$dir/munge/munge.socket" --key-file="$dir/munge/munge.key" \
-    --pid-file="$dir/munge/munged.pidfile" --log-file="$dir/log/munged.log" \
-    --seed-file="$dir/munge/munged.seed" >"$dir/log/munged.out" 2>&1 &
-  echo $! > "$dir/munged.pid"
-  if ! wait_for 10 munged test -S "$dir/munge/munge.socket"; then
-    say "munged did not start:"; tail -n 20 "$dir/log/munged.out" "$dir/log/munged.log" >&2 || true
-    stop_daemons; exit 1
-  fi
-  slurmctld -D -c -i -f "$conf" >"$dir/log/slurmctld.out" 2>&1 &
-  echo $! > "$dir/slurmctld.pid"
-  if ! wait_for 20 slurmctld timeout 10 scontrol ping; then
-    say "slurmctld did not answer:"; tail -n 20 "$dir/log/slurmctld.out" "$dir/log/slurmctld.log" >&2 || true
-    stop_daemons; exit 1
-  fi
-  slurmd -D -f "$conf" -N "$(hostname -s)" >"$dir/log/slurmd.out" 2>&1 &
-  echo $! > "$dir/slurmd.pid"
-  if ! wait_for 30 slurmd node_ready; then
-    say "the node did not come up:"; tail -n 20 "$dir/log/slurmd.out" "$dir/log/slurmd.log" >&2 || true
-    sinfo >&2 || true
-    stop_daemons; exit 1
-  fi
-  say "running in $dir (node $(hostname -s), 127.0.0.1:$port); logs in $dir/log"
+  launch munged 10 'test -S "$dir/munge/munge.socket"' \
+    munged -F --force --socket="$dir/munge/munge.socket" --key-file="$dir/munge/munge.key" \
+    --pid-file="$dir/munge/munged.pidfile" --log-file="$dir/log/munged.log" --seed-file="$dir/munge/munged.seed"
+  launch slurmctld 20 'timeout 10 scontrol ping' slurmctld -D -c -i -f "$conf"
+  launch slurmd 30 'timeout 10 sinfo -h -o %t | grep -Eq "^(idle|mix|alloc)"' slurmd -D -f "$conf" -N "$(hostname -s)"
+  warn "running in $dir (node $(hostname -s), 127.0.0.1:$port); logs in $dir/log"
   print_env
 }
 
@@ -148,18 +116,16 @@ stop_daemons () {
   for d in slurmd slurmctld munged; do
     if [ -f "$dir/$d.pid" ]; then
       pid=$(cat "$dir/$d.pid")
-      if kill -0 "$pid" 2>/dev/null; then
-        kill -TERM "$pid" 2>/dev/null || true
-        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-        kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
-      fi
+      kill -TERM "$pid" 2>/dev/null || true
+      for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+      kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
       rm -f "$dir/$d.pid"
     fi
   done
 }
 
 stop () {
-  [ -d "$dir" ] || { say "not running ($dir does not exist)"; return 0; }
+  [ -d "$dir" ] || { warn "not running ($dir does not exist)"; return 0; }
   # Jobs still running would outlive slurmd: cancel them first.
   if alive slurmctld; then
     scancel --user="$(id -un)" >/dev/null 2>&1 || true
@@ -167,7 +133,7 @@ stop () {
   fi
   stop_daemons
   rm -rf "$dir"
-  say "stopped"
+  warn "stopped"
 }
 
 status () {
@@ -186,9 +152,9 @@ case "${1:-}" in
   foreground)
     trap 'stop; exit 0' INT TERM
     start
-    say "Ctrl-C stops the cluster"
+    warn "Ctrl-C stops the cluster"
     while alive slurmctld && alive slurmd; do sleep 1; done
-    say "a daemon ended; logs in $dir/log"; stop; exit 1 ;;
+    warn "a daemon ended; logs in $dir/log"; stop; exit 1 ;;
   stop) stop ;;
   status) status ;;
   env) print_env ;;

@@ -10,12 +10,8 @@ build=${LOADSCOPE_BUILD_DIR:-build}
 bash scripts/setup.sh
 bash scripts/build.sh "$build"
 
-echo
-echo "Loadscope is built: $build/app/loadscope"
-echo
+printf '\nLoadscope is built: %s\n\n' "$build/app/loadscope"
 # The workbench where a display exists; otherwise the headless default,
 # a sample dataset and a sweep, recorded.
-if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
-  exec "$build/app/loadscope"
-fi
+[ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] || exec "$build/app/loadscope"
 exec "$build/app/loadscope" demo
