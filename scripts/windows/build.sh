@@ -223,10 +223,11 @@ Nothing else needs installing: the $ndll DLLs in bin\\ are all it loads
 besides Windows' own. Workers are loadscope-worker.exe processes (start
 method spawn; fork does not exist on Windows) in a job object that ends them
 with the runner. Runs are recorded in %LOCALAPPDATA%\\loadscope\\history.sqlite.
-The GPU is simulated on Windows (clearly labelled); NVML (nvml.dll) is read
-where an NVIDIA driver provides it. Built $(date -u +%F) from the Loadscope
-sources with mingw-w64; the libraries are built from Debian 12's sources
-with Debian's patches (share\\loadscope\\libraries.txt says which).
+The GPU is used through the NVIDIA driver (nvcuda.dll) where it answers with
+a device; elsewhere the GPU is simulated, clearly labelled, saying why. NVML
+(nvml.dll) is read where the driver provides it. Built $(date -u +%F) from
+the Loadscope sources with mingw-w64; the libraries are built from Debian
+12's sources with Debian's patches (share\\loadscope\\libraries.txt says which).
 $([ "$gui" -eq 1 ] || echo 'This build has no window (command line only).')
 R
 sed -i 's/$/\r/' "$stagedir/README.txt"
