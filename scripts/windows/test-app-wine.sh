@@ -55,7 +55,7 @@ for t in "${tests[@]}"; do
   run_one "$t"
   rc=$?
   # One that printed not even its TAP plan: Wine did not start it (a prefix
-  # that never booted is caught before, by wine_boot); it runs once more.
+  # that never booted is caught before, by wine_ready); it runs once more.
   if [ "$rc" -ne 0 ] && ! grep -q '^1\.\.' "$log"; then
     say "$t: exit $rc before its first line (Wine did not start it); running it once more"
     run_one "$t"

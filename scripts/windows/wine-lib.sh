@@ -1,6 +1,7 @@
+# shellcheck shell=bash
 # Sourced by the Wine tests (with scripts/lib.sh; set LS_TAG first): a
 # throw-away Wine prefix in $tmp, removed with its wineserver on exit;
-# win_path, wine_boot, wine_ready, wine_run, and the tally ok/bad/finish.
+# win_path, wine_ready, wine_run, and the tally ok/bad/finish.
 #   . scripts/windows/wine-lib.sh NAME                details: docs/windows.md
 . scripts/lib.sh
 WINE=${WINE:-/usr/lib/wine/wine64}
@@ -33,20 +34,21 @@ finish() {
 # A Linux path as Wine's Z: drive sees it.
 win_path() { local p=$1; echo "Z:${p//\//\\}"; }
 
-# Creates the prefix and waits for Wine to settle; a boot that fails or
-# leaves no Z: drive is tried once more in a new folder, the failed one kept
-# until exit so that its inode is not reused (docs/windows.md). Returns 0, or
-# wineboot's status (124: timed out; 1: it said 0 but made no Z: drive).
-wine_boot() {
-  local rc try
+# wine_ready: creates the prefix and waits for Wine to settle. A boot that
+# fails or leaves no Z: drive is tried once more in a new folder, the failed
+# one kept until exit so that its inode is not reused (docs/windows.md); a
+# second failure is counted and the summary printed (exit 1).
+wine_ready() {
+  local rc try t0=$SECONDS
+  say "booting the Wine prefix $WINEPREFIX (first start: ~20-60 s)"
   for try in 1 2; do
     timeout 300 "$WINE" wineboot --init </dev/null >"$tmp/wineboot.log" 2>&1
     rc=$?
     timeout 120 "$WINESERVER" -w
     if [ "$rc" -eq 0 ] && [ -e "$WINEPREFIX/dosdevices/z:" ]; then
+      say "Wine prefix ready in $((SECONDS - t0)) s ($("$WINE" --version 2>/dev/null))"
       return 0
     fi
-    [ "$rc" -ne 0 ] || rc=1
     warn "wineboot in $WINEPREFIX failed (exit $rc$([ "$rc" -ne 124 ] || echo ', timed out after 300 s')$([ -e "$WINEPREFIX/dosdevices/z:" ] || echo ', no Z: drive'))"
     tail -n 20 "$tmp/wineboot.log" | sed 's/^/    /' >&2
     [ "$try" -eq 1 ] || break
@@ -54,15 +56,8 @@ wine_boot() {
     timeout 30 "$WINESERVER" -k >/dev/null 2>&1
     export WINEPREFIX=$tmp/wineprefix-again
   done
-  return "$rc"
-}
-
-# wine_ready: wine_boot, or that failure counted and the summary printed.
-wine_ready() {
-  local t0=$SECONDS
-  say "booting the Wine prefix $WINEPREFIX (first start: ~20-60 s)"
-  wine_boot || { bad "no Wine prefix (wineboot failed twice, see above)"; finish; }
-  say "Wine prefix ready in $((SECONDS - t0)) s ($("$WINE" --version 2>/dev/null))"
+  bad "no Wine prefix (wineboot failed twice, see above)"
+  finish
 }
 
 # wine_run OUT ERR LIMIT PROGRAM ARGS...: PROGRAM under Wine, bounded, stdout
