@@ -47,14 +47,16 @@ wine_ready
 rc=0
 t_tests=$SECONDS
 
-# run_selftest NAME LIMIT_S ARG: NAME.exe under Wine, its summary added and
-# shown as "# NAME: ...", so the combined one is the only bare one. A time-out,
-# no summary, or a non-zero exit with no failed check is one more failure.
+# run_selftest NAME LIMIT_S PARTNER BUILT: NAME.exe under Wine, given the path
+# of PARTNER; its summary added and shown as "# NAME: ...", so the combined
+# one is the only bare one. Not built (BUILT not 0), a time-out, no summary,
+# or a non-zero exit with no failed check: one more failure.
 run_selftest() {
   local name=$1 limit=$2 t0=$SECONDS erc summary p f
+  [ "$4" -eq 0 ] || { bad "$name was not built"; rc=1; return; }
   say "running $name.exe"
   # tr: the Windows C runtime ends lines with CR LF.
-  timeout "$limit" "$WINE" "$b/tests/$name.exe" "$3" </dev/null 2>&1 | tr -d '\r' |
+  timeout "$limit" "$WINE" "$b/tests/$name.exe" "$(win_path "$b/$3")" </dev/null 2>&1 | tr -d '\r' |
     tee "$tmp/$name.log" | sed -u -E "s/^([0-9]+ passed, [0-9]+ failed)\$/# $name: \1/"
   erc=${PIPESTATUS[0]}
   summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$tmp/$name.log" | tail -n 1)
@@ -73,22 +75,12 @@ run_selftest() {
   [ "$erc" -eq 0 ] || rc=1
 }
 
-if [ "$have_platform" -eq 0 ]; then
-  say "(children that crash on purpose make Wine print 'Unhandled page fault' lines)"
-  run_selftest platform-selftest 300 "$(win_path "$b/tests/helper-child.exe")"
-else
-  bad "platform-selftest was not built"
-  rc=1
-fi
-if [ "$have_loader" -eq 0 ]; then
-  # The cuda sink on the stand-in driver (tests/fake-cuda-driver.c), after
-  # auto's fallback without one ("nvcuda.dll not found").
-  [ -f "$b/tests/fake-cuda-driver.dll" ] && export LS_SELFTEST_CUDA_STANDIN=$(win_path "$b/tests/fake-cuda-driver.dll")
-  run_selftest loader-selftest 240 "$(win_path "$b/loader/loadscope-worker.exe")"
-else
-  bad "loader-selftest was not built"
-  rc=1
-fi
+say "(children that crash on purpose make Wine print 'Unhandled page fault' lines)"
+run_selftest platform-selftest 300 tests/helper-child.exe "$have_platform"
+# The cuda sink on the stand-in driver (tests/fake-cuda-driver.c), after
+# auto's fallback without one ("nvcuda.dll not found").
+[ -f "$b/tests/fake-cuda-driver.dll" ] && export LS_SELFTEST_CUDA_STANDIN=$(win_path "$b/tests/fake-cuda-driver.dll")
+run_selftest loader-selftest 240 loader/loadscope-worker.exe "$have_loader"
 
 if [ "$build_ok" -eq 0 ]; then
   say "the Windows build is broken (see the build errors above): counted as a failure"
