@@ -2,7 +2,7 @@
 # Builds the Windows installer dist/loadscope-VERSION-win64.msi with wixl from
 # the zip scripts/windows/build.sh packs (or the folder it was packed from):
 # per user under %LOCALAPPDATA%\Programs\Loadscope, with a Start-menu entry.
-#   bash scripts/windows/package-msi.sh ZIP_OR_FOLDER [OUT.msi]   details: docs/windows.md
+#   package-msi.sh ZIP_OR_FOLDER [OUT.msi]            details: docs/windows.md
 # Prints the installer's path as its last line (stdout); messages on stderr.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

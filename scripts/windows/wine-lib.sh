@@ -39,7 +39,7 @@ win_path() { local p=$1; echo "Z:${p//\//\\}"; }
 # one kept until exit so that its inode is not reused (docs/windows.md); a
 # second failure is counted and the summary printed (exit 1).
 wine_ready() {
-  local rc try t0=$SECONDS
+  local rc try why t0=$SECONDS
   say "booting the Wine prefix $WINEPREFIX (first start: ~20-60 s)"
   for try in 1 2; do
     timeout 300 "$WINE" wineboot --init </dev/null >"$tmp/wineboot.log" 2>&1
@@ -49,7 +49,10 @@ wine_ready() {
       say "Wine prefix ready in $((SECONDS - t0)) s ($("$WINE" --version 2>/dev/null))"
       return 0
     fi
-    warn "wineboot in $WINEPREFIX failed (exit $rc$([ "$rc" -ne 124 ] || echo ', timed out after 300 s')$([ -e "$WINEPREFIX/dosdevices/z:" ] || echo ', no Z: drive'))"
+    why="exit $rc"
+    [ "$rc" -ne 124 ] || why+=", timed out after 300 s"
+    [ -e "$WINEPREFIX/dosdevices/z:" ] || why+=", no Z: drive"
+    warn "wineboot in $WINEPREFIX failed ($why)"
     tail -n 20 "$tmp/wineboot.log" | sed 's/^/    /' >&2
     [ "$try" -eq 1 ] || break
     warn "stopping its wineserver and booting a new prefix once more"
