@@ -1,17 +1,9 @@
 #!/usr/bin/env bash
-# Builds Loadscope for Windows from this tree (mingw-w64, -Dwerror=true) over
-# the dependency stack scripts/windows/deps.sh cross-builds (or finds cached),
-# and packs dist/loadscope-<version>-win64.zip: loadscope.exe,
-# loadscope-worker.exe, every DLL they load (found from their PE imports,
-# recursively), GLib's spawn helpers, the compiled GSettings schemas and a
-# README.
-#
-#   bash scripts/windows/build.sh          the command line (loadscope.exe)
-#   bash scripts/windows/build.sh --gui    with the window: builds (or finds)
-#                                          the GUI stack too (GTK 4, libadwaita)
-#   --no-zip                               build only
-#
-# Build folder: build-win (BUILD_DIR). Prints each stage's time.
+# Builds Loadscope for Windows (mingw-w64, -Dwerror=true) over the dependency
+# stack of scripts/windows/deps.sh and packs dist/loadscope-VERSION-win64.zip.
+#   bash scripts/windows/build.sh [--gui] [--no-zip]  details: docs/windows.md
+# --gui: with the window (GTK 4, libadwaita); --no-zip: build only. Build
+# folder: build-win (BUILD_DIR). Prints each stage's time.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -21,11 +13,10 @@ H=x86_64-w64-mingw32
 SYSROOT=/usr/$H
 cache=${LS_CACHE:-$HOME/.cache/loadscope}
 jobs=${LS_JOBS:-2}
-started=$(date +%s)
 LS_TAG=win-build
 . "$root/scripts/lib.sh"
-stage_t0=$started
-stage() { local now; now=$(date +%s); say "$1: $((now - stage_t0)) s"; stage_t0=$now; }
+stage_t0=0
+stage() { say "$1: $((SECONDS - stage_t0)) s"; stage_t0=$SECONDS; }
 
 gui=0
 zip=1
@@ -38,18 +29,14 @@ for a in "$@"; do
 done
 
 # --- the dependency stack ---------------------------------------------------------
-if [ "$gui" -eq 1 ]; then
-  if bash "$here/deps.sh" --gui; then
-    P=$(bash "$here/deps.sh" --prefix --gui)
-  else
-    say "the GUI stack could not be built (see above): building the command line only"
-    gui=0
-  fi
+if [ "$gui" -eq 1 ] && ! bash "$here/deps.sh" --gui; then
+  say "the GUI stack could not be built (see above): building the command line only"
+  gui=0
 fi
-if [ "$gui" -eq 0 ]; then
-  bash "$here/deps.sh"
-  P=$(bash "$here/deps.sh" --prefix)
-fi
+stack=()
+[ "$gui" -eq 0 ] || stack=(--gui)
+[ "$gui" -eq 1 ] || bash "$here/deps.sh"
+P=$(bash "$here/deps.sh" --prefix "${stack[@]}")
 stage "dependency stack ($([ "$gui" -eq 1 ] && echo 'command line + GUI' || echo 'command line'))"
 while read -r line; do
   [ -n "$line" ] && say "built without ${line}"
@@ -105,25 +92,21 @@ if [ ! -f "$build/build.ninja" ] || [ "$(cat "$build/.loadscope-config" 2>/dev/n
 fi
 meson compile -C "$build" -j "$jobs"
 stage "Loadscope built ($build)"
-[ "$zip" -eq 1 ] || { say "done in $(( $(date +%s) - started )) s"; exit 0; }
+[ "$zip" -eq 1 ] || { say "done in $SECONDS s"; exit 0; }
 
 # --- the zip ----------------------------------------------------------------------------
 version=$(meson introspect "$build" --projectinfo | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])')
 name=loadscope-$version-win64
 stagedir=$root/dist/$name
 rm -rf "$stagedir" "$root/dist/$name.zip"
-mkdir -p "$stagedir/bin" "$stagedir/share/loadscope/schemas" "$stagedir/share/glib-2.0/schemas"
+mkdir -p "$stagedir"/bin "$stagedir"/share/{locale,glib-2.0/schemas} \
+  "$stagedir"/share/loadscope/{schemas,probe/loadscope_probe}
 cp "$build/app/loadscope.exe" "$build/loader/loadscope-worker.exe" "$stagedir/bin/"
 # The PyTorch probe (--target pytorch), found at ../share/loadscope/probe.
-mkdir -p "$stagedir/share/loadscope/probe/loadscope_probe"
 cp data/probe/loadscope_probe/*.py "$stagedir/share/loadscope/probe/loadscope_probe/"
 # The translations (po/), found at ../share/locale (app/core/i18n.c).
-for mo in "$build"/po/*/LC_MESSAGES/loadscope.mo; do
-  [ -f "$mo" ] || continue
-  lang=$(basename "$(dirname "$(dirname "$mo")")")
-  mkdir -p "$stagedir/share/locale/$lang/LC_MESSAGES"
-  cp "$mo" "$stagedir/share/locale/$lang/LC_MESSAGES/"
-done
+(cd "$build/po" && find . -mindepth 3 -maxdepth 3 -path './*/LC_MESSAGES/loadscope.mo' \
+   -exec cp --parents -t "$stagedir/share/locale" {} +)
 # GSubprocess starts programs through these helpers, found beside libglib.
 cp "$P/bin/gspawn-win64-helper.exe" "$P/bin/gspawn-win64-helper-console.exe" "$stagedir/bin/"
 
@@ -140,34 +123,23 @@ system_dll() {
   return 1
 }
 search=("$P/bin" "$SYSROOT/lib" "$gcc_dir")
-declare -A shipped
+declare -A seen
 missing=()
 queue=("$stagedir"/bin/*.exe)
-while [ ${#queue[@]} -gt 0 ]; do
-  f=${queue[0]}
-  queue=("${queue[@]:1}")
+for ((i = 0; i < ${#queue[@]}; i++)); do
   while read -r dll; do
-    key=${dll,,}
-    [ -z "${shipped[$key]:-}" ] || continue
-    system_dll "$dll" && continue
-    found=
-    for d in "${search[@]}"; do
-      [ -f "$d/$dll" ] && { found=$d/$dll; break; }
-    done
+    { [ -n "${seen[${dll,,}]:-}" ] || system_dll "$dll"; } && continue
+    seen[${dll,,}]=1
+    found=$(find "${search[@]}" -maxdepth 1 -type f -name "$dll" -print -quit 2>/dev/null)
     if [ -z "$found" ]; then
-      missing+=("$dll (imported by $(basename "$f"))")
-      shipped[$key]=missing
-      continue
+      missing+=("$dll (imported by $(basename "${queue[i]}"))")
+    else
+      cp "$found" "$stagedir/bin/$dll"
+      queue+=("$stagedir/bin/$dll")
     fi
-    cp "$found" "$stagedir/bin/$dll"
-    shipped[$key]=1
-    queue+=("$stagedir/bin/$dll")
-  done < <($H-objdump -p "$f" | sed -n 's/^\s*DLL Name: //p' | tr -d '\r')
+  done < <($H-objdump -p "${queue[i]}" | sed -n 's/^\s*DLL Name: //p' | tr -d '\r')
 done
-if [ ${#missing[@]} -gt 0 ]; then
-  say "DLLs imported but found nowhere: ${missing[*]}"
-  exit 1
-fi
+[ ${#missing[@]} -eq 0 ] || die "DLLs imported but found nowhere: ${missing[*]}"
 $H-strip --strip-unneeded "$stagedir"/bin/*.exe "$stagedir"/bin/*.dll
 
 # Schemas: Loadscope's beside itself (share/loadscope/schemas), GLib's and
@@ -180,16 +152,13 @@ cp data/org.loadscope.Loadscope.gschema.xml "$stagedir/share/loadscope/schemas/9
 cp "$P"/share/glib-2.0/schemas/*.xml "$stagedir/share/glib-2.0/schemas/" 2>/dev/null || true
 glib-compile-schemas "$stagedir/share/glib-2.0/schemas"
 if [ "$gui" -eq 1 ]; then
-  mkdir -p "$stagedir/share/icons/hicolor/scalable/apps" "$stagedir/share/icons/hicolor/symbolic/apps"
-  cp data/icons/hicolor/scalable/apps/*.svg "$stagedir/share/icons/hicolor/scalable/apps/"
-  cp data/icons/hicolor/symbolic/apps/*.svg "$stagedir/share/icons/hicolor/symbolic/apps/"
-  # The symbolic icons the window names (Setup, Results, the entry rows'
-  # edit icon...) come from the desktop's theme on Linux; Windows has none.
-  # Debian's Adwaita pre-renders them as .symbolic.png, which GTK draws
-  # without an SVG loader: 16 px, and 32 px for scale 2.
-  adw_icons=/usr/share/icons/Adwaita
-  [ -f "$adw_icons/index.theme" ] || { say "no Adwaita icon theme in $adw_icons (package adwaita-icon-theme)"; exit 1; }
   mkdir -p "$stagedir/share/icons/Adwaita"
+  cp -r data/icons/hicolor "$stagedir/share/icons/"
+  # The symbolic icons the window names come from the desktop's theme on
+  # Linux; Windows has none. Debian's Adwaita pre-renders them as PNG, which
+  # GTK draws without an SVG loader: 16 px, and 32 px for scale 2.
+  adw_icons=/usr/share/icons/Adwaita
+  [ -f "$adw_icons/index.theme" ] || die "no Adwaita icon theme in $adw_icons (package adwaita-icon-theme)"
   (cd "$adw_icons" && find 16x16 32x32 -name '*.symbolic.png' -print0 |
      xargs -0 cp --parents -t "$stagedir/share/icons/Adwaita")
   cp "$adw_icons/index.theme" "$stagedir/share/icons/Adwaita/"
@@ -202,11 +171,10 @@ fi
   echo "(scripts/windows/deps.sh), with the Debian patches applied as said:"
   echo
   cat "$P/.loadscope/patches" 2>/dev/null || echo "(this stack did not record its patches)"
-} > "$stagedir/share/loadscope/libraries.txt"
-sed -i 's/$/\r/' "$stagedir/share/loadscope/libraries.txt"
+} | sed 's/$/\r/' > "$stagedir/share/loadscope/libraries.txt"
 
 ndll=$(ls "$stagedir"/bin/*.dll | wc -l)
-cat > "$stagedir/README.txt" <<R
+sed 's/$/\r/' > "$stagedir/README.txt" <<R
 Loadscope $version for Windows (x86_64)
 
 Unzip anywhere (paths with spaces or non-ASCII characters are fine) and run
@@ -223,13 +191,13 @@ Nothing else needs installing: the $ndll DLLs in bin\\ are all it loads
 besides Windows' own. Workers are loadscope-worker.exe processes (start
 method spawn; fork does not exist on Windows) in a job object that ends them
 with the runner. Runs are recorded in %LOCALAPPDATA%\\loadscope\\history.sqlite.
-The GPU is simulated on Windows (clearly labelled); NVML (nvml.dll) is read
-where an NVIDIA driver provides it. Built $(date -u +%F) from the Loadscope
-sources with mingw-w64; the libraries are built from Debian 12's sources
-with Debian's patches (share\\loadscope\\libraries.txt says which).
+The GPU is used through the NVIDIA driver (nvcuda.dll) where it answers with
+a device; elsewhere the GPU is simulated, clearly labelled, saying why. NVML
+(nvml.dll) is read where the driver provides it. Built $(date -u +%F) from
+the Loadscope sources with mingw-w64; the libraries are built from Debian
+12's sources with Debian's patches (share\\loadscope\\libraries.txt says which).
 $([ "$gui" -eq 1 ] || echo 'This build has no window (command line only).')
 R
-sed -i 's/$/\r/' "$stagedir/README.txt"
 (cd "$root/dist" && zip -q -r -9 "$name.zip" "$name")
 stage "zip packed: dist/$name.zip, $(du -k "$root/dist/$name.zip" | cut -f1) KiB, $ndll DLLs"
-say "done in $(( $(date +%s) - started )) s"
+say "done in $SECONDS s"

@@ -1,21 +1,14 @@
 #!/usr/bin/env bash
-# Builds the Windows installer dist/loadscope-VERSION-win64.msi with wixl
-# (Debian's msitools) from the same files as the zip scripts/windows/build.sh
-# packs: everything under loadscope-VERSION-win64/ (bin\ with the programs
-# and their DLLs, share\, README.txt) goes to
-# %LOCALAPPDATA%\Programs\Loadscope, per user (no administrator rights),
-# with a Start-menu shortcut to bin\loadscope.exe and the usual entry in
-# "Apps" / "Programs and Features" that uninstalls it.
-#
-#   bash scripts/windows/package-msi.sh ZIP_OR_FOLDER [OUT.msi]
-#
-# ZIP_OR_FOLDER: dist/loadscope-VERSION-win64.zip, or the folder it was
-# packed from. Prints the installer's path as its last line.
+# Builds the Windows installer dist/loadscope-VERSION-win64.msi with wixl from
+# the zip scripts/windows/build.sh packs (or the folder it was packed from):
+# per user under %LOCALAPPDATA%\Programs\Loadscope, with a Start-menu entry.
+#   package-msi.sh ZIP_OR_FOLDER [OUT.msi]            details: docs/windows.md
+# Prints the installer's path as its last line (stdout); messages on stderr.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-say() { echo "package-msi: $*" >&2; }
-die() { echo "package-msi: $*" >&2; exit 1; }
+LS_TAG=package-msi
+. "$root/scripts/lib.sh"
 
 src=${1:?the zip (dist/loadscope-VERSION-win64.zip) or its folder}
 for tool in wixl wixl-heat; do
@@ -33,13 +26,11 @@ else
   [ -n "$tree" ] || die "$src: no loadscope-VERSION-win64/ folder inside"
 fi
 name=$(basename "$tree")
-version=${name#loadscope-}
-version=${version%-win64}
-[[ $version =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "$tree: the folder is not named loadscope-MAJOR.MINOR.PATCH-win64"
+[[ $name =~ ^loadscope-([0-9]+\.[0-9]+\.[0-9]+)-win64$ ]] || die "$tree: the folder is not named loadscope-MAJOR.MINOR.PATCH-win64"
+version=${BASH_REMATCH[1]}
 [ -f "$tree/bin/loadscope.exe" ] || die "$tree: no bin/loadscope.exe"
-out=${2:-$root/dist/$name.msi}
+out=$(realpath -m "${2:-$root/dist/$name.msi}")
 mkdir -p "$(dirname "$out")"
-out=$(cd "$(dirname "$out")" && pwd)/$(basename "$out")
 
 # Every file of the tree as a component under INSTALLDIR (wixl-heat keeps
 # the folders); the Start-menu shortcut and the per-user key path are ours.
@@ -94,5 +85,5 @@ W
 # wixl reads the sources by relative paths only.
 (cd "$tree" && wixl --arch x64 -D SourceDir=. -D Win64=yes -o "$out" "$tmp/loadscope.wxs" "$tmp/files.wxs") ||
   die "wixl failed on $tree"
-say "built $out ($(du -k "$out" | cut -f1) KiB, $(grep -c '<File ' "$tmp/files.wxs") files, version $version)"
+warn "built $out ($(du -k "$out" | cut -f1) KiB, $(grep -c '<File ' "$tmp/files.wxs") files, version $version)"
 echo "$out"

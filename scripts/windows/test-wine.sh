@@ -1,44 +1,25 @@
 #!/usr/bin/env bash
-# End-to-end test of the Windows zip under Wine, in a throw-away Wine prefix,
-# from the unpacked zip (in a folder whose name has a space and a non-ASCII
-# letter, as has the dataset's path), then back on Linux:
-#   1. make-dataset jpeg-dir 64, run with 2 workers and no --start (--json:
-#      done, start spawn by default, memory as private bytes / working set)
-#   2. sweep --workers 0,1,2 on synthetic data into the Windows store
-#      (%LOCALAPPDATA%\loadscope\history.sqlite); machine says Wine;
-#      history; export --format sqlite and --format png
-#   3. the window: loadscope.exe under Xvfb shows a window titled Loadscope
-#      whose text Pango can draw (no font it cannot load), screenshot
-#      window-wine.png (skipped, saying so, for a zip without the window)
-#   4. Linux: a fork,spawn sweep, `loadscope import` of the Windows bundle,
-#      and `export --all --chart start-cost` drawing Linux fork, Linux spawn
-#      and Windows spawn; the start-up and first-batch figures printed
-#
-#   test-wine.sh ZIP LINUX_LOADSCOPE
-#
-# Artifacts (charts, JSON) in tests/artifacts/windows/. Prints each step's
-# time and ends with "N passed, N failed"; exits non-zero on any failure.
+# End-to-end test of the Windows zip under Wine, from the unpacked zip in a
+# throw-away prefix (make-dataset, run, the CUDA sink, a sweep, machine,
+# history, exports, the window), then back on Linux: the Windows bundle
+# imported next to a fork,spawn sweep and the start-cost chart drawn.
+#   test-wine.sh ZIP LINUX_LOADSCOPE                  details: docs/windows.md
+# Artifacts in tests/artifacts/windows/; ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
 zip=${1:?zip}
+[[ $zip = /* ]] || zip=$root/$zip
 linux=${2:?the Linux loadscope}
 art=$root/tests/artifacts/windows
-started=$(date +%s)
-passed=0
-failed=0
 LS_TAG=wine-e2e
-. scripts/lib.sh
-ok() { passed=$((passed + 1)); say "ok: $*"; }
-bad() { failed=$((failed + 1)); say "FAILED: $*"; }
-
-. scripts/windows/wine-prefix.sh win-e2e
+. scripts/windows/wine-lib.sh win-e2e
 rm -rf "$art"
 mkdir -p "$art"
 
+# a space and a non-ASCII letter in the folder's name, as in the dataset's
 unpacked="$tmp/Loadscope tést"
-mkdir -p "$unpacked"
-(cd "$unpacked" && unzip -q "$root/$zip" 2>/dev/null || unzip -q "$zip") || { bad "unzip $zip"; echo "$passed passed, $((failed)) failed"; exit 1; }
+unzip -q "$zip" -d "$unpacked" || { bad "unzip $zip"; finish; }
 exe=$(ls "$unpacked"/*/bin/loadscope.exe)
 say "unpacked into $unpacked"
 libs=$(ls "$unpacked"/*/share/loadscope/libraries.txt 2>/dev/null | head -n 1)
@@ -47,41 +28,21 @@ if [ -n "$libs" ] && grep -q "^glib2.0 .*Debian's patches: [1-9][0-9]* of" "$lib
 else
   bad "share/loadscope/libraries.txt does not say GLib has Debian's patches"
 fi
-
-t0=$(date +%s)
-if ! wine_boot; then
-  bad "no Wine prefix (wineboot failed twice, see above)"
-  echo "$passed passed, $failed failed"
-  exit 1
-fi
-say "Wine prefix ready in $(( $(date +%s) - t0 )) s ($("$WINE" --version 2>/dev/null))"
+wine_ready
 
 # ls_win NAME LIMIT ARGS...: loadscope.exe under Wine; stdout in $art/NAME.out
-spawn_failed='Failed to execute (helper program|child process) \(Invalid argument\)'
 ls_win() {
-  local name=$1 limit=$2 t0 rc
+  local name=$1 limit=$2 t0=$SECONDS rc
   shift 2
-  t0=$(date +%s)
-  timeout "$limit" "$WINE" "$exe" "$@" </dev/null >"$art/$name.out" 2>"$art/$name.err"
+  wine_run "$art/$name.out" "$art/$name.err" "$limit" "$exe" "$@"
   rc=$?
-  sed -i 's/\r$//' "$art/$name.out" "$art/$name.err"
-  # Under load, Wine now and then fails a spawn with EINVAL before the
-  # command runs (as in test-app-wine.sh): that command runs once more,
-  # saying so. Any other failure counts at once.
-  if [ "$rc" -ne 0 ] && grep -Eq "$spawn_failed" "$art/$name.out" "$art/$name.err"; then
-    say "$name: Wine failed to start a process ($(grep -Eoh "$spawn_failed" "$art/$name.out" "$art/$name.err" | head -n 1)); running it once more"
-    timeout "$limit" "$WINE" "$exe" "$@" </dev/null >"$art/$name.out" 2>"$art/$name.err"
-    rc=$?
-    sed -i 's/\r$//' "$art/$name.out" "$art/$name.err"
-  fi
-  say "$name: exit $rc in $(( $(date +%s) - t0 )) s"
+  say "$name: exit $rc in $((SECONDS - t0)) s"
   [ "$rc" -eq 0 ] || sed 's/^/    /' "$art/$name.err" | tail -n 15
   return $rc
 }
 
-# 1. a JPEG folder and a run with 2 spawned workers
-# (a space and non-ASCII letters: arguments are read as UTF-8 from the wide
-# command line, not in the ANSI code page)
+# 1. a JPEG folder and a run with 2 spawned workers (a space and non-ASCII
+# letters: arguments are read as UTF-8, not in the ANSI code page)
 imgs="$tmp/imgs dír ü"
 if ls_win make-dataset 600 make-dataset --format jpeg-dir --count 64 "$(win_path "$imgs")"; then
   ok "make-dataset: $(find "$imgs" -name '*.jpg' | wc -l) JPEGs"
@@ -95,10 +56,8 @@ else
   bad "run --workers 2 on $imgs"
 fi
 
-# 1b. the CUDA sink through the driver API: on the stand-in driver
-# (build-win/tests/fake-cuda-driver.dll, tests/fake-cuda-driver.c) every pin
-# mode, blocking and not, records copy and compute times from its events;
-# without it, --sink auto falls back to the simulated GPU and says why.
+# 1b. the CUDA sink on the stand-in driver (tests/fake-cuda-driver.c), every
+# pin mode, blocking and not; without it, --sink auto's fallback.
 standin=$root/build-win/tests/fake-cuda-driver.dll
 if [ -f "$standin" ]; then
   cuda_ok=0
@@ -141,8 +100,7 @@ if ls_win export-png 300 export --sweep 1 --format png -o "$(win_path "$art/wind
 else bad "export --format png"; fi
 
 # 3. the window, under Xvfb: titled Loadscope, its text in a font Pango loads
-# (where it cannot, GTK draws every label as empty boxes and warns
-# "g_object_ref: assertion 'G_IS_OBJECT (object)' failed" for each)
+# (else GTK draws empty boxes and warns "g_object_ref: assertion" for each)
 if [ ! -f "$(dirname "$exe")/libgtk-4-1.dll" ]; then
   say "SKIPPED the window: this zip has no window (built without --gui)"
 elif ! command -v xvfb-run >/dev/null || ! command -v import >/dev/null; then
@@ -194,6 +152,5 @@ if "$linux" export --db "$db" --all --chart start-cost --format png -o "$art/sta
 if python3 scripts/windows/wine-checks.py start-cost "$db"
 then ok "start-up by platform: Linux fork, Linux spawn, Windows (Wine) spawn"; else bad "start-up figures"; fi
 
-say "took $(( $(date +%s) - started )) s; artifacts in tests/artifacts/windows/"
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+say "artifacts in tests/artifacts/windows/"
+finish
