@@ -51,8 +51,10 @@ if [ -n "$EXE" ]; then
   FROM=$(dirname "$EXE")
 elif [ -z "$FROM" ]; then
   FROM=$ROOT/build-device-bundle-src
-  command -v meson >/dev/null || die "meson is not installed (bash scripts/setup.sh installs it)"
-  command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
+  command -v meson >/dev/null || die "meson is not installed (bash scripts/setup.sh installs what the build needs)"
+  for d in /usr/local/cuda/bin /usr/local/cuda-*/bin /opt/cuda/bin; do
+    command -v nvcc >/dev/null || [ ! -x "$d/nvcc" ] || export PATH=$d:$PATH
+  done
   command -v nvcc >/dev/null || die "nvcc not found (PATH, /usr/local/cuda/bin): the bundle must have the CUDA sink"
   # Both CUDA sinks: the driver API's, and the runtime API's to compare it
   # with (LOADSCOPE_CUDA_API=runtime) until the device check has done so.
@@ -62,8 +64,13 @@ elif [ -z "$FROM" ]; then
   else
     (cd "$ROOT" && meson setup "$FROM" "${opts[@]}") >/dev/null || die "meson setup $FROM failed"
   fi
-  meson compile -C "$FROM" app/loadscope loader/loadscope-worker tests/test-sink-cuda >/dev/null ||
-    die "meson compile -C $FROM failed (run it by hand for the errors)"
+  log=$FROM/bundle-build.log
+  compile() { meson compile -C "$FROM" app/loadscope loader/loadscope-worker tests/test-sink-cuda >"$log" 2>&1; }
+  # Once more when nvcc refuses this host compiler's version.
+  compile || { grep -q "unsupported GNU version\|unsupported clang version" "$log" &&
+    warn "nvcc does not support this host compiler's version; retrying with -allow-unsupported-compiler" &&
+    NVCC_APPEND_FLAGS="${NVCC_APPEND_FLAGS:-} -allow-unsupported-compiler" compile; } ||
+    die "meson compile -C $FROM failed: $(grep -iE 'error' "$log" | head -n 3 | tr '\n' ' ')(log: $log)"
 fi
 FROM=$(cd "$FROM" && pwd) || die "no build folder $FROM"
 

@@ -3,7 +3,7 @@
 # then tests/device/check-report.py asserts and writes $OUT/device-report.json.
 #
 #   bash tests/device/check.sh --bundle DIR   runs a bundle made by tests/device/bundle.sh (never builds)
-#   bash tests/device/check.sh                builds here first (tests/device/build-here.sh)
+#   bash tests/device/check.sh                makes that bundle here first
 #
 # Exit 0 every assertion held, 1 one failed, 2 nothing could be measured.
 # LS_CHECK_SINK=sim rehearses it without a GPU. Details: docs/device-check.md.
@@ -60,11 +60,16 @@ SMI=$WORK/smi.csv
 nvidia-smi --query-gpu=index,pci.bus_id,name,driver_version,memory.total --format=csv,noheader >"$SMI" 2>&1 ||
   echo "nvidia-smi not found or failing" >>"$SMI"
 note "nvidia-smi: $(head -n 4 "$SMI" | tr '\n' ';')"
-if [ -n "$BUNDLE" ]; then
-  . "$ROOT/tests/device/use-bundle.sh"
-else
-  . "$ROOT/tests/device/build-here.sh"
+# Without --bundle: a bundle made here (tests/device/bundle.sh builds it),
+# then checked and used the same way.
+if [ -z "$BUNDLE" ]; then
+  BUNDLE=$WORK/bundle
+  note "no --bundle: building and bundling here (tests/device/bundle.sh)"
+  bash "$ROOT/tests/device/bundle.sh" --out "$BUNDLE" --max-mb 0 >"$WORK/bundle.log" 2>&1 ||
+    give_up "could not build a bundle here: $(grep -E '^bundle: ' "$WORK/bundle.log" | tail -n 2 | tr '\n' ' ')"
+  note "built and bundled in $(elapsed) s"
 fi
+. "$ROOT/tests/device/use-bundle.sh"
 
 # LS_CHECK_SINK=sim rehearses the whole check on a machine without a GPU
 # (its assertions then fail, but every step and the report are exercised).

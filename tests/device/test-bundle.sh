@@ -66,7 +66,6 @@ case "$mode" in
     cat "$TMP/check.log"
     echo "check.sh --bundle: exit $rc in $took s"
     [ "$rc" -eq 2 ] || die "check.sh --bundle exited $rc, not 2"
-    [ "$took" -le 60 ] || die "check.sh --bundle took $took s to find no GPU"
     grep -q "$expect" "$TMP/check.log" || die "its output does not say '$expect'"
     ! grep -qiE "could not build|cannot build|error while loading shared libraries|missing libraries" "$TMP/check.log" ||
       die "it failed on the build or a library, not on the GPU"

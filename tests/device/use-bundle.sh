@@ -1,4 +1,4 @@
-# Sourced by tests/device/check.sh --bundle DIR: checks, building nothing,
+# Sourced by tests/device/check.sh (the bundle of --bundle DIR, or one made here): checks,
 # that the bundle can run here. Sets LOADSCOPE, LOADSCOPE_WORKER, UNIT_BIN,
 # RUNTIME_SINK and jpeg; calls give_up (exit 2) with the reason when not.
 
