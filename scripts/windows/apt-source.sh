@@ -17,10 +17,11 @@ set -euo pipefail
 cache=${LS_CACHE:-$HOME/.cache/loadscope}
 aptdir=$cache/apt
 here=$(cd "$(dirname "$0")" && pwd)
-say() { echo "apt-source: $*" >&2; }
+LS_TAG=apt-source
+. "$here/../lib.sh" # warn, die: on stderr, since stdout is the list
 
 codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
-[ -n "$codename" ] || { say "no VERSION_CODENAME in /etc/os-release"; exit 2; }
+[ -n "$codename" ] || { warn "no VERSION_CODENAME in /etc/os-release"; exit 2; }
 
 # deb-src entries made from the machine's Debian entries: those of this
 # release's suites (bookworm, bookworm-updates, bookworm-security, ...), from
@@ -52,7 +53,7 @@ CONF
 }
 
 update() {
-  say "fetching the private source lists (deb-src of this machine's $codename sources)"
+  warn "fetching the private source lists (deb-src of this machine's $codename sources)"
   apt-get update -q -o Debug::NoLocking=1 >&2
   touch "$aptdir/lists/.loadscope-updated"
 }
@@ -104,8 +105,8 @@ case "$cmd" in
       # tarball and applies debian/patches itself. Only the orig tarball
       # must arrive.
       apt-get source --download-only -q "$p" >&2 || true
-      [ -s "$debian" ] || [ "$v" = "${v%-*}" ] || { say "$p $v: no $debian here; built without Debian's patches"; : > "${p}_${v#*:}.no-debian"; }
-      if [ -s "$orig" ]; then say "$p $v: $orig"; else say "could not download $orig ($p $v)"; rc=1; fi
+      [ -s "$debian" ] || [ "$v" = "${v%-*}" ] || { warn "$p $v: no $debian here; built without Debian's patches"; : > "${p}_${v#*:}.no-debian"; }
+      if [ -s "$orig" ]; then warn "$p $v: $orig"; else warn "could not download $orig ($p $v)"; rc=1; fi
     done <<< "$wanted"
     exit $rc ;;
   *) echo "usage: $0 list PKG... | get DIR PKG... | update" >&2; exit 2 ;;
