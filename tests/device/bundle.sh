@@ -162,8 +162,8 @@ glibc_needed=$(for f in "$OUT_DIR"/bin/* "$OUT_DIR"/lib/*.so*; do
 done | sed 's/GLIBC_//' | sort -V | tail -n 1)
 cuda=no
 grep -q "this build has no CUDA sink" "$OUT_DIR/bin/loadscope" || cuda=yes
-cuda_runtime=no # the old runtime-API sink's own message is in the binary
-grep -q "cudaStreamCreateWithFlags (copy stream)" "$OUT_DIR/bin/loadscope" && cuda_runtime=yes
+cuda_runtime=no # the old runtime-API sink names its calls (the driver API's are cu*)
+grep -q cudaStreamCreateWithFlags "$OUT_DIR/bin/loadscope" && cuda_runtime=yes
 commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 # (no git on the machine, or not a checkout: the commit is unknown, not an error)
 dirty=$( (git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null || true) | head -n 1)

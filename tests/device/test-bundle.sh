@@ -40,6 +40,14 @@ case "$mode" in
     done
     echo "ldd: every library of bin/* is in the bundle or the C runtime"
 
+    # bundle-info.txt says whether the runtime-API sink is in (check.sh
+    # compares the two sinks only then): as the build was configured.
+    want=no
+    meson introspect "$build" --buildoptions | grep -q '"name": "cudart_sink", "value": true' && want=yes
+    grep -qx "cuda_runtime=$want" "$B/bundle-info.txt" ||
+      die "bundle-info.txt says $(grep cuda_runtime "$B/bundle-info.txt"), the build has cudart_sink $want"
+    echo "bundle-info.txt: cuda_runtime=$want, as configured"
+
     # The wrappers start, and a spawned worker is found inside the bundle:
     # run with the build's worker out of reach (a copy of the bundle
     # elsewhere, the build folder not on any path).
